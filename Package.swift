@@ -1,0 +1,58 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "walkscape",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "walkscape", targets: ["walkscape"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // System libraries: module map + shim.h each. Only Positioning and Playback import them.
+        .systemLibrary(name: "CGPS", pkgConfig: "libgps",
+                       providers: [.apt(["libgps-dev"])]),
+        .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123",
+                       providers: [.apt(["libmpg123-dev"])]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa",
+                       providers: [.apt(["libasound2-dev"])]),
+
+        .target(name: "TourModel", swiftSettings: swiftSettings),
+        .target(name: "Positioning", dependencies: ["TourModel", "CGPS"], swiftSettings: swiftSettings),
+        .target(name: "Playback", dependencies: ["TourModel", "CMPG123", "CALSA"], swiftSettings: swiftSettings),
+        .target(name: "Walk", dependencies: ["TourModel", "Positioning", "Playback"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "walkscape",
+            dependencies: [
+                "TourModel", "Positioning", "Playback", "Walk",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // Shared by every test target: temporary homes, a real gpsd on a pty, fixture MP3s.
+        .target(name: "TestSupport", dependencies: ["TourModel"], path: "Tests/TestSupport",
+                swiftSettings: swiftSettings),
+        .testTarget(name: "TourModelTests", dependencies: ["TourModel", "TestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "PositioningTests", dependencies: ["Positioning", "TestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "PlaybackTests", dependencies: ["Playback", "TestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "WalkTests",
+                    dependencies: ["Walk", "TestSupport",
+                                   .product(name: "PropertyBased", package: "swift-property-based")],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport", "TourModel"],
+                    swiftSettings: swiftSettings),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,24 @@
+/// The knobs of the triggering rules (DESIGN.md, "Triggering rules").
+public struct WalkPolicy: Sendable, Hashable {
+    /// What happens to points that never triggered when a later point is entered.
+    public enum MissedPoints: String, Sendable, Hashable, CaseIterable {
+        /// Queue the missed points first, in order, so the story stays whole.
+        case play
+        /// Mark them missed and go on.
+        case skip
+        /// Wait for the next point only; later points do not trigger.
+        case strict
+    }
+
+    /// Fixes with a larger horizontal error estimate (metres) do not count.
+    public var maxHorizontalError: Double = 50
+    /// Consecutive qualifying fixes inside a radius needed to enter it.
+    public var confirmationFixes: Int = 2
+    public var missed: MissedPoints = .play
+
+    public init(maxHorizontalError: Double = 50, confirmationFixes: Int = 2, missed: MissedPoints = .play) {
+        self.maxHorizontalError = maxHorizontalError
+        self.confirmationFixes = confirmationFixes
+        self.missed = missed
+    }
+}
