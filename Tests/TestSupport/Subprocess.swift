@@ -1,0 +1,90 @@
+import Foundation
+
+/// The result of running a command to completion.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+    public var stdoutData: Data
+}
+
+public enum TestPaths {
+    /// The folder the test bundle was built into; the `walkscape` executable sits beside it.
+    public static var buildProducts: URL {
+        if let override = ProcessInfo.processInfo.environment["WALKSCAPE_BUILD_DIR"] {
+            return URL(fileURLWithPath: override, isDirectory: true)
+        }
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        // swift-testing on Linux runs `<products>/walkscapePackageTests.xctest`.
+        while !url.path.isEmpty, url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("walkscape").path) {
+                return url
+            }
+        }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    }
+
+    public static var walkscape: URL { buildProducts.appendingPathComponent("walkscape") }
+
+    /// The package root (for `tours/demo`, `../shared/corpus`).
+    public static var packageRoot: URL {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }  // Tests/TestSupport/Subprocess.swift
+        return url
+    }
+
+    /// `../shared` beside the checkout, where the gpsd corpus lives.
+    public static var shared: URL { packageRoot.deletingLastPathComponent().appendingPathComponent("shared") }
+}
+
+/// Finds an executable on PATH (and in the sbin folders, where gpsd lives).
+public func which(_ name: String) -> URL? {
+    let path = (ProcessInfo.processInfo.environment["PATH"] ?? "") + ":/usr/sbin:/sbin:/usr/local/sbin"
+    for dir in path.split(separator: ":") {
+        let candidate = URL(fileURLWithPath: String(dir)).appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+    }
+    return nil
+}
+
+/// Runs `executable` with `arguments`, feeding `stdin`, and waits for it.
+/// Output is drained concurrently so a chatty child never blocks on a full pipe.
+public func run(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
+                stdin: Data? = nil, currentDirectory: URL? = nil) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    if let environment {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    }
+    if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+    let out = Pipe(), err = Pipe(), input = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = input
+    try process.run()
+    let group = DispatchGroup()
+    nonisolated(unsafe) var outData = Data()
+    nonisolated(unsafe) var errData = Data()
+    DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
+    DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+    if let stdin { input.fileHandleForWriting.write(stdin) }
+    try? input.fileHandleForWriting.close()
+    process.waitUntilExit()
+    group.wait()
+    return ProcessResult(status: process.terminationStatus,
+                         stdout: String(decoding: outData, as: UTF8.self),
+                         stderr: String(decoding: errData, as: UTF8.self),
+                         stdoutData: outData)
+}
+
+/// Runs the built `walkscape` with a private home so no test touches the user's files.
+public func runWalkscape(_ arguments: [String], home: TemporaryDirectory? = nil,
+                         environment: [String: String] = [:], stdin: Data? = nil) throws -> ProcessResult {
+    var env = environment
+    if let home { env["WALKSCAPE_HOME"] = home.path }
+    env["NO_COLOR"] = env["NO_COLOR"] ?? "1"
+    return try run(TestPaths.walkscape, arguments, environment: env, stdin: stdin,
+                   currentDirectory: TestPaths.packageRoot)
+}
