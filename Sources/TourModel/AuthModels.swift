@@ -1,0 +1,101 @@
+import Foundation
+
+/// An access/refresh token pair. Live: `{accessToken, refreshToken}`; guide/older servers:
+/// `access_token`/`refresh_token`/`expires_in`, at the top level or under `tokens`.
+public struct AuthTokens: Sendable, Hashable, Codable {
+    public var accessToken: String
+    public var refreshToken: String?
+    /// When the access token stops working: from the token's `exp`, else `expires_in`.
+    public var accessExpiresAt: Date?
+
+    public init(accessToken: String, refreshToken: String?, accessExpiresAt: Date? = nil) {
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.accessExpiresAt = accessExpiresAt ?? JWTClaims(token: accessToken)?.expiresAt
+    }
+
+    enum CodingKeys: String, CodingKey { case accessToken, refreshToken, accessExpiresAt }
+
+    public init(from decoder: any Decoder) throws {
+        let top = try decoder.container(keyedBy: AnyKey.self)
+        let c = try top.nested("tokens") ?? top
+        accessToken = try c.require(String.self, "accessToken", "access_token", "token")
+        refreshToken = try c.first(String.self, "refreshToken", "refresh_token")
+        if let exp = JWTClaims(token: accessToken)?.expiresAt {
+            accessExpiresAt = exp
+        } else if let seconds = try c.number("expires_in", "expiresIn") {
+            accessExpiresAt = Date().addingTimeInterval(seconds)
+        } else {
+            accessExpiresAt = try c.first(String.self, "accessExpiresAt").flatMap(ISO8601.parse)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(accessToken, forKey: .accessToken)
+        try c.encodeIfPresent(refreshToken, forKey: .refreshToken)
+        try c.encodeIfPresent(accessExpiresAt.map(ISO8601.format), forKey: .accessExpiresAt)
+    }
+
+    /// True when the access token should be refreshed now: public routes silently ignore an expired
+    /// token (and answer 403 on protected ones), so waiting for a 401 is too late.
+    public func needsRefresh(at now: Date, margin: TimeInterval = 60) -> Bool {
+        guard let accessExpiresAt else { return false }
+        return now.addingTimeInterval(margin) >= accessExpiresAt
+    }
+}
+
+/// The claims walkscape reads from a JWT payload (never verified client-side: the server does).
+public struct JWTClaims: Sendable, Hashable {
+    public var subject: String?
+    public var email: String?
+    public var issuedAt: Date?
+    public var expiresAt: Date?
+
+    public init?(token: String) {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        var b64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while b64.count % 4 != 0 { b64 += "=" }
+        guard let data = Data(base64Encoded: b64),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        subject = object["sub"] as? String
+        email = object["email"] as? String
+        issuedAt = (object["iat"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue) }
+        expiresAt = (object["exp"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue) }
+    }
+}
+
+/// `GET /auth/me`, and the `user` of register/login answers.
+public struct UserProfile: Sendable, Hashable, Decodable {
+    public var id: String
+    public var email: String
+    public var name: String?
+    public var preferredLanguage: String?
+    public var mailingListOptIn: Bool?
+    public var createdAt: Date?
+    public var updatedAt: Date?
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: AnyKey.self)
+        id = try c.identifier("id") ?? ""
+        email = try c.require(String.self, "email")
+        name = try c.first(String.self, "name")
+        preferredLanguage = try c.first(String.self, "preferredLanguage", "preferred_language")
+        mailingListOptIn = try c.first(Bool.self, "mailingListOptIn")
+        createdAt = try c.first(String.self, "createdAt").flatMap(ISO8601.parse)
+        updatedAt = try c.first(String.self, "updatedAt").flatMap(ISO8601.parse)
+    }
+}
+
+/// The answer of `POST /auth/register` and `POST /auth/login`.
+public struct AuthSession: Sendable, Hashable, Decodable {
+    public var user: UserProfile?
+    public var tokens: AuthTokens
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: AnyKey.self)
+        user = try c.first(UserProfile.self, "user")
+        tokens = try AuthTokens(from: decoder)
+    }
+}

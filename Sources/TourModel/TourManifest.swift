@@ -1,0 +1,143 @@
+import Foundation
+
+/// `GET /tours/:id/manifest?language=L`: the media to download for one language version.
+public struct TourManifest: Sendable, Hashable, Decodable {
+    public var tourID: String
+    public var language: String
+    /// Changes only when a language version is republished, so it is not enough to tell whether a
+    /// download is current: compare the files too (`fingerprint`).
+    public var version: String
+    public var audio: [MediaFile]
+    public var images: [MediaFile]
+    public var subtitles: [MediaFile]
+    public var offlineMap: OfflineMap?
+
+    public init(tourID: String, language: String, version: String, audio: [MediaFile], images: [MediaFile] = [],
+                subtitles: [MediaFile] = [], offlineMap: OfflineMap? = nil) {
+        self.tourID = tourID
+        self.language = language
+        self.version = version
+        self.audio = audio
+        self.images = images
+        self.subtitles = subtitles
+        self.offlineMap = offlineMap
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: AnyKey.self)
+        tourID = try c.identifier("tourId", "tour_id") ?? ""
+        language = try c.first(String.self, "language") ?? ""
+        version = try c.identifier("version") ?? "0"
+        audio = try c.first([MediaFile].self, "audio") ?? []
+        images = try c.first([MediaFile].self, "images") ?? []
+        subtitles = try c.first([MediaFile].self, "subtitles") ?? []
+        offlineMap = try? c.first(OfflineMap.self, "offlineMap")
+    }
+
+    /// Every file, audio first.
+    public var allFiles: [MediaFile] { audio + subtitles + images }
+    public var totalBytes: Int64 { allFiles.reduce(0) { $0 + ($1.sizeBytes ?? 0) } }
+
+    /// The earliest moment a URL of this manifest stops working, when anything says.
+    public var expiresAt: Date? { allFiles.compactMap(\.expiresAt).min() }
+
+    /// Identifies the content regardless of URL signatures: each file's point, kind, path (without
+    /// the query, which changes with every signature) and size, in a stable order.
+    public var fingerprint: String {
+        func rows(_ kind: String, _ files: [MediaFile]) -> [String] {
+            files.map { f in
+                let path = URLComponents(string: f.url).map { "\($0.host ?? "")\($0.path)" } ?? f.url
+                return "\(kind)|\(f.pointID ?? "")|\(f.language ?? "")|\(path)|\(f.sizeBytes.map(String.init) ?? "?")"
+            }
+        }
+        return (rows("audio", audio) + rows("subtitle", subtitles) + rows("image", images)).sorted().joined(separator: "\n")
+    }
+}
+
+/// One downloadable file. `url` is opaque (a presigned S3 URL in production).
+public struct MediaFile: Sendable, Hashable, Decodable {
+    public var pointID: String?
+    public var order: Int?
+    public var language: String?
+    public var url: String
+    /// The declared size: the only integrity check the service offers.
+    public var sizeBytes: Int64?
+    /// From the guide's `expiresAt`, else from the URL's `X-Amz-Date` + `X-Amz-Expires`.
+    public var expiresAt: Date?
+
+    public init(pointID: String?, order: Int? = nil, language: String? = nil, url: String, sizeBytes: Int64?,
+                expiresAt: Date? = nil) {
+        self.pointID = pointID
+        self.order = order
+        self.language = language
+        self.url = url
+        self.sizeBytes = sizeBytes
+        self.expiresAt = expiresAt ?? PresignedURL.expiry(of: url)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: AnyKey.self)
+        pointID = try c.identifier("pointId")
+        order = try c.first(Int.self, "order")
+        language = try c.first(String.self, "language")
+        url = try c.require(String.self, "fileUrl", "url")
+        sizeBytes = try c.number("fileSizeBytes", "sizeBytes").map { Int64($0) }
+        if let text = try c.first(String.self, "expiresAt") {
+            expiresAt = ISO8601.parse(text)
+        } else {
+            expiresAt = PresignedURL.expiry(of: url)
+        }
+    }
+}
+
+public struct OfflineMap: Sendable, Hashable, Decodable {
+    public struct Bounds: Sendable, Hashable, Decodable {
+        public var north: Double
+        public var south: Double
+        public var east: Double
+        public var west: Double
+    }
+    public var tilesURLTemplate: String?
+    public var bounds: Bounds?
+    public var recommendedZoomLevels: [Int]
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: AnyKey.self)
+        tilesURLTemplate = try c.first(String.self, "tilesUrlTemplate")
+        bounds = try? c.first(Bounds.self, "bounds")
+        recommendedZoomLevels = (try? c.first([Int].self, "recommendedZoomLevels")) ?? []
+    }
+}
+
+/// Reads the expiry of an S3 presigned URL from its query (`X-Amz-Date=20260501T090000Z&X-Amz-Expires=86400`).
+public enum PresignedURL {
+    public static func expiry(of url: String) -> Date? {
+        guard let items = URLComponents(string: url)?.queryItems else { return nil }
+        var date: Date?, seconds: Double?
+        for item in items {
+            switch item.name.lowercased() {
+            case "x-amz-date":
+                if let v = item.value { date = parseAmzDate(v) }
+            case "x-amz-expires":
+                if let v = item.value { seconds = Double(v) }
+            default: break
+            }
+        }
+        guard let date, let seconds else { return nil }
+        return date.addingTimeInterval(seconds)
+    }
+
+    /// `yyyyMMdd'T'HHmmss'Z'`, always UTC.
+    static func parseAmzDate(_ text: String) -> Date? {
+        let u = Array(text.utf8)
+        guard u.count == 16, u[8] == UInt8(ascii: "T"), u[15] == UInt8(ascii: "Z") else { return nil }
+        func num(_ r: Range<Int>) -> Int? { Int(String(decoding: u[r], as: UTF8.self)) }
+        guard let y = num(0..<4), let mo = num(4..<6), let d = num(6..<8),
+              let h = num(9..<11), let mi = num(11..<13), let s = num(13..<15) else { return nil }
+        var comps = DateComponents()
+        comps.year = y; comps.month = mo; comps.day = d; comps.hour = h; comps.minute = mi; comps.second = s
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = TimeZone(identifier: "UTC")!
+        return cal.date(from: comps)
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// One element of `GET /tours/:id/points?language=L`.
+/// Live: `{id, order, title, description, location: {lat, lng}, triggerRadiusMeters}`.
+/// Guide: `{id, order, lat, lng, triggerRadiusMeters, localization: {title, contentText, audioUrl, imageUrl}}`.
+public struct TourPoint: Sendable, Hashable, Decodable, Identifiable {
+    public var id: String
+    public var order: Int
+    public var coordinate: Coordinate
+    public var triggerRadiusMeters: Double
+    public var title: String
+    public var description: String
+    /// Only the guide dialect puts media URLs on points; the live service uses the manifest.
+    public var audioURL: String?
+    public var imageURL: String?
+
+    public init(id: String, order: Int, coordinate: Coordinate, triggerRadiusMeters: Double, title: String,
+                description: String = "", audioURL: String? = nil, imageURL: String? = nil) {
+        self.id = id
+        self.order = order
+        self.coordinate = coordinate
+        self.triggerRadiusMeters = triggerRadiusMeters
+        self.title = title
+        self.description = description
+        self.audioURL = audioURL
+        self.imageURL = imageURL
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: AnyKey.self)
+        id = try c.identifier("id") ?? { throw DecodingError.keyNotFound(AnyKey("id"), .init(codingPath: c.codingPath, debugDescription: "id is required")) }()
+        order = try c.require(Int.self, "order")
+        if let loc = try c.latLng("location") {
+            coordinate = loc
+        } else if let lat = try c.number("lat", "latitude"), let lng = try c.number("lng", "longitude") {
+            coordinate = Coordinate(latitude: lat, longitude: lng)
+        } else {
+            throw DecodingError.keyNotFound(AnyKey("location"), .init(codingPath: c.codingPath,
+                debugDescription: "a point needs location {lat, lng} (or lat and lng)"))
+        }
+        guard coordinate.isValid else {
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [AnyKey("location")],
+                debugDescription: "\(coordinate) is not a coordinate on earth"))
+        }
+        triggerRadiusMeters = try c.number("triggerRadiusMeters", "triggerRadius", "radius") ?? 0
+        guard triggerRadiusMeters > 0 else {
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [AnyKey("triggerRadiusMeters")],
+                debugDescription: "a trigger radius must be greater than 0"))
+        }
+        let loc = try c.nested("localization")
+        title = try c.first(String.self, "title") ?? loc?.first(String.self, "title") ?? ""
+        description = try c.first(String.self, "description", "contentText") ?? loc?.first(String.self, "contentText", "description") ?? ""
+        audioURL = try loc?.first(String.self, "audioUrl") ?? c.first(String.self, "audioUrl")
+        imageURL = try loc?.first(String.self, "imageUrl") ?? c.first(String.self, "imageUrl")
+    }
+}
