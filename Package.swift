@@ -24,6 +24,9 @@ let package = Package(
                        providers: [.apt(["libmpg123-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa",
                        providers: [.apt(["libasound2-dev"])]),
+        // Until the content store (GRDB) arrives, `doctor` reads the SQLite version through this.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
 
         .target(name: "TourModel", swiftSettings: swiftSettings),
         .target(name: "Positioning", dependencies: ["TourModel", "CGPS"], swiftSettings: swiftSettings),
@@ -32,7 +35,7 @@ let package = Package(
         .executableTarget(
             name: "walkscape",
             dependencies: [
-                "TourModel", "Positioning", "Playback", "Walk",
+                "TourModel", "Positioning", "Playback", "Walk", "CSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct Walkscape: AsyncParsableCommand {
@@ -17,4 +18,22 @@ struct Walkscape: AsyncParsableCommand {
             Doctor.self,
         ]
     )
+
+    /// Our own errors print as one line with their own exit code; ArgumentParser handles the rest
+    /// (help, usage errors). Nothing prints a stack trace.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as CLIError {
+            FileHandle.standardError.write(Data("walkscape: \(error.message)\n".utf8))
+            Foundation.exit(error.exitCode.rawValue)
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -1,0 +1,43 @@
+import Foundation
+
+/// The settings file, `key = value` lines with `#` comments:
+///
+///     api-url = https://api.example.org
+///     gpsd-host = 127.0.0.1
+///     gpsd-port = 2947
+///     audio-device = default
+///     language = it
+struct ConfigFile: Sendable, Hashable {
+    static let knownKeys: Set<String> = ["api-url", "gpsd-host", "gpsd-port", "audio-device", "language",
+                                         "allow-insecure-http", "max-error", "missed"]
+    var values: [String: String] = [:]
+
+    init(values: [String: String] = [:]) { self.values = values }
+
+    /// A missing file is an empty configuration; a malformed one is an error naming the line.
+    static func load(_ url: URL) throws(CLIError) -> ConfigFile {
+        guard let data = FileManager.default.contents(atPath: url.path) else { return ConfigFile() }
+        return try parse(String(decoding: data, as: UTF8.self), file: url.path)
+    }
+
+    static func parse(_ text: String, file: String) throws(CLIError) -> ConfigFile {
+        var values: [String: String] = [:]
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard let eq = line.firstIndex(of: "=") else {
+                throw CLIError.usage("\(file): line \(index + 1): expected key = value")
+            }
+            let key = line[..<eq].trimmingCharacters(in: .whitespaces).lowercased()
+            var value = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            guard knownKeys.contains(key) else {
+                throw CLIError.usage("\(file): line \(index + 1): unknown setting '\(key)' (known: \(knownKeys.sorted().joined(separator: ", ")))")
+            }
+            values[key] = value
+        }
+        return ConfigFile(values: values)
+    }
+
+    subscript(key: String) -> String? { values[key] }
+}

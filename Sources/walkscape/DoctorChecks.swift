@@ -1,0 +1,107 @@
+import CSQLite
+import Foundation
+import Playback
+import Positioning
+
+/// The machine checks behind `walkscape doctor`, each answering one question a walker would ask
+/// before heading out.
+struct DoctorChecks {
+    var settings: Settings
+    var audioDevice: String
+
+    func all() -> [DoctorCheck] {
+        [gpsd(), audio(), mpg123(), sqlite()] + directories() + [api()]
+    }
+
+    func gpsd() -> DoctorCheck {
+        let host = settings.gpsdHost, port = settings.gpsdPort
+        switch GPSDProbe.probe(host: host, port: port, timeout: 2) {
+        case .success(let v):
+            return DoctorCheck(name: "gpsd", status: .ok,
+                               detail: "gpsd \(v.release) (protocol \(v.protocolVersion)) at \(host):\(port)")
+        case .failure(let failure):
+            return DoctorCheck(name: "gpsd", status: .fail, detail: failure.description,
+                               hint: "start gpsd (e.g. `sudo systemctl start gpsd` or `gpsd -N /dev/ttyACM0`), or point walkscape at it with --gpsd-host/--gpsd-port; without GPS, preview a tour with --trace")
+        }
+    }
+
+    func audio() -> DoctorCheck {
+        switch ALSAProbe.canOpen(device: audioDevice) {
+        case .success:
+            return DoctorCheck(name: "audio", status: .ok,
+                               detail: "ALSA device '\(audioDevice)' opens (alsa-lib \(PlaybackLibraries.alsaVersion))")
+        case .failure(let failure):
+            let cards = ALSAProbe.cards()
+            let why = cards.isEmpty ? "no sound card found" : "sound cards: \(cards.joined(separator: ", "))"
+            return DoctorCheck(name: "audio", status: .fail,
+                               detail: "cannot open ALSA device '\(audioDevice)': \(failure.reason); \(why)",
+                               hint: "choose a device with --audio-device NAME (list them with `aplay -L`), or walk silently with --no-audio")
+        }
+    }
+
+    func mpg123() -> DoctorCheck {
+        DoctorCheck(name: "mp3", status: .ok, detail: "libmpg123 API \(PlaybackLibraries.mpg123APIVersion)")
+    }
+
+    func sqlite() -> DoctorCheck {
+        DoctorCheck(name: "sqlite", status: .ok, detail: "SQLite \(String(cString: sqlite3_libversion()))")
+    }
+
+    func directories() -> [DoctorCheck] {
+        [("config", settings.paths.config), ("data", settings.paths.data), ("state", settings.paths.state)].map { name, url in
+            do {
+                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+                let probe = url.appendingPathComponent(".doctor-\(getpid())")
+                try Data("ok".utf8).write(to: probe)
+                try FileManager.default.removeItem(at: probe)
+                return DoctorCheck(name: name, status: .ok, detail: "\(url.path) is writable")
+            } catch {
+                return DoctorCheck(name: name, status: .fail, detail: "\(url.path) is not writable (\(Self.reason(error)))",
+                                   hint: "fix its permissions, or keep everything under another folder with --home DIR or WALKSCAPE_HOME")
+            }
+        }
+    }
+
+    func api() -> DoctorCheck {
+        guard let text = settings.apiURL else {
+            return DoctorCheck(name: "api", status: .warn, detail: "no API URL configured (tour folders still work offline)",
+                               hint: "set --api-url URL, WALKSCAPE_API_URL, or `api-url = URL` in \(settings.paths.configFile.path)")
+        }
+        switch APIEndpoint.validate(text, allowInsecure: settings.allowInsecureHTTP) {
+        case .success(let url):
+            return DoctorCheck(name: "api", status: .ok, detail: "\(url) (from \(settings.origins["api-url"] ?? "default"))")
+        case .failure(let problem):
+            return DoctorCheck(name: "api", status: .fail, detail: problem.message,
+                               hint: "use an https:// URL; plain http:// is for loopback hosts unless allow-insecure-http = true")
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        let ns = error as NSError
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return ns.localizedDescription
+    }
+}
+
+/// The rules for an API base URL (API-CONTRACT.md): http(s) only, and plain http only to loopback
+/// hosts unless the user explicitly allows it.
+enum APIEndpoint {
+    static func validate(_ text: String, allowInsecure: Bool) -> Result<String, CLIError> {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+              let host = components.host, !host.isEmpty else {
+            return .failure(.usage("'\(text)' is not a URL (expected https://host[:port])"))
+        }
+        switch scheme {
+        case "https":
+            return .success(text)
+        case "http":
+            let loopback = host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+            if loopback || allowInsecure { return .success(text) }
+            return .failure(.usage("'\(text)' uses plain http to a host that is not this machine"))
+        default:
+            return .failure(.usage("'\(text)' must start with https:// (or http:// for a local server)"))
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+/// Where walkscape keeps things (DESIGN.md, "Storage"): XDG base directories, or everything under
+/// one folder when `--home` / `WALKSCAPE_HOME` is given (tests use that).
+struct WalkscapePaths: Sendable, Hashable {
+    var config: URL
+    var data: URL
+    var state: URL
+
+    var configFile: URL { config.appendingPathComponent("config") }
+    var credentialsFile: URL { config.appendingPathComponent("credentials.json") }
+    var catalog: URL { data.appendingPathComponent("catalog.sqlite") }
+    var media: URL { data.appendingPathComponent("media", isDirectory: true) }
+    var progress: URL { state.appendingPathComponent("progress", isDirectory: true) }
+
+    static func resolve(home: String?, environment: [String: String]) -> WalkscapePaths {
+        if let home = home ?? environment["WALKSCAPE_HOME"], !home.isEmpty {
+            let root = URL(fileURLWithPath: home, isDirectory: true).standardizedFileURL
+            return WalkscapePaths(config: root.appendingPathComponent("config", isDirectory: true),
+                                  data: root.appendingPathComponent("data", isDirectory: true),
+                                  state: root.appendingPathComponent("state", isDirectory: true))
+        }
+        let userHome = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? FileManager.default.homeDirectoryForCurrentUser
+        func xdg(_ variable: String, _ fallback: String) -> URL {
+            // The spec says relative values are invalid and must be ignored.
+            if let value = environment[variable], value.hasPrefix("/") {
+                return URL(fileURLWithPath: value, isDirectory: true)
+            }
+            return userHome.appendingPathComponent(fallback, isDirectory: true)
+        }
+        return WalkscapePaths(
+            config: xdg("XDG_CONFIG_HOME", ".config").appendingPathComponent("walkscape", isDirectory: true),
+            data: xdg("XDG_DATA_HOME", ".local/share").appendingPathComponent("walkscape", isDirectory: true),
+            state: xdg("XDG_STATE_HOME", ".local/state").appendingPathComponent("walkscape", isDirectory: true))
+    }
+}
