@@ -1,7 +1,9 @@
+import Positioning
+
 /// The knobs of the triggering rules (DESIGN.md, "Triggering rules").
-public struct WalkPolicy: Sendable, Hashable {
+public struct WalkPolicy: Sendable, Hashable, Codable {
     /// What happens to points that never triggered when a later point is entered.
-    public enum MissedPoints: String, Sendable, Hashable, CaseIterable {
+    public enum MissedPoints: String, Sendable, Hashable, Codable, CaseIterable {
         /// Queue the missed points first, in order, so the story stays whole.
         case play
         /// Mark them missed and go on.
@@ -20,5 +22,11 @@ public struct WalkPolicy: Sendable, Hashable {
         self.maxHorizontalError = maxHorizontalError
         self.confirmationFixes = confirmationFixes
         self.missed = missed
+    }
+
+    /// The fix filter that applies rule 1 with this policy's error bound; the other limits
+    /// (walking speed, jump confirmation) are the filter's own defaults.
+    public var filterConfiguration: FixFilter.Configuration {
+        FixFilter.Configuration(maxHorizontalError: maxHorizontalError)
     }
 }

@@ -1,0 +1,291 @@
+import Foundation
+import Positioning
+import TourModel
+
+/// The walk core: the nine triggering rules of DESIGN.md as a pure state machine.
+///
+/// Inputs come in with the time they happened; effects come out. No clock, no I/O, no audio: the
+/// live walk and the desk preview drive the very same value, so what a curator previews is what
+/// a walker hears, and every rule is a unit test with literal fixes.
+public struct WalkCore: Sendable {
+    public let tour: PlayableTour
+    public let policy: WalkPolicy
+    public private(set) var progress: WalkProgress
+
+    /// Rule 1: which fixes count at all.
+    private var filter: FixFilter
+    /// Rule 2: consecutive qualifying fixes inside each point's radius, by index.
+    private var streaks: [Int]
+    private let indexByID: [String: Int]
+
+    public init(tour: PlayableTour, policy: WalkPolicy = WalkPolicy()) {
+        self.tour = tour
+        self.policy = policy
+        self.progress = WalkProgress(tourID: tour.id, language: tour.language, pointIDs: tour.points.map(\.id))
+        self.filter = FixFilter(configuration: policy.filterConfiguration)
+        self.streaks = Array(repeating: 0, count: tour.points.count)
+        var index: [String: Int] = [:]
+        for (i, point) in tour.points.enumerated() { index[point.id] = i }
+        self.indexByID = index
+    }
+
+    /// Continues a walk from progress saved earlier (rule 9). Send `.start` next: a point that
+    /// was playing when the walk stopped plays again from its beginning.
+    public init(tour: PlayableTour, policy: WalkPolicy = WalkPolicy(), resuming saved: WalkProgress) throws(WalkError) {
+        self.init(tour: tour, policy: policy)
+        guard saved.tourID == tour.id else {
+            throw WalkError("the saved walk belongs to another tour (\(saved.tourID)); start it again")
+        }
+        guard saved.points.map(\.id) == tour.points.map(\.id) else {
+            throw WalkError("the tour's points changed since this walk was saved; start it again")
+        }
+        self.progress = saved
+        self.progress.language = tour.language
+    }
+
+    public var isFinished: Bool { progress.outcome != nil }
+
+    /// Feeds one input; returns what the runtime must do, in order.
+    public mutating func handle(_ input: WalkInput, at time: Date) -> [WalkEffect] {
+        guard progress.outcome == nil else { return [] }
+        let before = progress
+        var effects: [WalkEffect] = []
+        if progress.startedAt == nil {
+            begin(at: time, into: &effects)
+        } else if input == .start {
+            resumeAfterRestart(into: &effects)
+        }
+        switch input {
+        case .start:
+            break
+        case .fix(let fix):
+            handleFix(fix, at: time, into: &effects)
+        case .audioFinished(let id):
+            guard let playing = progress.playing, playing.pointID == id else { break }  // stale report
+            finishCurrent(at: time, into: &effects)
+        case .audioFailed(let id, let reason):
+            guard let playing = progress.playing, playing.pointID == id, let index = indexByID[id] else { break }
+            effects.append(.announce(tour.points[index], reason: reason))
+            finishCurrent(at: time, into: &effects)
+        case .command(let command):
+            handleCommand(command, at: time, into: &effects)
+        }
+        if progress != before {
+            effects.append(.saveProgress(progress))
+        }
+        return effects
+    }
+
+    // MARK: - Starting
+
+    private mutating func begin(at time: Date, into effects: inout [WalkEffect]) {
+        progress.startedAt = time
+        effects.append(.track(event(.tourStarted, at: time)))
+    }
+
+    /// After a restart the audio that was playing is gone: play it again, from the top.
+    private mutating func resumeAfterRestart(into effects: inout [WalkEffect]) {
+        guard let playing = progress.playing, let index = indexByID[playing.pointID] else { return }
+        if progress.isPaused { return }
+        effects.append(.play(tour.points[index]))
+    }
+
+    // MARK: - Fixes (rules 1, 2, 4, 5)
+
+    private mutating func handleFix(_ fix: Fix, at time: Date, into effects: inout [WalkEffect]) {
+        let verdict = filter.evaluate(fix)
+        guard verdict == .accepted else {
+            if case .rejected(let reason) = verdict { effects.append(.fixRejected(fix, reason)) }
+            return
+        }
+        // Streaks run for every point not yet triggered, so an overlapping next point that the
+        // walker already stands in is confirmed by the same fixes.
+        var distances = [Double?](repeating: nil, count: tour.points.count)
+        for i in progress.nextIndex..<tour.points.count {
+            let point = tour.points[i]
+            let d = fix.coordinate.distance(to: point.coordinate)
+            distances[i] = d
+            streaks[i] = d <= point.triggerRadiusMeters ? streaks[i] + 1 : 0
+        }
+        // Several points may confirm on one fix (overlapping radii): trigger them in order.
+        while progress.outcome == nil, let i = confirmedCandidate() {
+            trigger(index: i, type: .gps, fix: fix, distance: distances[i], at: time, into: &effects)
+        }
+    }
+
+    /// The first point, in order, that may trigger now and has its confirmation.
+    private func confirmedCandidate() -> Int? {
+        guard progress.nextIndex < tour.points.count else { return nil }
+        let last = policy.missed == .strict ? progress.nextIndex : tour.points.count - 1
+        let needed = max(1, policy.confirmationFixes)
+        return (progress.nextIndex...last).first { streaks[$0] >= needed }
+    }
+
+    private mutating func trigger(index i: Int, type: TriggerType, fix: Fix?, distance: Double?, at time: Date,
+                                  into effects: inout [WalkEffect]) {
+        // Rule 4: points passed over on the way here.
+        for j in progress.nextIndex..<i {
+            switch policy.missed {
+            case .play, .strict:
+                markTriggered(j, type: .caughtUp, fix: nil, distance: nil, at: time, into: &effects)
+            case .skip:
+                progress.points[j].status = .missed
+                effects.append(.missed(pointID: tour.points[j].id))
+            }
+        }
+        markTriggered(i, type: type, fix: fix, distance: distance, at: time, into: &effects)
+        progress.nextIndex = i + 1
+    }
+
+    private mutating func markTriggered(_ i: Int, type: TriggerType, fix: Fix?, distance: Double?, at time: Date,
+                                        into effects: inout [WalkEffect]) {
+        let point = tour.points[i]
+        progress.points[i].triggeredAt = time
+        progress.points[i].triggerType = type
+        progress.points[i].status = .queued
+        effects.append(.triggered(PointTrigger(pointID: point.id, order: point.order, index: i, type: type,
+                                               position: fix?.coordinate, distance: distance)))
+        var properties: [String: WalkEventValue] = ["triggerType": .string(type.analyticsValue),
+                                                    "pointOrder": .int(point.order)]
+        if type == .caughtUp { properties["caughtUp"] = .bool(true) }
+        effects.append(.track(event(.pointTriggered, pointID: point.id, at: time, extra: properties)))
+        // Rule 3: never interrupt; queue behind whatever plays (or waits while paused).
+        if progress.playing == nil && !progress.isPaused && progress.queue.isEmpty {
+            startPlaying(i, isReplay: false, at: time, into: &effects)
+        } else {
+            progress.queue.append(point.id)
+            effects.append(.queued(pointID: point.id, position: progress.queue.count))
+        }
+    }
+
+    // MARK: - Audio (rules 3, 6, 7)
+
+    private mutating func startPlaying(_ i: Int, isReplay: Bool, at time: Date, into effects: inout [WalkEffect]) {
+        let point = tour.points[i]
+        guard point.audio != nil else {
+            // Rule 6: announced, and the walk goes on.
+            effects.append(.announce(point, reason: "no audio in \(tour.language)"))
+            if !isReplay { progress.points[i].status = .played }
+            progress.lastHeard = point.id
+            playNext(at: time, into: &effects)
+            return
+        }
+        if !isReplay { progress.points[i].status = .playing }
+        progress.playing = .init(pointID: point.id, isReplay: isReplay)
+        effects.append(.play(point))
+    }
+
+    /// The current narration ended (finished, failed or skipped): count it, then go on.
+    private mutating func finishCurrent(at time: Date, into effects: inout [WalkEffect]) {
+        guard let playing = progress.playing, let i = indexByID[playing.pointID] else { return }
+        progress.playing = nil
+        if !playing.isReplay { progress.points[i].status = .played }
+        progress.lastHeard = playing.pointID
+        playNext(at: time, into: &effects)
+    }
+
+    private mutating func playNext(at time: Date, into effects: inout [WalkEffect]) {
+        guard progress.playing == nil, !progress.isPaused else { return }
+        if !progress.queue.isEmpty {
+            let id = progress.queue.removeFirst()
+            if let i = indexByID[id] {
+                // A point sent back to the queue by `previous` is already marked played/playing.
+                let isReplay = progress.points[i].status == .played
+                startPlaying(i, isReplay: isReplay, at: time, into: &effects)
+            }
+            return
+        }
+        checkCompletion(at: time, into: &effects)
+    }
+
+    /// Rule 7: complete only once the last point has been heard (not merely triggered).
+    private mutating func checkCompletion(at time: Date, into effects: inout [WalkEffect]) {
+        guard progress.outcome == nil, progress.playing == nil, progress.queue.isEmpty,
+              let last = progress.points.last, last.status == .played else { return }
+        progress.outcome = .completed
+        progress.endedAt = time
+        effects.append(.track(event(.tourCompleted, at: time, extra: endProperties(at: time))))
+        effects.append(.completed(message: tour.completionMessage))
+    }
+
+    // MARK: - Commands (rule 8)
+
+    private mutating func handleCommand(_ command: WalkCommand, at time: Date, into effects: inout [WalkEffect]) {
+        switch command {
+        case .skip:
+            if progress.playing != nil {
+                effects.append(.stop)
+                finishCurrent(at: time, into: &effects)
+            } else if progress.queue.isEmpty, progress.nextIndex < tour.points.count {
+                // Nothing to skip: the walker asks for the next point by hand.
+                let i = progress.nextIndex
+                markTriggered(i, type: .manual, fix: nil, distance: nil, at: time, into: &effects)
+                progress.nextIndex = i + 1
+                streaks[i] = 0
+            } else {
+                playNext(at: time, into: &effects)
+            }
+        case .replay:
+            guard let id = progress.playing?.pointID ?? progress.lastHeard, let i = indexByID[id] else { return }
+            if let playing = progress.playing {
+                effects.append(.stop)
+                progress.playing = nil
+                startPlaying(i, isReplay: playing.isReplay, at: time, into: &effects)
+            } else {
+                startPlaying(i, isReplay: true, at: time, into: &effects)
+            }
+        case .previous:
+            guard let anchorID = progress.playing?.pointID ?? progress.lastHeard,
+                  let anchor = indexByID[anchorID] else { return }
+            guard let earlier = progress.points[..<anchor].lastIndex(where: { $0.status == .played }) else {
+                handleCommand(.replay, at: time, into: &effects)  // nothing before it: start it over
+                return
+            }
+            if let playing = progress.playing {
+                effects.append(.stop)
+                progress.playing = nil
+                // The interrupted point is not lost: it plays again after the one asked for.
+                if !playing.isReplay { progress.queue.insert(playing.pointID, at: 0) }
+            }
+            startPlaying(earlier, isReplay: true, at: time, into: &effects)
+        case .pause:
+            guard !progress.isPaused else { return }
+            progress.isPaused = true
+            if progress.playing != nil { effects.append(.pause) }
+        case .resume:
+            guard progress.isPaused else { return }
+            progress.isPaused = false
+            if progress.playing != nil {
+                effects.append(.resume)
+            } else {
+                playNext(at: time, into: &effects)
+            }
+        case .quit:
+            if progress.playing != nil { effects.append(.stop) }
+            progress.playing = nil
+            progress.outcome = .abandoned
+            progress.endedAt = time
+            effects.append(.track(event(.tourAbandoned, at: time, extra: endProperties(at: time))))
+            effects.append(.abandoned)
+        }
+    }
+
+    // MARK: - Analytics
+
+    private func endProperties(at time: Date) -> [String: WalkEventValue] {
+        let minutes = progress.startedAt.map { max(0, time.timeIntervalSince($0)) / 60 } ?? 0
+        return [
+            "durationMinutes": .int(Int(minutes.rounded())),
+            "pointsVisited": .int(progress.pointsVisited),
+            "lastPointIndex": .int(progress.lastPointIndex),
+        ]
+    }
+
+    private func event(_ name: WalkEvent.Name, pointID: String? = nil, at time: Date,
+                       extra: [String: WalkEventValue] = [:]) -> WalkEvent {
+        var properties = extra
+        properties["platform"] = .string("linux")
+        return WalkEvent(name: name, tourID: tour.id, pointID: pointID, language: tour.language,
+                         timestamp: time, properties: properties)
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+
+/// Time formatting shared by events, progress and reports: ISO-8601 in UTC with milliseconds,
+/// the form the live service stores (`2026-05-01T09:00:00.000Z`).
+public enum WalkTime {
+    public static func iso(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt))
+    }
+
+    public static func parse(_ text: String) -> Date? {
+        if let d = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return d }
+        return try? Date.ISO8601FormatStyle().parse(text)
+    }
+
+    /// `+12:05` or `+1:02:03`: an offset into a walk, for people.
+    public static func offset(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded(.down))
+        let h = total / 3600, m = (total % 3600) / 60, s = total % 60
+        return h > 0 ? String(format: "+%d:%02d:%02d", h, m, s) : String(format: "+%02d:%02d", m, s)
+    }
+
+    /// `2m 41s`, `13.4s`: a duration, for people.
+    public static func duration(_ seconds: Double) -> String {
+        if seconds < 60 { return String(format: "%.1fs", seconds) }
+        let total = Int(seconds.rounded())
+        if total < 3600 { return "\(total / 60)m \(String(format: "%02d", total % 60))s" }
+        return "\(total / 3600)h \(String(format: "%02d", (total % 3600) / 60))m"
+    }
+}
