@@ -1,0 +1,222 @@
+import CMPG123
+import Foundation
+
+/// Decodes one MPEG audio stream (a file or a blob in memory) with libmpg123 to signed 16-bit
+/// interleaved PCM at the stream's own rate and channel count, gaplessly (encoder delay and padding
+/// from the LAME tag are trimmed, so the PCM has exactly the samples the encoder was given).
+///
+/// Not thread-safe: one decoder belongs to one thread (the playback thread, or a probe's caller).
+public final class MP3Decoder {
+    /// The PCM the decoder produces. Fixed for the stream: files whose format changes mid-way
+    /// ("Frankenstein" streams) are decoded in their first format.
+    public let format: PCMFormat
+    /// The file path (or the name a blob was given), for messages.
+    public let name: String
+    /// PCM frames handed out so far.
+    public private(set) var framesDecoded = 0
+    /// Set when the stream ended before its tag said it would, or with damage libmpg123 could not
+    /// skip: playback plays what there is and reports this line.
+    public private(set) var damage: String?
+
+    private let handle: OpaquePointer
+    private let report: MediaSniffer.Report
+    /// Keeps the blob (and its read position) alive while libmpg123 reads from it.
+    private var blob: BlobReader?
+    private var finished = false
+
+    /// Opens the MP3 file at `url`. Throws when it is missing, empty, or not MPEG audio.
+    public convenience init(contentsOf url: URL) throws(PlaybackError) {
+        let path = url.path
+        let report = MediaSniffer.report(url)
+        try Self.check(report, path: path)
+        try self.init(name: path, report: report) { handle throws(PlaybackError) in
+            guard mpg123_open(handle, path) == MPG123_OK.rawValue else {
+                throw PlaybackError.decodeFailed(path: path, reason: Self.errorText(handle))
+            }
+            return nil
+        }
+    }
+
+    /// Opens an MP3 held in memory; `name` is used in messages.
+    public convenience init(data: Data, name: String = "<memory>") throws(PlaybackError) {
+        let report = data.withUnsafeBytes { MediaSniffer.report($0, fileSize: data.count, baseOffset: 0) }
+        try Self.check(report, path: name)
+        try self.init(name: name, report: report) { handle throws(PlaybackError) in
+            let reader = BlobReader(data)
+            guard mpg123_replace_reader_handle(handle, BlobReader.read, BlobReader.seek, nil) == MPG123_OK.rawValue,
+                  mpg123_open_handle(handle, Unmanaged.passUnretained(reader).toOpaque()) == MPG123_OK.rawValue else {
+                throw PlaybackError.decodeFailed(path: name, reason: Self.errorText(handle))
+            }
+            return reader
+        }
+    }
+
+    private init(name: String, report: MediaSniffer.Report,
+                 open: (OpaquePointer) throws(PlaybackError) -> BlobReader?) throws(PlaybackError) {
+        self.name = name
+        self.report = report
+        var error: Int32 = 0
+        guard let handle = mpg123_new(nil, &error) else {
+            throw PlaybackError.decodeFailed(path: name, reason: String(cString: mpg123_plain_strerror(error)))
+        }
+        self.handle = handle
+        do throws(PlaybackError) {
+            let flags = Int(MPG123_QUIET.rawValue | MPG123_GAPLESS.rawValue)
+            mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), flags, 0)
+            // Only s16 at the stream's native rate: libmpg123's own resampler is crude; ALSA's is better.
+            mpg123_format_none(handle)
+            var rates: UnsafePointer<Int>?
+            var count = 0
+            mpg123_rates(&rates, &count)
+            for i in 0..<count {
+                mpg123_format(handle, rates![i], Int32(MPG123_MONO.rawValue | MPG123_STEREO.rawValue),
+                              Int32(MPG123_ENC_SIGNED_16.rawValue))
+            }
+            blob = try open(handle)
+            var rate = 0, channels: Int32 = 0, encoding: Int32 = 0
+            guard mpg123_getformat(handle, &rate, &channels, &encoding) == MPG123_OK.rawValue else {
+                throw PlaybackError.notMP3(path: name, kind: .unknown)
+            }
+            format = PCMFormat(sampleRate: rate, channels: Int(channels))
+        } catch {
+            mpg123_close(handle)
+            mpg123_delete(handle)
+            throw error
+        }
+    }
+
+    deinit {
+        mpg123_close(handle)
+        mpg123_delete(handle)
+    }
+
+    private static func check(_ report: MediaSniffer.Report, path: String) throws(PlaybackError) {
+        switch report.kind {
+        case .mp3: return
+        case .empty: throw .emptyFile(path: path)
+        case .unreadable:
+            var isDirectory: ObjCBool = false
+            if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) || isDirectory.boolValue {
+                throw .fileNotFound(path: path)
+            }
+            throw .unreadable(path: path, reason: "permission denied or I/O error")
+        default: throw .notMP3(path: path, kind: report.kind)
+        }
+    }
+
+    private static func errorText(_ handle: OpaquePointer) -> String {
+        String(cString: mpg123_strerror(handle))
+    }
+
+    /// True when the stream's Info tag promises a length the file can actually hold.
+    private var tagIsTrustworthy: Bool {
+        guard let xing = report.xing, xing.frames != nil, let first = report.firstFrameOffset else { return false }
+        if let bytes = xing.bytes { return report.fileSize - first >= bytes }
+        return true
+    }
+
+    /// The exact number of PCM frames the stream decodes to (gapless). Read from the LAME/Info tag
+    /// when it has one that the file size agrees with, so probing a long file costs microseconds;
+    /// otherwise every frame header is parsed (no decoding). Call before decoding starts.
+    public func exactFrameCount() throws(PlaybackError) -> Int {
+        if !tagIsTrustworthy {
+            guard mpg123_scan(handle) == MPG123_OK.rawValue else {
+                throw PlaybackError.decodeFailed(path: name, reason: Self.errorText(handle))
+            }
+        }
+        let length = mpg123_length(handle)
+        guard length >= 0 else { throw PlaybackError.decodeFailed(path: name, reason: Self.errorText(handle)) }
+        return Int(length)
+    }
+
+    /// Decodes the next piece of PCM (one MPEG frame's worth, usually) and returns it, or nil at the end.
+    /// The buffer belongs to the decoder and is valid until the next call; the caller may change the
+    /// samples in place (volume, fades).
+    public func nextChunk() throws(PlaybackError) -> UnsafeMutableRawBufferPointer? {
+        guard !finished else { return nil }
+        while true {
+            var offset: off_t = 0
+            var audio: UnsafeMutablePointer<UInt8>?
+            var bytes = 0
+            let result = mpg123_decode_frame(handle, &offset, &audio, &bytes)
+            switch result {
+            case MPG123_OK.rawValue, MPG123_NEW_FORMAT.rawValue:
+                guard result == MPG123_OK.rawValue else {
+                    var rate = 0, channels: Int32 = 0, encoding: Int32 = 0
+                    mpg123_getformat(handle, &rate, &channels, &encoding)
+                    if rate != format.sampleRate || Int(channels) != format.channels {
+                        // Decoding on would feed the sink a format it was not set up for.
+                        return end(damage: "the stream changes to \(PCMFormat(sampleRate: rate, channels: Int(channels))) part-way; stopped there")
+                    }
+                    continue
+                }
+                guard let audio, bytes > 0 else { continue }
+                framesDecoded += bytes / format.bytesPerFrame
+                return UnsafeMutableRawBufferPointer(start: audio, count: bytes)
+            case MPG123_DONE.rawValue, MPG123_NEED_MORE.rawValue:
+                return end(damage: nil)
+            default:
+                let reason = Self.errorText(handle)
+                if framesDecoded == 0 { throw PlaybackError.decodeFailed(path: name, reason: reason) }
+                return end(damage: "decoding stopped early (\(reason))")
+            }
+        }
+    }
+
+    private func end(damage explicit: String?) -> UnsafeMutableRawBufferPointer? {
+        finished = true
+        if let explicit {
+            damage = explicit
+        } else if let xing = report.xing, let first = report.firstFrameOffset,
+                  let bytes = xing.bytes, report.fileSize - first < bytes {
+            let missing = bytes - (report.fileSize - first)
+            let seconds = Double(framesDecoded) / Double(format.sampleRate)
+            damage = "the file is truncated (\(missing) bytes missing); played the first "
+                + String(format: "%.2f", seconds) + " s"
+        }
+        return nil
+    }
+
+    /// Moves to PCM frame `frame` (sample-accurate: libmpg123 decodes from an earlier frame and
+    /// discards up to the target).
+    public func seek(toFrame frame: Int) throws(PlaybackError) {
+        let result = mpg123_seek(handle, off_t(frame), SEEK_SET)
+        guard result >= 0 else { throw PlaybackError.decodeFailed(path: name, reason: Self.errorText(handle)) }
+        framesDecoded = Int(result)
+        finished = false
+    }
+}
+
+/// A blob in memory, read by libmpg123 through replaced reader callbacks.
+private final class BlobReader {
+    let data: Data
+    var position = 0
+
+    init(_ data: Data) { self.data = data }
+
+    static let read: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int) -> Int = { context, buffer, count in
+        guard let context, let buffer else { return -1 }
+        let reader = Unmanaged<BlobReader>.fromOpaque(context).takeUnretainedValue()
+        let n = max(0, min(count, reader.data.count - reader.position))
+        reader.data.withUnsafeBytes { source in
+            buffer.copyMemory(from: source.baseAddress! + reader.position, byteCount: n)
+        }
+        reader.position += n
+        return n
+    }
+
+    static let seek: @convention(c) (UnsafeMutableRawPointer?, off_t, Int32) -> off_t = { context, offset, whence in
+        guard let context else { return -1 }
+        let reader = Unmanaged<BlobReader>.fromOpaque(context).takeUnretainedValue()
+        let target: Int
+        switch whence {
+        case SEEK_SET: target = Int(offset)
+        case SEEK_CUR: target = reader.position + Int(offset)
+        case SEEK_END: target = reader.data.count + Int(offset)
+        default: return -1
+        }
+        guard target >= 0, target <= reader.data.count else { return -1 }
+        reader.position = target
+        return off_t(target)
+    }
+}

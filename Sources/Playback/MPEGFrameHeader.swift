@@ -1,0 +1,89 @@
+/// One MPEG audio frame header, parsed from its four bytes.
+///
+/// The sniffer uses it to tell MPEG audio from random bytes that happen to contain a sync word
+/// (libmpg123 would happily resync into such bytes and "play" them), and the probe uses it to find
+/// the Xing/Info tag that makes a duration exact without decoding.
+struct MPEGFrameHeader: Sendable, Hashable {
+    enum Version: Sendable, Hashable { case mpeg1, mpeg2, mpeg25 }
+
+    var version: Version
+    /// 1, 2 or 3.
+    var layer: Int
+    var hasCRC: Bool
+    /// Kilobits per second.
+    var bitrate: Int
+    var sampleRate: Int
+    var padding: Bool
+    var channels: Int
+
+    private static let bitrates: [[Int]] = [
+        [32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448],  // MPEG-1 layer I
+        [32, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384],     // MPEG-1 layer II
+        [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320],      // MPEG-1 layer III
+        [32, 48, 56, 64, 80, 96, 112, 128, 144, 160, 176, 192, 224, 256],     // MPEG-2/2.5 layer I
+        [8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160],          // MPEG-2/2.5 layers II, III
+    ]
+
+    /// Parses the header at `bytes[offset...]`, or returns nil when those bytes cannot be one.
+    /// Free-format frames (bitrate index 0) are refused: their length cannot be known from the header.
+    init?(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+        guard offset >= 0, offset + 4 <= bytes.count else { return nil }
+        let b0 = bytes[offset], b1 = bytes[offset + 1], b2 = bytes[offset + 2], b3 = bytes[offset + 3]
+        guard b0 == 0xFF, b1 & 0xE0 == 0xE0 else { return nil }
+        switch (b1 >> 3) & 3 {
+        case 0: version = .mpeg25
+        case 2: version = .mpeg2
+        case 3: version = .mpeg1
+        default: return nil
+        }
+        switch (b1 >> 1) & 3 {
+        case 1: layer = 3
+        case 2: layer = 2
+        case 3: layer = 1
+        default: return nil
+        }
+        hasCRC = b1 & 1 == 0
+        let bitrateIndex = Int(b2 >> 4)
+        guard bitrateIndex != 0, bitrateIndex != 15 else { return nil }
+        let table = version == .mpeg1 ? layer - 1 : (layer == 1 ? 3 : 4)
+        bitrate = Self.bitrates[table][bitrateIndex - 1]
+        let rateIndex = Int((b2 >> 2) & 3)
+        guard rateIndex != 3 else { return nil }
+        let base = [44100, 48000, 32000][rateIndex]
+        sampleRate = version == .mpeg1 ? base : version == .mpeg2 ? base / 2 : base / 4
+        padding = (b2 >> 1) & 1 == 1
+        channels = b3 >> 6 == 3 ? 1 : 2
+        // Emphasis value 2 is reserved; real encoders never write it.
+        guard b3 & 3 != 2 else { return nil }
+    }
+
+    /// PCM frames (samples per channel) one MPEG frame decodes to.
+    var samplesPerFrame: Int {
+        switch layer {
+        case 1: return 384
+        case 2: return 1152
+        default: return version == .mpeg1 ? 1152 : 576
+        }
+    }
+
+    /// Bytes from this header to the next one.
+    var frameLength: Int {
+        let bps = bitrate * 1000
+        switch layer {
+        case 1: return (12 * bps / sampleRate + (padding ? 1 : 0)) * 4
+        case 2: return 144 * bps / sampleRate + (padding ? 1 : 0)
+        default: return (version == .mpeg1 ? 144 : 72) * bps / sampleRate + (padding ? 1 : 0)
+        }
+    }
+
+    /// Where a Xing/Info tag would start inside a layer III frame: after the side information.
+    var xingOffset: Int {
+        let sideInfo = version == .mpeg1 ? (channels == 1 ? 17 : 32) : (channels == 1 ? 9 : 17)
+        return 4 + (hasCRC ? 2 : 0) + sideInfo
+    }
+
+    /// True when `other` can follow this header in the same stream.
+    func isCompatible(with other: MPEGFrameHeader) -> Bool {
+        other.version == version && other.layer == layer && other.sampleRate == sampleRate
+    }
+}

@@ -1,0 +1,313 @@
+import Foundation
+
+/// The playback thread behind `AudioQueue`.
+///
+/// Decoding and ALSA writes block, so they run on one dedicated thread, never on Swift's
+/// cooperative pool. The actor talks to it only through the small control state below, guarded by
+/// a condition variable; the thread waits on it when idle or paused (no polling).
+final class PlaybackEngine: @unchecked Sendable {
+    enum Source: Sendable {
+        case file(URL)
+        case data(Data, name: String)
+    }
+
+    struct Item: Sendable {
+        var id: String
+        var source: Source
+    }
+
+    enum Interrupt: Sendable { case skip, stop }
+
+    let sink: any PCMSink
+    private let emit: AsyncStream<AudioQueue.Event>.Continuation
+    private let fadeSeconds: Double
+    private let positionInterval: Double
+
+    // Control state, shared with the actor: only touched with `condition` locked.
+    private let condition = NSCondition()
+    private var pending: [Item] = []
+    private var current: String?
+    private var interrupt: Interrupt?
+    private var paused = false
+    private var volume: Float = 1
+    private var shuttingDown = false
+    private var exited = false
+    private var exitWaiters: [CheckedContinuation<Void, Never>] = []
+
+    // Playback state: only touched by the playback thread.
+    private var format: PCMFormat?
+    private var written = 0
+    private var gain: Float = 1
+    private var marks: [(frame: Int, event: AudioQueue.Event)] = []
+    private var heard: (id: String, start: Int)?
+    private var lastPosition = 0
+
+    init(sink: any PCMSink, fadeSeconds: Double, positionInterval: Double,
+         emit: AsyncStream<AudioQueue.Event>.Continuation) {
+        self.sink = sink
+        self.fadeSeconds = fadeSeconds
+        self.positionInterval = positionInterval
+        self.emit = emit
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "walkscape-audio"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    // MARK: control, called from the actor
+
+    private func locked<T>(_ body: () -> T) -> T {
+        condition.lock()
+        defer { condition.signal(); condition.unlock() }
+        return body()
+    }
+
+    func enqueue(_ item: Item) { locked { if !shuttingDown { pending.append(item) } } }
+    func setPaused(_ value: Bool) { locked { paused = value } }
+    func setVolume(_ value: Float) { locked { volume = value } }
+    var isPaused: Bool { locked { paused } }
+    var currentID: String? { locked { current } }
+    var pendingIDs: [String] { locked { pending.map(\.id) } }
+
+    func skip() { locked { if current != nil { interrupt = .skip } } }
+
+    func stop() {
+        locked {
+            pending.removeAll()
+            if current != nil { interrupt = .stop }
+            paused = false
+        }
+    }
+
+    /// Stops, closes the sink, ends the event stream, and returns once the thread is gone.
+    func shutdown() async {
+        requestShutdown()
+        await withCheckedContinuation { continuation in
+            let done = locked { () -> Bool in
+                if exited { return true }
+                exitWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    func requestShutdown() {
+        locked {
+            shuttingDown = true
+            pending.removeAll()
+            if current != nil { interrupt = .stop }
+            paused = false
+        }
+    }
+
+    // MARK: the playback thread
+
+    private func run() {
+        while let item = nextItem() {
+            play(item)
+            let idle = locked { () -> Bool in
+                current = nil
+                interrupt = nil
+                return pending.isEmpty
+            }
+            if idle {
+                // Nothing follows: let the device play out so `finished` is reported when it is heard.
+                try? sink.drain()
+                flushMarks(upTo: .max)
+            }
+        }
+        try? sink.close()
+        flushMarks(upTo: .max)
+        emit.finish()
+        let waiters = locked { () -> [CheckedContinuation<Void, Never>] in
+            exited = true
+            defer { exitWaiters.removeAll() }
+            return exitWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private func nextItem() -> Item? {
+        condition.lock()
+        defer { condition.unlock() }
+        while pending.isEmpty && !shuttingDown { condition.wait() }
+        guard !shuttingDown else { return nil }
+        let item = pending.removeFirst()
+        current = item.id
+        interrupt = nil
+        return item
+    }
+
+    private func play(_ item: Item) {
+        let decoder: MP3Decoder
+        do {
+            switch item.source {
+            case .file(let url): decoder = try MP3Decoder(contentsOf: url)
+            case .data(let data, let name): decoder = try MP3Decoder(data: data, name: name)
+            }
+            if decoder.format != format {
+                if format != nil {
+                    try sink.drain()
+                    flushMarks(upTo: .max)
+                }
+                format = nil
+                try sink.configure(decoder.format)
+                format = decoder.format
+                written = 0
+                lastPosition = 0
+            }
+        } catch {
+            emit.yield(.failed(id: item.id, message: error.message))
+            return
+        }
+        let format = decoder.format
+        let start = written
+        marks.append((start, .started(id: item.id)))
+        gain = locked { volume }
+        let fadeFrames = max(1, Int(fadeSeconds * Double(format.sampleRate)))
+        var leftover: UnsafeMutableRawBufferPointer?
+        var stoppedEarly = false
+
+        do {
+            loop: while true {
+                let (interrupt, paused, target) = locked { (self.interrupt, self.paused, self.volume) }
+                if interrupt != nil {
+                    try fadeOut(decoder, leftover: leftover, frames: fadeFrames)
+                    stoppedEarly = true
+                    break loop
+                }
+                if paused {
+                    leftover = try fadeOut(decoder, leftover: leftover, frames: fadeFrames)
+                    try sink.drain()
+                    flushMarks(upTo: written)
+                    reportPosition(force: true)
+                    waitWhilePaused()
+                    continue loop
+                }
+                let chunk: UnsafeMutableRawBufferPointer
+                if let rest = leftover {
+                    chunk = rest
+                    leftover = nil
+                } else if let next = try decoder.nextChunk() {
+                    chunk = next
+                } else {
+                    break loop
+                }
+                applyGain(chunk, toward: target, channels: format.channels, fadeFrames: fadeFrames)
+                try sink.write(UnsafeRawBufferPointer(chunk))
+                written += chunk.count / format.bytesPerFrame
+                flushMarks(upTo: sink.playedFrames)
+                reportPosition(force: false)
+            }
+        } catch {
+            // The device failed mid-item (or the decoder on its first frame): report and move on.
+            marks.append((written, .failed(id: item.id, message: error.message)))
+            flushMarks(upTo: .max)
+            return
+        }
+        if let damage = decoder.damage {
+            marks.append((written, .warning(id: item.id, message: "\(decoder.name): \(damage)")))
+        }
+        if stoppedEarly {
+            let seconds = Double(written - start) / Double(format.sampleRate)
+            marks.append((written, .stopped(id: item.id, seconds: seconds)))
+        } else {
+            marks.append((written, .finished(id: item.id)))
+        }
+        flushMarks(upTo: sink.playedFrames)
+    }
+
+    private func waitWhilePaused() {
+        condition.lock()
+        while paused && interrupt == nil && !shuttingDown { condition.wait() }
+        condition.unlock()
+    }
+
+    /// Ramps the gain to zero over `frames` frames of upcoming audio, writes them, and returns what
+    /// is left of the last chunk so a pause can resume exactly where the fade ended.
+    @discardableResult
+    private func fadeOut(_ decoder: MP3Decoder, leftover: UnsafeMutableRawBufferPointer?,
+                         frames: Int) throws(PlaybackError) -> UnsafeMutableRawBufferPointer? {
+        guard let format, gain > 0 else { return leftover }
+        var remaining = frames
+        var pending = leftover
+        let step = gain / Float(frames)
+        while remaining > 0 {
+            let chunk: UnsafeMutableRawBufferPointer
+            if let rest = pending {
+                chunk = rest
+                pending = nil
+            } else if let next = try decoder.nextChunk() {
+                chunk = next
+            } else {
+                break
+            }
+            let samples = chunk.bindMemory(to: Int16.self)
+            let chunkFrames = samples.count / format.channels
+            let count = min(chunkFrames, remaining)
+            for frame in 0..<count {
+                gain = max(0, gain - step)
+                for c in 0..<format.channels {
+                    let i = frame * format.channels + c
+                    samples[i] = Int16((Float(samples[i]) * gain).rounded())
+                }
+            }
+            try sink.write(UnsafeRawBufferPointer(rebasing: chunk[0..<count * format.bytesPerFrame]))
+            written += count
+            remaining -= count
+            if count < chunkFrames {
+                pending = UnsafeMutableRawBufferPointer(rebasing: chunk[(count * format.bytesPerFrame)...])
+            }
+        }
+        gain = 0
+        return pending
+    }
+
+    /// Scales samples by the gain, moving it toward `target` by at most 1/`fadeFrames` per frame, so
+    /// volume changes and resumes glide instead of clicking. Untouched at unity gain.
+    private func applyGain(_ chunk: UnsafeMutableRawBufferPointer, toward target: Float, channels: Int, fadeFrames: Int) {
+        if gain == target && target == 1 { return }
+        let samples = chunk.bindMemory(to: Int16.self)
+        let step = 1 / Float(fadeFrames)
+        for frame in 0..<(samples.count / channels) {
+            if gain < target { gain = min(target, gain + step) } else if gain > target { gain = max(target, gain - step) }
+            for c in 0..<channels {
+                let i = frame * channels + c
+                samples[i] = Int16(max(-32768, min(32767, (Float(samples[i]) * gain).rounded())))
+            }
+        }
+    }
+
+    /// Emits every event whose frame the listener has now heard.
+    private func flushMarks(upTo played: Int) {
+        var flushed = 0
+        for mark in marks {
+            guard mark.frame <= played else { break }
+            flushed += 1
+            switch mark.event {
+            case .started(let id):
+                heard = (id, mark.frame)
+                lastPosition = mark.frame
+            case .finished, .stopped, .failed:
+                heard = nil
+            default:
+                break
+            }
+            emit.yield(mark.event)
+        }
+        marks.removeFirst(flushed)
+    }
+
+    private func reportPosition(force: Bool) {
+        guard let heard, let format else { return }
+        let played = min(sink.playedFrames, written)
+        let interval = Int(positionInterval * Double(format.sampleRate))
+        guard force || played - lastPosition >= interval else { return }
+        lastPosition = played
+        emit.yield(.position(id: heard.id, seconds: Double(max(0, played - heard.start)) / Double(format.sampleRate)))
+    }
+}
