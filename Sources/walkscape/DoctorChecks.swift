@@ -49,17 +49,36 @@ struct DoctorChecks {
 
     func directories() -> [DoctorCheck] {
         [("config", settings.paths.config), ("data", settings.paths.data), ("state", settings.paths.state)].map { name, url in
-            do {
-                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-                let probe = url.appendingPathComponent(".doctor-\(getpid())")
-                try Data("ok".utf8).write(to: probe)
-                try FileManager.default.removeItem(at: probe)
-                return DoctorCheck(name: name, status: .ok, detail: "\(url.path) is writable")
-            } catch {
-                return DoctorCheck(name: name, status: .fail, detail: "\(url.path) is not writable (\(Self.reason(error)))",
+            if let problem = Self.writeProblem(url) {
+                return DoctorCheck(name: name, status: .fail, detail: "\(url.path) is not writable (\(problem))",
                                    hint: "fix its permissions, or keep everything under another folder with --home DIR or WALKSCAPE_HOME")
             }
+            return DoctorCheck(name: name, status: .ok, detail: "\(url.path) is writable")
         }
+    }
+
+    /// Creates the folder if needed and writes a probe file into it; the reason in plain words if not.
+    static func writeProblem(_ url: URL) -> String? {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            return "a file is in the way"
+        }
+        var ancestor = url.deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: ancestor.path, isDirectory: &isDirectory), ancestor.path != "/" {
+            ancestor.deleteLastPathComponent()
+        }
+        if !isDirectory.boolValue { return "\(ancestor.path) is a file, not a folder" }
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        } catch {
+            return access(ancestor.path, W_OK) != 0 ? String(cString: strerror(errno)) : "cannot create it"
+        }
+        let probe = url.appendingPathComponent(".doctor-\(getpid())").path
+        let fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return String(cString: strerror(errno)) }
+        close(fd)
+        unlink(probe)
+        return nil
     }
 
     func api() -> DoctorCheck {
@@ -76,13 +95,6 @@ struct DoctorChecks {
         }
     }
 
-    static func reason(_ error: any Error) -> String {
-        let ns = error as NSError
-        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        return ns.localizedDescription
-    }
 }
 
 /// The rules for an API base URL (API-CONTRACT.md): http(s) only, and plain http only to loopback
