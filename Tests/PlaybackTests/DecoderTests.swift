@@ -1,0 +1,93 @@
+import Foundation
+import Playback
+import Testing
+import TestSupport
+
+/// Decoding with libmpg123: exact gapless lengths, identical output to the mpg123 reference, both
+/// common formats, probing without decoding, blobs and seeking.
+@Suite struct DecoderTests {
+    /// Decodes the whole stream and returns its PCM bytes.
+    static func decodeAll(_ decoder: MP3Decoder) throws -> Data {
+        var pcm = Data()
+        while let chunk = try decoder.nextChunk() { pcm.append(contentsOf: UnsafeRawBufferPointer(chunk)) }
+        return pcm
+    }
+
+    @Test func speechAt64kbpsDecodesToExactlyTheSourceSampleCountAndMatchesMpg123ByteForByte() throws {
+        let fixture = try FixtureAudio.speech("Welcome to the porticoes of Bologna. Walk slowly.")
+        let decoder = try MP3Decoder(contentsOf: fixture.mp3)
+        #expect(decoder.format == PCMFormat(sampleRate: 22050, channels: 1))
+        let pcm = try Self.decodeAll(decoder)
+        #expect(pcm.count / 2 == fixture.frames)
+        #expect(decoder.framesDecoded == fixture.frames)
+        #expect(decoder.damage == nil)
+        let reference = try FixtureAudio.referenceDecode(fixture.mp3)
+        #expect(reference.sampleRate == 22050 && reference.channels == 1)
+        #expect(reference.pcm.count == pcm.count)
+        #expect(reference.pcm == pcm)
+    }
+
+    @Test func stereo44kHzAt192kbpsPlaysExactly() throws {
+        let fixture = try FixtureAudio.tone(frames: 100_000, sampleRate: 44100, channels: 2, lameArguments: ["-b", "192"])
+        let decoder = try MP3Decoder(contentsOf: fixture.mp3)
+        #expect(decoder.format == PCMFormat(sampleRate: 44100, channels: 2))
+        let pcm = try Self.decodeAll(decoder)
+        #expect(pcm.count / 4 == 100_000)
+        #expect(try FixtureAudio.referenceDecode(fixture.mp3).pcm == pcm)
+    }
+
+    @Test func mono22kHzPlaysExactly() throws {
+        let fixture = try FixtureAudio.tone(frames: 33_333, sampleRate: 22050, channels: 1)
+        let decoder = try MP3Decoder(contentsOf: fixture.mp3)
+        #expect(decoder.format == PCMFormat(sampleRate: 22050, channels: 1))
+        #expect(try Self.decodeAll(decoder).count == 33_333 * 2)
+    }
+
+    @Test func probeReadsTheExactLengthFromTheInfoTag() throws {
+        let fixture = try FixtureAudio.speech("The probe must agree with the decoder, sample for sample.")
+        let info = try AudioProbe.inspect(fixture.mp3)
+        #expect(info.frames == fixture.frames)
+        #expect(info.format == PCMFormat(sampleRate: 22050, channels: 1))
+        #expect(abs(info.duration - Double(fixture.frames) / 22050) < 1e-9)
+    }
+
+    @Test func probeOfAFileWithoutInfoTagScansAndStillMatchesTheDecoder() throws {
+        // `lame -t` writes no Xing/Info frame: no gapless data, length unknown from the header.
+        let fixture = try FixtureAudio.tone(frames: 20_000, lameArguments: ["-b", "64", "-t"])
+        let info = try AudioProbe.inspect(fixture.mp3)
+        let decoded = try Self.decodeAll(try MP3Decoder(contentsOf: fixture.mp3)).count / 2
+        #expect(info.frames == decoded)
+        // Without the tag the encoder delay and padding stay in: more frames than the source.
+        #expect(decoded > 20_000)
+        #expect(decoded % 576 == 0)
+    }
+
+    @Test func probeOfALongFileIsFastBecauseNothingIsDecoded() throws {
+        let fixture = try FixtureAudio.tone(seconds: 60)
+        let clock = ContinuousClock()
+        var info: AudioInfo?
+        let elapsed = try clock.measure { info = try AudioProbe.inspect(fixture.mp3) }
+        #expect(info?.frames == fixture.frames)
+        #expect(elapsed < .milliseconds(20))
+    }
+
+    @Test func blobDecodesTheSameAsTheFile() throws {
+        let fixture = try FixtureAudio.speech("A blob in memory.")
+        let data = try Data(contentsOf: fixture.mp3)
+        let fromBlob = try Self.decodeAll(try MP3Decoder(data: data, name: "blob.mp3"))
+        let fromFile = try Self.decodeAll(try MP3Decoder(contentsOf: fixture.mp3))
+        #expect(fromBlob == fromFile)
+        #expect(try AudioProbe.inspect(data: data).frames == fixture.frames)
+    }
+
+    @Test func seekingLandsOnTheExactSample() throws {
+        let fixture = try FixtureAudio.speech("Seeking to the middle of a sentence.")
+        let whole = try Self.decodeAll(try MP3Decoder(contentsOf: fixture.mp3))
+        let decoder = try MP3Decoder(contentsOf: fixture.mp3)
+        let target = 12_345
+        try decoder.seek(toFrame: target)
+        let rest = try Self.decodeAll(decoder)
+        #expect(rest.count == whole.count - target * 2)
+        #expect(rest == whole.suffix(from: target * 2))
+    }
+}
