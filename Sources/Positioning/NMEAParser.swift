@@ -1,0 +1,588 @@
+import Foundation
+import TourModel
+
+/// A streaming NMEA 0183 parser: feed it lines, get a `Fix` per epoch.
+///
+/// Receivers report one epoch (one instant) as several sentences: GGA has the altitude and
+/// satellites, RMC the date and speed, GSA the fix mode and DOPs, GST the error ellipse. The
+/// parser merges the sentences that share a time of day and emits the epoch's fix when the next
+/// epoch begins (or on `finish()`). Untimed sentences (GSA, VTG) join the epoch in progress.
+///
+/// It is built for `walkscape preview --fast` on multi-hour traces: it reads the bytes in place,
+/// never builds a `String` or splits into arrays, and allocates nothing per sentence.
+///
+/// Rules, each pinned by a test:
+/// - Any talker: the two letters after `$` are ignored, so GP, GN, GL, GA, BD, GB, GQ all work.
+/// - A `*HH` checksum is verified (either hex case); a wrong one rejects the sentence. A
+///   sentence without a checksum is accepted: many loggers strip them.
+/// - RMC/GLL status other than `A` (`V`, or the `N` some Magellans send), an FAA mode `N`
+///   (not valid), `S` (simulator) or `M` (manual), and GGA quality 0, 7 (manual) or 8
+///   (simulator), or GGA with 0 satellites used, give no position (`noFix`): none of them says
+///   where the walker is. Such a sentence vetoes its whole epoch, as gpsd does.
+/// - `$P...` proprietary and unknown sentences are skipped and counted, never an error.
+/// - CR, LF, CRLF and `\r\r\n` line ends, blank lines, `#` comment lines and noise before the
+///   `$` are all tolerated.
+/// - Dates come from RMC (two-digit year: 80...99 are 1980...1999, 00...79 are 2000...2079, since
+///   GPS has no civilian dates before 1980) or ZDA (four digits). Before any date is seen, times
+///   fall on 1970-01-01 (`undatedDay`); a time of day that goes back by more than 12 hours
+///   without a new date is taken as a midnight rollover.
+/// - Position preference within an epoch: GGA, then GNS, then RMC, then GLL (GGA usually
+///   carries the most digits).
+public struct NMEAParser: Sendable {
+    public private(set) var statistics = NMEAStatistics()
+
+    /// Days since 1970-01-01 of the current UTC date, once a date sentence has been seen.
+    private var day: Int?
+    /// The day assumed for times before any date is known.
+    public static let undatedDay = 0
+    private var rolloverDays = 0
+    private var lastTimeOfDay: Int?
+    /// The fix mode the latest GSA reported; persists because receivers send GSA at their own rate.
+    private var gsaMode: Fix.Mode?
+    private var gsaHDOP: Double?
+    private var epoch = Epoch()
+    /// The time of the last fix emitted, for sentences without a time of their own.
+    private var lastEmittedTime: Date?
+
+    public init() {}
+
+    /// One epoch's accumulated fields. `timeOfDay` is in milliseconds since midnight UTC.
+    private struct Epoch {
+        var timeOfDay: Int?
+        var hasContent = false
+        var positionRank = 0
+        var latitude = 0.0
+        var longitude = 0.0
+        var altitude: Double?
+        var speed: Double?
+        var track: Double?
+        var satellites: Int?
+        var hdop: Double?
+        var gstError: Double?
+        var day: Int?
+        /// A sentence of this epoch said the receiver has no fix; that vetoes the epoch's
+        /// position even if another sentence of it carries one (a Garmin sends GGA quality 6
+        /// with RMC status V for the same instant; gpsd reports no fix there either).
+        var vetoed = false
+    }
+
+    private enum Rank {
+        static let gll = 1, rmc = 2, gns = 3, gga = 4
+    }
+
+    // MARK: Feeding
+
+    /// Parses one line (without its `\n`; trailing `\r`s and spaces are ignored). Returns the
+    /// fix of the previous epoch when this line starts a new one.
+    public mutating func parse(line: UnsafeBufferPointer<UInt8>) -> Fix? {
+        statistics.lines += 1
+        guard let base = line.baseAddress, line.count > 0 else {
+            statistics.blankLines += 1
+            return nil
+        }
+        var end = line.count
+        while end > 0, base[end - 1] == 13 || base[end - 1] == 32 || base[end - 1] == 9 || base[end - 1] == 0 { end -= 1 }
+        var start = 0
+        while start < end, base[start] == 32 || base[start] == 9 || base[start] == 13 { start += 1 }
+        if start == end {
+            statistics.blankLines += 1
+            return nil
+        }
+        if base[start] == UInt8(ascii: "#") {
+            statistics.comments += 1
+            return nil
+        }
+        // Resynchronise on the first `$` or `!`, as a receiver's reader would after noise.
+        var dollar = start
+        while dollar < end, base[dollar] != 36, base[dollar] != 33 { dollar += 1 }
+        guard dollar < end else {
+            statistics.notASentence += 1
+            return nil
+        }
+        statistics.sentences += 1
+        if base[dollar] == 33 {  // `!` encapsulated sentences (AIS): not positions of ours
+            statistics.unsupported += 1
+            return nil
+        }
+        return parseSentence(base, from: dollar + 1, to: end)
+    }
+
+    /// Convenience for tests and small inputs.
+    public mutating func parse(_ line: String) -> Fix? {
+        var copy = line
+        return copy.withUTF8 { parse(line: $0) }
+    }
+
+    /// Ends the stream: returns the last epoch's fix, if it had a position.
+    public mutating func finish() -> Fix? {
+        defer { epoch = Epoch() }
+        return emit()
+    }
+
+    // MARK: Sentences
+
+    private mutating func parseSentence(_ p: UnsafePointer<UInt8>, from bodyStart: Int, to lineEnd: Int) -> Fix? {
+        // Checksum: `*HH` at the very end. Anything else after a `*` is not a checksum we know.
+        var bodyEnd = lineEnd
+        if lineEnd - bodyStart >= 3, p[lineEnd - 3] == 42 {
+            guard let hi = hexValue(p[lineEnd - 2]), let lo = hexValue(p[lineEnd - 1]) else {
+                statistics.malformed += 1
+                return nil
+            }
+            var sum: UInt8 = 0
+            for i in bodyStart..<(lineEnd - 3) { sum ^= p[i] }
+            guard sum == hi << 4 | lo else {
+                statistics.badChecksum += 1
+                return nil
+            }
+            bodyEnd = lineEnd - 3
+        }
+        // Address: `P` + maker (proprietary), or two talker letters + three type letters.
+        guard bodyStart < bodyEnd else {
+            statistics.notASentence += 1
+            return nil
+        }
+        if p[bodyStart] == UInt8(ascii: "P") {
+            statistics.proprietary += 1
+            return nil
+        }
+        var comma = bodyStart
+        while comma < bodyEnd, p[comma] != 44 { comma += 1 }
+        guard comma - bodyStart == 5 else {
+            // Unusual address lengths (4-letter talkers, bare types) are standard-shaped but not ours.
+            if comma - bodyStart >= 3, isUpperAlnum(p, bodyStart, comma) {
+                statistics.unsupported += 1
+            } else {
+                statistics.notASentence += 1
+            }
+            return nil
+        }
+        let a = p[bodyStart + 2], b = p[bodyStart + 3], c = p[bodyStart + 4]
+        var cursor = FieldCursor(p: p, position: comma, end: bodyEnd)
+        switch (a, b, c) {
+        case (71, 71, 65): return gga(&cursor)           // GGA
+        case (82, 77, 67): return rmc(&cursor)           // RMC
+        case (71, 76, 76): return gll(&cursor)           // GLL
+        case (71, 78, 83): return gns(&cursor)           // GNS
+        case (71, 83, 65): gsa(&cursor); return nil      // GSA
+        case (71, 83, 84): return gst(&cursor)           // GST
+        case (86, 84, 71): vtg(&cursor); return nil      // VTG
+        case (90, 68, 65): zda(&cursor); return nil      // ZDA
+        default:
+            statistics.unsupported += 1
+            return nil
+        }
+    }
+
+    /// GGA: time, lat, N/S, lon, E/W, quality, satellites, HDOP, altitude, M, geoid, M, ...
+    private mutating func gga(_ f: inout FieldCursor) -> Fix? {
+        let timeField = f.next()
+        let latField = f.next(), ns = f.next(), lonField = f.next(), ew = f.next()
+        let quality = f.next()
+        let sats = f.next(), hdop = f.next(), alt = f.next()
+        guard let tod = timeOfDay(f, timeField) else { return malformed() }
+        let fix = beginEpoch(tod)
+        guard let q = f.integer(quality) else {
+            // No quality at all: a receiver with no fix often leaves everything empty.
+            if f.isEmpty(latField) { statistics.noFix += 1; return fix }
+            return malformed(keeping: fix)
+        }
+        // 0: no fix; 7: manual input; 8: simulator. None is where the walker is.
+        // 0 satellites used with a "fix" is a receiver coasting on a stale solution.
+        if q == 0 || q == 7 || q == 8 || f.integer(sats) == 0 {
+            noFix()
+            return fix
+        }
+        guard let coordinate = f.coordinate(latField, ns, lonField, ew) else {
+            if f.isEmpty(latField) { statistics.noFix += 1; return fix }
+            return malformed(keeping: fix)
+        }
+        statistics.used += 1
+        setPosition(coordinate, rank: Rank.gga)
+        epoch.satellites = f.integer(sats) ?? epoch.satellites
+        if let h = f.decimal(hdop) { epoch.hdop = h }
+        if let alt = f.decimal(alt) { epoch.altitude = alt }
+        return fix
+    }
+
+    /// GNS: time, lat, N/S, lon, E/W, mode characters, satellites, HDOP, altitude, ...
+    private mutating func gns(_ f: inout FieldCursor) -> Fix? {
+        let timeField = f.next()
+        let latField = f.next(), ns = f.next(), lonField = f.next(), ew = f.next()
+        let mode = f.next(), sats = f.next(), hdop = f.next(), alt = f.next()
+        guard let tod = timeOfDay(f, timeField) else { return malformed() }
+        let fix = beginEpoch(tod)
+        // One mode letter per constellation; all `N` means no fix.
+        var anyValid = false
+        for i in mode.lowerBound..<mode.upperBound where f.p[i] != UInt8(ascii: "N") { anyValid = true }
+        guard anyValid else {
+            statistics.noFix += 1
+            return fix
+        }
+        guard let coordinate = f.coordinate(latField, ns, lonField, ew) else {
+            if f.isEmpty(latField) { statistics.noFix += 1; return fix }
+            return malformed(keeping: fix)
+        }
+        statistics.used += 1
+        setPosition(coordinate, rank: Rank.gns)
+        epoch.satellites = f.integer(sats) ?? epoch.satellites
+        if let h = f.decimal(hdop) { epoch.hdop = h }
+        if let alt = f.decimal(alt) { epoch.altitude = alt }
+        return fix
+    }
+
+    /// RMC: time, status, lat, N/S, lon, E/W, knots, track, ddmmyy, magvar, E/W, FAA mode, nav status.
+    private mutating func rmc(_ f: inout FieldCursor) -> Fix? {
+        let timeField = f.next(), status = f.next()
+        let latField = f.next(), ns = f.next(), lonField = f.next(), ew = f.next()
+        let knots = f.next(), track = f.next(), date = f.next()
+        _ = f.next(); _ = f.next()
+        let faaMode = f.next()
+        guard let tod = timeOfDay(f, timeField) else { return malformed() }
+        if let d = f.ddmmyy(date) {
+            day = d
+            rolloverDays = 0
+        }
+        let fix = beginEpoch(tod)
+        if let d = day { epoch.day = d }
+        guard f.isChar(status, "A") || f.isChar(status, "D"), !f.isNoFixMode(faaMode) else {
+            noFix()
+            return fix
+        }
+        guard let coordinate = f.coordinate(latField, ns, lonField, ew) else { return malformed(keeping: fix) }
+        statistics.used += 1
+        setPosition(coordinate, rank: Rank.rmc)
+        if let kn = f.decimal(knots) { epoch.speed = kn * 1852.0 / 3600.0 }
+        if let t = f.decimal(track) { epoch.track = t }
+        return fix
+    }
+
+    /// GLL: lat, N/S, lon, E/W, time, status, FAA mode (time and status are absent before NMEA 2.0).
+    private mutating func gll(_ f: inout FieldCursor) -> Fix? {
+        let latField = f.next(), ns = f.next(), lonField = f.next(), ew = f.next()
+        let timeField = f.next(), status = f.next(), faaMode = f.next()
+        var fix: Fix?
+        if !f.isEmpty(timeField) {
+            guard let tod = timeOfDay(f, timeField) else { return malformed() }
+            fix = beginEpoch(tod)
+        } else {
+            epoch.hasContent = true
+        }
+        guard f.isEmpty(status) || f.isChar(status, "A") || f.isChar(status, "D"), !f.isNoFixMode(faaMode) else {
+            if fix != nil || !f.isEmpty(timeField) { noFix() } else { statistics.noFix += 1 }
+            return fix
+        }
+        guard let coordinate = f.coordinate(latField, ns, lonField, ew) else {
+            if f.isEmpty(latField) { statistics.noFix += 1; return fix }
+            return malformed(keeping: fix)
+        }
+        statistics.used += 1
+        setPosition(coordinate, rank: Rank.gll)
+        return fix
+    }
+
+    /// GSA: A/M, mode 1/2/3, twelve satellite ids, PDOP, HDOP, VDOP.
+    private mutating func gsa(_ f: inout FieldCursor) {
+        _ = f.next()
+        let mode = f.next()
+        for _ in 0..<12 { _ = f.next() }
+        _ = f.next()
+        let hdop = f.next()
+        guard let m = f.integer(mode), (1...3).contains(m) else {
+            if f.isEmpty(mode) { statistics.noFix += 1 } else { statistics.malformed += 1 }
+            return
+        }
+        statistics.used += 1
+        gsaMode = Fix.Mode(rawValue: m)
+        gsaHDOP = f.decimal(hdop)
+        epoch.hasContent = true
+    }
+
+    /// GST: time, RMS, semi-major, semi-minor, orientation, σlat, σlon, σalt (metres, 1 sigma).
+    private mutating func gst(_ f: inout FieldCursor) -> Fix? {
+        let timeField = f.next()
+        _ = f.next(); _ = f.next(); _ = f.next(); _ = f.next()
+        let latSigma = f.next(), lonSigma = f.next()
+        guard let tod = timeOfDay(f, timeField) else { return malformed() }
+        let fix = beginEpoch(tod)
+        if let sLat = f.decimal(latSigma), let sLon = f.decimal(lonSigma) {
+            statistics.used += 1
+            epoch.gstError = HorizontalError.fromGST(latitudeSigma: sLat, longitudeSigma: sLon)
+        } else {
+            statistics.noFix += 1
+        }
+        return fix
+    }
+
+    /// VTG: track true, T, track magnetic, M, knots, N, km/h, K, FAA mode.
+    private mutating func vtg(_ f: inout FieldCursor) {
+        let track = f.next()
+        _ = f.next(); _ = f.next(); _ = f.next()
+        let knots = f.next()
+        _ = f.next()
+        let kmh = f.next()
+        _ = f.next()
+        let faaMode = f.next()
+        if f.isNoFixMode(faaMode) {
+            statistics.noFix += 1
+            return
+        }
+        statistics.used += 1
+        epoch.hasContent = true
+        if let t = f.decimal(track) { epoch.track = t }
+        if let v = f.decimal(kmh) { epoch.speed = v / 3.6 } else if let kn = f.decimal(knots) { epoch.speed = kn * 1852.0 / 3600.0 }
+    }
+
+    /// ZDA: time, day, month, four-digit year, zone. Only the date is used: some receivers stamp
+    /// ZDA off the epoch (the AC12 in gpsd's corpus), so its time never opens an epoch.
+    private mutating func zda(_ f: inout FieldCursor) {
+        _ = f.next()
+        let dd = f.next(), mm = f.next(), yyyy = f.next()
+        guard let d = f.integer(dd), let m = f.integer(mm), let y = f.integer(yyyy),
+              (1...31).contains(d), (1...12).contains(m), (1980...2200).contains(y) else {
+            statistics.malformed += 1
+            return
+        }
+        statistics.used += 1
+        day = daysFromCivil(year: y, month: m, day: d)
+        rolloverDays = 0
+    }
+
+    // MARK: Epochs
+
+    /// Counts a no-fix sentence and vetoes the epoch it belongs to.
+    private mutating func noFix() {
+        statistics.noFix += 1
+        epoch.vetoed = true
+    }
+
+    private mutating func malformed() -> Fix? {
+        statistics.malformed += 1
+        return nil
+    }
+
+    /// Counts a malformed sentence that may still have closed the previous epoch.
+    private mutating func malformed(keeping fix: Fix?) -> Fix? {
+        statistics.malformed += 1
+        return fix
+    }
+
+    private func timeOfDay(_ f: FieldCursor, _ field: Range<Int>) -> Int? {
+        f.hhmmss(field)
+    }
+
+    /// Starts a new epoch if `tod` differs from the current one; returns the finished epoch's fix.
+    private mutating func beginEpoch(_ tod: Int) -> Fix? {
+        if let current = epoch.timeOfDay, current == tod {
+            return nil
+        }
+        var finished: Fix?
+        if epoch.hasContent { finished = emit() }
+        if let last = lastTimeOfDay, tod < last - 12 * 3_600_000 { rolloverDays += 1 }
+        lastTimeOfDay = tod
+        epoch = Epoch()
+        epoch.timeOfDay = tod
+        epoch.hasContent = true
+        return finished
+    }
+
+    private mutating func setPosition(_ c: (Double, Double), rank: Int) {
+        epoch.hasContent = true
+        guard rank > epoch.positionRank else { return }
+        epoch.positionRank = rank
+        epoch.latitude = c.0
+        epoch.longitude = c.1
+    }
+
+    private mutating func emit() -> Fix? {
+        guard epoch.positionRank > 0, !epoch.vetoed else { return nil }
+        let time: Date
+        if let tod = epoch.timeOfDay {
+            let d = (epoch.day ?? day ?? Self.undatedDay) + rolloverDays
+            time = Date(timeIntervalSince1970: Double(d) * 86_400 + Double(tod) / 1000)
+        } else {
+            time = lastEmittedTime ?? Date(timeIntervalSince1970: Double(day ?? Self.undatedDay) * 86_400)
+        }
+        let hdop = epoch.hdop ?? gsaHDOP
+        let error = epoch.gstError ?? hdop.map(HorizontalError.fromHDOP)
+        var mode: Fix.Mode = epoch.altitude != nil ? .threeD : .twoD
+        if let m = gsaMode, m >= .twoD { mode = m }
+        statistics.fixes += 1
+        lastEmittedTime = time
+        epoch.positionRank = 0
+        return Fix(time: time, coordinate: Coordinate(latitude: epoch.latitude, longitude: epoch.longitude),
+                   mode: mode, horizontalError: error, altitude: epoch.altitude, speed: epoch.speed,
+                   track: epoch.track, satellites: epoch.satellites, hdop: hdop, source: .nmea)
+    }
+}
+
+/// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    let y = month <= 2 ? year - 1 : year
+    let era = (y >= 0 ? y : y - 399) / 400
+    let yoe = y - era * 400
+    let mp = (month + 9) % 12
+    let doy = (153 * mp + 2) / 5 + day - 1
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+    return era * 146_097 + doe - 719_468
+}
+
+@inline(__always)
+private func hexValue(_ c: UInt8) -> UInt8? {
+    switch c {
+    case 48...57: c - 48
+    case 65...70: c - 55
+    case 97...102: c - 87
+    default: nil
+    }
+}
+
+private func isUpperAlnum(_ p: UnsafePointer<UInt8>, _ from: Int, _ to: Int) -> Bool {
+    for i in from..<to {
+        let c = p[i]
+        guard (65...90).contains(c) || (48...57).contains(c) else { return false }
+    }
+    return true
+}
+
+/// Walks the comma-separated fields of one sentence in place.
+struct FieldCursor {
+    let p: UnsafePointer<UInt8>
+    /// Index of the comma before the next field (or `end` when there are no more).
+    var position: Int
+    let end: Int
+
+    /// The next field's byte range; empty once the sentence has run out (missing trailing
+    /// fields read as empty, which is how short, older sentence versions behave).
+    mutating func next() -> Range<Int> {
+        guard position < end else { return end..<end }
+        let start = position + 1
+        var i = start
+        while i < end, p[i] != 44 { i += 1 }
+        position = i
+        return start..<i
+    }
+
+    func isEmpty(_ r: Range<Int>) -> Bool { r.isEmpty }
+
+    func isChar(_ r: Range<Int>, _ c: Unicode.Scalar) -> Bool {
+        r.count == 1 && p[r.lowerBound] == UInt8(ascii: c)
+    }
+
+    /// FAA mode indicators (NMEA 2.3+) that mean "no real position": `N` not valid, `S` simulator,
+    /// `M` manual input.
+    func isNoFixMode(_ r: Range<Int>) -> Bool {
+        guard r.count == 1 else { return false }
+        let c = p[r.lowerBound]
+        return c == UInt8(ascii: "N") || c == UInt8(ascii: "S") || c == UInt8(ascii: "M")
+    }
+
+    func integer(_ r: Range<Int>) -> Int? {
+        guard !r.isEmpty, r.count <= 9 else { return nil }
+        var v = 0
+        for i in r {
+            let d = Int(p[i]) - 48
+            guard d >= 0, d <= 9 else { return nil }
+            v = v * 10 + d
+        }
+        return v
+    }
+
+    /// A decimal number: optional sign, digits, optional fraction. No exponents (NMEA has none).
+    func decimal(_ r: Range<Int>) -> Double? {
+        guard let (negative, integer, fraction, scale) = parts(r) else { return nil }
+        let v = Double(integer) + Double(fraction) / powersOfTen[scale]
+        return negative ? -v : v
+    }
+
+    /// Splits `-123.4567` into sign, 123, 4567 and 4, keeping full precision of either part.
+    private func parts(_ r: Range<Int>) -> (Bool, Int, Int, Int)? {
+        guard !r.isEmpty else { return nil }
+        var i = r.lowerBound
+        var negative = false
+        if p[i] == 45 || p[i] == 43 {
+            negative = p[i] == 45
+            i += 1
+        }
+        var integer = 0, fraction = 0, scale = 0, digits = 0
+        while i < r.upperBound, p[i] != 46 {
+            let d = Int(p[i]) - 48
+            guard d >= 0, d <= 9, digits < 15 else { return nil }
+            integer = integer * 10 + d
+            digits += 1
+            i += 1
+        }
+        if i < r.upperBound {  // at the '.'
+            i += 1
+            while i < r.upperBound {
+                let d = Int(p[i]) - 48
+                guard d >= 0, d <= 9 else { return nil }
+                if scale < 15 {
+                    fraction = fraction * 10 + d
+                    scale += 1
+                }
+                i += 1
+            }
+        }
+        guard digits > 0 || scale > 0 else { return nil }
+        return (negative, integer, fraction, scale)
+    }
+
+    /// `ddmm.mmmm` / `dddmm.mmmm` plus hemisphere letters, validated to WGS84 ranges.
+    func coordinate(_ lat: Range<Int>, _ ns: Range<Int>, _ lon: Range<Int>, _ ew: Range<Int>) -> (Double, Double)? {
+        guard let latitude = angle(lat, maxDegrees: 90), let longitude = angle(lon, maxDegrees: 180) else { return nil }
+        let latSign: Double, lonSign: Double
+        if isChar(ns, "N") { latSign = 1 } else if isChar(ns, "S") { latSign = -1 } else { return nil }
+        if isChar(ew, "E") { lonSign = 1 } else if isChar(ew, "W") { lonSign = -1 } else { return nil }
+        return (latitude * latSign, longitude * lonSign)
+    }
+
+    private func angle(_ r: Range<Int>, maxDegrees: Int) -> Double? {
+        guard let (negative, integer, fraction, scale) = parts(r), !negative else { return nil }
+        let degrees = integer / 100
+        let wholeMinutes = integer % 100
+        guard wholeMinutes < 60, degrees <= maxDegrees else { return nil }
+        let minutes = Double(wholeMinutes) + Double(fraction) / powersOfTen[scale]
+        let value = Double(degrees) + minutes / 60
+        guard value <= Double(maxDegrees) else { return nil }
+        return value
+    }
+
+    /// `hhmmss` with an optional fraction, as milliseconds since midnight.
+    func hhmmss(_ r: Range<Int>) -> Int? {
+        guard r.count >= 6 else { return nil }
+        guard let hh = twoDigits(r.lowerBound), let mm = twoDigits(r.lowerBound + 2),
+              let ss = twoDigits(r.lowerBound + 4) else { return nil }
+        // 60 seconds is a leap second; keep it rather than drop a real fix.
+        guard hh < 24, mm < 60, ss <= 60 else { return nil }
+        var millis = 0
+        if r.count > 6 {
+            guard p[r.lowerBound + 6] == 46 else { return nil }
+            var scale = 1000
+            for i in (r.lowerBound + 7)..<r.upperBound {
+                let d = Int(p[i]) - 48
+                guard (0...9).contains(d) else { return nil }
+                scale /= 10
+                millis += d * scale
+            }
+        }
+        return ((hh * 60 + mm) * 60 + ss) * 1000 + millis
+    }
+
+    private func twoDigits(_ i: Int) -> Int? {
+        let d1 = Int(p[i]) - 48, d2 = Int(p[i + 1]) - 48
+        guard d1 >= 0, d1 <= 9, d2 >= 0, d2 <= 9 else { return nil }
+        return d1 * 10 + d2
+    }
+
+    /// RMC's `ddmmyy` as days since 1970, with the century rule in `NMEAParser`'s doc comment.
+    func ddmmyy(_ r: Range<Int>) -> Int? {
+        guard r.count == 6, let n = integer(r) else { return nil }
+        let dd = n / 10000, mm = n / 100 % 100, yy = n % 100
+        guard (1...31).contains(dd), (1...12).contains(mm) else { return nil }
+        let year = yy >= 80 ? 1900 + yy : 2000 + yy
+        return daysFromCivil(year: year, month: mm, day: dd)
+    }
+}
+
+private let powersOfTen: [Double] = (0...15).map { pow(10.0, Double($0)) }

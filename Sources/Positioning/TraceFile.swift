@@ -1,0 +1,154 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Synchronization
+
+/// A recorded walk on disk, NMEA 0183 or GPX, told apart by its content (phones and loggers
+/// name files freely: `.txt`, `.log`, `.nmea`, `.gpx`, nothing).
+///
+/// `fixes()` streams the file through a fixed buffer, so a ten-hour recording costs the same
+/// memory as a ten-minute one. The counters of the last complete pass are kept in `statistics`.
+public final class TraceFile: Sendable {
+    public enum Format: String, Sendable, Hashable, Codable {
+        case nmea, gpx
+    }
+
+    public let url: URL
+    public let format: Format
+    private let lastStatistics: Mutex<TraceStatistics?>
+
+    /// Opens `url` and detects its format from the first bytes.
+    public init(url: URL) throws(PositioningError) {
+        self.url = url
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .cannotOpen(url.path, errno: errno) }
+        let reader = ByteReader(fileDescriptor: fd, capacity: 4096, maxCapacity: 4096)
+        reader.fill()
+        if reader.readError != 0 { throw .cannotOpen(url.path, errno: reader.readError) }
+        guard let format = Self.detect(UnsafeBufferPointer(start: reader.buffer, count: reader.end)) else {
+            throw .notATrace(url.path)
+        }
+        self.format = format
+        lastStatistics = Mutex(nil)
+    }
+
+    /// The counters of the most recent pass that reached the end of the file.
+    public var statistics: TraceStatistics? { lastStatistics.withLock { $0 } }
+
+    public func fixes() -> TraceFixes { TraceFixes(file: self) }
+
+    /// Runs one pass, calling `body` with each fix, and returns the pass's counters.
+    public func forEachFix(_ body: (Fix) throws -> Void) rethrows -> TraceStatistics {
+        var iterator = fixes().makeIterator()
+        while let fix = iterator.next() { try body(fix) }
+        return iterator.statistics
+    }
+
+    func record(_ statistics: TraceStatistics) {
+        lastStatistics.withLock { $0 = statistics }
+    }
+
+    /// GPX if the first markup is XML with a `<gpx` element; NMEA if a line starts with `$`, `!`
+    /// or `#` (comments), or a `$` sentence appears in the first block (logs with binary noise).
+    static func detect(_ head: UnsafeBufferPointer<UInt8>) -> Format? {
+        var i = 0
+        if head.count >= 3, head[0] == 0xEF, head[1] == 0xBB, head[2] == 0xBF { i = 3 }
+        while i < head.count, head[i] == 32 || head[i] == 9 || head[i] == 10 || head[i] == 13 { i += 1 }
+        guard i < head.count else { return nil }
+        if head[i] == 60 {  // '<'
+            let text = String(decoding: UnsafeBufferPointer(rebasing: head[i...]), as: UTF8.self)
+            return text.contains("<gpx") ? .gpx : nil
+        }
+        if head[i] == 36 || head[i] == 33 || head[i] == 35 { return .nmea }
+        // A `$` followed by five letters/digits and a comma, anywhere in the first block.
+        var j = 0
+        while j + 7 < head.count {
+            if head[j] == 36 {
+                var ok = true
+                for k in 1...5 where !((65...90).contains(head[j + k]) || (48...57).contains(head[j + k])) { ok = false }
+                if ok, head[j + 6] == 44 { return .nmea }
+            }
+            j += 1
+        }
+        return nil
+    }
+}
+
+/// One pass over a `TraceFile`.
+public struct TraceFixes: Sequence {
+    let file: TraceFile
+
+    public func makeIterator() -> Iterator { Iterator(file: file) }
+
+    /// Yields fixes until the end of the file; then `statistics` holds the pass's counters
+    /// (also recorded on the `TraceFile`). A file that cannot be reopened yields nothing and
+    /// says why in `statistics.readError`.
+    public struct Iterator: IteratorProtocol {
+        private let file: TraceFile
+        private let reader: ByteReader?
+        private var nmea = NMEAParser()
+        private var gpx: GPXReader?
+        private var finished = false
+        private var openError: String?
+
+        init(file: TraceFile) {
+            self.file = file
+            let fd = open(file.url.path, O_RDONLY | O_CLOEXEC)
+            if fd >= 0 {
+                let reader = ByteReader(fileDescriptor: fd)
+                self.reader = reader
+                if file.format == .gpx { gpx = GPXReader(reader: reader) }
+            } else {
+                reader = nil
+                openError = PositioningError.cannotOpen(file.url.path, errno: errno).message
+            }
+        }
+
+        public mutating func next() -> Fix? {
+            guard !finished, let reader else {
+                if !finished { finish() }
+                return nil
+            }
+            if gpx != nil {
+                if let fix = gpx!.next() { return fix }
+                finish()
+                return nil
+            }
+            while let line = reader.nextLine() {
+                if let fix = nmea.parse(line: line) { return fix }
+            }
+            let last = nmea.finish()
+            finish()
+            return last
+        }
+
+        private mutating func finish() {
+            finished = true
+            file.record(statistics)
+        }
+
+        public var statistics: TraceStatistics {
+            var s = TraceStatistics(format: file.format)
+            if let gpx {
+                s.records = gpx.counters.points
+                s.fixes = gpx.counters.fixes
+                if gpx.counters.untimed > 0 { s.rejected["untimed"] = gpx.counters.untimed }
+                if gpx.counters.malformed > 0 { s.rejected["malformed"] = gpx.counters.malformed }
+            } else {
+                s.records = nmea.statistics.sentences
+                s.fixes = nmea.statistics.fixes
+                s.rejected = nmea.statistics.rejected
+                s.nmea = nmea.statistics
+            }
+            if let openError {
+                s.readError = openError
+            } else if let reader, reader.readError != 0 {
+                s.readError = String(cString: strerror(reader.readError))
+            }
+            return s
+        }
+    }
+}
