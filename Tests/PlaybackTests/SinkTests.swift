@@ -1,0 +1,98 @@
+import Foundation
+import Playback
+import Testing
+import TestSupport
+
+/// The real ALSA library on its `file` and `null` devices (there is no sound card here), WAV files,
+/// and the messages when a device is missing.
+@Suite struct SinkTests {
+    @Test func alsaFileDeviceReceivesExactlyTheDecodedPCM() async throws {
+        let fixture = try FixtureAudio.speech("Exactly these samples reach the device.")
+        let dir = try TemporaryDirectory()
+        let raw = dir.file("out.raw")
+        let sink = try ALSASink(device: "file:'\(raw.path)',raw")
+        let queue = AudioQueue(sink: sink)
+        await queue.enqueue(fixture.mp3, id: "p1")
+        let run = try await collect(queue) { $0 == .finished(id: "p1") }
+        await queue.shutdown()  // closes the device: the file plugin flushes its last period
+        #expect(run.milestones == [.started(id: "p1"), .finished(id: "p1")])
+        let written = try Data(contentsOf: raw)
+        let expected = try decodedPCM(fixture.mp3)
+        #expect(written.count == fixture.frames * 2)
+        #expect(written == expected)
+    }
+
+    @Test func alsaNullDevicePlaysBackToBack() async throws {
+        let a = try FixtureAudio.speech("First point.")
+        let b = try FixtureAudio.tone(frames: 50_000, sampleRate: 44100, channels: 2, lameArguments: ["-b", "192"])
+        let queue = AudioQueue(sink: try ALSASink(device: "null"))
+        await queue.enqueue(a.mp3, id: "a")
+        await queue.enqueue(b.mp3, id: "b")
+        let run = try await collect(queue) { $0 == .finished(id: "b") }
+        await queue.shutdown()
+        #expect(run.milestones == [.started(id: "a"), .finished(id: "a"), .started(id: "b"), .finished(id: "b")])
+    }
+
+    @Test func alsaPositionClockCountsFramesHeard() throws {
+        let sink = try ALSASink(device: "null")
+        try sink.configure(PCMFormat(sampleRate: 22050, channels: 1))
+        let silence = [Int16](repeating: 0, count: 22050)
+        try silence.withUnsafeBytes { try sink.write($0) }
+        try sink.drain()
+        #expect(sink.playedFrames == 22050)
+        #expect(sink.underruns == 0)
+        try sink.close()
+    }
+
+    @Test func missingDeviceFailsWithOurMessageNamingTheWayOut() throws {
+        #expect(throws: PlaybackError.noSoundCard(device: "nosuchcard", reason: "No such file or directory")) {
+            try ALSASink(device: "nosuchcard")
+        }
+        do {
+            _ = try ALSASink(device: "hw:9")
+            Issue.record("hw:9 opened on a machine without sound cards")
+        } catch {
+            #expect(error.message.hasPrefix("no sound card: could not open ALSA device 'hw:9' ("))
+            #expect(error.message.hasSuffix("); choose one with --audio-device NAME or use --no-audio"))
+            #expect(error.exitCode == 69)
+        }
+    }
+
+    @Test func wavFileSinkWritesAPlayableWAVOfTheDecodedPCM() async throws {
+        let fixture = try FixtureAudio.speech("Written to a WAV file.")
+        let dir = try TemporaryDirectory()
+        let out = dir.file("out.wav")
+        let queue = AudioQueue(sink: WAVFileSink(url: out))
+        await queue.enqueue(fixture.mp3, id: "p")
+        _ = try await collect(queue) { $0 == .finished(id: "p") }
+        await queue.shutdown()
+        let wav = try FixtureAudio.readWAV(out)
+        #expect(wav.sampleRate == 22050 && wav.channels == 1)
+        #expect(wav.pcm == (try decodedPCM(fixture.mp3)))
+        // The header's sizes are patched on close.
+        let bytes = [UInt8](try Data(contentsOf: out))
+        let riff = Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24
+        #expect(riff == bytes.count - 8)
+    }
+
+    @Test func wavFileSinkConvertsALaterItemToTheFilesFormat() throws {
+        let dir = try TemporaryDirectory()
+        let out = dir.file("mixed.wav")
+        let sink = WAVFileSink(url: out)
+        try sink.configure(PCMFormat(sampleRate: 44100, channels: 2))
+        let stereo = [Int16](repeating: 1000, count: 44100 * 2)
+        try stereo.withUnsafeBytes { try sink.write($0) }
+        try sink.configure(PCMFormat(sampleRate: 22050, channels: 1))
+        let mono = [Int16](repeating: -2000, count: 22050)
+        try mono.withUnsafeBytes { try sink.write($0) }
+        try sink.close()
+        let wav = try FixtureAudio.readWAV(out)
+        #expect(wav.sampleRate == 44100 && wav.channels == 2)
+        let samples = wav.pcm.samples
+        // One second of each: the mono second becomes 2 x 22050 stereo frames, less the two that
+        // interpolate toward a next chunk that never came; both channels equal.
+        #expect(samples.count == 44100 * 2 + 44098 * 2)
+        #expect(samples[44100 * 2] == -2000 && samples[44100 * 2 + 1] == -2000)
+        #expect(samples.suffix(2) == [-2000, -2000])
+    }
+}
