@@ -1,0 +1,40 @@
+import Foundation
+
+/// The walk's analytics events, appended durably to a JSON-lines file in the state folder until the
+/// analytics outbox sends them. Each line is one event in the live service's shape, with the
+/// client-generated `properties.eventId` that lets a retried batch be de-duplicated and
+/// `properties.platform` the dashboard reads.
+public struct EventJournal: Sendable {
+    public let url: URL
+
+    public init(url: URL) {
+        self.url = url
+    }
+
+    public func append(_ event: WalkEvent, eventID: UUID = UUID()) throws(WalkError) {
+        var event = event
+        event.properties["eventId"] = .string(eventID.uuidString.lowercased())
+        event.properties["platform"] = .string("linux")
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            var line = try encoder.encode(event)
+            line.append(UInt8(ascii: "\n"))
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            let fd = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            defer { close(fd) }
+            // One write(2) per line with O_APPEND: lines never interleave, and fsync makes it survive a crash.
+            let written = line.withUnsafeBytes { Foundation.write(fd, $0.baseAddress!, $0.count) }
+            guard written == line.count, fsync(fd) == 0 else { throw POSIXError(.EIO) }
+        } catch {
+            throw WalkError("cannot record the analytics event \(event.name.rawValue) in \(url.path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Every event recorded so far (for tests and the later outbox import); unreadable lines are skipped.
+    public func read() -> [WalkEvent] {
+        guard let data = FileManager.default.contents(atPath: url.path) else { return [] }
+        return data.split(separator: UInt8(ascii: "\n")).compactMap { try? JSONDecoder().decode(WalkEvent.self, from: Data($0)) }
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import Playback
+import Positioning
+import TourModel
+
+/// What the position source tells the live walk.
+public enum PositionUpdate: Sendable, Hashable {
+    case fix(Fix)
+    case state(GPSState)
+}
+
+/// The receiver's condition as a walker needs to know it.
+public enum GPSState: Sendable, Hashable {
+    /// gpsd is not reachable (the walk goes on as soon as it returns).
+    case noGPSD(reason: String)
+    /// gpsd answers, the receiver has no usable fix yet.
+    case waitingForFix
+    case connected
+}
+
+/// How a live walk ended.
+public enum LiveWalkOutcome: Sendable, Hashable {
+    case completed(message: String?)
+    case abandoned
+    /// Every input ran dry before the tour ended (a finite position source, no keys): progress is saved.
+    case inputEnded
+}
+
+/// The live runtime: drives the walk core from a position source, narration and key commands, in
+/// wall-clock time, and carries out its effects (DESIGN.md, "The walk core").
+///
+/// One loop consumes every input in arrival order, so the core sees a single, consistent history;
+/// GPS and audio run in their own tasks and never wait on each other. Nothing here polls: the loop
+/// sleeps until a fix, an audio event or a key arrives.
+public final class LiveWalk: Sendable {
+    public struct Dependencies: Sendable {
+        public var narration: any Narration
+        public var progress: ProgressStore
+        public var journal: EventJournal
+        /// Stamps inputs (injected so tests can pin time).
+        public var now: @Sendable () -> Date
+        /// Called after every change with what the screen should show.
+        public var display: @Sendable (LiveWalkStatus) -> Void
+
+        public init(narration: any Narration, progress: ProgressStore, journal: EventJournal,
+                    now: @escaping @Sendable () -> Date = { Date() },
+                    display: @escaping @Sendable (LiveWalkStatus) -> Void) {
+            self.narration = narration
+            self.progress = progress
+            self.journal = journal
+            self.now = now
+            self.display = display
+        }
+    }
+
+    private enum Input: Sendable {
+        case position(PositionUpdate)
+        case narration(NarrationEvent)
+        case command(WalkCommand)
+        case sourceEnded
+    }
+
+    private let startCore: WalkCore
+    private let dependencies: Dependencies
+
+    public init(core: WalkCore, dependencies: Dependencies) {
+        self.startCore = core
+        self.dependencies = dependencies
+    }
+
+    /// Runs the walk to its end. `positions` and `commands` may be endless; the walk ends on
+    /// completion, on `quit`, or when both positions and commands have ended with nothing playing.
+    public func run<Positions: AsyncSequence & Sendable>(positions: Positions, commands: AsyncStream<WalkCommand>) async throws(WalkError) -> LiveWalkOutcome
+    where Positions.Element == PositionUpdate {
+        let deps = dependencies
+        let (inputs, sink) = AsyncStream.makeStream(of: Input.self)
+        let feeders = [
+            Task {
+                do {
+                    for try await update in positions { sink.yield(.position(update)) }
+                } catch {
+                    sink.yield(.position(.state(.noGPSD(reason: "\(error)"))))
+                }
+                sink.yield(.sourceEnded)
+            },
+            Task {
+                for await command in commands { sink.yield(.command(command)) }
+                sink.yield(.sourceEnded)
+            },
+            Task {
+                for await event in deps.narration.events { sink.yield(.narration(event)) }
+            },
+        ]
+        defer { feeders.forEach { $0.cancel() } }
+
+        var core = startCore
+        var status = LiveWalkStatus(tour: core.tour, progress: core.progress)
+        var subtitles: SubtitleTrack?
+        var endedSources = 0
+        var outcome: LiveWalkOutcome?
+
+        func apply(_ effects: [WalkEffect]) async throws(WalkError) {
+            for effect in effects {
+                switch effect {
+                case .play(let point):
+                    // The LAME/Info tag gives the length without decoding; the screen shows elapsed/total.
+                    let duration = point.audio.flatMap { try? AudioProbe.inspect($0).duration }
+                    status.nowPlaying = .init(point: point, elapsed: 0, duration: duration)
+                    status.subtitle = nil
+                    subtitles = point.subtitles.flatMap { try? SubtitleTrack(contentsOf: $0) }
+                    await deps.narration.play(point)
+                case .stop:
+                    status.nowPlaying = nil
+                    status.subtitle = nil
+                    await deps.narration.stop()
+                case .pause:
+                    await deps.narration.pause()
+                case .resume:
+                    await deps.narration.resume()
+                case .announce(let point, let reason):
+                    status.notice = "\(point.order). \(point.title): \(reason)"
+                    if !point.text.isEmpty { status.notice! += " — \(point.text)" }
+                case .triggered(let trigger):
+                    status.lastTrigger = trigger
+                case .queued, .missed:
+                    break
+                case .fixRejected(_, let reason):
+                    status.rejectedFixes += 1
+                    status.lastRejection = reason
+                case .track(let event):
+                    try deps.journal.append(event)
+                case .saveProgress(let progress):
+                    try deps.progress.save(progress)
+                case .completed(let message):
+                    outcome = .completed(message: message)
+                case .abandoned:
+                    outcome = .abandoned
+                }
+            }
+            status.progress = core.progress
+            if core.progress.playing == nil { status.nowPlaying = nil; status.subtitle = nil }
+        }
+
+        try await apply(core.handle(.start, at: deps.now()))
+        deps.display(status)
+
+        for await input in inputs {
+            let now = deps.now()
+            switch input {
+            case .position(.fix(let fix)):
+                status.lastFix = fix
+                status.gps = .connected
+                try await apply(core.handle(.fix(fix), at: now))
+            case .position(.state(let state)):
+                status.gps = state
+            case .narration(let event):
+                switch event {
+                case .started(let id, let duration):
+                    if var playing = status.nowPlaying, playing.point.id == id {
+                        playing.elapsed = 0
+                        playing.duration = duration ?? playing.duration
+                        status.nowPlaying = playing
+                    }
+                case .position(let id, let seconds):
+                    if status.nowPlaying?.point.id == id {
+                        status.nowPlaying?.elapsed = seconds
+                        status.subtitle = subtitles?.cue(at: seconds)?.text
+                    }
+                case .finished(let id):
+                    try await apply(core.handle(.audioFinished(pointID: id), at: now))
+                case .failed(let id, let message):
+                    try await apply(core.handle(.audioFailed(pointID: id, reason: message), at: now))
+                case .warning(_, let message):
+                    status.notice = message
+                }
+            case .command(let command):
+                try await apply(core.handle(.command(command), at: now))
+            case .sourceEnded:
+                endedSources += 1
+            }
+            deps.display(status)
+            if outcome != nil { break }
+            if endedSources >= 2, core.progress.playing == nil, core.progress.queue.isEmpty {
+                outcome = .inputEnded
+                break
+            }
+        }
+        await deps.narration.shutdown()
+        return outcome ?? .inputEnded
+    }
+}
+
+/// A snapshot of the walk for the screen: everything a walker glances at.
+public struct LiveWalkStatus: Sendable {
+    public struct NowPlaying: Sendable {
+        public var point: PlayablePoint
+        public var elapsed: Double
+        public var duration: Double?
+    }
+
+    public let tour: PlayableTour
+    public var progress: WalkProgress
+    public var gps: GPSState = .waitingForFix
+    public var lastFix: Fix?
+    public var nowPlaying: NowPlaying?
+    public var subtitle: String?
+    public var notice: String?
+    public var lastTrigger: PointTrigger?
+    public var rejectedFixes = 0
+    public var lastRejection: FixFilter.Reason?
+
+    public init(tour: PlayableTour, progress: WalkProgress) {
+        self.tour = tour
+        self.progress = progress
+    }
+
+    /// The point GPS is waiting for, if any.
+    public var nextPoint: PlayablePoint? {
+        progress.nextIndex < tour.points.count ? tour.points[progress.nextIndex] : nil
+    }
+
+    /// Points triggered and waiting behind the narration.
+    public var queuedPoints: [PlayablePoint] {
+        progress.queue.compactMap { id in tour.points.first { $0.id == id } }
+    }
+
+    public var heardCount: Int { progress.points.count { $0.status == .played } }
+}
