@@ -1,0 +1,202 @@
+import Foundation
+import Positioning
+import TourModel
+
+/// Turns the walk core's inputs and effects into a `PreviewReport`, as they happen.
+///
+/// Memory depends on the number of points and events, never on the length of the trace: the
+/// per-fix work is a few counters, and the timeline keeps at most `maxNotes` ignored-fix and
+/// gap entries (a receiver that is wrong all afternoon should not make a report nobody reads).
+public struct PreviewRecorder: Sendable {
+    public let tour: PlayableTour
+    public let policy: WalkPolicy
+    /// A stretch without a usable fix at least this long is a gap worth a timeline line.
+    public var gapThreshold: Double = 5
+    public var maxNotes = 50
+
+    private var origin: Date?
+    private var lastTime: Date?
+    private var fixes = 0
+    private var accepted = 0
+    private var rejected: [String: Int] = [:]
+    private var lastAccepted: Fix?
+    private var notes = 0
+    private var omitted = 0
+    private var timeline: [PreviewReport.Entry] = []
+    private var events: [WalkEvent] = []
+    private var points: [PreviewReport.Point]
+    private var indexByID: [String: Int] = [:]
+    private var playing: (index: Int, since: Date)?
+    private var silenceSince: Date?
+    private var longestSilence: Double = 0
+    private var endTime: Date?
+    private var completed = false
+
+    public init(tour: PlayableTour, policy: WalkPolicy) {
+        self.tour = tour
+        self.policy = policy
+        points = tour.points.map {
+            PreviewReport.Point(order: $0.order, id: $0.id, title: $0.title, status: .notReached)
+        }
+        for (i, p) in tour.points.enumerated() { indexByID[p.id] = i }
+    }
+
+    public var isCompleted: Bool { completed }
+
+    /// Seconds from the first input, the preview's clock for people.
+    public func offset(_ time: Date) -> Double {
+        guard let origin else { return 0 }
+        return (time.timeIntervalSince(origin) * 1000).rounded() / 1000
+    }
+
+    public mutating func record(_ input: WalkInput, at time: Date, effects: [WalkEffect]) {
+        if origin == nil {
+            origin = time
+            silenceSince = time
+            add(.start, at: time, "walk starts: \(tour.title) [\(tour.language)]")
+        }
+        lastTime = time
+        if case .audioFinished(let id) = input, let (index, since) = playing, tour.points[index].id == id {
+            let end = offset(time)
+            points[index].audio?.endOffsetSeconds = end
+            points[index].audio?.durationSeconds = (time.timeIntervalSince(since) * 1000).rounded() / 1000
+            if points[index].status == .interrupted { points[index].status = .heard }
+            add(.audioEnd, at: time, order: tour.points[index].order, "◼ \(tour.points[index].title) ends")
+            playing = nil
+            silenceSince = time
+        }
+        if case .fix(let fix) = input {
+            fixes += 1
+            let wasRejected = effects.contains { if case .fixRejected = $0 { true } else { false } }
+            if !wasRejected {
+                accepted += 1
+                if let last = lastAccepted {
+                    let gap = fix.time.timeIntervalSince(last.time)
+                    if gap >= gapThreshold {
+                        note(.gpsGap, at: time, "no usable fix for \(WalkTime.duration(gap)) (since \(WalkTime.offset(offset(last.time))))")
+                    }
+                }
+                lastAccepted = fix
+            }
+        }
+        for effect in effects { apply(effect, at: time) }
+    }
+
+    private mutating func apply(_ effect: WalkEffect, at time: Date) {
+        switch effect {
+        case .triggered(let trigger):
+            let point = tour.points[trigger.index]
+            points[trigger.index].trigger = .init(time: WalkTime.iso(time), offsetSeconds: offset(time), type: trigger.type,
+                                                  latitude: trigger.position?.latitude,
+                                                  longitude: trigger.position?.longitude,
+                                                  distanceMeters: trigger.distance.map { ($0 * 10).rounded() / 10 })
+            points[trigger.index].status = .interrupted
+            var text = "▶ \(point.order) \(point.title) triggered"
+            switch trigger.type {
+            case .gps:
+                if let p = trigger.position, let d = trigger.distance {
+                    text += " at \(p), \(Int(d.rounded())) m from the point (radius \(Int(point.triggerRadiusMeters)) m)"
+                }
+            case .caughtUp: text += ": missed on the way, played before the next one"
+            case .manual: text += " by hand"
+            }
+            add(.triggered, at: time, order: point.order, text)
+        case .queued(let id, let position):
+            guard let i = indexByID[id] else { return }
+            add(.queued, at: time, order: tour.points[i].order,
+                "  \(tour.points[i].title) waits in the queue (position \(position))")
+        case .play(let point):
+            guard let i = indexByID[point.id] else { return }
+            closeSilence(at: time)
+            playing = (i, time)
+            if points[i].audio == nil {
+                points[i].audio = .init(startOffsetSeconds: offset(time))
+                if let t = points[i].trigger { points[i].queueWaitSeconds = ((offset(time) - t.offsetSeconds) * 1000).rounded() / 1000 }
+            }
+            add(.audioStart, at: time, order: point.order, "♪ \(point.title) plays")
+        case .announce(let point, let reason):
+            guard let i = indexByID[point.id] else { return }
+            if playing?.index == i { playing = nil; silenceSince = time }
+            points[i].status = .announced
+            points[i].note = reason
+            if let t = points[i].trigger, points[i].queueWaitSeconds == nil {
+                points[i].queueWaitSeconds = ((offset(time) - t.offsetSeconds) * 1000).rounded() / 1000
+            }
+            add(.announced, at: time, order: point.order, "ℹ \(point.title) announced without audio (\(reason))")
+        case .missed(let id):
+            guard let i = indexByID[id] else { return }
+            points[i].status = .missed
+            add(.missed, at: time, order: tour.points[i].order, "✗ \(tour.points[i].order) \(tour.points[i].title) missed")
+        case .fixRejected(let fix, let reason):
+            rejected[reason.rawValue, default: 0] += 1
+            if reason == .implausibleJump, let last = lastAccepted {
+                let d = last.coordinate.distance(to: fix.coordinate)
+                note(.ignoredFix, at: time, "ignored a fix \(Int(d.rounded())) m away from the walker (implausible jump)")
+            }
+        case .track(let event):
+            events.append(event)
+        case .completed(let message):
+            closeSilence(at: time)
+            completed = true
+            endTime = time
+            add(.completed, at: time, "✓ tour completed" + (message.map { ": \($0)" } ?? ""))
+        case .abandoned:
+            closeSilence(at: time)
+            endTime = time
+            if let (i, _) = playing { points[i].status = .interrupted }
+            playing = nil
+            add(.abandoned, at: time, "✗ trace ends before the tour does: tour abandoned")
+        case .stop, .pause, .resume, .saveProgress:
+            break
+        }
+    }
+
+    private mutating func closeSilence(at time: Date) {
+        if let since = silenceSince {
+            longestSilence = max(longestSilence, time.timeIntervalSince(since))
+            silenceSince = nil
+        }
+    }
+
+    private mutating func add(_ kind: PreviewReport.Entry.Kind, at time: Date, order: Int? = nil, _ text: String) {
+        timeline.append(.init(offsetSeconds: offset(time), time: WalkTime.iso(time), kind: kind, pointOrder: order, text: text))
+    }
+
+    private mutating func note(_ kind: PreviewReport.Entry.Kind, at time: Date, _ text: String) {
+        if notes < maxNotes {
+            notes += 1
+            add(kind, at: time, text)
+        } else {
+            omitted += 1
+        }
+    }
+
+    public func report() -> PreviewReport {
+        var points = points
+        for i in points.indices where points[i].status == .interrupted && points[i].audio?.endOffsetSeconds != nil {
+            points[i].status = .heard
+        }
+        let heard = points.count { $0.status == .heard }
+        let announced = points.count { $0.status == .announced }
+        let wait = points.compactMap(\.queueWaitSeconds).reduce(0, +)
+        var silence = longestSilence
+        if let since = silenceSince, let end = endTime ?? lastTime {
+            silence = max(silence, end.timeIntervalSince(since))
+        }
+        let end = endTime ?? lastTime
+        return PreviewReport(
+            tour: .init(id: tour.id, slug: tour.slug, language: tour.language, title: tour.title),
+            policy: policy,
+            traceStart: origin.map(WalkTime.iso),
+            points: points,
+            timeline: timeline,
+            timelineOmitted: omitted,
+            events: events,
+            summary: .init(pointsHeard: heard, pointsAnnounced: announced, pointsTotal: points.count,
+                           totalQueueWaitSeconds: (wait * 1000).rounded() / 1000,
+                           longestSilenceSeconds: (silence * 1000).rounded() / 1000,
+                           completed: completed, endOffsetSeconds: end.map(offset) ?? 0,
+                           fixes: fixes, acceptedFixes: accepted, rejectedFixes: rejected),
+            completionMessage: completed ? tour.completionMessage : nil)
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+/// What a walker would have experienced on a recorded walk: the preview's answer to a curator.
+///
+/// Times are given twice: as ISO-8601 (the trace's own clock) and as seconds from the first fix,
+/// which is what people and tests compare. `--json` prints this value as is.
+public struct PreviewReport: Sendable, Hashable, Codable {
+    public struct TourInfo: Sendable, Hashable, Codable {
+        public var id: String
+        public var slug: String
+        public var language: String
+        public var title: String
+    }
+
+    public struct Trigger: Sendable, Hashable, Codable {
+        public var time: String
+        public var offsetSeconds: Double
+        public var type: TriggerType
+        /// The fix that confirmed the entry (nil for caught-up and manual triggers).
+        public var latitude: Double?
+        public var longitude: Double?
+        public var distanceMeters: Double?
+    }
+
+    public struct AudioSpan: Sendable, Hashable, Codable {
+        public var startOffsetSeconds: Double
+        /// Nil when the trace ended and the walker quit while it still played.
+        public var endOffsetSeconds: Double?
+        public var durationSeconds: Double?
+    }
+
+    public enum PointStatus: String, Sendable, Hashable, Codable {
+        /// The narration played to its end.
+        case heard
+        /// No audio, or audio that failed: title and text were shown instead.
+        case announced
+        /// Passed over (`--missed skip`).
+        case missed
+        /// Triggered, but the walk ended before its narration did.
+        case interrupted
+        /// The walker never got there.
+        case notReached
+    }
+
+    public struct Point: Sendable, Hashable, Codable {
+        public var order: Int
+        public var id: String
+        public var title: String
+        public var status: PointStatus
+        public var trigger: Trigger?
+        /// Seconds between trigger and the narration starting (rule 3's queue).
+        public var queueWaitSeconds: Double?
+        public var audio: AudioSpan?
+        /// Why the point was announced instead of played.
+        public var note: String?
+    }
+
+    public struct Entry: Sendable, Hashable, Codable {
+        public enum Kind: String, Sendable, Hashable, Codable {
+            case start, triggered, queued, audioStart, audioEnd, announced, missed, ignoredFix, gpsGap,
+                 completed, abandoned, traceEnd
+        }
+        public var offsetSeconds: Double
+        public var time: String
+        public var kind: Kind
+        public var pointOrder: Int?
+        public var text: String
+    }
+
+    public struct Summary: Sendable, Hashable, Codable {
+        public var pointsHeard: Int
+        public var pointsAnnounced: Int
+        public var pointsTotal: Int
+        public var totalQueueWaitSeconds: Double
+        /// The longest stretch without narration between the first fix and the end of the walk.
+        public var longestSilenceSeconds: Double
+        public var completed: Bool
+        /// Seconds from the first fix to completion, or to the end of the trace when not completed.
+        public var endOffsetSeconds: Double
+        public var fixes: Int
+        public var acceptedFixes: Int
+        /// By `FixFilter.Reason` raw value.
+        public var rejectedFixes: [String: Int]
+    }
+
+    public var tour: TourInfo
+    public var policy: WalkPolicy
+    public var traceStart: String?
+    public var points: [Point]
+    public var timeline: [Entry]
+    /// Timeline entries left out to keep a bad trace's report readable (ignored fixes, gaps).
+    public var timelineOmitted: Int
+    public var events: [WalkEvent]
+    public var summary: Summary
+    public var completionMessage: String?
+
+    /// `points heard 5/5, total queue wait 0.0s, longest silence 2m 41s`.
+    public var summaryLine: String {
+        var line = "points heard \(summary.pointsHeard)/\(summary.pointsTotal)"
+        if summary.pointsAnnounced > 0 { line += " (+\(summary.pointsAnnounced) announced without audio)" }
+        line += ", total queue wait \(WalkTime.duration(summary.totalQueueWaitSeconds))"
+        line += ", longest silence \(WalkTime.duration(summary.longestSilenceSeconds))"
+        line += summary.completed ? ", completed at \(WalkTime.offset(summary.endOffsetSeconds))"
+                                  : ", not completed"
+        return line
+    }
+
+    /// The report for people: header, timeline, per-point table, summary line.
+    public func rendered() -> String {
+        renderedTimeline() + "\n" + renderedPoints() + "\n\(summaryLine)\n"
+    }
+
+    public func renderedTimeline() -> String {
+        var out = "\(tour.title) [\(tour.language)]: \(summary.fixes) fixes (\(summary.acceptedFixes) usable), "
+        out += "policy \(policy.missed.rawValue), error bound \(Int(policy.maxHorizontalError)) m, "
+        out += "\(policy.confirmationFixes) fixes to confirm\n\n"
+        for entry in timeline {
+            out += "  \(WalkTime.offset(entry.offsetSeconds).padding(toLength: 9, withPad: " ", startingAt: 0)) \(entry.text)\n"
+        }
+        if timelineOmitted > 0 { out += "  (\(timelineOmitted) more ignored fixes and gaps not listed)\n" }
+        return out
+    }
+
+    /// One line per point: when it triggered, how far from it, how long it waited, when it played.
+    public func renderedPoints() -> String {
+        var out = "  #  point                         trigger   dist    wait   audio\n"
+        for p in points {
+            let title = p.title.count > 28 ? String(p.title.prefix(27)) + "…" : p.title
+            var line = "  " + String(p.order).padding(toLength: 3, withPad: " ", startingAt: 0)
+                + title.padding(toLength: 29, withPad: " ", startingAt: 0)
+            if let t = p.trigger {
+                line += " " + WalkTime.offset(t.offsetSeconds).padding(toLength: 9, withPad: " ", startingAt: 0)
+                line += (t.distanceMeters.map { String(format: "%4.0f m", $0) } ?? "     -") + " "
+                line += String(format: "%6.1fs", p.queueWaitSeconds ?? 0)
+                if let a = p.audio {
+                    line += "  \(WalkTime.offset(a.startOffsetSeconds))–\(a.endOffsetSeconds.map(WalkTime.offset) ?? "…")"
+                }
+            }
+            line += "  \(p.status.rawValue)"
+            if let note = p.note { line += " (\(note))" }
+            out += line + "\n"
+        }
+        return out
+    }
+}

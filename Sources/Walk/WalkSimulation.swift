@@ -1,0 +1,114 @@
+import Foundation
+import Playback
+import Positioning
+import TourModel
+
+/// The simulated runtime: drives the walk core from a recorded trace, in the trace's own time.
+///
+/// Audio "plays" in virtual time: a narration that starts at t ends at t + its decoded length,
+/// and that end reaches the core before any fix stamped later. So a three-hour walk previews in
+/// well under a second, and the timeline is exactly what a walker would have experienced.
+/// When the trace ends the walker stays where they are until the narration in progress and the
+/// queue behind it end; if the tour is still not complete then, they quit (`tour_abandoned`).
+public struct WalkSimulation: Sendable {
+    /// How long a point's narration lasts, or why it cannot play.
+    public enum Narration: Sendable, Hashable {
+        case seconds(Double)
+        case unplayable(String)
+    }
+
+    public let tour: PlayableTour
+    public let policy: WalkPolicy
+    /// By point id; points without audio need no entry.
+    public let narrations: [String: Narration]
+
+    public init(tour: PlayableTour, policy: WalkPolicy = WalkPolicy(), narrations: [String: Narration]) {
+        self.tour = tour
+        self.policy = policy
+        self.narrations = narrations
+    }
+
+    /// Decodes every narration of `tour` once to learn its exact length (`AudioProbe`). A file
+    /// that cannot be decoded is `unplayable` with the decoder's message, as the walk would find it.
+    public static func probeNarrations(of tour: PlayableTour) -> [String: Narration] {
+        var result: [String: Narration] = [:]
+        for point in tour.points {
+            guard let url = point.audio else { continue }
+            do {
+                result[point.id] = .seconds(try AudioProbe.inspect(url).duration)
+            } catch {
+                result[point.id] = .unplayable(error.message)
+            }
+        }
+        return result
+    }
+
+    /// Runs the whole walk and returns the report. `onStep` sees every input with its effects, in
+    /// order (the real-time preview uses it to schedule sound and subtitles).
+    public func run(fixes: some Sequence<Fix>,
+                    onStep: (WalkInput, Date, [WalkEffect]) -> Void = { _, _, _ in }) -> PreviewReport {
+        var state = State(core: WalkCore(tour: tour, policy: policy),
+                          recorder: PreviewRecorder(tour: tour, policy: policy), narrations: narrations)
+        var started = false
+        for fix in fixes {
+            if !started {
+                state.feed(.start, at: fix.time, onStep)
+                started = true
+            }
+            state.finishAudio(upTo: fix.time, onStep)
+            if state.core.isFinished { break }
+            state.feed(.fix(fix), at: fix.time, onStep)
+            if state.core.isFinished { break }
+        }
+        guard started else { return state.recorder.report() }
+        state.finishAudio(upTo: .distantFuture, onStep)
+        if !state.core.isFinished, let last = state.lastTime {
+            state.feed(.command(.quit), at: last, onStep)
+        }
+        return state.recorder.report()
+    }
+
+    private struct State {
+        var core: WalkCore
+        var recorder: PreviewRecorder
+        let narrations: [String: Narration]
+        var audioEnd: (id: String, time: Date)?
+        var lastTime: Date?
+
+        /// Delivers every narration end due by `time`, in time order (each may start the next).
+        mutating func finishAudio(upTo time: Date, _ onStep: (WalkInput, Date, [WalkEffect]) -> Void) {
+            while let end = audioEnd, end.time <= time {
+                audioEnd = nil
+                feed(.audioFinished(pointID: end.id), at: end.time, onStep)
+            }
+        }
+
+        mutating func feed(_ input: WalkInput, at time: Date, _ onStep: (WalkInput, Date, [WalkEffect]) -> Void) {
+            var pending: [WalkInput] = [input]
+            while !pending.isEmpty {
+                let next = pending.removeFirst()
+                let effects = core.handle(next, at: time)
+                recorder.record(next, at: time, effects: effects)
+                onStep(next, time, effects)
+                lastTime = max(lastTime ?? time, time)
+                for effect in effects {
+                    switch effect {
+                    case .play(let point):
+                        switch narrations[point.id] {
+                        case .seconds(let d)?:
+                            audioEnd = (point.id, time.addingTimeInterval(d))
+                        case .unplayable(let reason)?:
+                            pending.append(.audioFailed(pointID: point.id, reason: reason))
+                        case nil:
+                            pending.append(.audioFailed(pointID: point.id, reason: "no narration length known"))
+                        }
+                    case .stop:
+                        audioEnd = nil
+                    default:
+                        break
+                    }
+                }
+            }
+        }
+    }
+}

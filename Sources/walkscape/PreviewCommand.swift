@@ -1,0 +1,146 @@
+import ArgumentParser
+import Foundation
+import Playback
+import Positioning
+import TourModel
+import Walk
+
+/// `walkscape preview`: what a walker would hear on a recorded walk, before the tour is published.
+struct PreviewCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "preview",
+        abstract: "Replay a recorded walk through a tour and show what the walker hears, and when.",
+        discussion: """
+        The walk runs in the trace's own time through the same engine as `walk`. Narration lasts \
+        as long as its decoded audio. By default the preview plays in real time with sound; \
+        --speed fast-forwards the walking (never the narration); --fast and --json only compute.
+
+        Examples:
+          walkscape preview tours/demo --trace tours/demo/traces/walk.nmea --fast
+          walkscape preview tours/demo --trace tours/demo/traces/walk.gpx --speed 10 -l it
+          walkscape preview tours/demo --fast --no-audio --json --missed skip
+        """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The tour folder (with tour.json).", valueName: "tour-folder"))
+    var tour: String
+
+    @Option(name: .long, help: ArgumentHelp("The recorded walk, NMEA 0183 or GPX (default: the tour's first trace).",
+                                            valueName: "file"))
+    var trace: String?
+
+    @Option(name: [.short, .long], help: ArgumentHelp("Narration language (default: the tour's default).", valueName: "code"))
+    var language: String?
+
+    @Flag(name: .long, help: "Compute the timeline as fast as possible, without playing anything.")
+    var fast = false
+
+    @Option(name: .long, help: ArgumentHelp("Play back N times faster than the walk (narration stays at 1x).",
+                                            valueName: "N"))
+    var speed: Double?
+
+    @Flag(name: .long, help: "Do not open a sound device; narration is timed and its subtitles shown.")
+    var noAudio = false
+
+    @Flag(name: .long, help: "Print the report as JSON (implies --fast unless --speed is given).")
+    var json = false
+
+    @Option(name: .long, help: ArgumentHelp("Points passed over before a later one: play, skip or strict.", valueName: "policy"))
+    var missed: WalkPolicy.MissedPoints = .play
+
+    @Option(name: .long, help: ArgumentHelp("Ignore fixes whose error estimate exceeds this (metres).", valueName: "m"))
+    var maxError: Double = 50
+
+    @Option(name: .long, help: ArgumentHelp("Consecutive fixes inside a radius to enter it.", valueName: "n"))
+    var confirm: Int = 2
+
+    @Option(name: .long, help: ArgumentHelp("ALSA device for the narration (env: WALKSCAPE_AUDIO_DEVICE; default 'default').",
+                                            valueName: "name"))
+    var audioDevice: String?
+
+    func validate() throws {
+        if fast && speed != nil { throw ValidationError("--fast and --speed exclude each other") }
+        if let speed, !(speed > 0 && speed.isFinite) { throw ValidationError("--speed must be a positive number, not \(speed)") }
+        if !(maxError > 0) { throw ValidationError("--max-error must be a positive number of metres") }
+        if confirm < 1 { throw ValidationError("--confirm must be at least 1") }
+    }
+
+    func run() async throws {
+        let settings = try global.settings()
+        let folder = try Self.loadFolder(tour)
+        let playable: PlayableTour
+        do { playable = try folder.playable(language: language ?? settings.language.flatMap { folder.languageInfo[$0] == nil ? nil : $0 }) }
+        catch { throw CLIError.usage(error.message) }
+        let traceURL = try Self.traceURL(trace, in: folder)
+        let traceFile: TraceFile
+        do { traceFile = try TraceFile(url: traceURL) } catch { throw CLIError.data(error.message) }
+
+        let policy = WalkPolicy(maxHorizontalError: maxError, confirmationFixes: confirm, missed: missed)
+        let simulation = WalkSimulation(tour: playable, policy: policy,
+                                        narrations: WalkSimulation.probeNarrations(of: playable))
+        let report = simulation.run(fixes: traceFile.fixes())
+        if report.summary.fixes == 0 {
+            throw CLIError.data("\(traceURL.path): no usable position in this trace")
+        }
+
+        let computeOnly = fast || (json && speed == nil)
+        if !computeOnly {
+            // Open the device before anything plays, so a missing sound card is one clear line.
+            var player: AudioQueue?
+            if !noAudio {
+                let device = audioDevice ?? settings.audioDevice
+                do { player = AudioQueue(sink: try ALSASink(device: device)) }
+                catch { throw CLIError.unavailable(error.message) }
+            }
+            let performance = PreviewPerformance(report: report, tour: playable, speed: speed ?? 1)
+            try await performance.perform(player: player) { line in print(line) }
+            await player?.shutdown()
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let data = try encoder.encode(report)
+            FileHandle.standardOutput.write(data + Data("\n".utf8))
+        } else if computeOnly {
+            print(report.rendered(), terminator: "")
+        } else {
+            print("")
+            print(report.renderedPoints(), terminator: "")
+            print("\n" + report.summaryLine)
+        }
+    }
+}
+
+extension PreviewCommand {
+    /// Loads a tour folder named on the command line; its problems are data errors (exit 65).
+    static func loadFolder(_ path: String) throws(CLIError) -> TourFolder {
+        let url = URL(fileURLWithPath: path)
+        guard TourFolder.isTourFolder(url) else {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw CLIError.usage("\(path): not a tour folder (no tour.json)")
+            }
+            throw CLIError.usage("\(path): no such tour folder")
+        }
+        do { return try TourFolder.load(from: url) } catch { throw CLIError.data("\(path)/\(error.message)") }
+    }
+
+    /// `--trace` as given (relative to the working folder, else to the tour folder), or the
+    /// tour's first trace.
+    static func traceURL(_ given: String?, in folder: TourFolder) throws(CLIError) -> URL {
+        guard let given else {
+            guard let first = folder.traces.first else {
+                throw CLIError.usage("the tour lists no traces: name one with --trace FILE")
+            }
+            return first
+        }
+        let direct = URL(fileURLWithPath: given)
+        if FileManager.default.fileExists(atPath: direct.path) { return direct }
+        let inFolder = folder.root.appendingPathComponent(given)
+        if !given.hasPrefix("/"), FileManager.default.fileExists(atPath: inFolder.path) { return inFolder }
+        throw CLIError.usage("\(given): no such trace file")
+    }
+}
+
+extension WalkPolicy.MissedPoints: ExpressibleByArgument {}
