@@ -16,6 +16,7 @@ struct Walkscape: AsyncParsableCommand {
         version: "walkscape \(version)",
         subcommands: [
             Doctor.self,
+            PreviewCommand.self,
         ]
     )
 
