@@ -116,17 +116,26 @@ public final class MP3Decoder {
     }
 
     /// The exact number of PCM frames the stream decodes to (gapless). Read from the LAME/Info tag
-    /// when it has one that the file size agrees with, so probing a long file costs microseconds;
-    /// otherwise every frame header is parsed (no decoding). Call before decoding starts.
+    /// when it has one that the file size agrees with, so probing a long file costs microseconds.
+    /// Without a tag every frame header is parsed (no decoding). A tag the file size contradicts
+    /// (a truncated download) says neither where the audio ends nor how much of the encoder's
+    /// padding is gone, so that rare file is decoded and counted. Call before decoding starts.
     public func exactFrameCount() throws(PlaybackError) -> Int {
-        if !tagIsTrustworthy {
-            guard mpg123_scan(handle) == MPG123_OK.rawValue else {
-                throw PlaybackError.decodeFailed(path: name, reason: Self.errorText(handle))
+        if tagIsTrustworthy || report.xing == nil {
+            if !tagIsTrustworthy {
+                guard mpg123_scan(handle) == MPG123_OK.rawValue else {
+                    throw PlaybackError.decodeFailed(path: name, reason: Self.errorText(handle))
+                }
             }
+            let length = mpg123_length(handle)
+            guard length >= 0 else { throw PlaybackError.decodeFailed(path: name, reason: Self.errorText(handle)) }
+            return Int(length)
         }
-        let length = mpg123_length(handle)
-        guard length >= 0 else { throw PlaybackError.decodeFailed(path: name, reason: Self.errorText(handle)) }
-        return Int(length)
+        while try nextChunk() != nil {}
+        let frames = framesDecoded
+        try seek(toFrame: 0)
+        damage = nil
+        return frames
     }
 
     /// Decodes the next piece of PCM (one MPEG frame's worth, usually) and returns it, or nil at the end.

@@ -1,0 +1,156 @@
+import Foundation
+import Playback
+import Testing
+import TestSupport
+
+/// The narration queue: order, gaplessness, pause/resume, skip and stop with fades, volume.
+/// Timing-sensitive tests use a `PacedSink`, a sink with a real-time clock, over a WAV file so the
+/// result can be inspected sample by sample.
+@Suite struct AudioQueueTests {
+    @Test func itemsPlayBackToBackWithoutGapsInOrder() async throws {
+        let a = try FixtureAudio.speech("Point one.")
+        let b = try FixtureAudio.speech("Point two, a little longer.")
+        let c = try FixtureAudio.tone(frames: 7_777)
+        let dir = try TemporaryDirectory()
+        let out = dir.file("all.wav")
+        let queue = AudioQueue(sink: WAVFileSink(url: out))
+        await queue.enqueue(a.mp3, id: "1")
+        await queue.enqueue(b.mp3, id: "2")
+        await queue.enqueue(c.mp3, id: "3")
+        let run = try await collect(queue) { $0 == .finished(id: "3") }
+        await queue.shutdown()
+        #expect(run.milestones == [.started(id: "1"), .finished(id: "1"), .started(id: "2"), .finished(id: "2"),
+                                   .started(id: "3"), .finished(id: "3")])
+        let written = try FixtureAudio.readWAV(out).pcm
+        #expect(written == (try decodedPCM(a.mp3) + decodedPCM(b.mp3) + decodedPCM(c.mp3)))
+    }
+
+    @Test func positionEventsFollowTheHeardClock() async throws {
+        let tone = try FixtureAudio.tone(seconds: 1.5)
+        let queue = AudioQueue(sink: PacedSink(wrapping: NullSink()), positionInterval: .milliseconds(100))
+        let clock = ContinuousClock()
+        let begin = clock.now
+        await queue.enqueue(tone.mp3, id: "t")
+        let run = try await collect(queue) { $0 == .finished(id: "t") }
+        let elapsed = clock.now - begin
+        await queue.shutdown()
+        #expect(elapsed >= .milliseconds(1450) && elapsed < .milliseconds(2500))
+        #expect(run.positions.count >= 10)
+        let seconds = run.positions.map(\.seconds)
+        #expect(seconds == seconds.sorted())
+        #expect(seconds.allSatisfy { $0 <= 1.5 })
+        #expect(run.positions.allSatisfy { $0.id == "t" })
+    }
+
+    @Test func pauseHoldsAndResumeGoesOnFromTheSameSample() async throws {
+        let tone = try FixtureAudio.tone(seconds: 1.5)
+        let dir = try TemporaryDirectory()
+        let out = dir.file("paused.wav")
+        let queue = AudioQueue(sink: PacedSink(wrapping: WAVFileSink(url: out)), positionInterval: .milliseconds(50))
+        let clock = ContinuousClock()
+        let begin = clock.now
+        await queue.enqueue(tone.mp3, id: "t")
+        let run = try await collect(queue, during: { queue in
+            try await Task.sleep(for: .milliseconds(500))
+            await queue.pause()
+            #expect(await queue.isPaused)
+            try await Task.sleep(for: .milliseconds(800))
+            await queue.resume()
+        }, until: { $0 == .finished(id: "t") })
+        let elapsed = clock.now - begin
+        await queue.shutdown()
+        #expect(run.milestones == [.started(id: "t"), .finished(id: "t")])
+        // 1.5 s of audio plus the 0.8 s pause, less the 0.2 s the device had queued when the pause
+        // came (it plays out, then the fade).
+        #expect(elapsed >= .milliseconds(1950))
+        // Not one sample lost or repeated across the pause: only the fades differ.
+        let written = try FixtureAudio.readWAV(out).pcm
+        #expect(written.count == tone.frames * 2)
+        let reference = try decodedPCM(tone.mp3).samples
+        let samples = written.samples
+        let differing = zip(samples, reference).filter { $0 != $1 }.count
+        #expect(differing > 0 && differing <= 2 * Int(0.030 * 22050) + 2)
+    }
+
+    @Test func skipFadesOutInsteadOfClickingAndPlaysTheNext() async throws {
+        let long = try FixtureAudio.tone(seconds: 3, frequency: 300)
+        let next = try FixtureAudio.tone(frames: 11_025, frequency: 600)
+        let dir = try TemporaryDirectory()
+        let out = dir.file("skip.wav")
+        let queue = AudioQueue(sink: PacedSink(wrapping: WAVFileSink(url: out)), fade: .milliseconds(30))
+        await queue.enqueue(long.mp3, id: "long")
+        await queue.enqueue(next.mp3, id: "next")
+        let run = try await collect(queue, during: { queue in
+            try await Task.sleep(for: .milliseconds(600))
+            await queue.skip()
+        }, until: { $0 == .finished(id: "next") })
+        await queue.shutdown()
+        guard run.milestones.count == 4, case .stopped("long", let at) = run.milestones[1] else {
+            Issue.record("unexpected events \(run.milestones)"); return
+        }
+        #expect(run.milestones[0] == .started(id: "long"))
+        #expect(run.milestones[2...] == [.started(id: "next"), .finished(id: "next")])
+        #expect(at > 0.3 && at < 1.5)
+        let samples = try FixtureAudio.readWAV(out).pcm.samples
+        let cut = Int((at * 22050).rounded())
+        #expect(samples.count == cut + next.frames)
+        // The 30 ms (661 frames) before the cut ramp down: loud at the start of the fade, near
+        // silent at its end, where the unfaded tone is still loud.
+        let reference = try decodedPCM(long.mp3).samples
+        let fade = Int(0.030 * 22050)
+        let loudBefore = reference[(cut - fade)..<cut].map { abs(Int($0)) }.max() ?? 0
+        let tail = samples[(cut - fade / 10)..<cut].map { abs(Int($0)) }.max() ?? 0
+        #expect(loudBefore > 8000)
+        #expect(tail < loudBefore / 8)
+        #expect(samples[..<(cut - fade)] == reference[..<(cut - fade)])
+    }
+
+    @Test func stopForgetsTheRestButTheQueueStaysUsable() async throws {
+        let long = try FixtureAudio.tone(seconds: 3)
+        let other = try FixtureAudio.speech("Never heard.")
+        let after = try FixtureAudio.speech("Heard after the stop.")
+        let queue = AudioQueue(sink: PacedSink(wrapping: NullSink()))
+        await queue.enqueue(long.mp3, id: "long")
+        await queue.enqueue(other.mp3, id: "other")
+        let first = try await collect(queue, during: { queue in
+            try await Task.sleep(for: .milliseconds(300))
+            await queue.stop()
+        }, until: { if case .stopped = $0 { true } else { false } })
+        #expect(await queue.pendingIDs.isEmpty)
+        await queue.enqueue(after.mp3, id: "after")
+        let second = try await collect(queue) { $0 == .finished(id: "after") }
+        await queue.shutdown()
+        #expect(first.milestones.first == .started(id: "long"))
+        #expect(first.milestones.count == 2)
+        #expect(second.milestones == [.started(id: "after"), .finished(id: "after")])
+    }
+
+    @Test func volumeScalesEverySample() async throws {
+        let fixture = try FixtureAudio.speech("Half as loud.")
+        let dir = try TemporaryDirectory()
+        let out = dir.file("quiet.wav")
+        let queue = AudioQueue(sink: WAVFileSink(url: out))
+        await queue.setVolume(0.5)
+        #expect(await queue.volume == 0.5)
+        await queue.enqueue(fixture.mp3, id: "q")
+        _ = try await collect(queue) { $0 == .finished(id: "q") }
+        await queue.shutdown()
+        let written = try FixtureAudio.readWAV(out).pcm.samples
+        let reference = try decodedPCM(fixture.mp3).samples
+        #expect(written.count == reference.count)
+        #expect(written == reference.map { Int16((Float($0) * 0.5).rounded()) })
+    }
+
+    @Test func blobsQueueLikeFiles() async throws {
+        let fixture = try FixtureAudio.speech("From memory.")
+        let sink = NullSink()
+        let queue = AudioQueue(sink: sink)
+        await queue.enqueue(data: try Data(contentsOf: fixture.mp3), name: "memo.mp3", id: "m")
+        await queue.enqueue(data: Data("not audio at all".utf8), name: "text.mp3", id: "x")
+        let run = try await collect(queue) { if case .failed = $0 { true } else { false } }
+        await queue.shutdown()
+        #expect(run.milestones == [.started(id: "m"), .finished(id: "m"),
+                                   .failed(id: "x", message: "text.mp3: not an MP3: no MPEG audio frames found")])
+        #expect(sink.totalFrames == fixture.frames)
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Playback
+import Testing
+import TestSupport
+
+/// Media that is not what its name says, or not whole: each is recognised, reported in one line,
+/// and never stalls the queue.
+@Suite struct BadMediaTests {
+    /// The start of a real M4A (AAC in MP4): an `ftyp` box, then `free` and `mdat` boxes.
+    static func mp4Bytes() -> Data {
+        var data = Data()
+        func box(_ type: String, _ body: [UInt8]) {
+            let size = UInt32(8 + body.count).bigEndian
+            withUnsafeBytes(of: size) { data.append(contentsOf: $0) }
+            data.append(contentsOf: Array(type.utf8))
+            data.append(contentsOf: body)
+        }
+        box("ftyp", Array("M4A ".utf8) + [0, 0, 2, 0] + Array("M4A mp42isom".utf8))
+        box("free", [UInt8](repeating: 0, count: 8))
+        // An AAC raw data block's worth of bytes in `mdat`.
+        box("mdat", (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        return data
+    }
+
+    /// Deterministic noise (a fixed-seed generator), so a failure reproduces.
+    static func randomBytes(_ count: Int, seed: UInt64 = 0x5EED) -> Data {
+        var state = seed
+        return Data((0..<count).map { _ in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return UInt8(truncatingIfNeeded: state >> 33)
+        })
+    }
+
+    @Test func aacInMP4NamedMP3IsRecognisedAndNamed() throws {
+        let dir = try TemporaryDirectory()
+        let url = dir.file("01.mp3")
+        try Self.mp4Bytes().write(to: url)
+        #expect(MediaSniffer.sniff(url) == .mp4)
+        #expect(throws: PlaybackError.notMP3(path: url.path, kind: .mp4)) { try MP3Decoder(contentsOf: url) }
+        #expect(PlaybackError.notMP3(path: url.path, kind: .mp4).message == "\(url.path): not an MP3: looks like MP4/AAC")
+    }
+
+    @Test func emptyFileIsReportedAsEmpty() throws {
+        let dir = try TemporaryDirectory()
+        let url = dir.file("empty.mp3")
+        try Data().write(to: url)
+        #expect(MediaSniffer.sniff(url) == .empty)
+        #expect(throws: PlaybackError.emptyFile(path: url.path)) { try AudioProbe.inspect(url) }
+    }
+
+    @Test func randomBytesAreNotPlayedAsNoise() throws {
+        let dir = try TemporaryDirectory()
+        for seed in UInt64(1)...20 {
+            let url = dir.file("noise-\(seed).mp3")
+            try Self.randomBytes(32 * 1024, seed: seed).write(to: url)
+            #expect(MediaSniffer.sniff(url) == .unknown, "seed \(seed)")
+            #expect(throws: PlaybackError.notMP3(path: url.path, kind: .unknown)) { try MP3Decoder(contentsOf: url) }
+        }
+    }
+
+    @Test func missingFileIsReportedAsMissing() throws {
+        let dir = try TemporaryDirectory()
+        let url = dir.file("nope.mp3")
+        #expect(MediaSniffer.sniff(url) == .unreadable)
+        #expect(throws: PlaybackError.fileNotFound(path: url.path)) { try AudioProbe.inspect(url) }
+        #expect(PlaybackError.fileNotFound(path: url.path).exitCode == 66)
+    }
+
+    @Test func otherContainersAreNamed() throws {
+        let dir = try TemporaryDirectory()
+        let wav = try FixtureAudio.speech("A WAV file.").wav
+        #expect(MediaSniffer.sniff(wav) == .wav)
+        let ogg = dir.file("a.ogg")
+        try (Data("OggS".utf8) + Self.randomBytes(100)).write(to: ogg)
+        #expect(MediaSniffer.sniff(ogg) == .ogg)
+        let adts = dir.file("a.aac")
+        // Two ADTS frames of 16 bytes each (sync FFF1, frame length 16).
+        let frame: [UInt8] = [0xFF, 0xF1, 0x50, 0x80, 0x02, 0x1F, 0xFC] + [UInt8](repeating: 0x21, count: 9)
+        try Data(frame + frame).write(to: adts)
+        #expect(MediaSniffer.sniff(adts) == .aac)
+    }
+
+    @Test func mp3BehindAnID3TagIsStillMP3() throws {
+        let fixture = try FixtureAudio.speech("Tagged.", lameArguments: ["-b", "64", "--add-id3v2", "--tt", "Piazza Maggiore"])
+        let head = try Data(contentsOf: fixture.mp3).prefix(3)
+        #expect(head == Data("ID3".utf8))
+        #expect(MediaSniffer.sniff(fixture.mp3) == .mp3)
+        #expect(try AudioProbe.inspect(fixture.mp3).frames == fixture.frames)
+    }
+
+    @Test func truncatedMP3PlaysWhatItHasAndSaysSo() throws {
+        let fixture = try FixtureAudio.speech("This sentence is cut off in the middle, as by a failed download.")
+        let dir = try TemporaryDirectory()
+        let url = dir.file("cut.mp3")
+        let whole = try Data(contentsOf: fixture.mp3)
+        try whole.prefix(whole.count * 6 / 10).write(to: url)
+        // The probe does not believe the Info tag the file size contradicts: it scans.
+        let info = try AudioProbe.inspect(url)
+        let decoder = try MP3Decoder(contentsOf: url)
+        let pcm = try DecoderTests.decodeAll(decoder)
+        #expect(pcm.count / 2 == info.frames)
+        #expect(info.frames > fixture.frames / 2 && info.frames < fixture.frames * 7 / 10)
+        let damage = try #require(decoder.damage)
+        #expect(damage.hasPrefix("the file is truncated ("))
+        // What was played is what the whole file starts with.
+        let full = try decodedPCM(fixture.mp3)
+        let prefix = pcm.count - 4608 * 2  // the last frame before the cut may be decoded without its bit reservoir
+        #expect(pcm.prefix(prefix) == full.prefix(prefix))
+    }
+
+    @Test func queueReportsEachBadFileAndPlaysTheNext() async throws {
+        let dir = try TemporaryDirectory()
+        let good = try FixtureAudio.speech("The good one.")
+        let mp4 = dir.file("aac.mp3"); try Self.mp4Bytes().write(to: mp4)
+        let empty = dir.file("empty.mp3"); try Data().write(to: empty)
+        let noise = dir.file("noise.mp3"); try Self.randomBytes(16 * 1024).write(to: noise)
+        let missing = dir.file("missing.mp3")
+        let cut = dir.file("cut.mp3")
+        let whole = try Data(contentsOf: good.mp3)
+        try whole.prefix(whole.count / 2).write(to: cut)
+
+        let sink = NullSink()
+        let queue = AudioQueue(sink: sink)
+        for (id, url) in [("mp4", mp4), ("empty", empty), ("noise", noise), ("missing", missing), ("cut", cut), ("good", good.mp3)] {
+            await queue.enqueue(url, id: id)
+        }
+        let run = try await collect(queue) { $0 == .finished(id: "good") }
+        await queue.shutdown()
+        let cutMessage = run.milestones.compactMap { event -> String? in
+            if case .warning("cut", let message) = event { return message } else { return nil }
+        }.first ?? ""
+        #expect(cutMessage.hasPrefix("\(cut.path): the file is truncated ("))
+        #expect(run.milestones == [
+            .failed(id: "mp4", message: "\(mp4.path): not an MP3: looks like MP4/AAC"),
+            .failed(id: "empty", message: "\(empty.path): the file is empty"),
+            .failed(id: "noise", message: "\(noise.path): not an MP3: no MPEG audio frames found"),
+            .failed(id: "missing", message: "\(missing.path): no such file"),
+            .started(id: "cut"), .warning(id: "cut", message: cutMessage), .finished(id: "cut"),
+            .started(id: "good"), .finished(id: "good"),
+        ])
+        #expect(sink.totalFrames > good.frames)
+    }
+}
