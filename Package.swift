@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "walkscape", targets: ["walkscape"]),
+        .executable(name: "fuzz-nmea", targets: ["FuzzNMEA"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -30,6 +31,10 @@ let package = Package(
 
         .target(name: "TourModel", swiftSettings: swiftSettings),
         .target(name: "Positioning", dependencies: ["TourModel", "CGPS"], swiftSettings: swiftSettings),
+        // libFuzzer targets (scripts/fuzz.sh): the weak LLVMFuzzerRunDriver lives in CFuzzerShim.
+        .target(name: "CFuzzerShim"),
+        .executableTarget(name: "FuzzNMEA", dependencies: ["Positioning", "TourModel", "CFuzzerShim"],
+                          swiftSettings: swiftSettings),
         .target(name: "Playback", dependencies: ["TourModel", "CMPG123", "CALSA"], swiftSettings: swiftSettings),
         .target(name: "Walk", dependencies: ["TourModel", "Positioning", "Playback"], swiftSettings: swiftSettings),
         .executableTarget(

@@ -139,7 +139,7 @@ public struct NMEAParser: Sendable {
         }
         // Address: `P` + maker (proprietary), or two talker letters + three type letters.
         guard bodyStart < bodyEnd else {
-            statistics.notASentence += 1
+            statistics.malformed += 1
             return nil
         }
         if p[bodyStart] == UInt8(ascii: "P") {
@@ -153,7 +153,7 @@ public struct NMEAParser: Sendable {
             if comma - bodyStart >= 3, isUpperAlnum(p, bodyStart, comma) {
                 statistics.unsupported += 1
             } else {
-                statistics.notASentence += 1
+                statistics.malformed += 1
             }
             return nil
         }
@@ -180,19 +180,14 @@ public struct NMEAParser: Sendable {
         let latField = f.next(), ns = f.next(), lonField = f.next(), ew = f.next()
         let quality = f.next()
         let sats = f.next(), hdop = f.next(), alt = f.next()
+        let q = f.integer(quality)
+        // No quality; 0: no fix; 7: manual input; 8: simulator. None is where the walker is.
+        // 0 satellites used with a "fix" is a receiver coasting on a stale solution.
+        if q == nil || q == 0 || q == 7 || q == 8 || f.integer(sats) == 0 {
+            return noFix(at: timeField, f)
+        }
         guard let tod = timeOfDay(f, timeField) else { return malformed() }
         let fix = beginEpoch(tod)
-        guard let q = f.integer(quality) else {
-            // No quality at all: a receiver with no fix often leaves everything empty.
-            if f.isEmpty(latField) { statistics.noFix += 1; return fix }
-            return malformed(keeping: fix)
-        }
-        // 0: no fix; 7: manual input; 8: simulator. None is where the walker is.
-        // 0 satellites used with a "fix" is a receiver coasting on a stale solution.
-        if q == 0 || q == 7 || q == 8 || f.integer(sats) == 0 {
-            noFix()
-            return fix
-        }
         guard let coordinate = f.coordinate(latField, ns, lonField, ew) else {
             if f.isEmpty(latField) { statistics.noFix += 1; return fix }
             return malformed(keeping: fix)
@@ -238,6 +233,9 @@ public struct NMEAParser: Sendable {
         let knots = f.next(), track = f.next(), date = f.next()
         _ = f.next(); _ = f.next()
         let faaMode = f.next()
+        guard f.isChar(status, "A") || f.isChar(status, "D"), !f.isNoFixMode(faaMode) else {
+            return noFix(at: timeField, f)
+        }
         guard let tod = timeOfDay(f, timeField) else { return malformed() }
         if let d = f.ddmmyy(date) {
             day = d
@@ -245,10 +243,6 @@ public struct NMEAParser: Sendable {
         }
         let fix = beginEpoch(tod)
         if let d = day { epoch.day = d }
-        guard f.isChar(status, "A") || f.isChar(status, "D"), !f.isNoFixMode(faaMode) else {
-            noFix()
-            return fix
-        }
         guard let coordinate = f.coordinate(latField, ns, lonField, ew) else { return malformed(keeping: fix) }
         statistics.used += 1
         setPosition(coordinate, rank: Rank.rmc)
@@ -290,6 +284,11 @@ public struct NMEAParser: Sendable {
         let hdop = f.next()
         guard let m = f.integer(mode), (1...3).contains(m) else {
             if f.isEmpty(mode) { statistics.noFix += 1 } else { statistics.malformed += 1 }
+            return
+        }
+        if m == 1 {
+            statistics.noFix += 1
+            gsaMode = .noFix
             return
         }
         statistics.used += 1
@@ -354,6 +353,18 @@ public struct NMEAParser: Sendable {
     private mutating func noFix() {
         statistics.noFix += 1
         epoch.vetoed = true
+    }
+
+    /// A no-fix sentence with its time field: it vetoes its epoch when it has a usable time (a
+    /// receiver without a fix often has no time either, and then there is no epoch to veto).
+    private mutating func noFix(at timeField: Range<Int>, _ f: FieldCursor) -> Fix? {
+        guard let tod = timeOfDay(f, timeField) else {
+            statistics.noFix += 1
+            return nil
+        }
+        let fix = beginEpoch(tod)
+        noFix()
+        return fix
     }
 
     private mutating func malformed() -> Fix? {

@@ -14,7 +14,7 @@ public struct NMEAStatistics: Sendable, Hashable, Codable {
         case unsupported
         /// RMC/GLL status `V`, GGA quality 0, FAA mode `N`: the receiver says it has no position.
         case noFix
-        /// A line that is not a sentence at all (binary noise, truncated garbage).
+        /// A line with no `$` or `!` at all (binary noise, truncated garbage).
         case notASentence
     }
 
@@ -63,6 +63,13 @@ public struct NMEAStatistics: Sendable, Hashable, Codable {
     }
 
     /// Rejections with a non-zero count, keyed by the reason's raw value.
+    /// Every line is exactly one of: blank, comment, not a sentence, or a sentence; and every
+    /// sentence is exactly one of: used, or rejected for one reason other than `notASentence`.
+    public var isConsistent: Bool {
+        lines == blankLines + comments + notASentence + sentences
+            && sentences == used + badChecksum + malformed + proprietary + unsupported + noFix
+    }
+
     public var rejected: [String: Int] {
         var result: [String: Int] = [:]
         for reason in Rejection.allCases where self[reason] > 0 { result[reason.rawValue] = self[reason] }

@@ -1,0 +1,48 @@
+import CFuzzerShim
+import Foundation
+import Positioning
+import TourModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// libFuzzer target for the NMEA parser: any bytes, split into lines as the trace reader
+/// splits them. Crashes, hangs and broken invariants (a fix outside WGS84 ranges, counters that
+/// do not add up, time that is not finite) are findings.
+///
+///     swift build -c release --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer --product fuzz-nmea
+///     .build-fuzz/release/fuzz-nmea -max_total_time=600 corpus-dir
+let callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32 = { data, size in
+    guard let data else { return 0 }
+    var parser = NMEAParser()
+    var fixes = 0
+    func check(_ fix: Fix?) {
+        guard let fix else { return }
+        fixes += 1
+        precondition(fix.coordinate.isValid, "fix outside WGS84 ranges: \(fix.coordinate)")
+        precondition(fix.time.timeIntervalSince1970.isFinite, "time not finite")
+        precondition(fix.mode >= .twoD, "a fix without a position mode")
+        if let e = fix.horizontalError { precondition(e >= 0 && !e.isNaN, "negative error \(e)") }
+    }
+    var start = 0
+    for i in 0..<size where data[i] == 10 {
+        check(parser.parse(line: UnsafeBufferPointer(start: data + start, count: i - start)))
+        start = i + 1
+    }
+    if start < size || size == 0 {
+        check(parser.parse(line: UnsafeBufferPointer(start: data + start, count: size - start)))
+    }
+    check(parser.finish())
+    let s = parser.statistics
+    precondition(s.fixes == fixes, "fix counter \(s.fixes) != \(fixes) fixes returned")
+    precondition(s.isConsistent, "counters do not add up: \(s)")
+    return 0
+}
+
+guard ws_fuzzer_available() != 0 else {
+    FileHandle.standardError.write(Data("fuzz-nmea: built without libFuzzer; build with -Xswiftc -sanitize=fuzzer (see scripts/fuzz.sh)\n".utf8))
+    exit(2)
+}
+var argc = CommandLine.argc
+var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+exit(LLVMFuzzerRunDriver(&argc, &argv, callback))

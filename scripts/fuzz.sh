@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Runs a libFuzzer target for a while: scripts/fuzz.sh nmea [SECONDS]   (make fuzz-nmea FUZZ_SECONDS=600)
+# Links with lld: gold hits an internal error on the fuzzer runtime's debug info.
+# Builds with its own scratch path so it never shares a build lock or objects with normal builds.
+# Seeds: the gpsd corpus logs beside the checkout (../shared/corpus/gpsd-3.22), cut into 4 KiB
+# pieces. Crashes land in .build-fuzz/artifacts-NAME/; the run's last status line (execs, cov)
+# is printed at the end.
+set -euo pipefail
+name="${1:?usage: scripts/fuzz.sh nmea [seconds]}"
+seconds="${2:-600}"
+cd "$(dirname "$0")/.."
+scratch=.build-fuzz
+case "$name" in
+  nmea) product=fuzz-nmea ;;
+  *) echo "fuzz.sh: no fuzz target '$name' (known: nmea)" >&2; exit 64 ;;
+esac
+if ! swift build -c release --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld --product "$product"; then
+  echo "fuzz.sh: build failed" >&2; exit 1
+fi
+bin="$(swift build -c release --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld --show-bin-path)/$product"
+seeds="$scratch/corpus-$name"
+artifacts="$scratch/artifacts-$name"
+mkdir -p "$seeds" "$artifacts"
+if [ -z "$(ls -A "$seeds")" ] && [ -d ../shared/corpus/gpsd-3.22 ]; then
+  for log in ../shared/corpus/gpsd-3.22/*.log; do
+    split -b 4096 -d "$log" "$seeds/$(basename "$log" .log)-"
+  done
+fi
+log="$scratch/fuzz-$name.log"
+echo "fuzz.sh: running $product for ${seconds}s (log: $log)"
+set +e
+"$bin" -max_total_time="$seconds" -max_len=4096 -timeout=10 -print_final_stats=1 \
+  -artifact_prefix="$artifacts/" "$seeds" >"$log" 2>&1
+status=$?
+set -e
+grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' "$log" | tail -1 || true
+grep -E '^stat::' "$log" || true
+if [ $status -ne 0 ]; then
+  echo "fuzz.sh: $product found a problem (exit $status); see $log and $artifacts/" >&2
+  grep -E 'ERROR|Fatal|panic|Precondition' "$log" | head -5 >&2 || true
+fi
+exit $status
