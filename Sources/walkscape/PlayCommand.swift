@@ -1,0 +1,155 @@
+import ArgumentParser
+import Foundation
+import Playback
+
+/// `walkscape play`: plays MP3 files back to back, as a walk would, with their subtitles.
+/// A curator's quick check of narration files, and the playback benchmark's subject.
+struct PlayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Play MP3 files back to back, printing subtitle cues as they are heard.",
+        discussion: """
+        Files play in order without gaps. A file that cannot be played is reported and the next \
+        one plays; the exit status is then 65. --subtitles may be given once per file, in the \
+        files' order. --output writes what would be heard to a WAV file (as fast as it decodes); \
+        --no-audio plays in real time to no device, so the cues still come in time.
+
+        Examples:
+          walkscape play tours/demo/media/en/01.mp3 --subtitles tours/demo/media/en/01.srt
+          walkscape play 01.mp3 02.mp3 --audio-device hw:1
+          walkscape play 01.mp3 --output 01.wav
+        """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("MP3 files to play, in order.", valueName: "file"))
+    var files: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("ALSA device (env: WALKSCAPE_AUDIO_DEVICE; default 'default').",
+                                            valueName: "name"))
+    var audioDevice: String?
+
+    @Option(name: [.short, .long], help: ArgumentHelp("Write the audio to this WAV file instead of a device.",
+                                                      valueName: "out.wav"))
+    var output: String?
+
+    @Flag(name: .long, help: "Open no sound device; play in real time in silence.")
+    var noAudio = false
+
+    @Option(name: .long, help: ArgumentHelp("SRT subtitles for the file in the same position (repeatable).",
+                                            valueName: "file.srt"))
+    var subtitles: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Volume from 0 to 1.", valueName: "level"))
+    var volume: Double = 1
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("name at least one MP3 file to play") }
+        if [audioDevice != nil, output != nil, noAudio].filter({ $0 }).count > 1 {
+            throw ValidationError("choose one of --audio-device, --output and --no-audio")
+        }
+        if subtitles.count > files.count {
+            throw ValidationError("\(subtitles.count) --subtitles for \(files.count) file\(files.count == 1 ? "" : "s"): give at most one per file")
+        }
+        if !(0...1).contains(volume) { throw ValidationError("--volume must be between 0 and 1, not \(volume)") }
+    }
+
+    func run() async throws {
+        let settings = try global.settings()
+        let tracks: [SubtitleTrack?]
+        do {
+            tracks = try files.indices.map { i throws(PlaybackError) in
+                i < subtitles.count ? try SubtitleTrack(contentsOf: URL(fileURLWithPath: subtitles[i])) : nil
+            }
+        } catch {
+            throw CLIError.data(error.message)
+        }
+        let sink = try makeSink(settings)
+        let queue = AudioQueue(sink: sink, positionInterval: tracks.contains { $0 != nil } ? .milliseconds(50) : .milliseconds(250))
+        await queue.setVolume(volume)
+        for (i, file) in files.enumerated() {
+            await queue.enqueue(URL(fileURLWithPath: file), id: String(i))
+        }
+
+        var printer = CuePrinter(files: files, tracks: tracks)
+        var failures = 0
+        var ended = 0
+        for await event in queue.events {
+            switch event {
+            case .started(let id):
+                printer.started(Int(id)!)
+            case .position(let id, let seconds):
+                printer.heard(Int(id)!, upTo: seconds)
+            case .finished(let id):
+                printer.heard(Int(id)!, upTo: .infinity)
+                ended += 1
+            case .stopped:
+                ended += 1
+            case .warning(_, let message):
+                Self.stderr("walkscape: warning: \(message)")
+            case .failed(_, let message):
+                Self.stderr("walkscape: \(message)")
+                failures += 1
+                ended += 1
+            }
+            if ended == files.count { break }
+        }
+        await queue.shutdown()
+        if failures > 0 {
+            throw CLIError.data("\(failures) of \(files.count) file\(files.count == 1 ? "" : "s") could not be played")
+        }
+    }
+
+    private func makeSink(_ settings: Settings) throws -> any PCMSink {
+        if let output {
+            // Fail before playing anything when the output cannot be created.
+            guard FileManager.default.createFile(atPath: output, contents: nil) else {
+                throw CLIError.failure("\(output): cannot create the file")
+            }
+            return WAVFileSink(url: URL(fileURLWithPath: output))
+        }
+        if noAudio { return PacedSink(wrapping: NullSink()) }
+        do {
+            return try ALSASink(device: audioDevice ?? settings.audioDevice)
+        } catch {
+            throw CLIError.unavailable(error.message)
+        }
+    }
+
+    static func stderr(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}
+
+/// Prints each file's name when it starts and each cue once, in order, when playback reaches it.
+struct CuePrinter {
+    let files: [String]
+    /// Each file's cues in start order (SRT files are not always in order).
+    let cues: [[SubtitleTrack.Cue]]
+    private var next: [Int]
+
+    init(files: [String], tracks: [SubtitleTrack?]) {
+        self.files = files
+        self.cues = tracks.map { $0?.cues.sorted { $0.start < $1.start } ?? [] }
+        self.next = Array(repeating: 0, count: files.count)
+    }
+
+    func started(_ index: Int) {
+        print("▶ \(files[index])")
+    }
+
+    /// Prints the cues of file `index` that start at or before `seconds` and were not printed yet.
+    mutating func heard(_ index: Int, upTo seconds: Double) {
+        let cues = self.cues[index]
+        while next[index] < cues.count, cues[next[index]].start <= seconds {
+            let cue = cues[next[index]]
+            print("[\(Self.clock(cue.start))] \(cue.text.replacingOccurrences(of: "\n", with: " / "))")
+            next[index] += 1
+        }
+    }
+
+    static func clock(_ seconds: Double) -> String {
+        let millis = Int((seconds * 1000).rounded())
+        return String(format: "%d:%02d.%03d", millis / 60_000, millis / 1000 % 60, millis % 1000)
+    }
+}
