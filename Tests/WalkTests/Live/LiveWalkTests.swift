@@ -1,0 +1,140 @@
+import Foundation
+import Positioning
+import Testing
+import TestSupport
+import TourModel
+@testable import Walk
+
+/// The live runtime with real files and real time (short tones), fixes fed through a stream:
+/// effects land on disk (progress, journal) and the walk ends as the core says.
+@Suite(.serialized)
+struct LiveWalkTests {
+    static let origin = Coordinate(latitude: 43.7731, longitude: 11.2560)
+
+    func tour(audio: [URL?]) -> PlayableTour {
+        let points = audio.enumerated().map { i, url in
+            PlayablePoint(id: "p\(i + 1)", order: i + 1,
+                          coordinate: Self.origin.destination(distance: Double(i) * 200, bearing: 90),
+                          triggerRadiusMeters: 25, title: "Point \(i + 1)", audio: url)
+        }
+        return PlayableTour(id: "live-tour", slug: "live", language: "en", title: "Live", completionMessage: "Done!", points: points)
+    }
+
+    /// Two fixes inside each point, in order, one second apart, stamped from `start`.
+    func fixes(for tour: PlayableTour, start: Date) -> [PositionUpdate] {
+        var t = start
+        var out: [PositionUpdate] = [.state(.connected)]
+        for p in tour.points {
+            for _ in 0..<2 {
+                out.append(.fix(Fix(time: t, coordinate: p.coordinate, mode: .threeD, horizontalError: 5)))
+                t.addTimeInterval(1)
+            }
+            t.addTimeInterval(150)  // the walk between points, at a plausible pace
+        }
+        return out
+    }
+
+    @Test func silentWalkCompletesAfterTheLastNarrationAndRecordsEverything() async throws {
+        let home = try TemporaryDirectory()
+        let tone = try FixtureAudio.tone(seconds: 0.3)
+        let tour = tour(audio: [tone.mp3, nil, tone.mp3])
+        let store = ProgressStore(folder: home.file("progress"))
+        let journal = EventJournal(url: home.file("outbox.jsonl"))
+        let statuses = StatusRecorder()
+        let walk = LiveWalk(core: WalkCore(tour: tour), dependencies: .init(
+            narration: SilentNarration(), progress: store, journal: journal, display: { statuses.append($0) }))
+        let (commands, commandSink) = AsyncStream.makeStream(of: WalkCommand.self)
+        commandSink.finish()
+        let started = ContinuousClock.now
+        let outcome = try await walk.run(positions: AsyncStream { c in
+            for u in fixes(for: tour, start: Date(timeIntervalSince1970: 1_800_000_000)) { c.yield(u) }
+            // The source stays open like gpsd would, so only the narration can end the walk.
+        }, commands: commands)
+        let elapsed = ContinuousClock.now - started
+
+        #expect(outcome == .completed(message: "Done!"))
+        // Two narrations of 0.3 s each played in wall-clock time, back to back.
+        #expect(elapsed >= .milliseconds(550))
+        let saved = try #require(try store.load(tourID: "live-tour"))
+        #expect(saved.outcome == .completed)
+        #expect(saved.points.map(\.status) == [.played, .played, .played])
+        let events = journal.read()
+        #expect(events.map(\.name.rawValue) == ["tour_started", "point_triggered", "point_triggered", "point_triggered", "tour_completed"])
+        #expect(events.allSatisfy { $0.properties["platform"] == .string("linux") })
+        let ids = events.compactMap { $0.properties["eventId"] }
+        #expect(Set(ids).count == events.count)
+        #expect(events.last?.properties["pointsVisited"] == .int(3))
+        #expect(statuses.all.contains { $0.nowPlaying?.point.id == "p3" })
+    }
+
+    @Test func quitAbandonsAndKeepsProgressForResume() async throws {
+        let home = try TemporaryDirectory()
+        let long = try FixtureAudio.tone(seconds: 5)
+        let tour = tour(audio: [long.mp3, long.mp3])
+        let store = ProgressStore(folder: home.file("progress"))
+        let journal = EventJournal(url: home.file("outbox.jsonl"))
+        let (commands, commandSink) = AsyncStream.makeStream(of: WalkCommand.self)
+        let firstPlaying = StatusRecorder()
+        let walk = LiveWalk(core: WalkCore(tour: tour), dependencies: .init(
+            narration: SilentNarration(), progress: store, journal: journal,
+            display: { status in
+                firstPlaying.append(status)
+                if status.nowPlaying?.point.id == "p1" { commandSink.yield(.quit) }
+            }))
+        let all = fixes(for: tour, start: Date(timeIntervalSince1970: 1_800_000_000))
+        let outcome = try await walk.run(positions: AsyncStream { c in
+            for u in all.prefix(3) { c.yield(u) }
+        }, commands: commands)
+        #expect(outcome == .abandoned)
+        let saved = try #require(try store.load(tourID: "live-tour"))
+        #expect(saved.outcome == .abandoned)
+        #expect(journal.read().last?.name == .tourAbandoned)
+        #expect(journal.read().last?.properties["lastPointIndex"] == .int(0))
+    }
+
+    @Test func progressFileIsReplacedAtomicallyAndRoundTrips() throws {
+        let home = try TemporaryDirectory()
+        let store = ProgressStore(folder: home.file("progress"))
+        var progress = WalkProgress(tourID: "a/b:c", language: "it", pointIDs: ["x", "y"])
+        progress.startedAt = Date(timeIntervalSince1970: 1_800_000_000.5)
+        progress.nextIndex = 1
+        progress.points[0].status = .played
+        try store.save(progress)
+        #expect(store.url(forTour: "a/b:c").lastPathComponent == "a_b_c.json")
+        #expect(try store.load(tourID: "a/b:c") == progress)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: home.file("progress").path)
+        #expect(leftovers == ["a_b_c.json"])  // no temporary file left behind
+        try Data("{not json".utf8).write(to: store.url(forTour: "broken"))
+        #expect(throws: WalkError.self) { try store.load(tourID: "broken") }
+        #expect(try store.load(tourID: "never-walked") == nil)
+    }
+
+    @Test func silentNarrationHoldsTimeWhilePaused() async throws {
+        let tone = try FixtureAudio.tone(seconds: 0.4)
+        let narration = SilentNarration()
+        let point = PlayablePoint(id: "p", order: 1, coordinate: Self.origin, triggerRadiusMeters: 20, title: "P", audio: tone.mp3)
+        let started = ContinuousClock.now
+        await narration.play(point)
+        try await Task.sleep(for: .milliseconds(100))
+        await narration.pause()
+        try await Task.sleep(for: .milliseconds(500))
+        await narration.resume()
+        var events: [NarrationEvent] = []
+        for await event in narration.events {
+            events.append(event)
+            if case .finished = event { break }
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(events.first == .started(pointID: "p", duration: tone.duration))
+        #expect(events.last == .finished(pointID: "p"))
+        #expect(elapsed >= .milliseconds(880))  // 0.4 s of narration + 0.5 s held
+        await narration.shutdown()
+    }
+}
+
+final class StatusRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var statuses: [LiveWalkStatus] = []
+    func append(_ s: LiveWalkStatus) { lock.withLock { statuses.append(s) } }
+    var all: [LiveWalkStatus] { lock.withLock { statuses } }
+}
