@@ -18,6 +18,7 @@ struct Walkscape: AsyncParsableCommand {
             Doctor.self,
             PreviewCommand.self,
             PlayCommand.self,
+            WalkTourCommand.self,
         ]
     )
 

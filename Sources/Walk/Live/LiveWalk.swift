@@ -3,21 +3,6 @@ import Playback
 import Positioning
 import TourModel
 
-/// What the position source tells the live walk.
-public enum PositionUpdate: Sendable, Hashable {
-    case fix(Fix)
-    case state(GPSState)
-}
-
-/// The receiver's condition as a walker needs to know it.
-public enum GPSState: Sendable, Hashable {
-    /// gpsd is not reachable (the walk goes on as soon as it returns).
-    case noGPSD(reason: String)
-    /// gpsd answers, the receiver has no usable fix yet.
-    case waitingForFix
-    case connected
-}
-
 /// How a live walk ended.
 public enum LiveWalkOutcome: Sendable, Hashable {
     case completed(message: String?)
@@ -54,7 +39,7 @@ public final class LiveWalk: Sendable {
     }
 
     private enum Input: Sendable {
-        case position(PositionUpdate)
+        case position(GPSDEvent)
         case narration(NarrationEvent)
         case command(WalkCommand)
         case sourceEnded
@@ -71,7 +56,7 @@ public final class LiveWalk: Sendable {
     /// Runs the walk to its end. `positions` and `commands` may be endless; the walk ends on
     /// completion, on `quit`, or when both positions and commands have ended with nothing playing.
     public func run<Positions: AsyncSequence & Sendable>(positions: Positions, commands: AsyncStream<WalkCommand>) async throws(WalkError) -> LiveWalkOutcome
-    where Positions.Element == PositionUpdate {
+    where Positions.Element == GPSDEvent {
         let deps = dependencies
         let (inputs, sink) = AsyncStream.makeStream(of: Input.self)
         let feeders = [
@@ -79,7 +64,7 @@ public final class LiveWalk: Sendable {
                 do {
                     for try await update in positions { sink.yield(.position(update)) }
                 } catch {
-                    sink.yield(.position(.state(.noGPSD(reason: "\(error)"))))
+                    sink.yield(.position(.state(.noGPSD)))
                 }
                 sink.yield(.sourceEnded)
             },
@@ -200,7 +185,7 @@ public struct LiveWalkStatus: Sendable {
 
     public let tour: PlayableTour
     public var progress: WalkProgress
-    public var gps: GPSState = .waitingForFix
+    public var gps: GPSDState = .waitingForFix
     public var lastFix: Fix?
     public var nowPlaying: NowPlaying?
     public var subtitle: String?

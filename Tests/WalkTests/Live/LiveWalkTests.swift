@@ -21,9 +21,9 @@ struct LiveWalkTests {
     }
 
     /// Two fixes inside each point, in order, one second apart, stamped from `start`.
-    func fixes(for tour: PlayableTour, start: Date) -> [PositionUpdate] {
+    func fixes(for tour: PlayableTour, start: Date) -> [GPSDEvent] {
         var t = start
-        var out: [PositionUpdate] = [.state(.connected)]
+        var out: [GPSDEvent] = [.state(.connected)]
         for p in tour.points {
             for _ in 0..<2 {
                 out.append(.fix(Fix(time: t, coordinate: p.coordinate, mode: .threeD, horizontalError: 5)))
