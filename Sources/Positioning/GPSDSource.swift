@@ -1,0 +1,205 @@
+import CGPS
+import Foundation
+import Synchronization
+import TourModel
+
+/// What the walker's receiver is doing, as far as gpsd tells us; the UI says it in words.
+public enum GPSDState: String, Sendable, Hashable, Codable {
+    /// gpsd is not reachable (not running, refused, or it went silent); the source keeps retrying.
+    case noGPSD
+    /// Connected to gpsd, but it reports no 2D/3D fix (indoors, cold start, no receiver).
+    case waitingForFix
+    /// Connected, and fixes are arriving.
+    case connected
+
+    public var message: String {
+        switch self {
+        case .noGPSD: "no gpsd: retrying"
+        case .waitingForFix: "gpsd connected, waiting for a fix"
+        case .connected: "gpsd connected, fix"
+        }
+    }
+}
+
+/// One report from a `GPSDSource`.
+public enum GPSDEvent: Sendable, Hashable {
+    case state(GPSDState)
+    case fix(Fix)
+}
+
+/// Fixes from gpsd through libgps, for the live walk.
+///
+/// gpsd restarts (package upgrades, a receiver unplugged and replugged, a crash), and a client
+/// that does not notice keeps a dead socket forever; so does one behind a gpsd that stopped
+/// talking. This source treats a read error, a closed socket, or `silenceTimeout` without any
+/// report as gpsd gone, and reconnects with a capped exponential backoff, reporting its state on
+/// the way (`noGPSD` / `waitingForFix` / `connected`).
+///
+/// libgps blocks, so each iteration runs it on a dedicated thread (never the cooperative pool);
+/// ending the iteration (or cancelling the consuming task) stops and joins that thread's work
+/// within one `pollInterval`.
+///
+/// A TPV becomes a `Fix` only when its `set` mask has both `TIME_SET` and `LATLON_SET`, its mode
+/// is 2D or better, and its time differs from the last fix delivered: libgps keeps old values in
+/// `gps_data_t` across reports, and a stale field is never a new fix.
+public final class GPSDSource: AsyncSequence, Sendable {
+    public typealias Element = GPSDEvent
+
+    public struct Configuration: Sendable, Hashable {
+        public var host: String
+        public var port: Int
+        /// Seconds without any report from gpsd (TPV, SKY, anything) after which it is taken as gone.
+        /// gpsd sends at least one report per receiver cycle, so a 1 Hz receiver is silent for
+        /// this long only if gpsd or the receiver died.
+        public var silenceTimeout: Double
+        /// First retry delay; doubled after each failure up to `maxBackoff`.
+        public var initialBackoff: Double
+        /// The longest wait between reconnection attempts: bounds how late we notice gpsd's return.
+        public var maxBackoff: Double
+        /// How long one blocking wait on the socket lasts before checking for cancellation.
+        public var pollInterval: Double
+
+        public init(host: String = "127.0.0.1", port: Int = 2947, silenceTimeout: Double = 5,
+                    initialBackoff: Double = 0.25, maxBackoff: Double = 2, pollInterval: Double = 0.5) {
+            self.host = host
+            self.port = port
+            self.silenceTimeout = silenceTimeout
+            self.initialBackoff = initialBackoff
+            self.maxBackoff = maxBackoff
+            self.pollInterval = pollInterval
+        }
+    }
+
+    public let configuration: Configuration
+    private let currentState = Mutex(GPSDState.noGPSD)
+
+    public init(configuration: Configuration = .init()) {
+        self.configuration = configuration
+    }
+
+    /// The latest state any iteration reported (for a status line that polls).
+    public var state: GPSDState { currentState.withLock { $0 } }
+
+    /// Only the fixes, for consumers that do not show the state.
+    public var fixes: AsyncCompactMapSequence<GPSDSource, Fix> {
+        compactMap { event in
+            if case .fix(let fix) = event { return fix }
+            return nil
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncStream<GPSDEvent>.Iterator {
+        let (stream, continuation) = AsyncStream<GPSDEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        let stop = StopFlag()
+        continuation.onTermination = { _ in stop.set() }
+        let worker = Worker(configuration: configuration, continuation: continuation, stop: stop,
+                            publish: { state in self.currentState.withLock { $0 = state } })
+        let thread = Thread { worker.run() }
+        thread.name = "walkscape.gpsd"
+        thread.start()
+        return stream.makeAsyncIterator()
+    }
+}
+
+/// Set once, from the consumer's side, to end the worker thread.
+final class StopFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    func set() { flag.store(true, ordering: .releasing) }
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+}
+
+/// The libgps loop; lives on its own thread.
+private final class Worker: Sendable {
+    let configuration: GPSDSource.Configuration
+    let continuation: AsyncStream<GPSDEvent>.Continuation
+    let stop: StopFlag
+    let publish: @Sendable (GPSDState) -> Void
+
+    init(configuration: GPSDSource.Configuration, continuation: AsyncStream<GPSDEvent>.Continuation,
+         stop: StopFlag, publish: @escaping @Sendable (GPSDState) -> Void) {
+        self.configuration = configuration
+        self.continuation = continuation
+        self.stop = stop
+        self.publish = publish
+    }
+
+    func run() {
+        var state: GPSDState?
+        func report(_ new: GPSDState) {
+            guard new != state else { return }
+            state = new
+            publish(new)
+            continuation.yield(.state(new))
+        }
+        var lastFixTime: timespec?
+        var backoff = configuration.initialBackoff
+        let pollMicros = Int32(max(0.01, configuration.pollInterval) * 1_000_000)
+        while !stop.isSet {
+            var data = gps_data_t()
+            guard gps_open(configuration.host, String(configuration.port), &data) == 0 else {
+                report(.noGPSD)
+                sleep(seconds: backoff)
+                backoff = min(configuration.maxBackoff, backoff * 2)
+                continue
+            }
+            guard ws_gps_watch_json(&data) == 0 else {
+                gps_close(&data)
+                report(.noGPSD)
+                sleep(seconds: backoff)
+                backoff = min(configuration.maxBackoff, backoff * 2)
+                continue
+            }
+            backoff = configuration.initialBackoff
+            report(.waitingForFix)
+            var lastReport = ContinuousClock.now
+            session: while !stop.isSet {
+                if !gps_waiting(&data, pollMicros) {
+                    if ContinuousClock.now - lastReport > .seconds(configuration.silenceTimeout) { break session }
+                    continue
+                }
+                // -1: error or gpsd closed the socket.
+                guard gps_read(&data, nil, 0) >= 0 else { break session }
+                lastReport = ContinuousClock.now
+                let set = data.set
+                if set & WS_MODE_SET != 0, data.fix.mode < 2 {
+                    report(.waitingForFix)
+                    continue
+                }
+                guard set & WS_LATLON_SET != 0, set & WS_TIME_SET != 0, data.fix.mode >= 2,
+                      data.fix.latitude.isFinite, data.fix.longitude.isFinite else { continue }
+                let t = data.fix.time
+                if let last = lastFixTime, last.tv_sec == t.tv_sec, last.tv_nsec == t.tv_nsec { continue }
+                lastFixTime = t
+                report(.connected)
+                continuation.yield(.fix(Self.fix(from: data)))
+            }
+            gps_close(&data)
+            if !stop.isSet { report(.noGPSD) }
+        }
+        continuation.finish()
+    }
+
+    static func fix(from data: gps_data_t) -> Fix {
+        let f = data.fix
+        let set = data.set
+        func finite(_ v: Double) -> Double? { v.isFinite ? v : nil }
+        let hdop = set & WS_DOP_SET != 0 ? finite(data.dop.hdop) : nil
+        return Fix(time: Date(timeIntervalSince1970: Double(f.time.tv_sec) + Double(f.time.tv_nsec) / 1e9),
+                   coordinate: Coordinate(latitude: f.latitude, longitude: f.longitude),
+                   mode: f.mode >= 3 ? .threeD : .twoD,
+                   horizontalError: HorizontalError.fromGPSD(epx: f.epx, epy: f.epy, eph: f.eph, hdop: hdop ?? .nan),
+                   altitude: f.mode >= 3 ? finite(f.altMSL) ?? finite(f.altHAE) : nil,
+                   speed: finite(f.speed), track: finite(f.track),
+                   satellites: data.satellites_used > 0 ? Int(data.satellites_used) : nil,
+                   hdop: hdop, source: .gpsd)
+    }
+
+    /// Sleeps in short slices so a stop request is honoured promptly.
+    private func sleep(seconds: Double) {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !stop.isSet, ContinuousClock.now < deadline {
+            let remaining = deadline - ContinuousClock.now
+            Thread.sleep(forTimeInterval: min(0.25, Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18))
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Positioning
+import TestSupport
+import Testing
+import TourModel
+
+/// Collects what a source reports, for a test to wait on.
+actor EventLog {
+    private(set) var events: [(at: ContinuousClock.Instant, event: GPSDEvent)] = []
+    func add(_ event: GPSDEvent) { events.append((ContinuousClock.now, event)) }
+    var fixes: [Fix] { events.compactMap { if case .fix(let f) = $0.event { f } else { nil } } }
+    var states: [GPSDState] { events.compactMap { if case .state(let s) = $0.event { s } else { nil } } }
+    func fixes(after instant: ContinuousClock.Instant) -> [(ContinuousClock.Instant, Fix)] {
+        events.compactMap { if case .fix(let f) = $0.event, $0.at > instant { ($0.at, f) } else { nil } }
+    }
+}
+
+/// Polls `condition` until it holds or `seconds` pass.
+func eventually(_ seconds: Double, _ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return await condition()
+}
+
+/// A walk north from Bologna, one epoch a second: GGA, RMC, GSA, GST per epoch.
+func walkEpochs(_ range: Range<Int>) -> [String] {
+    var lines: [String] = []
+    for i in range {
+        let c = Coordinate(latitude: 44.4939, longitude: 11.3426).destination(distance: Double(i) * 1.4, bearing: 20)
+        func ddmm(_ v: Double, _ width: Int) -> String {
+            let d = Int(v), m = (v - Double(d)) * 60
+            return String(format: "%0\(width)d%07.4f", d, m)
+        }
+        let hhmmss = String(format: "10%02d%02d.00", i / 60, i % 60)
+        let lat = ddmm(c.latitude, 2), lon = ddmm(c.longitude, 3)
+        lines.append(sentence("GPGGA,\(hhmmss),\(lat),N,\(lon),E,1,09,0.9,54.0,M,46.9,M,,"))
+        lines.append(sentence("GPRMC,\(hhmmss),A,\(lat),N,\(lon),E,2.7,20.0,211126,,,A"))
+        lines.append(sentence("GPGSA,A,3,04,05,09,12,24,25,29,31,02,,,,1.6,0.9,1.3"))
+    }
+    return lines
+}
+
+/// gpsd reports an epoch when it sees the receiver's reporting cycle end. After (re)opening a
+/// device it first has to learn which sentence ends the cycle, so the first two epochs it reads
+/// are not reported; and the last epoch of a burst is only reported once the next one starts.
+/// Everything in between must come through, exactly as the file parser reads it.
+@Suite(.serialized) struct GPSDSourceTests {
+    @Test(.enabled(if: GPSDHarness.isAvailable), .timeLimit(.minutes(1)))
+    func deliversTheTraceFixesAndReconnectsAfterGpsdRestarts() async throws {
+        let gpsd = try GPSDHarness()
+        let folder = try TemporaryDirectory()
+        let first = walkEpochs(0..<10), second = walkEpochs(10..<20)
+        let file = try folder.write("walk.nmea", (first + second).joined(separator: "\r\n") + "\r\n")
+        let expected = Array(try TraceFile(url: file).fixes())
+        try #require(expected.count == 20)
+
+        let source = GPSDSource(configuration: .init(host: "127.0.0.1", port: gpsd.port, silenceTimeout: 5,
+                                                     initialBackoff: 0.1, maxBackoff: 1))
+        let log = EventLog()
+        let task = Task { for await event in source { await log.add(event) } }
+        defer { task.cancel() }
+        #expect(await eventually(5) { await log.states.contains(.waitingForFix) })
+
+        gpsd.write(lines: first, groupSize: 3, interval: 0.1)
+        #expect(await eventually(5) { await log.fixes.contains { $0.time == expected[8].time } })
+        #expect(source.state == .connected)
+
+        gpsd.stop()
+        #expect(await eventually(8) { await log.states.last == .noGPSD })
+        #expect(source.state == .noGPSD)
+        try gpsd.start()
+        let back = ContinuousClock.now
+        gpsd.write(lines: second, groupSize: 3, interval: 0.1)
+        let reconnected = await eventually(3) { await !log.fixes(after: back).isEmpty }
+        #expect(reconnected, "no fix within 3 s of gpsd's return")
+        if let (at, _) = await log.fixes(after: back).first { print("first fix \(at - back) after gpsd's return") }
+        #expect(await eventually(5) { await log.fixes.contains { $0.time == expected[18].time } })
+        let all = await log.fixes
+        print("gpsd gave \(all.count) fixes for \(expected.count) epochs; states \(await log.states.map(\.rawValue))")
+
+        // Every fix gpsd gave is one of the file's, in order, same time, position and mode...
+        var j = 0
+        for fix in all {
+            while j < expected.count, expected[j].time != fix.time { j += 1 }
+            guard j < expected.count else {
+                Issue.record("gpsd fix at \(fix.time) is not in the file (or out of order)")
+                break
+            }
+            #expect(abs(fix.coordinate.latitude - expected[j].coordinate.latitude) < 1e-8)
+            #expect(abs(fix.coordinate.longitude - expected[j].coordinate.longitude) < 1e-8)
+            #expect(fix.mode == expected[j].mode)
+            #expect(fix.source == .gpsd)
+            #expect(fix.horizontalError != nil)
+        }
+        // ...and none is missing once gpsd has learnt the cycle, on either connection.
+        let times = Set(all.map(\.time))
+        for index in Array(2...8) + Array(12...18) {
+            #expect(times.contains(expected[index].time), "epoch \(index) missing")
+        }
+        #expect(all.count == Set(all.map(\.time)).count, "a stale report came through twice")
+        task.cancel()
+    }
+
+    @Test(.enabled(if: GPSDHarness.isAvailable), .timeLimit(.minutes(1)))
+    func aSilentGpsdIsTakenAsGoneAndReconnected() async throws {
+        let gpsd = try GPSDHarness()
+        let source = GPSDSource(configuration: .init(host: "127.0.0.1", port: gpsd.port, silenceTimeout: 1,
+                                                     initialBackoff: 0.1, maxBackoff: 0.5))
+        let log = EventLog()
+        let started = ContinuousClock.now
+        let task = Task { for await event in source { await log.add(event) } }
+        defer { task.cancel() }
+        // The receiver sends nothing: after the connection banner gpsd is silent.
+        let cycled = await eventually(6) {
+            await log.states.starts(with: [.waitingForFix, .noGPSD, .waitingForFix])
+        }
+        let states = await log.states
+        #expect(cycled, "states: \(states)")
+        let events = await log.events
+        if let gone = events.first(where: { $0.event == .state(.noGPSD) }) {
+            #expect(gone.at - started >= .seconds(1))
+            #expect(gone.at - started < .seconds(3))
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func reportsNoGpsdWhenNothingListens() async throws {
+        let port = try GPSDHarness.freePort()
+        let source = GPSDSource(configuration: .init(host: "127.0.0.1", port: port, initialBackoff: 0.05, maxBackoff: 0.2))
+        var iterator = source.makeAsyncIterator()
+        let first = await iterator.next()
+        #expect(first == .state(.noGPSD))
+        #expect(source.state == .noGPSD)
+    }
+}
