@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .executable(name: "walkscape", targets: ["walkscape"]),
         .executable(name: "fuzz-nmea", targets: ["FuzzNMEA"]),
+        .executable(name: "fuzz-srt", targets: ["FuzzSRT"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -36,6 +37,7 @@ let package = Package(
         .executableTarget(name: "FuzzNMEA", dependencies: ["Positioning", "TourModel", "CFuzzerShim"],
                           swiftSettings: swiftSettings),
         .target(name: "Playback", dependencies: ["TourModel", "CMPG123", "CALSA"], swiftSettings: swiftSettings),
+        .executableTarget(name: "FuzzSRT", dependencies: ["Playback", "CFuzzerShim"], swiftSettings: swiftSettings),
         .target(name: "Walk", dependencies: ["TourModel", "Positioning", "Playback"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "walkscape",

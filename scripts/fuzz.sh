@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 scratch=.build-fuzz
 case "$name" in
   nmea) product=fuzz-nmea ;;
+  srt) product=fuzz-srt ;;  # seeds itself into an empty corpus folder
   *) echo "fuzz.sh: no fuzz target '$name' (known: nmea)" >&2; exit 64 ;;
 esac
 if ! swift build -c release --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld --product "$product"; then
@@ -21,7 +22,7 @@ bin="$(swift build -c release --scratch-path "$scratch" -Xswiftc -sanitize=fuzze
 seeds="$scratch/corpus-$name"
 artifacts="$scratch/artifacts-$name"
 mkdir -p "$seeds" "$artifacts"
-if [ -z "$(ls -A "$seeds")" ] && [ -d ../shared/corpus/gpsd-3.22 ]; then
+if [ "$name" = nmea ] && [ -z "$(ls -A "$seeds")" ] && [ -d ../shared/corpus/gpsd-3.22 ]; then
   for log in ../shared/corpus/gpsd-3.22/*.log; do
     split -b 4096 -d "$log" "$seeds/$(basename "$log" .log)-"
   done
