@@ -28,6 +28,8 @@ if [ "$name" = nmea ] && [ -z "$(ls -A "$seeds")" ] && [ -d ../shared/corpus/gps
   done
 fi
 log="$scratch/fuzz-$name.log"
+# Let libFuzzer, not the Swift runtime's backtracer, handle a crash, so it saves the input.
+export SWIFT_BACKTRACE=enable=no
 echo "fuzz.sh: running $product for ${seconds}s (log: $log)"
 set +e
 "$bin" -max_total_time="$seconds" -max_len=4096 -timeout=10 -print_final_stats=1 \

@@ -195,7 +195,7 @@ public struct NMEAParser: Sendable {
         statistics.used += 1
         setPosition(coordinate, rank: Rank.gga)
         epoch.satellites = f.integer(sats) ?? epoch.satellites
-        if let h = f.decimal(hdop) { epoch.hdop = h }
+        if let h = f.unsigned(hdop) { epoch.hdop = h }
         if let alt = f.decimal(alt) { epoch.altitude = alt }
         return fix
     }
@@ -221,7 +221,7 @@ public struct NMEAParser: Sendable {
         statistics.used += 1
         setPosition(coordinate, rank: Rank.gns)
         epoch.satellites = f.integer(sats) ?? epoch.satellites
-        if let h = f.decimal(hdop) { epoch.hdop = h }
+        if let h = f.unsigned(hdop) { epoch.hdop = h }
         if let alt = f.decimal(alt) { epoch.altitude = alt }
         return fix
     }
@@ -246,8 +246,8 @@ public struct NMEAParser: Sendable {
         guard let coordinate = f.coordinate(latField, ns, lonField, ew) else { return malformed(keeping: fix) }
         statistics.used += 1
         setPosition(coordinate, rank: Rank.rmc)
-        if let kn = f.decimal(knots) { epoch.speed = kn * 1852.0 / 3600.0 }
-        if let t = f.decimal(track) { epoch.track = t }
+        if let kn = f.unsigned(knots) { epoch.speed = kn * 1852.0 / 3600.0 }
+        if let t = f.unsigned(track) { epoch.track = t }
         return fix
     }
 
@@ -293,7 +293,7 @@ public struct NMEAParser: Sendable {
         }
         statistics.used += 1
         gsaMode = Fix.Mode(rawValue: m)
-        gsaHDOP = f.decimal(hdop)
+        gsaHDOP = f.unsigned(hdop)
         epoch.hasContent = true
     }
 
@@ -304,7 +304,7 @@ public struct NMEAParser: Sendable {
         let latSigma = f.next(), lonSigma = f.next()
         guard let tod = timeOfDay(f, timeField) else { return malformed() }
         let fix = beginEpoch(tod)
-        if let sLat = f.decimal(latSigma), let sLon = f.decimal(lonSigma) {
+        if let sLat = f.unsigned(latSigma), let sLon = f.unsigned(lonSigma) {
             statistics.used += 1
             epoch.gstError = HorizontalError.fromGST(latitudeSigma: sLat, longitudeSigma: sLon)
         } else {
@@ -328,8 +328,8 @@ public struct NMEAParser: Sendable {
         }
         statistics.used += 1
         epoch.hasContent = true
-        if let t = f.decimal(track) { epoch.track = t }
-        if let v = f.decimal(kmh) { epoch.speed = v / 3.6 } else if let kn = f.decimal(knots) { epoch.speed = kn * 1852.0 / 3600.0 }
+        if let t = f.unsigned(track) { epoch.track = t }
+        if let v = f.unsigned(kmh) { epoch.speed = v / 3.6 } else if let kn = f.unsigned(knots) { epoch.speed = kn * 1852.0 / 3600.0 }
     }
 
     /// ZDA: time, day, month, four-digit year, zone. Only the date is used: some receivers stamp
@@ -504,6 +504,13 @@ struct FieldCursor {
         guard let (negative, integer, fraction, scale) = parts(r) else { return nil }
         let v = Double(integer) + Double(fraction) / powersOfTen[scale]
         return negative ? -v : v
+    }
+
+    /// A decimal that must not be negative (DOPs, sigmas, speeds, tracks): a negative one is
+    /// garbage and reads as absent rather than poisoning the error estimate.
+    func unsigned(_ r: Range<Int>) -> Double? {
+        guard let v = decimal(r), v >= 0 else { return nil }
+        return v
     }
 
     /// Splits `-123.4567` into sign, 123, 4567 and 4, keeping full precision of either part.

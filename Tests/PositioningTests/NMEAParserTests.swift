@@ -203,6 +203,15 @@ private func date(_ text: String) -> Date {
         #expect(stats.malformed == 5)
     }
 
+    /// Found by fuzz-nmea: a negative HDOP made a negative error estimate.
+    @Test func negativeDOPsAndSigmasReadAsAbsent() throws {
+        let (fixes, _) = parse([sentence("GPGGA,123519,4807.038,N,01131.000,E,1,08,-0.9,545.4,M,46.9,M,,"),
+                                sentence("GPGST,123519,1.2,3.0,2.0,45.0,-3.0,4.0,5.0")])
+        try #require(fixes.count == 1)
+        #expect(fixes[0].horizontalError == nil)
+        #expect(fixes[0].hdop == nil)
+    }
+
     @Test func southAndWestAreNegative() throws {
         let (fixes, _) = parse([sentence("GNGGA,101010,3351.5000,S,15112.6000,W,1,10,0.8,10,M,0,M,,")])
         try #require(fixes.count == 1)
