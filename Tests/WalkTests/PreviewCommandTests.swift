@@ -1,0 +1,206 @@
+import Foundation
+import Positioning
+import TestSupport
+import Testing
+import TourModel
+@testable import Walk
+
+/// `walkscape preview`, run as the built executable on the demo tour and on small tours made here.
+@Suite("walkscape preview", .serialized)
+struct PreviewCommandTests {
+    static let demo = TestPaths.packageRoot.appendingPathComponent("tours/demo")
+
+    /// Trigger offsets (seconds from the first fix) of the demo walk, computed from
+    /// traces/walk.nmea by scripts with GeographicLib: for each point in order, the second
+    /// consecutive fix within its radius, the one outlier (t = 220 s, 477 m off) not counted.
+    static let demoTriggers: [Double] = [139, 295, 405, 623, 880]
+    static let demoDistances: [Double] = [24.8, 21.2, 30.4, 26.7, 33.7]
+    /// Narration lengths from the WAV sample counts of make-demo-tour.py (22050 Hz), rounded to ms.
+    static let englishNarration: [Double] = [13.433, 8.289, 13.312, 8.649, 9.691]
+
+    func preview(_ arguments: [String]) throws -> (ProcessResult, PreviewReport?) {
+        let result = try runWalkscape(["preview"] + arguments)
+        let report = try? JSONDecoder().decode(PreviewReport.self, from: result.stdoutData)
+        return (result, report)
+    }
+
+    /// The same rule, applied here to the raw GGA sentences of the trace, so the literals above
+    /// are known to come from the file and not from the code under test.
+    static func triggersComputedFromTrace(_ nmea: URL, tour: TourFolder) throws -> [Double] {
+        var fixes: [(t: Double, c: Coordinate)] = []
+        for line in try String(contentsOf: nmea, encoding: .utf8).split(whereSeparator: \.isNewline) {
+            let f = line.split(separator: "*")[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard f[0] == "$GPGGA", f[6] != "0", f[2].count > 4 else { continue }
+            let lat = Double(f[2].prefix(2))! + Double(f[2].dropFirst(2))! / 60
+            let lng = Double(f[4].prefix(3))! + Double(f[4].dropFirst(3))! / 60
+            let t = Double(f[1].prefix(2))! * 3600 + Double(f[1].dropFirst(2).prefix(2))! * 60 + Double(f[1].dropFirst(4))!
+            fixes.append((t, Coordinate(latitude: lat, longitude: lng)))
+        }
+        let origin = fixes[0].t
+        var accepted: [(t: Double, c: Coordinate)] = []
+        for fix in fixes {
+            if let last = accepted.last, last.c.distance(to: fix.c) > 100 * (fix.t - last.t) { continue }  // the outlier
+            accepted.append(fix)
+        }
+        var result: [Double] = []
+        var next = 0, streak = 0
+        for fix in accepted where next < tour.points.count {
+            let point = tour.points[next]
+            streak = fix.c.distance(to: point.coordinate) <= point.triggerRadiusMeters ? streak + 1 : 0
+            if streak == 2 {
+                result.append(fix.t - origin)
+                next += 1
+                streak = 0
+            }
+        }
+        return result
+    }
+
+    @Test("--json of the demo trace: every point heard, in order, at the trigger times the trace implies")
+    func demoTraceJSON() throws {
+        let nmea = Self.demo.appendingPathComponent("traces/walk.nmea")
+        let folder = try TourFolder.load(from: Self.demo)
+        #expect(try Self.triggersComputedFromTrace(nmea, tour: folder) == Self.demoTriggers)
+
+        let (result, report) = try preview(["tours/demo", "--trace", "tours/demo/traces/walk.nmea",
+                                            "--fast", "--no-audio", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let r = try #require(report)
+        #expect(r.points.map(\.order) == [1, 2, 3, 4, 5])
+        #expect(r.points.map(\.status) == Array(repeating: .heard, count: 5))
+        #expect(r.points.map { $0.trigger?.offsetSeconds } == Self.demoTriggers)
+        #expect(r.points.map { $0.trigger?.distanceMeters } == Self.demoDistances)
+        #expect(r.points.map { $0.trigger?.type } == Array(repeating: .gps, count: 5))
+        #expect(r.points.map { $0.trigger?.time } == ["2026-04-18T08:32:19.000Z", "2026-04-18T08:34:55.000Z",
+                                                     "2026-04-18T08:36:45.000Z", "2026-04-18T08:40:23.000Z",
+                                                     "2026-04-18T08:44:40.000Z"])
+        #expect(r.points.map { $0.audio?.durationSeconds } == Self.englishNarration)
+        #expect(r.points.map { $0.queueWaitSeconds } == [0, 0, 0, 0, 0])
+        #expect(r.summary.pointsHeard == 5 && r.summary.pointsTotal == 5)
+        #expect(r.summary.completed)
+        #expect(r.summary.endOffsetSeconds == 889.691)
+        #expect(r.summary.rejectedFixes == ["implausibleJump": 1])
+        // The longest silence: from the end of Ponte Vecchio (623 + 8.649) to Palazzo Pitti (880).
+        #expect(r.summary.longestSilenceSeconds == 248.351)
+        #expect(r.events.map(\.name) == [.tourStarted] + Array(repeating: .pointTriggered, count: 5) + [.tourCompleted])
+        #expect(r.events.last?.properties == ["durationMinutes": .int(15), "pointsVisited": .int(5),
+                                              "lastPointIndex": .int(4), "platform": .string("linux")])
+        #expect(r.events.dropFirst().prefix(5).allSatisfy { $0.properties["triggerType"] == .string("gps") })
+        #expect(r.timeline.contains { $0.kind == .ignoredFix && $0.offsetSeconds == 220 })
+        #expect(r.timeline.contains { $0.kind == .gpsGap && $0.offsetSeconds == 556 })
+    }
+
+    @Test("the GPX of the same walk gives the same triggers; Italian narration changes only the audio")
+    func demoGPXInItalian() throws {
+        let (result, report) = try preview(["tours/demo", "--trace", "tours/demo/traces/walk.gpx", "-l", "it", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let r = try #require(report)
+        #expect(r.tour.language == "it")
+        #expect(r.points.map { $0.trigger?.offsetSeconds } == Self.demoTriggers)
+        #expect(r.points.map(\.status) == Array(repeating: .heard, count: 5))
+        #expect(r.points.map { $0.audio?.durationSeconds } == [14.419, 8.714, 13.874, 8.149, 10.671])
+        #expect(r.completionMessage == "Grazie per aver camminato con noi a Firenze.")
+    }
+
+    @Test("the text report ends with the summary line")
+    func demoText() throws {
+        let result = try runWalkscape(["preview", "tours/demo", "--fast"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.last == "points heard 5/5, total queue wait 0.0s, longest silence 4m 08s, completed at +14:49")
+        #expect(result.stdout.contains("+02:19    ▶ 1 Piazza del Duomo triggered at 43.772694,11.255159, 25 m from the point (radius 30 m)"))
+        #expect(result.stdout.contains("ignored a fix 477 m away from the walker (implausible jump)"))
+    }
+
+    @Test("bad input: one line, non-zero exit")
+    func badInput() throws {
+        let missing = try runWalkscape(["preview", "no/such/tour", "--fast"])
+        #expect(missing.status == 64)
+        #expect(missing.stderr == "walkscape: no/such/tour: no such tour folder\n")
+
+        let home = try TemporaryDirectory()
+        let bogus = try home.write("walk.nmea", "hello, this is not a trace\n")
+        let notATrace = try runWalkscape(["preview", "tours/demo", "--trace", bogus.path, "--fast"])
+        #expect(notATrace.status == 65)
+        #expect(notATrace.stderr.split(separator: "\n").count == 1)
+
+        let both = try runWalkscape(["preview", "tours/demo", "--fast", "--speed", "4"])
+        #expect(both.status == 64)
+        #expect(both.stderr.contains("--fast and --speed exclude each other"))
+
+        let language = try runWalkscape(["preview", "tours/demo", "--fast", "-l", "fr"])
+        #expect(language.status == 64)
+        #expect(language.stderr.contains("the tour has no language 'fr' (it has en, it)"))
+    }
+
+    // MARK: Real time
+
+    /// A two-point tour 150 m apart with one-second narrations and subtitles, and a GPX walk
+    /// that stands in point 1 for three seconds and reaches point 2 after two minutes.
+    static func smallTour(in dir: TemporaryDirectory) throws -> URL {
+        let tone = try FixtureAudio.tone(seconds: 1.0)
+        let root = dir.url.appendingPathComponent("small")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("media"), withIntermediateDirectories: true)
+        for n in 1...2 {
+            try FileManager.default.copyItem(at: tone.mp3, to: root.appendingPathComponent("media/\(n).mp3"))
+            try Data("1\n00:00:00,000 --> 00:00:00,900\nSubtitle of point \(n)\n\n".utf8)
+                .write(to: root.appendingPathComponent("media/\(n).srt"))
+        }
+        let tourJSON = """
+        {"format": 1, "id": "small", "slug": "small", "languages": {"en": {"title": "Small", "completionMessage": "Bye"}},
+         "points": [
+          {"id": "a", "order": 1, "location": {"lat": 45.0, "lng": 9.0}, "triggerRadiusMeters": 30,
+           "content": {"en": {"title": "First", "audio": "media/1.mp3", "subtitles": "media/1.srt"}}},
+          {"id": "b", "order": 2, "location": {"lat": 45.00135, "lng": 9.0}, "triggerRadiusMeters": 30,
+           "content": {"en": {"title": "Second", "audio": "media/2.mp3", "subtitles": "media/2.srt"}}}]}
+        """
+        try Data(tourJSON.utf8).write(to: root.appendingPathComponent("tour.json"))
+        var gpx = #"<?xml version="1.0"?><gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>"#
+        for s in 0...120 {
+            let lat = 45.0 + Double(max(0, s - 3)) * 1.3 / 111_132.95
+            let time = Date(timeIntervalSince1970: 1_776_500_000 + Double(s))
+            gpx += #"<trkpt lat="\#(lat)" lon="9.0"><time>\#(WalkTime.iso(time))</time></trkpt>"#
+        }
+        gpx += "</trkseg></trk></gpx>\n"
+        try Data(gpx.utf8).write(to: root.appendingPathComponent("walk.gpx"))
+        return root
+    }
+
+    @Test("--speed without sound: walking is fast-forwarded, narration is not, subtitles show")
+    func realTimeWithoutSound() throws {
+        let dir = try TemporaryDirectory()
+        let root = try Self.smallTour(in: dir)
+        let started = ContinuousClock.now
+        let result = try runWalkscape(["preview", root.path, "--trace", root.appendingPathComponent("walk.gpx").path,
+                                       "--speed", "60", "--no-audio"])
+        let elapsed = ContinuousClock.now - started
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("“Subtitle of point 1”"))
+        #expect(result.stdout.contains("“Subtitle of point 2”"))
+        #expect(result.stdout.contains("points heard 2/2"))
+        // Two seconds of narration at 1x plus about 110 s of walking at 60x (~1.9 s).
+        #expect(elapsed > .milliseconds(3500), "took \(elapsed)")
+        #expect(elapsed < .seconds(12), "took \(elapsed)")
+    }
+
+    @Test("--speed with sound plays the narration through ALSA (the null device) and waits for it")
+    func realTimeWithSound() throws {
+        let dir = try TemporaryDirectory()
+        let root = try Self.smallTour(in: dir)
+        let result = try runWalkscape(["preview", root.path, "--trace", root.appendingPathComponent("walk.gpx").path,
+                                       "--speed", "60", "--audio-device", "null"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let order = ["♪ First plays", "“Subtitle of point 1”", "◼ First ends", "♪ Second plays", "◼ Second ends",
+                     "✓ tour completed: Bye"].map { key in lines.firstIndex { $0.contains(key) } ?? -1 }
+        #expect(order == order.sorted() && !order.contains(-1), "\(result.stdout)")
+    }
+
+    @Test("with no such sound device: one line that says what to do, exit 69")
+    func noSoundCard() throws {
+        let result = try runWalkscape(["preview", "tours/demo", "--speed", "10", "--audio-device", "hw:7,7"])
+        #expect(result.status == 69)
+        #expect(result.stderr.hasPrefix("walkscape: no sound card"))
+        #expect(result.stderr.contains("--no-audio"))
+    }
+}
