@@ -1,0 +1,98 @@
+import Foundation
+import Positioning
+import Synchronization
+import TestSupport
+import Testing
+
+/// A clock whose sleeps return at once and move its time to the deadline, recording each one:
+/// pacing is then exact and the test takes no time.
+final class VirtualClock: Clock, Sendable {
+    typealias Duration = Swift.Duration
+    struct Instant: InstantProtocol {
+        var offset: Duration
+        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        func duration(to other: Instant) -> Duration { other.offset - offset }
+        static func < (a: Instant, b: Instant) -> Bool { a.offset < b.offset }
+    }
+    private let state = Mutex<(now: Instant, sleeps: [Instant])>((Instant(offset: .zero), []))
+    var now: Instant { state.withLock { $0.now } }
+    var minimumResolution: Duration { .nanoseconds(1) }
+    var sleeps: [Instant] { state.withLock { $0.sleeps } }
+    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        try Task.checkCancellation()
+        state.withLock {
+            $0.sleeps.append(deadline)
+            if deadline > $0.now { $0.now = deadline }
+        }
+    }
+}
+
+@Suite struct TraceReplayTests {
+    /// Fixes at 0, 1, 2, 5 (a gap) and 4 (backwards) seconds.
+    func trace() throws -> (TemporaryDirectory, TraceFile) {
+        let folder = try TemporaryDirectory()
+        let lines = ["100000", "100001", "100002", "100005", "100004"].map {
+            sentence("GPGGA,\($0).00,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")
+        }
+        let url = try folder.write("t.nmea", lines.joined(separator: "\n") + "\n")
+        return (folder, try TraceFile(url: url))
+    }
+
+    @Test func realTimeFollowsTheTraceClockFromTheFirstFix() async throws {
+        let (folder, file) = try trace()
+        defer { withExtendedLifetime(folder) {} }
+        let clock = VirtualClock()
+        var times: [Date] = []
+        for await fix in TraceReplay(file: file, pace: .realTime, clock: clock) { times.append(fix.time) }
+        #expect(times.map { $0.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400) } == [36_000, 36_001, 36_002, 36_005, 36_004])
+        #expect(clock.sleeps.map(\.offset) == [.seconds(1), .seconds(2), .seconds(5)])
+    }
+
+    @Test func speedDividesTheWaits() async throws {
+        let (folder, file) = try trace()
+        defer { withExtendedLifetime(folder) {} }
+        let clock = VirtualClock()
+        var count = 0
+        for await _ in TraceReplay(file: file, pace: .speed(4), clock: clock) { count += 1 }
+        #expect(count == 5)
+        #expect(clock.sleeps.map(\.offset) == [.milliseconds(250), .milliseconds(500), .milliseconds(1250)])
+    }
+
+    @Test func asFastAsPossibleNeverSleeps() async throws {
+        let (folder, file) = try trace()
+        defer { withExtendedLifetime(folder) {} }
+        let clock = VirtualClock()
+        var count = 0
+        var iterator = TraceReplay(file: file, pace: .asFastAsPossible, clock: clock).makeAsyncIterator()
+        while await iterator.next() != nil { count += 1 }
+        #expect(count == 5)
+        #expect(clock.sleeps.isEmpty)
+        #expect(iterator.statistics.fixes == 5)
+    }
+
+    @Test func pacesAgainstARealClock() async throws {
+        let (folder, file) = try trace()
+        defer { withExtendedLifetime(folder) {} }
+        let clock = ContinuousClock()
+        let start = clock.now
+        var count = 0
+        for await _ in TraceReplay(file: file, pace: .speed(50), clock: clock) { count += 1 }
+        let elapsed = clock.now - start
+        #expect(count == 5)
+        #expect(elapsed >= .milliseconds(100))  // 5 trace seconds at 50x
+        #expect(elapsed < .seconds(2))
+    }
+
+    @Test func cancellationEndsTheReplay() async throws {
+        let (folder, file) = try trace()
+        defer { withExtendedLifetime(folder) {} }
+        let task = Task {
+            var count = 0
+            for await _ in TraceReplay(file: file, pace: .realTime, clock: ContinuousClock()) { count += 1 }
+            return count
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        #expect(await task.value == 1)
+    }
+}
