@@ -19,6 +19,7 @@ struct Walkscape: AsyncParsableCommand {
             PreviewCommand.self,
             PlayCommand.self,
             WalkTourCommand.self,
+            TraceCommand.self,
         ]
     )
 

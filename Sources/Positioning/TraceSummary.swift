@@ -1,0 +1,193 @@
+import Foundation
+import TourModel
+
+/// The curator's first look at a recording (`walkscape trace`): how long, how far, where, how
+/// accurate, and how much of it was unusable and why.
+///
+/// Computed in one streaming pass with fixed-size state (the accuracy quantiles come from a
+/// 0.1 m histogram), so a day-long log costs no more memory than a minute of it.
+public struct TraceSummary: Sendable, Hashable, Codable {
+    public struct BoundingBox: Sendable, Hashable, Codable {
+        public var south: Double
+        public var west: Double
+        public var north: Double
+        public var east: Double
+    }
+
+    public struct Bucket: Sendable, Hashable, Codable {
+        /// Upper bound in metres, inclusive; nil for the open-ended last bucket.
+        public var upToMeters: Double?
+        public var count: Int
+    }
+
+    public struct Accuracy: Sendable, Hashable, Codable {
+        /// Fixes by horizontal error estimate (see `HorizontalError`): ≤5, ≤10, ≤20, ≤50, more.
+        public var buckets: [Bucket]
+        /// Fixes that carried no estimate at all.
+        public var unknown: Int
+        public var medianMeters: Double?
+        public var p95Meters: Double?
+        public var maxMeters: Double?
+    }
+
+    public var file: String
+    public var format: TraceFile.Format
+    /// NMEA sentences or GPX points read.
+    public var records: Int
+    /// Records that gave nothing, by reason.
+    public var rejectedRecords: [String: Int]
+    /// Fixes the trace produced, and how many the fix filter accepted.
+    public var fixes: Int
+    public var acceptedFixes: Int
+    /// Fixes the filter dropped, by `FixFilter.Reason`.
+    public var rejectedFixes: [String: Int]
+    /// First and last accepted fix.
+    public var start: Date?
+    public var end: Date?
+    public var durationSeconds: Double
+    /// Along the accepted fixes, on the ellipsoid.
+    public var distanceMeters: Double
+    public var boundingBox: BoundingBox?
+    public var accuracy: Accuracy
+    public var readError: String?
+
+    static let bucketBounds: [Double] = [5, 10, 20, 50]
+
+    /// Reads `file` once through a `FixFilter` with `filter`.
+    public init(file: TraceFile, filter configuration: FixFilter.Configuration = .default) {
+        var filter = FixFilter(configuration: configuration)
+        var rejected = [Int](repeating: 0, count: FixFilter.Reason.allCases.count)
+        var fixes = 0, accepted = 0
+        var start: Date?, end: Date?
+        var previous: Coordinate?
+        var distance = 0.0
+        var box: BoundingBox?
+        var histogram = ErrorHistogram()
+        var buckets = [Int](repeating: 0, count: Self.bucketBounds.count + 1)
+        var unknown = 0
+        var iterator = file.fixes().makeIterator()
+        while let fix = iterator.next() {
+            fixes += 1
+            if let e = fix.horizontalError, e.isFinite {
+                histogram.add(e)
+                buckets[Self.bucketBounds.firstIndex { e <= $0 } ?? Self.bucketBounds.count] += 1
+            } else {
+                unknown += 1
+            }
+            switch filter.evaluate(fix) {
+            case .rejected(let reason):
+                rejected[FixFilter.Reason.allCases.firstIndex(of: reason)!] += 1
+            case .accepted:
+                accepted += 1
+                if start == nil { start = fix.time }
+                end = fix.time
+                let c = fix.coordinate
+                if let p = previous { distance += p.distance(to: c) }
+                previous = c
+                if var b = box {
+                    b.south = min(b.south, c.latitude)
+                    b.north = max(b.north, c.latitude)
+                    b.west = min(b.west, c.longitude)
+                    b.east = max(b.east, c.longitude)
+                    box = b
+                } else {
+                    box = BoundingBox(south: c.latitude, west: c.longitude, north: c.latitude, east: c.longitude)
+                }
+            }
+        }
+        let statistics = iterator.statistics
+        self.file = file.url.lastPathComponent
+        format = file.format
+        records = statistics.records
+        rejectedRecords = statistics.rejected
+        self.fixes = fixes
+        acceptedFixes = accepted
+        var byReason: [String: Int] = [:]
+        for (i, reason) in FixFilter.Reason.allCases.enumerated() where rejected[i] > 0 { byReason[reason.rawValue] = rejected[i] }
+        rejectedFixes = byReason
+        self.start = start
+        self.end = end
+        durationSeconds = start.flatMap { s in end.map { $0.timeIntervalSince(s) } } ?? 0
+        distanceMeters = distance
+        boundingBox = box
+        accuracy = Accuracy(
+            buckets: buckets.enumerated().map { Bucket(upToMeters: $0.offset < Self.bucketBounds.count ? Self.bucketBounds[$0.offset] : nil, count: $0.element) },
+            unknown: unknown, medianMeters: histogram.quantile(0.5), p95Meters: histogram.quantile(0.95),
+            maxMeters: histogram.max)
+        readError = statistics.readError
+    }
+
+    /// The human-readable summary, one fact per line.
+    public var text: String {
+        var lines: [String] = []
+        lines.append("\(file) (\(format == .nmea ? "NMEA 0183" : "GPX"))")
+        func row(_ label: String, _ value: String) { lines.append("  " + label.padding(toLength: 11, withPad: " ", startingAt: 0) + value) }
+        if let start, let end {
+            row("duration", "\(Self.clock(durationSeconds)) (\(Self.iso(start)) to \(Self.iso(end)))")
+        } else {
+            row("duration", "no accepted fix")
+        }
+        var fixLine = "\(fixes) (\(acceptedFixes) accepted"
+        if !rejectedFixes.isEmpty { fixLine += "; dropped: " + Self.reasons(rejectedFixes) }
+        row("fixes", fixLine + ")")
+        let noun = format == .nmea ? "sentences" : "points"
+        row(noun, "\(records)" + (rejectedRecords.isEmpty ? "" : " (unused: " + Self.reasons(rejectedRecords) + ")"))
+        row("distance", distanceMeters >= 1000 ? String(format: "%.2f km", distanceMeters / 1000) : String(format: "%.0f m", distanceMeters))
+        if let b = boundingBox {
+            row("bounds", String(format: "%.6f,%.6f to %.6f,%.6f (S,W to N,E)", b.south, b.west, b.north, b.east))
+        }
+        var acc: [String] = []
+        if let m = accuracy.medianMeters, let p = accuracy.p95Meters, let x = accuracy.maxMeters {
+            acc.append(String(format: "median %.1f m, 95%% %.1f m, max %.1f m", m, p, x))
+        }
+        let labels = ["≤5 m", "≤10 m", "≤20 m", "≤50 m", ">50 m"]
+        acc.append(zip(labels, accuracy.buckets).map { "\($0) \($1.count)" }.joined(separator: ", ")
+            + (accuracy.unknown > 0 ? ", no estimate \(accuracy.unknown)" : ""))
+        row("accuracy", acc.joined(separator: "; "))
+        if let readError { row("warning", "reading stopped early: \(readError)") }
+        return lines.joined(separator: "\n")
+    }
+
+    static func reasons(_ counts: [String: Int]) -> String {
+        counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+    }
+
+    static func clock(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded())
+        return String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
+    }
+
+    static func iso(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted))
+    }
+}
+
+/// Horizontal errors in 0.1 m bins up to 1 km, plus the largest value: quantiles to 0.1 m in
+/// fixed memory.
+struct ErrorHistogram {
+    static let binWidth = 0.1
+    static let binCount = 10_000
+    private var bins = [Int](repeating: 0, count: binCount + 1)
+    private var count = 0
+    private(set) var max: Double?
+
+    mutating func add(_ value: Double) {
+        let v = Swift.max(0, value)
+        bins[Swift.min(Self.binCount, Int(v / Self.binWidth))] += 1
+        count += 1
+        max = Swift.max(max ?? v, v)
+    }
+
+    /// The upper edge of the bin holding the `q` quantile (capped at the maximum seen).
+    func quantile(_ q: Double) -> Double? {
+        guard count > 0, let max else { return nil }
+        let target = Swift.max(1, Int((q * Double(count)).rounded(.up)))
+        var seen = 0
+        for (i, n) in bins.enumerated() {
+            seen += n
+            if seen >= target { return Swift.min(max, Double(i + 1) * Self.binWidth) }
+        }
+        return max
+    }
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import Positioning
+
+/// `walkscape trace FILE`: the curator's first look at a recording before previewing with it.
+struct TraceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trace",
+        abstract: "Summarise an NMEA or GPX trace: duration, fixes, unusable sentences, distance, bounds, accuracy.",
+        discussion: """
+        The format is detected from the content, not the file name. Fixes go through the same
+        quality filter as a walk (mode 2D or better, error estimate within --max-error, time
+        moving forward, no impossible jumps), and distance and bounds count accepted fixes only.
+
+        Examples:
+          walkscape trace tours/demo/traces/walk.nmea
+          walkscape trace walk.gpx --json
+        """)
+
+    @Argument(help: ArgumentHelp("The trace file (NMEA 0183 or GPX).", valueName: "file"))
+    var file: String
+
+    @Flag(name: .long, help: "Print the summary as JSON.")
+    var json = false
+
+    @Option(name: .long, help: ArgumentHelp("Largest horizontal error estimate a fix may have, in metres.", valueName: "metres"))
+    var maxError: Double = FixFilter.Configuration.default.maxHorizontalError
+
+    func validate() throws {
+        guard maxError.isFinite, maxError > 0 else { throw ValidationError("--max-error must be a positive number of metres") }
+    }
+
+    func run() async throws {
+        let trace: TraceFile
+        do {
+            trace = try TraceFile(url: URL(fileURLWithPath: file))
+        } catch {
+            throw CLIError.data(error.message)
+        }
+        let summary = TraceSummary(file: trace, filter: .init(maxHorizontalError: maxError))
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            encoder.dateEncodingStrategy = .iso8601
+            FileHandle.standardOutput.write(try encoder.encode(summary))
+            FileHandle.standardOutput.write(Data("\n".utf8))
+        } else {
+            print(summary.text)
+        }
+        if let readError = summary.readError { throw CLIError.data("\(file): \(readError)") }
+    }
+}
