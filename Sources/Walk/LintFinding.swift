@@ -1,0 +1,28 @@
+/// One thing `lint` has to say about a tour.
+public struct LintFinding: Sendable, Hashable, Codable, CustomStringConvertible {
+    public enum Severity: String, Sendable, Hashable, Codable, Comparable {
+        /// The tour is broken for walkers: it must be fixed before publishing.
+        case error
+        /// The tour works, but a walker will notice.
+        case warning
+
+        public static func < (a: Severity, b: Severity) -> Bool { a == .error && b == .warning }
+    }
+
+    public var severity: Severity
+    /// A stable name for the check (`audio-longer-than-walk`), for scripts and `--json`.
+    public var check: String
+    /// Where: `tour.json`, `points[2] (order 3, Ponte Vecchio)`, `media/it/03.mp3`.
+    public var location: String
+    public var message: String
+
+    public init(_ severity: Severity, _ check: String, _ location: String, _ message: String) {
+        self.severity = severity
+        self.check = check
+        self.location = location
+        self.message = message
+    }
+
+    /// `warning: points[2] (order 3, Ponte Vecchio): radius 160 m is large enough ... [radius-too-large]`.
+    public var description: String { "\(severity.rawValue): \(location): \(message) [\(check)]" }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import Playback
+import TourModel
+
+/// `walkscape lint`: what a curator must fix (errors) or should know (warnings) before publishing.
+///
+/// The loader stops at the first broken thing; lint goes on and lists everything it can, so one
+/// run gives the whole to-do list. Media is judged by its bytes (`MediaSniffer`) and its decoded
+/// length (`AudioProbe`), never by its name.
+public struct TourLint: Sendable {
+    /// Walking pace for "is there time to hear this before the next point?" (m/s).
+    public var walkingSpeed = 1.3
+    /// Radii below this trigger late or not at all under ordinary GPS error (metres).
+    public var smallestRadius = 20.0
+    /// Radii above this fire from the next street over (metres).
+    public var largestRadius = 150.0
+    /// A point further than this (plus its radius) from the route is probably misplaced (metres).
+    public var maxOffRoute = 50.0
+
+    public init() {}
+
+    public struct Result: Sendable, Hashable, Codable {
+        public var findings: [LintFinding]
+        public var errors: Int { findings.count { $0.severity == .error } }
+        public var warnings: Int { findings.count { $0.severity == .warning } }
+    }
+
+    public func lint(folder root: URL) -> Result {
+        let folder: TourFolder
+        do {
+            folder = try TourFolder.load(from: root)
+        } catch {
+            var findings = [LintFinding(.error, "tour-folder", error.file, error.field.isEmpty ? error.reason : "\(error.field): \(error.reason)")]
+            // The loader's own problem is listed once, in its words.
+            let loaderLine = "\(error.field): \(error.reason)"
+            findings += rawChecks(root: root).filter { "\($0.location).\($0.message)" != loaderLine }
+            return Result(findings: findings)
+        }
+        return Result(findings: lint(folder))
+    }
+
+    public func lint(_ tour: TourFolder) -> [LintFinding] {
+        var findings: [LintFinding] = []
+        let languages = tour.languages
+        let points = tour.points
+        func name(_ i: Int) -> String {
+            let p = points[i]
+            let title = p.content[tour.defaultLanguage]?.title ?? p.content.values.first?.title ?? ""
+            return "point \(p.order) (\(title))"
+        }
+
+        // Languages: every point in every language, with narration.
+        for (i, p) in points.enumerated() {
+            for lang in languages {
+                guard let content = p.content[lang] else {
+                    findings.append(.init(.warning, "missing-language", name(i),
+                                          "no content in '\(lang)': walkers in \(lang) get the \(tour.defaultLanguage) title and no narration"))
+                    continue
+                }
+                if content.audio == nil {
+                    findings.append(.init(.warning, "no-audio", name(i), "no narration in '\(lang)': the point is only announced"))
+                }
+            }
+        }
+        for lang in languages where tour.languageInfo[lang]?.completionMessage == nil {
+            findings.append(.init(.warning, "no-completion-message", "languages.\(lang)",
+                                  "no completionMessage: walkers in \(lang) finish without a word"))
+        }
+
+        // Media: real MP3s that decode; subtitles that parse and fit the narration.
+        var durations: [String: [Int: Double]] = [:]   // language → point index → seconds
+        for (i, p) in points.enumerated() {
+            for lang in languages {
+                guard let content = p.content[lang] else { continue }
+                if let audio = content.audio {
+                    let rel = relative(audio, in: tour.root)
+                    let kind = MediaSniffer.sniff(audio)
+                    if kind != .mp3 {
+                        findings.append(.init(.error, "audio-not-mp3", rel, "\(name(i)) in '\(lang)': not an MP3: \(kind.looksLike)"))
+                    } else {
+                        do {
+                            let info = try AudioProbe.inspect(audio)
+                            durations[lang, default: [:]][i] = info.duration
+                            if let subs = content.subtitles {
+                                findings += subtitleChecks(subs, audioSeconds: info.duration, in: tour.root)
+                            }
+                        } catch {
+                            findings.append(.init(.error, "audio-unreadable", rel, "\(name(i)) in '\(lang)': \(error.message)"))
+                        }
+                    }
+                } else if let subs = content.subtitles {
+                    findings += subtitleChecks(subs, audioSeconds: nil, in: tour.root)
+                }
+                if let image = content.image, let problem = Self.imageProblem(image) {
+                    findings.append(.init(.warning, "image-unreadable", relative(image, in: tour.root), problem))
+                }
+            }
+        }
+        if let image = tour.image, let problem = Self.imageProblem(image) {
+            findings.append(.init(.warning, "image-unreadable", relative(image, in: tour.root), problem))
+        }
+
+        // Radii.
+        for (i, p) in points.enumerated() {
+            let r = p.triggerRadiusMeters
+            if r < smallestRadius {
+                findings.append(.init(.warning, "radius-too-small", name(i),
+                                      "radius \(Self.metres(r)) is below typical GPS error (\(Self.metres(smallestRadius))): walkers may pass without triggering it"))
+            } else if r > largestRadius {
+                findings.append(.init(.warning, "radius-too-large", name(i),
+                                      "radius \(Self.metres(r)) is large enough to trigger from a parallel street (over \(Self.metres(largestRadius)))"))
+            }
+        }
+        for i in points.indices {
+            for j in points.indices where j > i {
+                let d = points[i].coordinate.distance(to: points[j].coordinate)
+                let reach = points[i].triggerRadiusMeters + points[j].triggerRadiusMeters
+                if d < reach {
+                    findings.append(.init(.warning, "overlapping-radii", "\(name(i)) and \(name(j))",
+                                          "radii overlap (\(Self.metres(d)) apart, radii add up to \(Self.metres(reach))): both can trigger at once"))
+                }
+            }
+        }
+
+        // Order along the route, and the walk between points.
+        let route = tour.route.count > 1 ? RouteGeometry(tour.route) : nil
+        var along: [Double] = []
+        if let route {
+            for (i, p) in points.enumerated() {
+                let (a, off) = route.project(p.coordinate)
+                along.append(a)
+                if off > p.triggerRadiusMeters + maxOffRoute {
+                    findings.append(.init(.warning, "off-route", name(i), "\(Self.metres(off)) from the route"))
+                }
+            }
+            for i in points.indices.dropFirst() where along[i] < along[i - 1] {
+                findings.append(.init(.error, "order-against-route", name(i),
+                                      "comes before \(name(i - 1)) along the route (\(Self.metres(along[i])) vs \(Self.metres(along[i - 1])) from its start): walkers reach them in the other order"))
+            }
+        }
+        for i in points.indices.dropLast() {
+            let a = points[i], b = points[i + 1]
+            var distance = a.coordinate.distance(to: b.coordinate)
+            if !along.isEmpty, along[i + 1] > along[i] { distance = max(distance, along[i + 1] - along[i]) }
+            // Trigger to trigger: entered at the near edge of one, then the near edge of the next.
+            let walk = max(0, distance + a.triggerRadiusMeters - b.triggerRadiusMeters)
+            let seconds = walk / walkingSpeed
+            for lang in languages {
+                guard let d = durations[lang]?[i], d > seconds else { continue }
+                findings.append(.init(.warning, "audio-longer-than-walk", name(i),
+                                      "narration in '\(lang)' lasts \(WalkTime.duration(d)) but the walk to \(name(i + 1)) takes about \(WalkTime.duration(seconds)) at \(walkingSpeed) m/s: the queue builds up"))
+            }
+        }
+        // Errors first; otherwise in the order checked (by point), which reads like the tour.
+        return findings.enumerated()
+            .sorted { ($0.element.severity == .error ? 0 : 1, $0.offset) < ($1.element.severity == .error ? 0 : 1, $1.offset) }
+            .map(\.element)
+    }
+
+    private func subtitleChecks(_ url: URL, audioSeconds: Double?, in root: URL) -> [LintFinding] {
+        let rel = relative(url, in: root)
+        do {
+            let track = try SubtitleTrack(contentsOf: url)
+            guard let audioSeconds, let lastEnd = track.cues.map(\.end).max() else { return [] }
+            if lastEnd > audioSeconds + 0.5 {
+                return [.init(.warning, "subtitles-outlast-audio", rel,
+                              "the last cue ends at \(WalkTime.duration(lastEnd)), after the narration (\(WalkTime.duration(audioSeconds)))")]
+            }
+            return []
+        } catch {
+            if case .badSubtitles(_, let line, let reason) = error {
+                return [.init(.error, "subtitles-unreadable", rel, "line \(line): \(reason)")]
+            }
+            return [.init(.error, "subtitles-unreadable", rel, error.message)]
+        }
+    }
+
+    /// Checks a tour.json the loader refused, for the problems it would otherwise report one
+    /// run at a time: duplicate orders and ids, media that is not there.
+    private func rawChecks(root: URL) -> [LintFinding] {
+        guard let data = try? Data(contentsOf: root.appendingPathComponent(TourFolder.manifestName)),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let points = object["points"] as? [[String: Any]] else { return [] }
+        var findings: [LintFinding] = []
+        var orders: [Int: Int] = [:], ids: [String: Int] = [:]
+        for (i, p) in points.enumerated() {
+            if let order = p["order"] as? Int {
+                if let first = orders[order] {
+                    findings.append(.init(.error, "duplicate-order", "points[\(i)]", "order: \(order) is used twice (points[\(first)] and points[\(i)])"))
+                } else { orders[order] = i }
+            }
+            if let id = p["id"] as? String {
+                if let first = ids[id] {
+                    findings.append(.init(.error, "duplicate-id", "points[\(i)]", "id: \(id) is used twice (points[\(first)] and points[\(i)])"))
+                } else { ids[id] = i }
+            }
+            for (lang, value) in (p["content"] as? [String: Any] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                guard let content = value as? [String: Any] else { continue }
+                for key in ["audio", "subtitles", "image"] {
+                    guard let path = content[key] as? String, !path.hasPrefix("/"), !path.contains("..") else { continue }
+                    if !FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path) {
+                        findings.append(.init(.error, "missing-media", "points[\(i)]", "content.\(lang).\(key): \(path) does not exist"))
+                    }
+                }
+            }
+        }
+        return findings
+    }
+
+    /// Nil when the bytes look like an image a phone can show (JPEG, PNG, GIF, WebP).
+    static func imageProblem(_ url: URL) -> String? {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return "cannot be read" }
+        defer { try? handle.close() }
+        let head = [UInt8]((try? handle.read(upToCount: 12)) ?? Data())
+        if head.isEmpty { return "the file is empty" }
+        if head.starts(with: [0xFF, 0xD8, 0xFF]) || head.starts(with: [0x89, 0x50, 0x4E, 0x47])
+            || head.starts(with: Array("GIF8".utf8))
+            || (head.starts(with: Array("RIFF".utf8)) && head.count >= 12 && Array(head[8..<12]) == Array("WEBP".utf8)) {
+            return nil
+        }
+        return "not a JPEG, PNG, GIF or WebP image"
+    }
+
+    private func relative(_ url: URL, in root: URL) -> String {
+        let base = root.standardizedFileURL.path + "/"
+        let path = url.standardizedFileURL.path
+        return path.hasPrefix(base) ? String(path.dropFirst(base.count)) : path
+    }
+
+    static func metres(_ value: Double) -> String { "\(Int(value.rounded())) m" }
+}

@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import Walk
+
+/// `walkscape lint`: the curator's to-do list for a tour folder.
+struct LintCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lint",
+        abstract: "Check a tour folder for problems a curator must fix (errors) or should know (warnings).",
+        discussion: """
+        Checks media (real MP3s that decode, readable subtitles and images), narration longer than \
+        the walk to the next point at 1.3 m/s, overlapping radii, radii under 20 m or over 150 m, \
+        points out of order along the route, duplicate orders and ids, missing languages. \
+        Exits 1 when there are errors; warnings alone exit 0.
+
+        Examples:
+          walkscape lint tours/demo
+          walkscape lint my-tour --json
+        """)
+
+    @Argument(help: ArgumentHelp("The tour folder (with tour.json).", valueName: "tour-folder"))
+    var tour: String
+
+    @Flag(name: .long, help: "Print the findings as JSON.")
+    var json = false
+
+    @Option(name: .long, help: ArgumentHelp("Walking pace for the narration-length check (m/s).", valueName: "m/s"))
+    var walkingSpeed: Double = 1.3
+
+    func validate() throws {
+        if !(walkingSpeed > 0 && walkingSpeed < 10) { throw ValidationError("--walking-speed must be between 0 and 10 m/s") }
+    }
+
+    func run() async throws {
+        let url = URL(fileURLWithPath: tour)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CLIError.usage("\(tour): no such tour folder")
+        }
+        var lint = TourLint()
+        lint.walkingSpeed = walkingSpeed
+        let result = lint.lint(folder: url)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            FileHandle.standardOutput.write(try encoder.encode(result.findings) + Data("\n".utf8))
+        } else {
+            for finding in result.findings { print(finding) }
+            print(result.findings.isEmpty ? "\(tour): no problems found"
+                  : "\(tour): \(result.errors) error\(result.errors == 1 ? "" : "s"), \(result.warnings) warning\(result.warnings == 1 ? "" : "s")")
+        }
+        if result.errors > 0 { throw ExitCode(1) }
+    }
+}

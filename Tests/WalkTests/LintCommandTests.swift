@@ -1,0 +1,112 @@
+import Foundation
+import TestSupport
+import Testing
+@testable import Walk
+
+/// `walkscape lint` on the demo tour and on tours broken on purpose, one problem per check.
+@Suite("walkscape lint", .serialized)
+struct LintCommandTests {
+    /// Four points along a street running north from (45.0, 9.0). Point 2 (100 m on) carries
+    /// 60 s of narration, but point 3 is only 39 m further; point 3 has a 10 m radius and a WAV
+    /// named .mp3; point 4 has a 200 m radius (overlapping all others), lies before point 3 along
+    /// the route, and has no Italian; the Italian completion message is missing; the English
+    /// subtitles of point 1 outlast its narration, the Italian ones are not SRT.
+    static func brokenTour(in dir: TemporaryDirectory) throws -> URL {
+        let root = dir.url.appendingPathComponent("broken")
+        let media = root.appendingPathComponent("media")
+        try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+        let short = try FixtureAudio.tone(seconds: 1)
+        let long = try FixtureAudio.silence(seconds: 60)
+        try FileManager.default.copyItem(at: short.mp3, to: media.appendingPathComponent("short.mp3"))
+        try FileManager.default.copyItem(at: long.mp3, to: media.appendingPathComponent("long.mp3"))
+        try FileManager.default.copyItem(at: short.wav, to: media.appendingPathComponent("wav-in-disguise.mp3"))
+        try Data("1\n00:00:00,000 --> 00:00:05,000\nToo long\n\n".utf8).write(to: media.appendingPathComponent("long.srt"))
+        try Data("1\nthis is not a timing line\nHello\n".utf8).write(to: media.appendingPathComponent("bad.srt"))
+        let json = """
+        {"format": 1, "id": "broken", "slug": "broken",
+         "route": "45.0,9.0;45.01,9.0",
+         "languages": {"en": {"title": "Broken", "completionMessage": "Bye"}, "it": {"title": "Rotto"}},
+         "points": [
+          {"id": "p1", "order": 1, "location": {"lat": 45.0, "lng": 9.0}, "triggerRadiusMeters": 25,
+           "content": {"en": {"title": "One", "audio": "media/short.mp3", "subtitles": "media/long.srt"},
+                       "it": {"title": "Uno", "audio": "media/short.mp3", "subtitles": "media/bad.srt"}}},
+          {"id": "p2", "order": 2, "location": {"lat": 45.0009, "lng": 9.0}, "triggerRadiusMeters": 25,
+           "content": {"en": {"title": "Two", "audio": "media/long.mp3"}, "it": {"title": "Due", "audio": "media/short.mp3"}}},
+          {"id": "p3", "order": 3, "location": {"lat": 45.00125, "lng": 9.0}, "triggerRadiusMeters": 10,
+           "content": {"en": {"title": "Three", "audio": "media/wav-in-disguise.mp3"}, "it": {"title": "Tre"}}},
+          {"id": "p4", "order": 4, "location": {"lat": 45.0011, "lng": 9.0}, "triggerRadiusMeters": 200,
+           "content": {"en": {"title": "Four", "audio": "media/short.mp3"}}}]}
+        """
+        try Data(json.utf8).write(to: root.appendingPathComponent("tour.json"))
+        return root
+    }
+
+    @Test("the demo tour is clean")
+    func demoIsClean() throws {
+        let result = try runWalkscape(["lint", "tours/demo"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "tours/demo: no problems found\n")
+    }
+
+    @Test("a tour broken on purpose: every problem listed, errors first, exit 1")
+    func brokenTourFindings() throws {
+        let dir = try TemporaryDirectory()
+        let root = try Self.brokenTour(in: dir)
+        let result = try runWalkscape(["lint", root.path])
+        #expect(result.status == 1)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines == [
+            "error: media/bad.srt: line 2: expected a timing line like '00:00:01,000 --> 00:00:02,500' after cue 1, found 'this is not a timing line' [subtitles-unreadable]",
+            "error: media/wav-in-disguise.mp3: point 3 (Three) in 'en': not an MP3: looks like WAV [audio-not-mp3]",
+            "error: point 4 (Four): comes before point 3 (Three) along the route (122 m vs 139 m from its start): walkers reach them in the other order [order-against-route]",
+            "warning: point 3 (Three): no narration in 'it': the point is only announced [no-audio]",
+            "warning: point 4 (Four): no content in 'it': walkers in it get the en title and no narration [missing-language]",
+            "warning: languages.it: no completionMessage: walkers in it finish without a word [no-completion-message]",
+            "warning: media/long.srt: the last cue ends at 5.0s, after the narration (1.0s) [subtitles-outlast-audio]",
+            "warning: point 3 (Three): radius 10 m is below typical GPS error (20 m): walkers may pass without triggering it [radius-too-small]",
+            "warning: point 4 (Four): radius 200 m is large enough to trigger from a parallel street (over 150 m) [radius-too-large]",
+            "warning: point 1 (One) and point 4 (Four): radii overlap (122 m apart, radii add up to 225 m): both can trigger at once [overlapping-radii]",
+            "warning: point 2 (Two) and point 4 (Four): radii overlap (22 m apart, radii add up to 225 m): both can trigger at once [overlapping-radii]",
+            "warning: point 3 (Three) and point 4 (Four): radii overlap (17 m apart, radii add up to 210 m): both can trigger at once [overlapping-radii]",
+            "warning: point 2 (Two): narration in 'en' lasts 1m 00s but the walk to point 3 (Three) takes about 41.5s at 1.3 m/s: the queue builds up [audio-longer-than-walk]",
+            "\(root.path): 3 errors, 10 warnings",
+        ])
+    }
+
+    @Test("a tour the loader refuses: its error, and every duplicate and missing file besides")
+    func refusedTour() throws {
+        let dir = try TemporaryDirectory()
+        let json = """
+        {"format": 1, "id": "dup", "slug": "dup", "languages": {"en": {"title": "Dup"}},
+         "points": [
+          {"id": "a", "order": 1, "location": {"lat": 45.0, "lng": 9.0}, "triggerRadiusMeters": 30,
+           "content": {"en": {"title": "A", "audio": "media/a.mp3"}}},
+          {"id": "b", "order": 1, "location": {"lat": 45.001, "lng": 9.0}, "triggerRadiusMeters": 30,
+           "content": {"en": {"title": "B"}}},
+          {"id": "a", "order": 2, "location": {"lat": 45.002, "lng": 9.0}, "triggerRadiusMeters": 30,
+           "content": {"en": {"title": "C", "subtitles": "media/c.srt"}}}]}
+        """
+        try dir.write("dup/tour.json", json)
+        let result = try runWalkscape(["lint", dir.file("dup").path, "--json"])
+        #expect(result.status == 1)
+        let findings = try JSONDecoder().decode([LintFinding].self, from: result.stdoutData)
+        #expect(findings.allSatisfy { $0.severity == .error })
+        #expect(findings.first?.check == "tour-folder")
+        // Every problem exactly once, whether the loader or lint's own pass found it.
+        let all = findings.map { ["\($0.location).\($0.message)", "\($0.location): \($0.message)"] }
+        for problem in ["points[0].content.en.audio: media/a.mp3 does not exist",
+                        "points[2].content.en.subtitles: media/c.srt does not exist",
+                        "points[1].order: 1 is used twice (points[0] and points[1])",
+                        "points[2].id: a is used twice (points[0] and points[2])"] {
+            #expect(all.count { forms in forms.contains { $0.hasSuffix(problem) } } == 1, "\(problem) in \(all)")
+        }
+        #expect(findings.count == 4)
+    }
+
+    @Test("not a folder: one line, exit 64")
+    func notAFolder() throws {
+        let result = try runWalkscape(["lint", "no/such/tour"])
+        #expect(result.status == 64)
+        #expect(result.stderr == "walkscape: no/such/tour: no such tour folder\n")
+    }
+}
