@@ -17,6 +17,7 @@ struct Walkscape: AsyncParsableCommand {
         subcommands: [
             Doctor.self,
             PreviewCommand.self,
+            LintCommand.self,
             PlayCommand.self,
             WalkTourCommand.self,
             TraceCommand.self,
