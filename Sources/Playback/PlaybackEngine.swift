@@ -174,7 +174,9 @@ final class PlaybackEngine: @unchecked Sendable {
 
         do {
             loop: while true {
-                let (interrupt, paused, target) = locked { (self.interrupt, self.paused, self.volume) }
+                condition.lock()
+                let (interrupt, paused, target) = (self.interrupt, self.paused, self.volume)
+                condition.unlock()
                 if interrupt != nil {
                     try fadeOut(decoder, leftover: leftover, frames: fadeFrames)
                     stoppedEarly = true
@@ -184,7 +186,7 @@ final class PlaybackEngine: @unchecked Sendable {
                     leftover = try fadeOut(decoder, leftover: leftover, frames: fadeFrames)
                     try sink.drain()
                     flushMarks(upTo: written)
-                    reportPosition(force: true)
+                    reportPosition(played: written, force: true)
                     waitWhilePaused()
                     continue loop
                 }
@@ -200,8 +202,9 @@ final class PlaybackEngine: @unchecked Sendable {
                 applyGain(chunk, toward: target, channels: format.channels, fadeFrames: fadeFrames)
                 try sink.write(UnsafeRawBufferPointer(chunk))
                 written += chunk.count / format.bytesPerFrame
-                flushMarks(upTo: sink.playedFrames)
-                reportPosition(force: false)
+                let played = sink.playedFrames
+                flushMarks(upTo: played)
+                reportPosition(played: played, force: false)
             }
         } catch {
             // The device failed mid-item (or the decoder on its first frame): report and move on.
@@ -302,9 +305,9 @@ final class PlaybackEngine: @unchecked Sendable {
         marks.removeFirst(flushed)
     }
 
-    private func reportPosition(force: Bool) {
+    private func reportPosition(played: Int, force: Bool) {
         guard let heard, let format else { return }
-        let played = min(sink.playedFrames, written)
+        let played = min(played, written)
         let interval = Int(positionInterval * Double(format.sampleRate))
         guard force || played - lastPosition >= interval else { return }
         lastPosition = played

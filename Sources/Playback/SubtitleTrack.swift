@@ -164,17 +164,23 @@ public struct SubtitleTrack: Sendable, Hashable {
         guard fractionSplit.count <= 2 else { return nil }
         let clock = fractionSplit[0].split(separator: ":", omittingEmptySubsequences: false)
         guard clock.count == 2 || clock.count == 3 else { return nil }
-        var seconds = 0.0
+        // Integers until one final division, so "00:00:03,538" is exactly the double nearest 3.538.
+        var whole = 0
         for (i, field) in clock.enumerated() {
             guard !field.isEmpty, field.count <= 9, field.allSatisfy(\.isASCIIDigit), let value = Int(field) else { return nil }
             if i > 0 && value >= 60 { return nil }
-            seconds = seconds * 60 + Double(value)
+            whole = whole * 60 + value
         }
+        var scale = 1, fractionValue = 0
         if fractionSplit.count == 2 {
             let fraction = fractionSplit[1]
             guard !fraction.isEmpty, fraction.count <= 9, fraction.allSatisfy(\.isASCIIDigit), let value = Int(fraction) else { return nil }
-            seconds += Double(value) / pow(10, Double(fraction.count))
+            fractionValue = value
+            for _ in 0..<fraction.count { scale *= 10 }
         }
+        let (scaled, overflow) = whole.multipliedReportingOverflow(by: scale)
+        guard !overflow else { return nil }
+        let seconds = Double(scaled + fractionValue) / Double(scale)
         return seconds
     }
 
