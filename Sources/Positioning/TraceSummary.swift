@@ -45,8 +45,14 @@ public struct TraceSummary: Sendable, Hashable, Codable {
     public var start: Date?
     public var end: Date?
     public var durationSeconds: Double
-    /// Along the accepted fixes, on the ellipsoid.
+    /// Along the accepted fixes, on the ellipsoid. A step counts only once the walker is further
+    /// from the last counted point than the fix's error estimate (and at least `minimumStep`):
+    /// summing raw fix-to-fix distances would turn a walker standing still into kilometres of
+    /// jitter.
     public var distanceMeters: Double
+
+    /// Metres: the smallest step counted towards the distance.
+    public static let minimumStep = 3.0
     public var boundingBox: BoundingBox?
     public var accuracy: Accuracy
     public var readError: String?
@@ -82,8 +88,15 @@ public struct TraceSummary: Sendable, Hashable, Codable {
                 if start == nil { start = fix.time }
                 end = fix.time
                 let c = fix.coordinate
-                if let p = previous { distance += p.distance(to: c) }
-                previous = c
+                if let p = previous {
+                    let step = p.distance(to: c)
+                    if step >= max(Self.minimumStep, fix.horizontalError ?? 0) {
+                        distance += step
+                        previous = c
+                    }
+                } else {
+                    previous = c
+                }
                 if var b = box {
                     b.south = min(b.south, c.latitude)
                     b.north = max(b.north, c.latitude)

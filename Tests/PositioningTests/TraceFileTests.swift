@@ -1,0 +1,124 @@
+import Foundation
+import Positioning
+import TestSupport
+import Testing
+import TourModel
+
+@Suite struct TraceFileTests {
+    static let gpx = """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <gpx version="1.1" creator="phone" xmlns="http://www.topografix.com/GPX/1/1">
+      <metadata><time>2026-04-18T08:00:00Z</time></metadata>
+      <wpt lat="43.7700" lon="11.2500"><name>start, no time</name></wpt>
+      <wpt lat="43.7701" lon="11.2501"><time>2026-04-18T08:29:59Z</time><name>timed waypoint</name></wpt>
+      <trk><name>walk</name><trkseg>
+        <trkpt lat="43.773192" lon="11.255636"><ele>51.2</ele><time>2026-04-18T08:30:00Z</time><hdop>1.2</hdop><sat>9</sat></trkpt>
+        <trkpt lon='11.255700' lat='43.773250'>
+          <ele>51.0</ele>
+          <time>2026-04-18T10:30:01.500+02:00</time>
+          <fix>2d</fix>
+          <extensions><speed>1.4</speed></extensions>
+        </trkpt>
+        <trkpt lat="43.7733" lon="11.2558"><time>2026-04-18T08:30:03Z</time><fix>none</fix></trkpt>
+        <trkpt lat="95.0" lon="11.2558"><time>2026-04-18T08:30:04Z</time></trkpt>
+        <trkpt lat="43.7734" lon="11.2559"><time>yesterday</time></trkpt>
+      </trkseg></trk>
+      <rte><rtept lat="43.7735" lon="11.2560"><time>2026-04-18T08:30:05Z</time></rtept></rte>
+    </gpx>
+    """
+
+    @Test func readsTimedPointsOfEveryKindWithTheirChildren() throws {
+        let folder = try TemporaryDirectory()
+        let file = try TraceFile(url: folder.write("walk.txt", Self.gpx))
+        #expect(file.format == .gpx)
+        var iterator = file.fixes().makeIterator()
+        var fixes: [Fix] = []
+        while let f = iterator.next() { fixes.append(f) }
+        try #require(fixes.count == 5)
+        #expect(fixes.map(\.coordinate.latitude) == [43.7701, 43.773192, 43.773250, 43.7733, 43.7735])
+        let t0 = fixes[1].time
+        #expect(t0 == Date(timeIntervalSince1970: 1_776_501_000))  // 2026-04-18T08:30:00Z
+        #expect(fixes[1].altitude == 51.2)
+        #expect(fixes[1].hdop == 1.2)
+        #expect(fixes[1].horizontalError == 1.2 * HorizontalError.hdopFactor)
+        #expect(fixes[1].satellites == 9)
+        #expect(fixes[1].mode == .threeD)
+        #expect(fixes[1].source == .gpx)
+        #expect(fixes[2].time.timeIntervalSince(t0) == 1.5)  // +02:00 offset and a fraction
+        #expect(fixes[2].mode == .twoD)
+        #expect(fixes[2].speed == 1.4)
+        #expect(fixes[3].mode == .noFix)
+        #expect(fixes[0].mode == .twoD)  // no elevation
+        let stats = iterator.statistics
+        #expect(stats.records == 8)
+        #expect(stats.fixes == 5)
+        #expect(stats.rejected == ["untimed": 1, "malformed": 2])
+        #expect(file.statistics == stats)
+    }
+
+    @Test func streamsALongGPXAcrossBufferBoundaries() throws {
+        let folder = try TemporaryDirectory()
+        var text = "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\"><trk><trkseg>\n"
+        let count = 20_000  // about 2 MB: many refills of the 256 KiB buffer
+        for i in 0..<count {
+            text += "<trkpt lat=\"\(43.0 + Double(i) * 1e-6)\" lon=\"11.0\"><time>2026-04-18T\(String(format: "%02d:%02d:%02d", 8 + i / 3600, i / 60 % 60, i % 60))Z</time></trkpt>\n"
+        }
+        text += "</trkseg></trk></gpx>\n"
+        let file = try TraceFile(url: folder.write("long.gpx", text))
+        var n = 0
+        var last: Fix?
+        for fix in file.fixes() {
+            #expect(abs(fix.coordinate.latitude - (43.0 + Double(n) * 1e-6)) < 1e-12)
+            n += 1
+            last = fix
+        }
+        #expect(n == count)
+        #expect(last != nil)
+    }
+
+    @Test func detectsTheFormatFromTheContentNotTheName() throws {
+        let folder = try TemporaryDirectory()
+        let nmea = sentence("GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,") + "\r\n"
+        #expect(try TraceFile(url: folder.write("looks.gpx", nmea)).format == .nmea)
+        #expect(try TraceFile(url: folder.write("comment.log", "# Name: x\n" + nmea)).format == .nmea)
+        #expect(try TraceFile(url: folder.write("noise.bin", "\u{1}\u{2}\u{3}" + nmea)).format == .nmea)
+        #expect(try TraceFile(url: folder.write("bom.nmea", "\u{FEFF}" + Self.gpx)).format == .gpx)
+    }
+
+    @Test func refusesFilesThatAreNotTraces() throws {
+        let folder = try TemporaryDirectory()
+        let kml = try folder.write("walk.kml", "<?xml version=\"1.0\"?><kml><Placemark/></kml>")
+        #expect(throws: PositioningError.self) { try TraceFile(url: kml) }
+        let notes = try folder.write("notes.txt", "just some notes\n")
+        do {
+            _ = try TraceFile(url: notes)
+            Issue.record("accepted a text file")
+        } catch {
+            #expect(error.message.hasSuffix("notes.txt: not an NMEA 0183 or GPX trace (no `$` sentence or `<gpx` element near the start)"))
+            #expect(error.exitCode == 65)
+        }
+        let missing = folder.file("missing.nmea")
+        do {
+            _ = try TraceFile(url: missing)
+            Issue.record("opened a missing file")
+        } catch {
+            #expect(error.message.hasSuffix("missing.nmea: cannot open (No such file or directory)"))
+            #expect(error.exitCode == 66)
+        }
+        #expect(throws: PositioningError.self) { try TraceFile(url: folder.write("empty.nmea", "")) }
+    }
+
+    @Test func nmeaStatisticsArriveAfterIteration() throws {
+        let folder = try TemporaryDirectory()
+        let good = sentence("GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")
+        let text = [good, "$GPGGA,123520,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*00", sentence("PGRME,1,M"), ""]
+            .joined(separator: "\n")
+        let file = try TraceFile(url: folder.write("s.nmea", text))
+        #expect(file.statistics == nil)
+        let stats = file.forEachFix { _ in }
+        #expect(stats.records == 3)
+        #expect(stats.fixes == 1)
+        #expect(stats.rejected == ["badChecksum": 1, "proprietary": 1])
+        #expect(file.statistics == stats)
+    }
+}
