@@ -1,0 +1,223 @@
+import Foundation
+import Positioning
+import TourModel
+
+/// `walkscape map`: the tour as an SVG a person would rather look at than read.
+///
+/// Route underneath, radii as soft discs, numbered points with their titles, the recorded walk
+/// coloured by how accurate each fix claimed to be (so a curator sees where GPS is poor), ignored
+/// fixes as crosses, where each point triggered, a scale bar and a legend. Plain SVG 1.1 with no
+/// scripts or external resources, so any browser opens it.
+public struct TourMap: Sendable {
+    public var tour: PlayableTour
+    /// The walk to draw, in order (may be empty).
+    public var fixes: [Fix]
+    /// Fixes the filter ignored, drawn as crosses.
+    public var ignored: [Fix]
+    /// Where and when points triggered, from a preview of the same walk.
+    public var report: PreviewReport?
+    public var width: Double = 1000
+
+    public init(tour: PlayableTour, fixes: [Fix] = [], ignored: [Fix] = [], report: PreviewReport? = nil) {
+        self.tour = tour
+        self.fixes = fixes
+        self.ignored = ignored
+        self.report = report
+    }
+
+    /// Accuracy classes for the trace: upper bound of the error estimate (metres), colour, label.
+    static let accuracyClasses: [(limit: Double, colour: String, label: String)] = [
+        (5, "#1b9e77", "≤ 5 m"),
+        (15, "#66a61e", "≤ 15 m"),
+        (30, "#e6ab02", "≤ 30 m"),
+        (.infinity, "#d95f02", "> 30 m"),
+    ]
+    static let unknownAccuracy = "#7570b3"
+
+    static func colour(for error: Double?) -> String {
+        guard let error else { return unknownAccuracy }
+        return accuracyClasses.first { error <= $0.limit }?.colour ?? unknownAccuracy
+    }
+
+    public func svg() -> String {
+        // Frame: everything the walker could see, with room for labels.
+        var lats: [Double] = [], lngs: [Double] = []
+        func include(_ c: Coordinate, pad: Double = 0) {
+            let dLat = pad / 111_320, dLng = pad / (111_320 * max(0.01, cos(c.latitude * .pi / 180)))
+            lats += [c.latitude - dLat, c.latitude + dLat]
+            lngs += [c.longitude - dLng, c.longitude + dLng]
+        }
+        for p in tour.points { include(p.coordinate, pad: p.triggerRadiusMeters) }
+        for c in tour.route { include(c) }
+        for f in fixes { include(f.coordinate) }
+        let minLat = lats.min() ?? 0, maxLat = lats.max() ?? 0, minLng = lngs.min() ?? 0, maxLng = lngs.max() ?? 0
+        let midLat = (minLat + maxLat) / 2
+        let metresPerDegLat = 111_320.0, metresPerDegLng = 111_320.0 * cos(midLat * .pi / 180)
+        let spanX = max(50, (maxLng - minLng) * metresPerDegLng), spanY = max(50, (maxLat - minLat) * metresPerDegLat)
+        let margin = 60.0, header = 70.0, footer = 70.0
+        let scale = (width - 2 * margin) / spanX              // px per metre
+        let height = (spanY * scale + 2 * margin + header + footer).rounded()
+        func xy(_ c: Coordinate) -> (Double, Double) {
+            (margin + (c.longitude - minLng) * metresPerDegLng * scale,
+             header + margin + (maxLat - c.latitude) * metresPerDegLat * scale)
+        }
+        func f(_ v: Double) -> String { String(format: "%.1f", v) }
+
+        var out = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="\(Int(width))" height="\(Int(height))" \
+        viewBox="0 0 \(Int(width)) \(Int(height))" font-family="Helvetica, Arial, sans-serif">
+        <title>\(Self.escape(tour.title))</title>
+        <rect width="100%" height="100%" fill="#f6f4ef"/>
+        <text x="\(f(margin))" y="34" font-size="22" font-weight="bold" fill="#2b2d42">\(Self.escape(tour.title))</text>
+
+        """
+        if let report {
+            out += "<text x=\"\(f(margin))\" y=\"58\" font-size=\"14\" fill=\"#555\">"
+                + Self.escape(report.summaryLine) + "</text>\n"
+        }
+
+        // Route.
+        if tour.route.count > 1 {
+            let pts = tour.route.map { let (x, y) = xy($0); return "\(f(x)),\(f(y))" }.joined(separator: " ")
+            out += "<polyline id=\"route\" points=\"\(pts)\" fill=\"none\" stroke=\"#8d99ae\" stroke-width=\"9\" "
+                + "stroke-linecap=\"round\" stroke-linejoin=\"round\" stroke-opacity=\"0.55\"/>\n"
+        }
+
+        // Radii.
+        out += "<g id=\"radii\">\n"
+        for p in tour.points {
+            let (x, y) = xy(p.coordinate)
+            out += "<circle cx=\"\(f(x))\" cy=\"\(f(y))\" r=\"\(f(p.triggerRadiusMeters * scale))\" fill=\"#ef8354\" "
+                + "fill-opacity=\"0.14\" stroke=\"#ef8354\" stroke-width=\"1.5\" stroke-dasharray=\"5 4\"/>\n"
+        }
+        out += "</g>\n"
+
+        // Trace: runs of one accuracy class as one polyline; gaps over 5 s as a dotted line.
+        if !fixes.isEmpty {
+            out += "<g id=\"trace\" fill=\"none\" stroke-width=\"3\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n"
+            var run: [String] = []
+            var runColour = ""
+            func flush() {
+                if run.count > 1 { out += "<polyline points=\"\(run.joined(separator: " "))\" stroke=\"\(runColour)\"/>\n" }
+                run = []
+            }
+            var previous: Fix?
+            for fix in fixes {
+                let (x, y) = xy(fix.coordinate)
+                let point = "\(f(x)),\(f(y))"
+                // Each segment takes the colour of the fix it leads to.
+                let colour = Self.colour(for: fix.horizontalError)
+                if let prev = previous, fix.time.timeIntervalSince(prev.time) > 5 {
+                    flush()
+                    let (px, py) = xy(prev.coordinate)
+                    out += "<line x1=\"\(f(px))\" y1=\"\(f(py))\" x2=\"\(f(x))\" y2=\"\(f(y))\" stroke=\"#555\" "
+                        + "stroke-dasharray=\"2 5\"><title>no fix for \(Int(fix.time.timeIntervalSince(prev.time))) s</title></line>\n"
+                    run = [point]
+                } else if colour != runColour, let last = run.last {
+                    flush()
+                    run = [last, point]
+                } else {
+                    run.append(point)
+                }
+                runColour = colour
+                previous = fix
+            }
+            flush()
+            out += "</g>\n"
+        }
+        if !ignored.isEmpty {
+            out += "<g id=\"ignored\" stroke=\"#c1121f\" stroke-width=\"2\">\n"
+            for fix in ignored {
+                let (x, y) = xy(fix.coordinate)
+                out += "<path d=\"M\(f(x - 5)),\(f(y - 5)) L\(f(x + 5)),\(f(y + 5)) M\(f(x - 5)),\(f(y + 5)) L\(f(x + 5)),\(f(y - 5))\">"
+                    + "<title>ignored fix at \(Self.escape(WalkTime.iso(fix.time)))</title></path>\n"
+            }
+            out += "</g>\n"
+        }
+
+        // Trigger markers.
+        if let report {
+            out += "<g id=\"triggers\">\n"
+            for p in report.points {
+                guard let t = p.trigger, let lat = t.latitude, let lng = t.longitude else { continue }
+                let (x, y) = xy(Coordinate(latitude: lat, longitude: lng))
+                out += "<path d=\"M\(f(x)),\(f(y - 8)) L\(f(x + 8)),\(f(y)) L\(f(x)),\(f(y + 8)) L\(f(x - 8)),\(f(y)) Z\" "
+                    + "fill=\"#ffd166\" stroke=\"#2b2d42\" stroke-width=\"1.5\"><title>point \(p.order) triggered at "
+                    + "\(WalkTime.offset(t.offsetSeconds))</title></path>\n"
+                out += Self.label("▶\(p.order) \(WalkTime.offset(t.offsetSeconds))", x: x + 11, y: y + 4, size: 12, colour: "#6b4e00")
+            }
+            out += "</g>\n"
+        }
+
+        // Points, numbered, with titles.
+        out += "<g id=\"points\">\n"
+        for p in tour.points {
+            let (x, y) = xy(p.coordinate)
+            out += "<circle cx=\"\(f(x))\" cy=\"\(f(y))\" r=\"12\" fill=\"#2b2d42\" stroke=\"#fff\" stroke-width=\"2\">"
+                + "<title>\(Self.escape(p.title)) (radius \(Int(p.triggerRadiusMeters)) m)</title></circle>\n"
+            out += "<text x=\"\(f(x))\" y=\"\(f(y + 4.5))\" font-size=\"13\" font-weight=\"bold\" fill=\"#fff\" "
+                + "text-anchor=\"middle\">\(p.order)</text>\n"
+            out += Self.label(p.title, x: x - 16, y: y + 5, size: 15, colour: "#2b2d42", anchor: "end")
+        }
+        out += "</g>\n"
+
+        // Scale bar: a round length about a fifth of the width.
+        let target = (width - 2 * margin) / 5 / scale
+        let nice = [5.0, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10000, 20000, 50000]
+        let length = nice.last { $0 <= target } ?? nice[0]
+        let barY = height - 30
+        out += "<g id=\"scale\" font-size=\"13\" fill=\"#2b2d42\">\n"
+        out += "<rect x=\"\(f(margin))\" y=\"\(f(barY - 6))\" width=\"\(f(length * scale / 2))\" height=\"6\" fill=\"#2b2d42\"/>\n"
+        out += "<rect x=\"\(f(margin + length * scale / 2))\" y=\"\(f(barY - 6))\" width=\"\(f(length * scale / 2))\" height=\"6\" "
+            + "fill=\"#fff\" stroke=\"#2b2d42\"/>\n"
+        out += "<text x=\"\(f(margin))\" y=\"\(f(barY + 12))\">0</text>\n"
+        out += "<text x=\"\(f(margin + length * scale))\" y=\"\(f(barY + 12))\" text-anchor=\"middle\">"
+            + (length >= 1000 ? "\(String(format: "%g", length / 1000)) km" : "\(Int(length)) m") + "</text>\n"
+        out += "</g>\n"
+
+        // Legend (only with a trace) and north.
+        if !fixes.isEmpty {
+            var lx = margin + length * scale + 60
+            out += "<g id=\"legend\" font-size=\"13\" fill=\"#2b2d42\">\n"
+            out += "<text x=\"\(f(lx))\" y=\"\(f(barY))\">fix accuracy:</text>\n"
+            lx += 90
+            for c in Self.accuracyClasses {
+                out += "<line x1=\"\(f(lx))\" y1=\"\(f(barY - 4))\" x2=\"\(f(lx + 22))\" y2=\"\(f(barY - 4))\" stroke=\"\(c.colour)\" stroke-width=\"4\"/>\n"
+                out += "<text x=\"\(f(lx + 27))\" y=\"\(f(barY))\">\(Self.escape(c.label))</text>\n"
+                lx += 85
+            }
+            if !ignored.isEmpty {
+                out += "<path d=\"M\(f(lx)),\(f(barY - 9)) L\(f(lx + 10)),\(f(barY + 1)) M\(f(lx)),\(f(barY + 1)) L\(f(lx + 10)),\(f(barY - 9))\" stroke=\"#c1121f\" stroke-width=\"2\"/>\n"
+                out += "<text x=\"\(f(lx + 15))\" y=\"\(f(barY))\">ignored</text>\n"
+            }
+            out += "</g>\n"
+        }
+        out += "<text x=\"\(f(width - margin))\" y=\"\(f(barY))\" font-size=\"16\" font-weight=\"bold\" fill=\"#2b2d42\" text-anchor=\"middle\">N ↑</text>\n"
+        out += "</svg>\n"
+        return out
+    }
+
+    /// Text with a pale halo so it stays readable over the route and the trace.
+    static func label(_ text: String, x: Double, y: Double, size: Int, colour: String, anchor: String = "start") -> String {
+        "<text x=\(quoted(x)) y=\(quoted(y)) font-size=\"\(size)\" fill=\"\(colour)\" text-anchor=\"\(anchor)\" "
+            + "stroke=\"#f6f4ef\" stroke-width=\"4\" paint-order=\"stroke\" stroke-linejoin=\"round\">\(escape(text))</text>\n"
+    }
+
+    private static func quoted(_ v: Double) -> String { "\"" + String(format: "%.1f", v) + "\"" }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for ch in text {
+            switch ch {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            default: out.append(ch)
+            }
+        }
+        return out
+    }
+}
