@@ -18,6 +18,7 @@ struct Walkscape: AsyncParsableCommand {
             Doctor.self,
             PreviewCommand.self,
             LintCommand.self,
+            MapCommand.self,
             PlayCommand.self,
             WalkTourCommand.self,
             TraceCommand.self,
