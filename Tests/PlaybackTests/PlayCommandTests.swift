@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `walkscape play` as a user runs it: the built executable as a subprocess.
+@Suite struct PlayCommandTests {
+    @Test func playsToAWAVFileBackToBackWithSubtitleCues() throws {
+        let a = try FixtureAudio.speech("Under the porticoes.")
+        let b = try FixtureAudio.tone(frames: 12_345)
+        let home = try TemporaryDirectory()
+        let srt = try home.write("a.srt", "\u{FEFF}1\r\n00:00:00,200 --> 00:00:00.900  \r\nUnder the\r\n\r\n00:00:00,950 --> 00:00:01,400\r\nporticoes.\r\n")
+        let out = home.file("out.wav")
+        let result = try runWalkscape(["play", a.mp3.path, b.mp3.path, "--subtitles", srt.path, "--output", out.path], home: home)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == """
+            ▶ \(a.mp3.path)
+            [0:00.200] Under the
+            [0:00.950] porticoes.
+            ▶ \(b.mp3.path)
+
+            """)
+        let wav = try FixtureAudio.readWAV(out)
+        #expect(wav.sampleRate == 22050 && wav.channels == 1)
+        #expect(wav.pcm.count == (a.frames + b.frames) * 2)
+    }
+
+    @Test func playsToTheALSANullDevice() throws {
+        let a = try FixtureAudio.speech("To nowhere.")
+        let home = try TemporaryDirectory()
+        let result = try runWalkscape(["play", a.mp3.path, "--audio-device", "null"], home: home)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "")
+        #expect(result.stdout == "▶ \(a.mp3.path)\n")
+    }
+
+    @Test func noAudioPlaysInRealTime() throws {
+        let a = try FixtureAudio.tone(seconds: 0.8)
+        let home = try TemporaryDirectory()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = try runWalkscape(["play", a.mp3.path, "--no-audio"], home: home)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(clock.now - start >= .milliseconds(750))
+    }
+
+    @Test func missingSoundCardSaysWhatToDo() throws {
+        let a = try FixtureAudio.speech("Nobody hears this.")
+        let home = try TemporaryDirectory()
+        let result = try runWalkscape(["play", a.mp3.path, "--audio-device", "nosuchcard"], home: home)
+        #expect(result.status == 69)
+        #expect(result.stderr == "walkscape: no sound card: could not open ALSA device 'nosuchcard' (No such file or directory); choose one with --audio-device NAME or use --no-audio\n")
+    }
+
+    @Test func badFilesAreReportedAndTheRestPlays() throws {
+        let good = try FixtureAudio.speech("Still playing.")
+        let home = try TemporaryDirectory()
+        let fake = home.file("fake.mp3")
+        var mp4 = Data([0, 0, 0, 24]) + Data("ftypM4A ".utf8) + Data(count: 12)
+        mp4.append(Data(count: 100))
+        try mp4.write(to: fake)
+        let missing = home.file("missing.mp3")
+        let out = home.file("out.wav")
+        let result = try runWalkscape(["play", fake.path, missing.path, good.mp3.path, "-o", out.path], home: home)
+        #expect(result.status == 65)
+        #expect(result.stdout == "▶ \(good.mp3.path)\n")
+        #expect(result.stderr == """
+            walkscape: \(fake.path): not an MP3: looks like MP4/AAC
+            walkscape: \(missing.path): no such file
+            walkscape: 2 of 3 files could not be played
+
+            """)
+        #expect(try FixtureAudio.readWAV(out).pcm.count == good.frames * 2)
+    }
+
+    @Test func badFlagsAreRefusedBeforeAnyWork() throws {
+        let home = try TemporaryDirectory()
+        let none = try runWalkscape(["play"], home: home)
+        #expect(none.status == 64)
+        #expect(none.stderr.hasPrefix("Error: name at least one MP3 file to play\n"))
+        let both = try runWalkscape(["play", "x.mp3", "--no-audio", "--output", "o.wav"], home: home)
+        #expect(both.status == 64)
+        #expect(both.stderr.hasPrefix("Error: choose one of --audio-device, --output and --no-audio\n"))
+        let tooMany = try runWalkscape(["play", "x.mp3", "--subtitles", "a.srt", "--subtitles", "b.srt"], home: home)
+        #expect(tooMany.status == 64)
+        #expect(tooMany.stderr.hasPrefix("Error: 2 --subtitles for 1 file: give at most one per file\n"))
+    }
+
+    @Test func brokenSubtitlesNameTheFileAndLine() throws {
+        let a = try FixtureAudio.speech("Hello.")
+        let home = try TemporaryDirectory()
+        let srt = try home.write("bad.srt", "1\n00:00:01,000 -> 00:00:02,000\nHi\n")
+        let result = try runWalkscape(["play", a.mp3.path, "--subtitles", srt.path, "--no-audio"], home: home)
+        #expect(result.status == 65)
+        #expect(result.stderr == "walkscape: \(srt.path): line 2: expected a timing line like '00:00:01,000 --> 00:00:02,500' after cue 1, found '00:00:01,000 -> 00:00:02,000'\n")
+    }
+}
