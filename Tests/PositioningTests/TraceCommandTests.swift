@@ -1,0 +1,93 @@
+import Foundation
+import Positioning
+import TestSupport
+import Testing
+import TourModel
+
+/// `walkscape trace`, run as the built executable.
+@Suite struct TraceCommandTests {
+    /// Ten epochs walking north at 1.4 m/s, one wild outlier, one bad checksum, one proprietary.
+    static func recording() -> String {
+        var lines: [String] = ["# recorded on a test bench"]
+        let start = Coordinate(latitude: 44.4939, longitude: 11.3426)
+        for i in 0..<10 {
+            if i == 5 {
+                // An outlier 2 km east, stamped between epochs 4 and 5.
+                lines.append(gga("100004.50", start.destination(distance: 2000, bearing: 90)))
+            }
+            let c = start.destination(distance: Double(i) * 1.4, bearing: 0)
+            lines.append(gga(String(format: "1000%02d.00", i), c))
+            lines.append(sentence(String(format: "GPRMC,1000%02d.00,A,%@,N,%@,E,2.72,0.0,211126,,,A", i,
+                                         ddmm(c.latitude, 2), ddmm(c.longitude, 3))))
+        }
+        lines.append("$GPGGA,100010.00,4429.6340,N,01120.5560,E,1,09,0.9,54.0,M,46.9,M,,*00")
+        lines.append(sentence("PGRME,15.0,M,22.5,M,27.0,M"))
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    static func ddmm(_ v: Double, _ width: Int) -> String {
+        let d = Int(v)
+        return String(format: "%0\(width)d%09.6f", d, (v - Double(d)) * 60)
+    }
+
+    static func gga(_ time: String, _ c: Coordinate) -> String {
+        sentence("GPGGA,\(time),\(ddmm(c.latitude, 2)),N,\(ddmm(c.longitude, 3)),E,1,09,0.8,54.0,M,46.9,M,,")
+    }
+
+    @Test func summarisesARecordingAsJSON() throws {
+        let folder = try TemporaryDirectory()
+        let file = try folder.write("walk.log", Self.recording())
+        let result = try runWalkscape(["trace", file.path, "--json"], home: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: result.stdoutData) as? [String: Any])
+        #expect(json["format"] as? String == "nmea")
+        #expect(json["fixes"] as? Int == 11)
+        #expect(json["acceptedFixes"] as? Int == 10)
+        #expect(json["rejectedFixes"] as? [String: Int] == ["implausibleJump": 1])
+        #expect(json["rejectedRecords"] as? [String: Int] == ["badChecksum": 1, "proprietary": 1])
+        #expect(json["records"] as? Int == 23)
+        #expect(json["durationSeconds"] as? Double == 9)
+        #expect(json["start"] as? String == "2026-11-21T10:00:00Z")
+        let distance = try #require(json["distanceMeters"] as? Double)
+        #expect(abs(distance - 12.6) < 0.01)
+        let box = try #require(json["boundingBox"] as? [String: Double])
+        #expect(abs(box["south"]! - 44.4939) < 1e-6)
+        #expect(abs(box["east"]! - 11.3426) < 1e-6)
+        let accuracy = try #require(json["accuracy"] as? [String: Any])
+        #expect(accuracy["medianMeters"] as? Double == 4)  // HDOP 0.8 x 5 m
+        #expect((accuracy["buckets"] as? [[String: Any]])?.first?["count"] as? Int == 11)
+    }
+
+    @Test func summarisesARecordingAsText() throws {
+        let folder = try TemporaryDirectory()
+        let file = try folder.write("walk.log", Self.recording())
+        let result = try runWalkscape(["trace", file.path], home: folder)
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "walk.log (NMEA 0183)")
+        #expect(lines.contains("  duration   0:00:09 (2026-11-21T10:00:00Z to 2026-11-21T10:00:09Z)"))
+        #expect(lines.contains("  fixes      11 (10 accepted; dropped: implausibleJump 1)"))
+        #expect(lines.contains("  sentences  23 (unused: badChecksum 1, proprietary 1)"))
+        #expect(lines.contains("  distance   13 m"))
+    }
+
+    @Test func refusesAFileThatIsNotATrace() throws {
+        let folder = try TemporaryDirectory()
+        let file = try folder.write("notes.txt", "hello\n")
+        let result = try runWalkscape(["trace", file.path], home: folder)
+        #expect(result.status == 65)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "walkscape: \(file.path): not an NMEA 0183 or GPX trace (no `$` sentence or `<gpx` element near the start)\n")
+    }
+
+    @Test func refusesAMissingFileAndABadBound() throws {
+        let folder = try TemporaryDirectory()
+        let missing = try runWalkscape(["trace", folder.file("nope.nmea").path], home: folder)
+        #expect(missing.status == 65)
+        #expect(missing.stderr.hasSuffix("nope.nmea: cannot open (No such file or directory)\n"))
+        let file = try folder.write("walk.log", Self.recording())
+        let bad = try runWalkscape(["trace", file.path, "--max-error", "0"], home: folder)
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("--max-error must be a positive number of metres"))
+    }
+}
