@@ -31,9 +31,12 @@ public enum GPSDEvent: Sendable, Hashable {
 ///
 /// gpsd restarts (package upgrades, a receiver unplugged and replugged, a crash), and a client
 /// that does not notice keeps a dead socket forever; so does one behind a gpsd that stopped
-/// talking. This source treats a read error, a closed socket, or `silenceTimeout` without any
-/// report as gpsd gone, and reconnects with a capped exponential backoff, reporting its state on
-/// the way (`noGPSD` / `waitingForFix` / `connected`).
+/// talking. This source treats a read error or a closed socket as gpsd gone, and
+/// `silenceTimeout` without any report as a dead socket: it reconnects, at once after a silence,
+/// else with a capped exponential backoff, and reports its state on the way (`noGPSD` /
+/// `waitingForFix` / `connected`). A connection counts as gpsd only once gpsd greets it (its
+/// VERSION report), so a stopped gpsd whose port still accepts connections is `noGPSD`, while a
+/// live gpsd with a silent receiver is `waitingForFix`.
 ///
 /// libgps blocks, so each iteration runs it on a dedicated thread (never the cooperative pool);
 /// ending the iteration (or cancelling the consuming task) stops and joins that thread's work
@@ -48,9 +51,10 @@ public final class GPSDSource: AsyncSequence, Sendable {
     public struct Configuration: Sendable, Hashable {
         public var host: String
         public var port: Int
-        /// Seconds without any report from gpsd (TPV, SKY, anything) after which it is taken as gone.
-        /// gpsd sends at least one report per receiver cycle, so a 1 Hz receiver is silent for
-        /// this long only if gpsd or the receiver died.
+        /// Seconds without any report from gpsd (TPV, SKY, anything) after which the socket is
+        /// taken as dead and replaced. gpsd sends at least one report per receiver cycle, so a
+        /// 1 Hz receiver is silent this long only if gpsd, the link or the receiver died; and a
+        /// new client is greeted at once, so a fresh connection also tells which.
         public var silenceTimeout: Double
         /// First retry delay; doubled after each failure up to `maxBackoff`.
         public var initialBackoff: Double
@@ -149,17 +153,27 @@ private final class Worker: Sendable {
                 backoff = min(configuration.maxBackoff, backoff * 2)
                 continue
             }
-            backoff = configuration.initialBackoff
-            report(.waitingForFix)
+            // gpsd greets every client with a VERSION report; until it has, this is not a
+            // working gpsd (a stopped or wedged one still has the kernel accept connections).
+            var greeted = false
+            var silent = false
             var lastReport = ContinuousClock.now
             session: while !stop.isSet {
                 if !gps_waiting(&data, pollMicros) {
-                    if ContinuousClock.now - lastReport > .seconds(configuration.silenceTimeout) { break session }
+                    if ContinuousClock.now - lastReport > .seconds(configuration.silenceTimeout) {
+                        silent = true
+                        break session
+                    }
                     continue
                 }
                 // -1: error or gpsd closed the socket.
                 guard gps_read(&data, nil, 0) >= 0 else { break session }
                 lastReport = ContinuousClock.now
+                if !greeted {
+                    greeted = true
+                    backoff = configuration.initialBackoff
+                    report(.waitingForFix)
+                }
                 let set = data.set
                 if set & WS_MODE_SET != 0, data.fix.mode < 2 {
                     report(.waitingForFix)
@@ -174,7 +188,20 @@ private final class Worker: Sendable {
                 continuation.yield(.fix(Self.fix(from: data)))
             }
             gps_close(&data)
-            if !stop.isSet { report(.noGPSD) }
+            guard !stop.isSet else { break }
+            if greeted, silent {
+                // gpsd talked, then went quiet: most likely the receiver stopped, but a dead
+                // socket looks the same. A fresh connection tells them apart (a live gpsd greets
+                // it at once), so reconnect now; meanwhile there is no fix.
+                report(.waitingForFix)
+                continue
+            }
+            // Closed, failed, or never greeted us: gpsd is gone or wedged.
+            report(.noGPSD)
+            if !greeted {
+                sleep(seconds: backoff)
+                backoff = min(configuration.maxBackoff, backoff * 2)
+            }
         }
         continuation.finish()
     }

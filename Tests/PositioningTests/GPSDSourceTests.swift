@@ -105,25 +105,47 @@ func walkEpochs(_ range: Range<Int>) -> [String] {
     }
 
     @Test(.enabled(if: GPSDHarness.isAvailable), .timeLimit(.minutes(1)))
-    func aSilentGpsdIsTakenAsGoneAndReconnected() async throws {
+    func aSilentReceiverIsWaitingForFixNotNoGpsd() async throws {
         let gpsd = try GPSDHarness()
         let source = GPSDSource(configuration: .init(host: "127.0.0.1", port: gpsd.port, silenceTimeout: 1,
                                                      initialBackoff: 0.1, maxBackoff: 0.5))
         let log = EventLog()
-        let started = ContinuousClock.now
         let task = Task { for await event in source { await log.add(event) } }
         defer { task.cancel() }
-        // The receiver sends nothing: after the connection banner gpsd is silent.
-        let cycled = await eventually(6) {
-            await log.states.starts(with: [.waitingForFix, .noGPSD, .waitingForFix])
-        }
-        let states = await log.states
-        #expect(cycled, "states: \(states)")
+        #expect(await eventually(5) { await log.states.contains(.waitingForFix) })
+        gpsd.write(lines: walkEpochs(0..<6), groupSize: 3, interval: 0.1)
+        #expect(await eventually(5) { await log.states.last == .connected })
+        // The receiver stops talking; gpsd is fine. After the silence the source replaces its
+        // socket, gpsd greets the new one, and the state is "waiting for a fix".
+        let quiet = ContinuousClock.now
+        #expect(await eventually(4) { await log.states.last == .waitingForFix })
         let events = await log.events
-        if let gone = events.first(where: { $0.event == .state(.noGPSD) }) {
-            #expect(gone.at - started >= .seconds(1))
-            #expect(gone.at - started < .seconds(3))
+        if let change = events.last(where: { $0.event == .state(.waitingForFix) }) {
+            #expect(change.at - quiet >= .milliseconds(900))
         }
+        try await Task.sleep(for: .seconds(1.5))
+        let states = await log.states
+        #expect(!states.contains(.noGPSD), "states: \(states)")
+        #expect(states.last == .waitingForFix)
+    }
+
+    @Test(.enabled(if: GPSDHarness.isAvailable), .timeLimit(.minutes(1)))
+    func aWedgedGpsdIsNoGpsdUntilItAnswersAgain() async throws {
+        let gpsd = try GPSDHarness()
+        let source = GPSDSource(configuration: .init(host: "127.0.0.1", port: gpsd.port, silenceTimeout: 1,
+                                                     initialBackoff: 0.1, maxBackoff: 0.5))
+        let log = EventLog()
+        let task = Task { for await event in source { await log.add(event) } }
+        defer { task.cancel() }
+        #expect(await eventually(5) { await log.states.contains(.waitingForFix) })
+        // SIGSTOP: the kernel still accepts connections on gpsd's port, but nobody answers.
+        gpsd.pause()
+        #expect(await eventually(5) { await log.states.last == .noGPSD })
+        #expect(source.state == .noGPSD)
+        gpsd.resume()
+        #expect(await eventually(4) { await log.states.last == .waitingForFix })
+        gpsd.write(lines: walkEpochs(0..<6), groupSize: 3, interval: 0.1)
+        #expect(await eventually(5) { await !log.fixes.isEmpty })
     }
 
     @Test(.timeLimit(.minutes(1)))

@@ -99,10 +99,22 @@ public final class GPSDHarness: @unchecked Sendable {
         guard let p = lock.withLock({ () -> Process? in defer { process = nil }; return process }) else { return }
         guard p.isRunning else { return }
         kill(p.processIdentifier, SIGTERM)
+        kill(p.processIdentifier, SIGCONT)  // in case a test paused it
         let deadline = Date().addingTimeInterval(3)
         while p.isRunning, Date() < deadline { usleep(10_000) }
         if p.isRunning { kill(p.processIdentifier, SIGKILL) }
         p.waitUntilExit()
+    }
+
+    /// Freezes gpsd (SIGSTOP): its port still accepts connections, but nothing answers,
+    /// which is how a wedged gpsd or a dead network path looks to a client.
+    public func pause() {
+        if let pid { kill(pid, SIGSTOP) }
+    }
+
+    /// Lets a paused gpsd run again (SIGCONT).
+    public func resume() {
+        if let pid { kill(pid, SIGCONT) }
     }
 
     /// Stops gpsd and starts a new one on the same port and pty.
