@@ -13,6 +13,11 @@ Everything is made here so it can be remade and reviewed:
 The random walk is seeded, so the trace (and the trigger times tests pin down) never change unless
 this script does. Requires: python3, espeak-ng, lame. Run from anywhere:
     python3 scripts/make-demo-tour.py [--skip-audio]
+
+For the benchmark (scripts/bench-preview.sh), a long trace of the same kind, streamed to a file:
+    python3 scripts/make-demo-tour.py --bench-trace EPOCHS OUT.nmea
+The walker paces the first 500 m of the route back and forth (reaching points 1 to 3 only), so
+the tour never completes and a preview has to read every one of the 3 x EPOCHS sentences.
 """
 import json
 import math
@@ -338,7 +343,34 @@ def make_narration(lang, order, sentences):
 # ---------------------------------------------------------------------------------------------
 
 
+def write_bench_trace(epochs, path):
+    rng = random.Random(SEED + epochs)
+    leg = 500.0
+    base_prns = [2, 5, 7, 9, 13, 15, 18, 20, 24, 29, 30]
+    with open(path, "w", newline="") as f:
+        for i in range(epochs):
+            t = START + timedelta(seconds=i)
+            if i % 3600 in range(1800, 1806):      # a short outage every hour
+                f.write("\r\n".join(epoch_sentences(t, None)) + "\r\n")
+                continue
+            s = (i * WALK_SPEED) % (2 * leg)
+            s = s if s <= leg else 2 * leg - s
+            pos, course = along(ROUTE, s)
+            lat, lng = offset(pos[0], pos[1], rng.gauss(0, NOISE_SIGMA), rng.gauss(0, NOISE_SIGMA))
+            if i % 997 == 500:                       # now and then a multipath outlier
+                lat, lng = offset(lat, lng, 350.0, -200.0)
+            sats = 8 + (i // 97) % 4
+            hdop = round(0.8 + 0.4 * abs(math.sin(i / 53.0)), 2)
+            fix = {"lat": lat, "lng": lng, "speed": WALK_SPEED, "course": course, "sats": sats,
+                   "prns": base_prns[:sats], "hdop": hdop, "pdop": round(hdop * 1.6, 2), "vdop": round(hdop * 1.3, 2),
+                   "alt": round(52.0 + 3 * math.sin(i / 90.0), 1)}
+            f.write("\r\n".join(epoch_sentences(t, fix)) + "\r\n")
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--bench-trace":
+        write_bench_trace(int(sys.argv[2]), sys.argv[3])
+        return
     skip_audio = "--skip-audio" in sys.argv
     os.makedirs(ROOT, exist_ok=True)
     fixes, total = make_walk()

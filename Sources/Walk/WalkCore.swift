@@ -17,6 +17,9 @@ public struct WalkCore: Sendable {
     /// Rule 2: consecutive qualifying fixes inside each point's radius, by index.
     private var streaks: [Int]
     private let indexByID: [String: Int]
+    /// The points' centres and radii, apart from their texts: the per-fix loop touches only these.
+    private let centres: [Coordinate]
+    private let radii: [Double]
 
     public init(tour: PlayableTour, policy: WalkPolicy = WalkPolicy()) {
         self.tour = tour
@@ -27,6 +30,8 @@ public struct WalkCore: Sendable {
         var index: [String: Int] = [:]
         for (i, point) in tour.points.enumerated() { index[point.id] = i }
         self.indexByID = index
+        self.centres = tour.points.map(\.coordinate)
+        self.radii = tour.points.map(\.triggerRadiusMeters)
     }
 
     /// Continues a walk from progress saved earlier (rule 9). Send `.start` next: a point that
@@ -48,7 +53,9 @@ public struct WalkCore: Sendable {
     /// Feeds one input; returns what the runtime must do, in order.
     public mutating func handle(_ input: WalkInput, at time: Date) -> [WalkEffect] {
         guard progress.outcome == nil else { return [] }
-        let before = progress
+        // A fix changes progress only by triggering or passing over points; comparing the whole
+        // progress for each of a three-hour walk's ten thousand fixes would cost more than the walk.
+        let before: WalkProgress? = input.isFix && progress.startedAt != nil ? nil : progress
         var effects: [WalkEffect] = []
         if progress.startedAt == nil {
             begin(at: time, into: &effects)
@@ -70,7 +77,8 @@ public struct WalkCore: Sendable {
         case .command(let command):
             handleCommand(command, at: time, into: &effects)
         }
-        if progress != before {
+        let changed = before.map { $0 != progress } ?? effects.contains { $0.changesProgress }
+        if changed {
             effects.append(.saveProgress(progress))
         }
         return effects
@@ -100,17 +108,29 @@ public struct WalkCore: Sendable {
         }
         // Streaks run for every point not yet triggered, so an overlapping next point that the
         // walker already stands in is confirmed by the same fixes.
-        var distances = [Double?](repeating: nil, count: tour.points.count)
-        for i in progress.nextIndex..<tour.points.count {
-            let point = tour.points[i]
-            let d = fix.coordinate.distance(to: point.coordinate)
+        var distances = [Double?](repeating: nil, count: centres.count)
+        for i in progress.nextIndex..<centres.count {
+            let d = Self.distance(from: fix.coordinate, to: centres[i], within: radii[i])
             distances[i] = d
-            streaks[i] = d <= point.triggerRadiusMeters ? streaks[i] + 1 : 0
+            streaks[i] = d <= radii[i] ? streaks[i] + 1 : 0
         }
         // Several points may confirm on one fix (overlapping radii): trigger them in order.
         while progress.outcome == nil, let i = confirmedCandidate() {
             trigger(index: i, type: .gps, fix: fix, distance: distances[i], at: time, into: &effects)
         }
+    }
+
+    /// The geodesic distance when it matters, i.e. near the radius; far away, the spherical
+    /// distance (within 0.6% of the ellipsoid's) already proves the fix is outside, at a fraction
+    /// of the cost of Vincenty's iteration.
+    static func distance(from a: Coordinate, to b: Coordinate, within radius: Double) -> Double {
+        let toRadians = Double.pi / 180
+        let dLat = (b.latitude - a.latitude) * toRadians, dLng = (b.longitude - a.longitude) * toRadians
+        let h = sin(dLat / 2) * sin(dLat / 2)
+            + cos(a.latitude * toRadians) * cos(b.latitude * toRadians) * sin(dLng / 2) * sin(dLng / 2)
+        let spherical = 2 * Geodesy.meanRadius * asin(min(1, h.squareRoot()))
+        if spherical > radius * 1.01 + 1 { return spherical }
+        return a.distance(to: b)
     }
 
     /// The first point, in order, that may trigger now and has its confirmation.

@@ -30,3 +30,13 @@ public enum WalkEffect: Sendable, Hashable {
     /// The walker quit before the end.
     case abandoned
 }
+
+extension WalkEffect {
+    /// Effects of a fix that mean the progress changed (and must be saved).
+    var changesProgress: Bool {
+        switch self {
+        case .triggered, .missed, .play, .announce, .completed, .abandoned, .queued: true
+        default: false
+        }
+    }
+}

@@ -15,3 +15,7 @@ public enum WalkInput: Sendable, Hashable {
     case audioFailed(pointID: String, reason: String)
     case command(WalkCommand)
 }
+
+extension WalkInput {
+    var isFix: Bool { if case .fix = self { true } else { false } }
+}

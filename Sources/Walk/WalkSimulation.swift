@@ -84,12 +84,13 @@ public struct WalkSimulation: Sendable {
         }
 
         mutating func feed(_ input: WalkInput, at time: Date, _ onStep: (WalkInput, Date, [WalkEffect]) -> Void) {
-            var pending: [WalkInput] = [input]
-            while !pending.isEmpty {
-                let next = pending.removeFirst()
-                let effects = core.handle(next, at: time)
-                recorder.record(next, at: time, effects: effects)
-                onStep(next, time, effects)
+            // Inputs the effects cause at the same instant (a narration that cannot play).
+            var caused: [WalkInput] = []
+            var current: WalkInput? = input
+            while let step = current {
+                let effects = core.handle(step, at: time)
+                recorder.record(step, at: time, effects: effects)
+                onStep(step, time, effects)
                 lastTime = max(lastTime ?? time, time)
                 for effect in effects {
                     switch effect {
@@ -98,9 +99,9 @@ public struct WalkSimulation: Sendable {
                         case .seconds(let d)?:
                             audioEnd = (point.id, time.addingTimeInterval(d))
                         case .unplayable(let reason)?:
-                            pending.append(.audioFailed(pointID: point.id, reason: reason))
+                            caused.append(.audioFailed(pointID: point.id, reason: reason))
                         case nil:
-                            pending.append(.audioFailed(pointID: point.id, reason: "no narration length known"))
+                            caused.append(.audioFailed(pointID: point.id, reason: "no narration length known"))
                         }
                     case .stop:
                         audioEnd = nil
@@ -108,6 +109,7 @@ public struct WalkSimulation: Sendable {
                         break
                     }
                 }
+                current = caused.isEmpty ? nil : caused.removeFirst()
             }
         }
     }

@@ -185,7 +185,8 @@ public struct LiveWalkStatus: Sendable {
 
     public let tour: PlayableTour
     public var progress: WalkProgress
-    public var gps: GPSDState = .waitingForFix
+    /// Nil until the position source has said anything.
+    public var gps: GPSDState?
     public var lastFix: Fix?
     public var nowPlaying: NowPlaying?
     public var subtitle: String?
