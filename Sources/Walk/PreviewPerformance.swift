@@ -30,8 +30,6 @@ public struct PreviewPerformance: Sendable {
     struct Step {
         var at: Double
         var action: Action
-        /// True between a narration's start and end: time runs at 1x there.
-        var inNarration: Bool
     }
 
     /// The steps in virtual time, subtitle cues merged in.
@@ -39,30 +37,26 @@ public struct PreviewPerformance: Sendable {
         var byOrder: [Int: PlayablePoint] = [:]
         for p in tour.points { byOrder[p.order] = p }
         var steps: [Step] = []
-        var narrating = false
         for entry in report.timeline {
             let line = "\(WalkTime.offset(entry.offsetSeconds).padding(toLength: 9, withPad: " ", startingAt: 0)) \(entry.text)"
             switch entry.kind {
             case .audioStart:
                 guard let order = entry.pointOrder, let point = byOrder[order] else { continue }
-                steps.append(Step(at: entry.offsetSeconds, action: .say(line), inNarration: false))
-                steps.append(Step(at: entry.offsetSeconds, action: .startAudio(point), inNarration: true))
-                narrating = true
+                steps.append(Step(at: entry.offsetSeconds, action: .say(line)))
+                steps.append(Step(at: entry.offsetSeconds, action: .startAudio(point)))
                 if let url = point.subtitles, let track = try? SubtitleTrack(contentsOf: url) {
                     let end = report.points.first { $0.order == order }?.audio?.endOffsetSeconds ?? .infinity
                     for cue in track.cues where entry.offsetSeconds + cue.start < end {
                         steps.append(Step(at: entry.offsetSeconds + cue.start,
-                                          action: .subtitle("             “\(cue.text.replacingOccurrences(of: "\n", with: " "))”"),
-                                          inNarration: true))
+                                          action: .subtitle("             “\(cue.text.replacingOccurrences(of: "\n", with: " "))”")))
                     }
                 }
             case .audioEnd:
                 guard let order = entry.pointOrder, let point = byOrder[order] else { continue }
-                steps.append(Step(at: entry.offsetSeconds, action: .endAudio(point), inNarration: true))
-                steps.append(Step(at: entry.offsetSeconds, action: .say(line), inNarration: false))
-                narrating = false
+                steps.append(Step(at: entry.offsetSeconds, action: .endAudio(point)))
+                steps.append(Step(at: entry.offsetSeconds, action: .say(line)))
             default:
-                steps.append(Step(at: entry.offsetSeconds, action: .say(line), inNarration: narrating))
+                steps.append(Step(at: entry.offsetSeconds, action: .say(line)))
             }
         }
         // Stable sort keeps same-time steps in the order the walk produced them.

@@ -94,7 +94,11 @@ struct PreviewCommand: AsyncParsableCommand {
                 catch { throw CLIError.unavailable(error.message) }
             }
             let performance = PreviewPerformance(report: report, tour: playable, speed: speed ?? 1)
-            try await performance.perform(player: player) { line in print(line) }
+            // With --json, stdout is for the JSON alone; the performance goes to stderr.
+            let toStderr = json
+            try await performance.perform(player: player) { line in
+                if toStderr { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { print(line) }
+            }
             await player?.shutdown()
         }
         if json {

@@ -166,6 +166,68 @@ struct PreviewCommandTests {
         return root
     }
 
+    /// Three points 150 m apart due north, one-second narrations; the walker swerves 63 m east
+    /// around point 2 (never inside its radius) and walks on into point 3.
+    static func detourTour(in dir: TemporaryDirectory) throws -> URL {
+        let tone = try FixtureAudio.tone(seconds: 1.0)
+        let root = dir.url.appendingPathComponent("detour")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("media"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: tone.mp3, to: root.appendingPathComponent("media/tone.mp3"))
+        let points = (1...3).map { n in
+            """
+            {"id": "p\(n)", "order": \(n), "location": {"lat": \(45.0 + Double(n - 1) * 0.00135), "lng": 9.0},
+             "triggerRadiusMeters": 30, "content": {"en": {"title": "P\(n)", "audio": "media/tone.mp3"}}}
+            """
+        }
+        try Data(#"{"format": 1, "id": "detour", "slug": "detour", "languages": {"en": {"title": "Detour"}}, "points": ["#.utf8
+                 + Data(points.joined(separator: ",").utf8) + Data("]}".utf8)).write(to: root.appendingPathComponent("tour.json"))
+        var gpx = #"<?xml version="1.0"?><gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>"#
+        for t in 0...250 {
+            let s = Double(max(0, t - 3)) * 1.3   // metres north
+            let east = 63 * min(1, max(0, (s - 60) / 30)) * min(1, max(0, (240 - s) / 30))
+            let lat = 45.0 + s / 111_132.95, lng = 9.0 + east / 78_846.8
+            let time = Date(timeIntervalSince1970: 1_776_500_000 + Double(t))
+            gpx += #"<trkpt lat="\#(lat)" lon="\#(lng)"><time>\#(WalkTime.iso(time))</time></trkpt>"#
+        }
+        try Data((gpx + "</trkseg></trk></gpx>\n").utf8).write(to: root.appendingPathComponent("walk.gpx"))
+        return root
+    }
+
+    @Test("a point passed by: played first under --missed play, marked under skip, waited for under strict")
+    func missedPointPolicies() throws {
+        let dir = try TemporaryDirectory()
+        let root = try Self.detourTour(in: dir)
+        let trace = root.appendingPathComponent("walk.gpx").path
+        func run(_ policy: String) throws -> PreviewReport {
+            let (result, report) = try preview([root.path, "--trace", trace, "--json", "--missed", policy])
+            #expect(result.status == 0, "\(result.stderr)")
+            return try #require(report)
+        }
+        let play = try run("play")
+        #expect(play.points.map(\.status) == [.heard, .heard, .heard])
+        #expect(play.points.map { $0.trigger?.type } == [.gps, .caughtUp, .gps])
+        #expect(play.points.map { $0.trigger?.offsetSeconds } == [1, 212, 212])
+        #expect(play.points.map { $0.audio?.startOffsetSeconds } == [1, 212, 213])
+        #expect(play.points.map(\.queueWaitSeconds) == [0, 0, 1])
+        #expect(play.summary.totalQueueWaitSeconds == 1)
+        #expect(play.summary.completed)
+
+        let skip = try run("skip")
+        #expect(skip.points.map(\.status) == [.heard, .missed, .heard])
+        #expect(skip.summary.pointsHeard == 2)
+        #expect(skip.summary.completed)
+        #expect(skip.summaryLine.hasPrefix("points heard 2/3"))
+        #expect(skip.events.last?.properties["pointsVisited"] == .int(2))
+
+        let strict = try run("strict")
+        #expect(strict.points.map(\.status) == [.heard, .notReached, .notReached])
+        #expect(!strict.summary.completed)
+        #expect(strict.events.last?.name == .tourAbandoned)
+        #expect(strict.events.last?.properties == ["durationMinutes": .int(4), "pointsVisited": .int(1),
+                                                   "lastPointIndex": .int(0), "platform": .string("linux")])
+        #expect(strict.timeline.last?.kind == .abandoned)
+    }
+
     @Test("--speed without sound: walking is fast-forwarded, narration is not, subtitles show")
     func realTimeWithoutSound() throws {
         let dir = try TemporaryDirectory()
