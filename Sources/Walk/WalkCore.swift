@@ -91,10 +91,16 @@ public struct WalkCore: Sendable {
         effects.append(.track(event(.tourStarted, at: time)))
     }
 
-    /// After a restart the audio that was playing is gone: play it again, from the top.
+    /// After a restart the audio that was playing is gone: play it again, from the top. If the
+    /// walk was paused, there is nothing left to resume either: the point goes back to the head
+    /// of the queue and plays from the top on `resume`.
     private mutating func resumeAfterRestart(into effects: inout [WalkEffect]) {
         guard let playing = progress.playing, let index = indexByID[playing.pointID] else { return }
-        if progress.isPaused { return }
+        if progress.isPaused {
+            progress.playing = nil
+            progress.queue.insert(playing.pointID, at: 0)
+            return
+        }
         effects.append(.play(tour.points[index]))
     }
 

@@ -348,6 +348,24 @@ struct WalkCoreTests {
         #expect(end.events.first?.properties["durationMinutes"] == .int(85))   // from the original start
     }
 
+    @Test("rule 9: a walk saved while paused resumes paused, and plays the interrupted point from the top on resume")
+    func resumePausedWalk() throws {
+        let tour = northTour()
+        var core = WalkCore(tour: tour)
+        _ = core.feed(fix(0, 45.0))
+        _ = core.feed(fix(1, 45.0))
+        let saved = try #require(core.handle(.command(.pause), at: at(5)).saved.last)
+        #expect(saved.isPaused && saved.playing?.pointID == "p1")
+        var resumed = try WalkCore(tour: tour, resuming: saved)
+        let start = resumed.handle(.start, at: at(900))
+        #expect(start.played.isEmpty)
+        #expect(start.saved.last?.queue == ["p1"])
+        let resume = resumed.handle(.command(.resume), at: at(910))
+        #expect(resume.played == ["p1"])            // not `.resume`: the old player is gone
+        #expect(!resume.contains(.resume))
+        #expect(resumed.progress.points[0].status == .playing)
+    }
+
     @Test("rule 9: progress saved for another tour is refused with a clear message")
     func resumeRefusesAnotherTour() {
         var other = northTour()
