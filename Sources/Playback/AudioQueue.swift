@@ -11,7 +11,7 @@ public actor AudioQueue {
     public enum Event: Sendable, Hashable {
         /// The item's first sample is being heard.
         case started(id: String)
-        /// How far into the item the listener is, in seconds; every `positionInterval`, and on pause.
+        /// How far into the item the listener is, in seconds; every `positionInterval` (if any), and on pause.
         case position(id: String, seconds: Double)
         /// The item played to its end.
         case finished(id: String)
@@ -31,14 +31,15 @@ public actor AudioQueue {
     /// - Parameters:
     ///   - sink: where audio goes; the queue owns it from now on and closes it on `shutdown()`.
     ///   - fade: how long stop, skip and pause take to fade out.
-    ///   - positionInterval: how often `position` events come while playing.
+    ///   - positionInterval: how often `position` events come while playing; nil for none (each
+    ///     event wakes the consumer, which a batch job like `play --output` need not pay for).
     public init(sink: any PCMSink, fade: Duration = .milliseconds(30),
-                positionInterval: Duration = .milliseconds(250)) {
+                positionInterval: Duration? = .milliseconds(250)) {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
         events = stream
         func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18 }
         engine = PlaybackEngine(sink: sink, fadeSeconds: seconds(fade),
-                                positionInterval: max(0.01, seconds(positionInterval)), emit: continuation)
+                                positionInterval: positionInterval.map { max(0.01, seconds($0)) }, emit: continuation)
         engine.start()
     }
 

@@ -1,5 +1,8 @@
 import CMPG123
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Decodes one MPEG audio stream (a file or a blob in memory) with libmpg123 to signed 16-bit
 /// interleaved PCM at the stream's own rate and channel count, gaplessly (encoder delay and padding
@@ -20,8 +23,8 @@ public final class MP3Decoder {
 
     private let handle: OpaquePointer
     private let report: MediaSniffer.Report
-    /// Keeps the blob (and its read position) alive while libmpg123 reads from it.
-    private var blob: BlobReader?
+    /// Keeps the reader (a blob or a buffered file) alive while libmpg123 reads from it.
+    private var reader: AnyObject?
     private var finished = false
 
     /// Opens the MP3 file at `url`. Throws when it is missing, empty, or not MPEG audio.
@@ -30,10 +33,14 @@ public final class MP3Decoder {
         let report = MediaSniffer.report(url)
         try Self.check(report, path: path)
         try self.init(name: path, report: report) { handle throws(PlaybackError) in
-            guard mpg123_open(handle, path) == MPG123_OK.rawValue else {
+            // libmpg123's own reader issues two read(2) calls per MPEG frame (header, body); reading
+            // through a 64 KiB buffer instead cuts the system calls of a long file by ~100x.
+            guard let reader = BufferedFileReader(path: path) else { throw PlaybackError.fileNotFound(path: path) }
+            guard mpg123_replace_reader_handle(handle, BufferedFileReader.read, BufferedFileReader.seek, nil) == MPG123_OK.rawValue,
+                  mpg123_open_handle(handle, Unmanaged.passUnretained(reader).toOpaque()) == MPG123_OK.rawValue else {
                 throw PlaybackError.decodeFailed(path: path, reason: Self.errorText(handle))
             }
-            return nil
+            return reader
         }
     }
 
@@ -52,7 +59,7 @@ public final class MP3Decoder {
     }
 
     private init(name: String, report: MediaSniffer.Report,
-                 open: (OpaquePointer) throws(PlaybackError) -> BlobReader?) throws(PlaybackError) {
+                 open: (OpaquePointer) throws(PlaybackError) -> AnyObject?) throws(PlaybackError) {
         self.name = name
         self.report = report
         var error: Int32 = 0
@@ -72,7 +79,7 @@ public final class MP3Decoder {
                 mpg123_format(handle, rates![i], Int32(MPG123_MONO.rawValue | MPG123_STEREO.rawValue),
                               Int32(MPG123_ENC_SIGNED_16.rawValue))
             }
-            blob = try open(handle)
+            reader = try open(handle)
             var rate = 0, channels: Int32 = 0, encoding: Int32 = 0
             guard mpg123_getformat(handle, &rate, &channels, &encoding) == MPG123_OK.rawValue else {
                 throw PlaybackError.notMP3(path: name, kind: .unknown)
@@ -225,6 +232,68 @@ private final class BlobReader {
         default: return -1
         }
         guard target >= 0, target <= reader.data.count else { return -1 }
+        reader.position = target
+        return off_t(target)
+    }
+}
+
+/// A file read through a 64 KiB buffer, for libmpg123's replaced reader callbacks.
+private final class BufferedFileReader {
+    static let capacity = 64 * 1024
+    let fd: Int32
+    let size: Int
+    let buffer = UnsafeMutableRawPointer.allocate(byteCount: BufferedFileReader.capacity, alignment: 16)
+    /// The file offset of `buffer[0]`, and how many bytes of the buffer are valid.
+    var bufferStart = 0
+    var bufferCount = 0
+    var position = 0
+
+    init?(path: String) {
+        fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { close(fd); return nil }
+        size = Int(info.st_size)
+    }
+
+    deinit {
+        close(fd)
+        buffer.deallocate()
+    }
+
+    static let read: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int) -> Int = { context, destination, count in
+        guard let context, let destination else { return -1 }
+        let reader = Unmanaged<BufferedFileReader>.fromOpaque(context).takeUnretainedValue()
+        var copied = 0
+        while copied < count {
+            let offset = reader.position - reader.bufferStart
+            if offset >= 0 && offset < reader.bufferCount {
+                let n = min(count - copied, reader.bufferCount - offset)
+                (destination + copied).copyMemory(from: reader.buffer + offset, byteCount: n)
+                copied += n
+                reader.position += n
+                continue
+            }
+            let got = pread(reader.fd, reader.buffer, capacity, off_t(reader.position))
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { return copied > 0 ? copied : (got < 0 ? -1 : 0) }
+            reader.bufferStart = reader.position
+            reader.bufferCount = got
+        }
+        return copied
+    }
+
+    static let seek: @convention(c) (UnsafeMutableRawPointer?, off_t, Int32) -> off_t = { context, offset, whence in
+        guard let context else { return -1 }
+        let reader = Unmanaged<BufferedFileReader>.fromOpaque(context).takeUnretainedValue()
+        let target: Int
+        switch whence {
+        case SEEK_SET: target = Int(offset)
+        case SEEK_CUR: target = reader.position + Int(offset)
+        case SEEK_END: target = reader.size + Int(offset)
+        default: return -1
+        }
+        guard target >= 0 else { return -1 }
         reader.position = target
         return off_t(target)
     }

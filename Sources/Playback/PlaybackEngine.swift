@@ -21,7 +21,7 @@ final class PlaybackEngine: @unchecked Sendable {
     let sink: any PCMSink
     private let emit: AsyncStream<AudioQueue.Event>.Continuation
     private let fadeSeconds: Double
-    private let positionInterval: Double
+    private let positionInterval: Double?
 
     // Control state, shared with the actor: only touched with `condition` locked.
     private let condition = NSCondition()
@@ -42,7 +42,7 @@ final class PlaybackEngine: @unchecked Sendable {
     private var heard: (id: String, start: Int)?
     private var lastPosition = 0
 
-    init(sink: any PCMSink, fadeSeconds: Double, positionInterval: Double,
+    init(sink: any PCMSink, fadeSeconds: Double, positionInterval: Double?,
          emit: AsyncStream<AudioQueue.Event>.Continuation) {
         self.sink = sink
         self.fadeSeconds = fadeSeconds
@@ -306,7 +306,7 @@ final class PlaybackEngine: @unchecked Sendable {
     }
 
     private func reportPosition(played: Int, force: Bool) {
-        guard let heard, let format else { return }
+        guard let heard, let format, let positionInterval else { return }
         let played = min(played, written)
         let interval = Int(positionInterval * Double(format.sampleRate))
         guard force || played - lastPosition >= interval else { return }

@@ -65,7 +65,7 @@ struct PlayCommand: AsyncParsableCommand {
             throw CLIError.data(error.message)
         }
         let sink = try makeSink(settings)
-        let queue = AudioQueue(sink: sink, positionInterval: tracks.contains { $0 != nil } ? .milliseconds(50) : .milliseconds(250))
+        let queue = AudioQueue(sink: sink, positionInterval: tracks.contains { $0 != nil } ? .milliseconds(50) : nil)
         await queue.setVolume(volume)
         for (i, file) in files.enumerated() {
             await queue.enqueue(URL(fileURLWithPath: file), id: String(i))

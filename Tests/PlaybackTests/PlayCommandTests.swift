@@ -4,13 +4,21 @@ import TestSupport
 
 /// `walkscape play` as a user runs it: the built executable as a subprocess.
 @Suite struct PlayCommandTests {
-    @Test func playsToAWAVFileBackToBackWithSubtitleCues() throws {
+    /// Runs the executable from a thread of its own, so waiting for it does not hold one of the
+    /// few cooperative threads that other (timing-sensitive) tests need.
+    func walkscape(_ arguments: [String], home: TemporaryDirectory) async throws -> ProcessResult {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try runWalkscape(arguments, home: home) }) }.start()
+        }
+    }
+
+    @Test func playsToAWAVFileBackToBackWithSubtitleCues() async throws {
         let a = try FixtureAudio.speech("Under the porticoes.")
         let b = try FixtureAudio.tone(frames: 12_345)
         let home = try TemporaryDirectory()
         let srt = try home.write("a.srt", "\u{FEFF}1\r\n00:00:00,200 --> 00:00:00.900  \r\nUnder the\r\n\r\n00:00:00,950 --> 00:00:01,400\r\nporticoes.\r\n")
         let out = home.file("out.wav")
-        let result = try runWalkscape(["play", a.mp3.path, b.mp3.path, "--subtitles", srt.path, "--output", out.path], home: home)
+        let result = try await walkscape(["play", a.mp3.path, b.mp3.path, "--subtitles", srt.path, "--output", out.path], home: home)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == """
             ▶ \(a.mp3.path)
@@ -24,34 +32,34 @@ import TestSupport
         #expect(wav.pcm.count == (a.frames + b.frames) * 2)
     }
 
-    @Test func playsToTheALSANullDevice() throws {
+    @Test func playsToTheALSANullDevice() async throws {
         let a = try FixtureAudio.speech("To nowhere.")
         let home = try TemporaryDirectory()
-        let result = try runWalkscape(["play", a.mp3.path, "--audio-device", "null"], home: home)
+        let result = try await walkscape(["play", a.mp3.path, "--audio-device", "null"], home: home)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr == "")
         #expect(result.stdout == "▶ \(a.mp3.path)\n")
     }
 
-    @Test func noAudioPlaysInRealTime() throws {
+    @Test func noAudioPlaysInRealTime() async throws {
         let a = try FixtureAudio.tone(seconds: 0.8)
         let home = try TemporaryDirectory()
         let clock = ContinuousClock()
         let start = clock.now
-        let result = try runWalkscape(["play", a.mp3.path, "--no-audio"], home: home)
+        let result = try await walkscape(["play", a.mp3.path, "--no-audio"], home: home)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(clock.now - start >= .milliseconds(750))
     }
 
-    @Test func missingSoundCardSaysWhatToDo() throws {
+    @Test func missingSoundCardSaysWhatToDo() async throws {
         let a = try FixtureAudio.speech("Nobody hears this.")
         let home = try TemporaryDirectory()
-        let result = try runWalkscape(["play", a.mp3.path, "--audio-device", "nosuchcard"], home: home)
+        let result = try await walkscape(["play", a.mp3.path, "--audio-device", "nosuchcard"], home: home)
         #expect(result.status == 69)
         #expect(result.stderr == "walkscape: no sound card: could not open ALSA device 'nosuchcard' (No such file or directory); choose one with --audio-device NAME or use --no-audio\n")
     }
 
-    @Test func badFilesAreReportedAndTheRestPlays() throws {
+    @Test func badFilesAreReportedAndTheRestPlays() async throws {
         let good = try FixtureAudio.speech("Still playing.")
         let home = try TemporaryDirectory()
         let fake = home.file("fake.mp3")
@@ -60,7 +68,7 @@ import TestSupport
         try mp4.write(to: fake)
         let missing = home.file("missing.mp3")
         let out = home.file("out.wav")
-        let result = try runWalkscape(["play", fake.path, missing.path, good.mp3.path, "-o", out.path], home: home)
+        let result = try await walkscape(["play", fake.path, missing.path, good.mp3.path, "-o", out.path], home: home)
         #expect(result.status == 65)
         #expect(result.stdout == "▶ \(good.mp3.path)\n")
         #expect(result.stderr == """
@@ -72,24 +80,24 @@ import TestSupport
         #expect(try FixtureAudio.readWAV(out).pcm.count == good.frames * 2)
     }
 
-    @Test func badFlagsAreRefusedBeforeAnyWork() throws {
+    @Test func badFlagsAreRefusedBeforeAnyWork() async throws {
         let home = try TemporaryDirectory()
-        let none = try runWalkscape(["play"], home: home)
+        let none = try await walkscape(["play"], home: home)
         #expect(none.status == 64)
         #expect(none.stderr.hasPrefix("Error: name at least one MP3 file to play\n"))
-        let both = try runWalkscape(["play", "x.mp3", "--no-audio", "--output", "o.wav"], home: home)
+        let both = try await walkscape(["play", "x.mp3", "--no-audio", "--output", "o.wav"], home: home)
         #expect(both.status == 64)
         #expect(both.stderr.hasPrefix("Error: choose one of --audio-device, --output and --no-audio\n"))
-        let tooMany = try runWalkscape(["play", "x.mp3", "--subtitles", "a.srt", "--subtitles", "b.srt"], home: home)
+        let tooMany = try await walkscape(["play", "x.mp3", "--subtitles", "a.srt", "--subtitles", "b.srt"], home: home)
         #expect(tooMany.status == 64)
         #expect(tooMany.stderr.hasPrefix("Error: 2 --subtitles for 1 file: give at most one per file\n"))
     }
 
-    @Test func brokenSubtitlesNameTheFileAndLine() throws {
+    @Test func brokenSubtitlesNameTheFileAndLine() async throws {
         let a = try FixtureAudio.speech("Hello.")
         let home = try TemporaryDirectory()
         let srt = try home.write("bad.srt", "1\n00:00:01,000 -> 00:00:02,000\nHi\n")
-        let result = try runWalkscape(["play", a.mp3.path, "--subtitles", srt.path, "--no-audio"], home: home)
+        let result = try await walkscape(["play", a.mp3.path, "--subtitles", srt.path, "--no-audio"], home: home)
         #expect(result.status == 65)
         #expect(result.stderr == "walkscape: \(srt.path): line 2: expected a timing line like '00:00:01,000 --> 00:00:02,500' after cue 1, found '00:00:01,000 -> 00:00:02,000'\n")
     }

@@ -12,13 +12,11 @@ struct QueueRun {
 }
 
 func collect(_ queue: AudioQueue, timeout: Duration = .seconds(30),
-             during actions: (@Sendable (AudioQueue) async throws -> Void)? = nil,
              until done: @escaping @Sendable (AudioQueue.Event) -> Bool) async throws -> QueueRun {
     let watchdog = Task {
         try await Task.sleep(for: timeout)
         await queue.shutdown()
     }
-    let actor = Task { try await actions?(queue) }
     var run = QueueRun()
     var finished = false
     for await event in queue.events {
@@ -27,7 +25,6 @@ func collect(_ queue: AudioQueue, timeout: Duration = .seconds(30),
         if done(event) { finished = true; break }
     }
     watchdog.cancel()
-    try await actor.value
     #expect(finished, "the queue did not reach the expected event within \(timeout)")
     return run
 }
