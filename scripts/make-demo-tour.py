@@ -6,7 +6,8 @@ Everything is made here so it can be remade and reviewed:
   * narration in English and Italian with espeak-ng, encoded with `lame -b 64`;
   * SRT subtitles timed from the exact sample counts of each spoken sentence;
   * a recorded-looking walk at 1.3 m/s, 1 Hz: NMEA (RMC + GGA + GSA, valid checksums) with gaussian
-    noise of a few metres, one outlier jump of ~470 m into point 4's radius, one 8-second
+    noise of a few metres that wanders slowly as a receiver's does (not white noise, which would
+    zigzag and double the walked distance), one outlier jump of ~470 m into point 4's radius, one 8-second
     outage; the same fixes as GPX;
   * tour.json in the format of docs/tour-folder.md.
 
@@ -33,7 +34,9 @@ from datetime import datetime, timedelta, timezone
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tours", "demo")
 
 WALK_SPEED = 1.3          # m/s, the pace lint assumes too
-NOISE_SIGMA = 2.5         # metres per axis
+NOISE_SIGMA = 3.0         # metres per axis: the slow wander of a receiver's position error
+NOISE_TAU = 20.0          # seconds: how long that error takes to change (first-order Gauss-Markov)
+JITTER_SIGMA = 0.4        # metres per axis: the fix-to-fix jitter on top
 START = datetime(2026, 4, 18, 8, 30, 0, tzinfo=timezone.utc)   # 10:30 in Florence
 SEED = 20260418
 
@@ -231,8 +234,26 @@ def parse_written(value, hemi, degree_digits):
 # The walk
 
 
+class Wander:
+    """Position error as receivers make it: a first-order Gauss-Markov process per axis (sigma
+    NOISE_SIGMA, time constant NOISE_TAU) plus a little white jitter."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.a = math.exp(-1.0 / NOISE_TAU)
+        self.n = rng.gauss(0, NOISE_SIGMA)
+        self.e = rng.gauss(0, NOISE_SIGMA)
+
+    def step(self):
+        k = math.sqrt(1 - self.a * self.a) * NOISE_SIGMA
+        self.n = self.a * self.n + k * self.rng.gauss(0, 1)
+        self.e = self.a * self.e + k * self.rng.gauss(0, 1)
+        return (self.n + self.rng.gauss(0, JITTER_SIGMA), self.e + self.rng.gauss(0, JITTER_SIGMA))
+
+
 def make_walk():
     rng = random.Random(SEED)
+    wander = Wander(rng)
     total = route_length(ROUTE)
     walk_seconds = int(math.ceil(total / WALK_SPEED))
     dwell_end = 45                      # the walker stays at Palazzo Pitti for the last narration
@@ -249,7 +270,7 @@ def make_walk():
         s = min(i * WALK_SPEED, total)
         true_pos, course = along(ROUTE, s)
         speed = WALK_SPEED if s < total else 0.0
-        north, east = rng.gauss(0, NOISE_SIGMA), rng.gauss(0, NOISE_SIGMA)
+        north, east = wander.step()
         lat, lng = offset(true_pos[0], true_pos[1], north, east)
         if i == outlier_at:
             # A multipath reflection: one fix lands on the Ponte Vecchio, inside point 4's radius,
@@ -345,6 +366,7 @@ def make_narration(lang, order, sentences):
 
 def write_bench_trace(epochs, path):
     rng = random.Random(SEED + epochs)
+    wander = Wander(rng)
     leg = 500.0
     base_prns = [2, 5, 7, 9, 13, 15, 18, 20, 24, 29, 30]
     with open(path, "w", newline="") as f:
@@ -356,7 +378,8 @@ def write_bench_trace(epochs, path):
             s = (i * WALK_SPEED) % (2 * leg)
             s = s if s <= leg else 2 * leg - s
             pos, course = along(ROUTE, s)
-            lat, lng = offset(pos[0], pos[1], rng.gauss(0, NOISE_SIGMA), rng.gauss(0, NOISE_SIGMA))
+            north, east = wander.step()
+            lat, lng = offset(pos[0], pos[1], north, east)
             if i % 997 == 500:                       # now and then a multipath outlier
                 lat, lng = offset(lat, lng, 350.0, -200.0)
             sats = 8 + (i // 97) % 4

@@ -126,30 +126,6 @@ public struct TourMap: Sendable {
             flush()
             out += "</g>\n"
         }
-        if !ignored.isEmpty {
-            out += "<g id=\"ignored\" stroke=\"#c1121f\" stroke-width=\"2\">\n"
-            for fix in ignored {
-                let (x, y) = xy(fix.coordinate)
-                out += "<path d=\"M\(f(x - 5)),\(f(y - 5)) L\(f(x + 5)),\(f(y + 5)) M\(f(x - 5)),\(f(y + 5)) L\(f(x + 5)),\(f(y - 5))\">"
-                    + "<title>ignored fix at \(Self.escape(WalkTime.iso(fix.time)))</title></path>\n"
-            }
-            out += "</g>\n"
-        }
-
-        // Trigger markers.
-        if let report {
-            out += "<g id=\"triggers\">\n"
-            for p in report.points {
-                guard let t = p.trigger, let lat = t.latitude, let lng = t.longitude else { continue }
-                let (x, y) = xy(Coordinate(latitude: lat, longitude: lng))
-                out += "<path d=\"M\(f(x)),\(f(y - 8)) L\(f(x + 8)),\(f(y)) L\(f(x)),\(f(y + 8)) L\(f(x - 8)),\(f(y)) Z\" "
-                    + "fill=\"#ffd166\" stroke=\"#2b2d42\" stroke-width=\"1.5\"><title>point \(p.order) triggered at "
-                    + "\(WalkTime.offset(t.offsetSeconds))</title></path>\n"
-                out += Self.label("▶\(p.order) \(WalkTime.offset(t.offsetSeconds))", x: x + 11, y: y + 4, size: 12, colour: "#6b4e00")
-            }
-            out += "</g>\n"
-        }
-
         // Points, numbered, with titles.
         out += "<g id=\"points\">\n"
         for p in tour.points {
@@ -161,6 +137,38 @@ public struct TourMap: Sendable {
             out += Self.label(p.title, x: x - 16, y: y + 5, size: 15, colour: "#2b2d42", anchor: "end")
         }
         out += "</g>\n"
+
+        // Trigger markers.
+        if let report {
+            out += "<g id=\"triggers\">\n"
+            for p in report.points {
+                guard let t = p.trigger, let lat = t.latitude, let lng = t.longitude else { continue }
+                let (x, y) = xy(Coordinate(latitude: lat, longitude: lng))
+                out += "<path d=\"M\(f(x)),\(f(y - 8)) L\(f(x + 8)),\(f(y)) L\(f(x)),\(f(y + 8)) L\(f(x - 8)),\(f(y)) Z\" "
+                    + "fill=\"#ffd166\" stroke=\"#2b2d42\" stroke-width=\"1.5\"><title>point \(p.order) triggered at "
+                    + "\(WalkTime.offset(t.offsetSeconds))</title></path>\n"
+                // The label goes on the side of the marker away from its point (whose title is on the left).
+                let (cx, cy) = xy(tour.points.first { $0.id == p.id }?.coordinate ?? Coordinate(latitude: lat, longitude: lng))
+                let text = "▶\(p.order) \(WalkTime.offset(t.offsetSeconds))"
+                if x >= cx {
+                    out += Self.label(text, x: x + 11, y: y + 4, size: 12, colour: "#6b4e00")
+                } else {
+                    out += Self.label(text, x: x, y: y < cy ? y - 12 : y + 21, size: 12, colour: "#6b4e00", anchor: "middle")
+                }
+            }
+            out += "</g>\n"
+        }
+
+        // Ignored fixes on top: an outlier often lands right on a point.
+        if !ignored.isEmpty {
+            out += "<g id=\"ignored\" stroke=\"#c1121f\" stroke-width=\"2\">\n"
+            for fix in ignored {
+                let (x, y) = xy(fix.coordinate)
+                out += "<path d=\"M\(f(x - 5)),\(f(y - 5)) L\(f(x + 5)),\(f(y + 5)) M\(f(x - 5)),\(f(y + 5)) L\(f(x + 5)),\(f(y - 5))\">"
+                    + "<title>ignored fix at \(Self.escape(WalkTime.iso(fix.time)))</title></path>\n"
+            }
+            out += "</g>\n"
+        }
 
         // Scale bar: a round length about a fifth of the width.
         let target = (width - 2 * margin) / 5 / scale

@@ -66,8 +66,8 @@ struct MapCommandTests {
         for title in ["Piazza del Duomo", "Orsanmichele", "Piazza della Signoria", "Ponte Vecchio", "Palazzo Pitti"] {
             #expect(svg.texts.contains(title))
         }
-        #expect(svg.texts.contains("▶1 +02:19"))
-        #expect(svg.texts.contains("▶5 +14:40"))
+        #expect(svg.texts.contains("▶1 +02:18"))
+        #expect(svg.texts.contains("▶5 +14:42"))
         #expect(svg.texts.contains("50 m"))
         #expect(svg.texts.contains("fix accuracy:"))
         #expect(svg.texts.contains { $0.hasPrefix("points heard 5/5") })

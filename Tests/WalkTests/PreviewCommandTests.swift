@@ -12,9 +12,9 @@ struct PreviewCommandTests {
 
     /// Trigger offsets (seconds from the first fix) of the demo walk, computed from
     /// traces/walk.nmea by scripts with GeographicLib: for each point in order, the second
-    /// consecutive fix within its radius, the one outlier (t = 220 s, 477 m off) not counted.
-    static let demoTriggers: [Double] = [139, 295, 405, 623, 880]
-    static let demoDistances: [Double] = [24.8, 21.2, 30.4, 26.7, 33.7]
+    /// consecutive fix within its radius, the one outlier (t = 220 s, 478 m off) not counted.
+    static let demoTriggers: [Double] = [138, 294, 403, 621, 882]
+    static let demoDistances: [Double] = [27.3, 23.9, 33.8, 27.7, 34.7]
     /// Narration lengths from the WAV sample counts of make-demo-tour.py (22050 Hz), rounded to ms.
     static let englishNarration: [Double] = [13.433, 8.289, 13.312, 8.649, 9.691]
 
@@ -71,17 +71,17 @@ struct PreviewCommandTests {
         #expect(r.points.map { $0.trigger?.offsetSeconds } == Self.demoTriggers)
         #expect(r.points.map { $0.trigger?.distanceMeters } == Self.demoDistances)
         #expect(r.points.map { $0.trigger?.type } == Array(repeating: .gps, count: 5))
-        #expect(r.points.map { $0.trigger?.time } == ["2026-04-18T08:32:19.000Z", "2026-04-18T08:34:55.000Z",
-                                                     "2026-04-18T08:36:45.000Z", "2026-04-18T08:40:23.000Z",
-                                                     "2026-04-18T08:44:40.000Z"])
+        #expect(r.points.map { $0.trigger?.time } == ["2026-04-18T08:32:18.000Z", "2026-04-18T08:34:54.000Z",
+                                                     "2026-04-18T08:36:43.000Z", "2026-04-18T08:40:21.000Z",
+                                                     "2026-04-18T08:44:42.000Z"])
         #expect(r.points.map { $0.audio?.durationSeconds } == Self.englishNarration)
         #expect(r.points.map { $0.queueWaitSeconds } == [0, 0, 0, 0, 0])
         #expect(r.summary.pointsHeard == 5 && r.summary.pointsTotal == 5)
         #expect(r.summary.completed)
-        #expect(r.summary.endOffsetSeconds == 889.691)
+        #expect(r.summary.endOffsetSeconds == 891.691)
         #expect(r.summary.rejectedFixes == ["implausibleJump": 1])
-        // The longest silence: from the end of Ponte Vecchio (623 + 8.649) to Palazzo Pitti (880).
-        #expect(r.summary.longestSilenceSeconds == 248.351)
+        // The longest silence: from the end of Ponte Vecchio (621 + 8.649) to Palazzo Pitti (882).
+        #expect(r.summary.longestSilenceSeconds == 252.351)
         #expect(r.events.map(\.name) == [.tourStarted] + Array(repeating: .pointTriggered, count: 5) + [.tourCompleted])
         #expect(r.events.last?.properties == ["durationMinutes": .int(15), "pointsVisited": .int(5),
                                               "lastPointIndex": .int(4), "platform": .string("linux")])
@@ -107,9 +107,9 @@ struct PreviewCommandTests {
         let result = try runWalkscape(["preview", "tours/demo", "--fast"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
-        #expect(lines.last == "points heard 5/5, total queue wait 0.0s, longest silence 4m 08s, completed at +14:49")
-        #expect(result.stdout.contains("+02:19    ▶ 1 Piazza del Duomo triggered at 43.772694,11.255159, 25 m from the point (radius 30 m)"))
-        #expect(result.stdout.contains("ignored a fix 477 m away from the walker (implausible jump)"))
+        #expect(lines.last == "points heard 5/5, total queue wait 0.0s, longest silence 4m 12s, completed at +14:51")
+        #expect(result.stdout.contains("+02:18    ▶ 1 Piazza del Duomo triggered at 43.772648,11.255113, 27 m from the point (radius 30 m)"))
+        #expect(result.stdout.contains("ignored a fix 478 m away from the walker (implausible jump)"))
     }
 
     @Test("bad input: one line, non-zero exit")
