@@ -2,8 +2,8 @@
 # Runs a libFuzzer target for a while: scripts/fuzz.sh nmea [SECONDS]   (make fuzz-nmea FUZZ_SECONDS=600)
 # Links with lld: gold hits an internal error on the fuzzer runtime's debug info.
 # Builds with its own scratch path so it never shares a build lock or objects with normal builds.
-# Seeds: the gpsd corpus logs beside the checkout (../shared/corpus/gpsd-3.22), cut into 4 KiB
-# pieces. Crashes land in .build-fuzz/artifacts-NAME/; the run's last status line (execs, cov)
+# Seeds (nmea): the gpsd corpus logs beside the checkout (../shared/corpus/gpsd-3.22) and the
+# tours' GPX traces, cut into 4 KiB pieces. Crashes land in .build-fuzz/artifacts-NAME/; the run's last status line (execs, cov)
 # is printed at the end.
 set -euo pipefail
 name="${1:?usage: scripts/fuzz.sh nmea [seconds]}"
@@ -25,6 +25,13 @@ mkdir -p "$seeds" "$artifacts"
 if [ "$name" = nmea ] && [ -z "$(ls -A "$seeds")" ] && [ -d ../shared/corpus/gpsd-3.22 ]; then
   for log in ../shared/corpus/gpsd-3.22/*.log; do
     split -b 4096 -d "$log" "$seeds/$(basename "$log" .log)-"
+  done
+fi
+# GPX seeds: fuzz-nmea also reads its input as a trace file, which is GPX when it starts with `<`.
+if [ "$name" = nmea ]; then
+  for gpx in tours/*/traces/*.gpx; do
+    [ -e "$gpx" ] || continue
+    [ -e "$seeds/gpx-$(basename "$gpx" .gpx)-00" ] || split -b 4096 -d "$gpx" "$seeds/gpx-$(basename "$gpx" .gpx)-"
   done
 fi
 log="$scratch/fuzz-$name.log"

@@ -36,7 +36,42 @@ let callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32 = { data, siz
     let s = parser.statistics
     precondition(s.fixes == fixes, "fix counter \(s.fixes) != \(fixes) fixes returned")
     precondition(s.isConsistent, "counters do not add up: \(s)")
+    traceFileRoundTrip(data, size, expectedNMEAFixes: fixes)
     return 0
+}
+
+/// The same bytes as a file, through `TraceFile` with a 64-byte buffer: format detection, the
+/// reader's refills, and the GPX reader (inputs that start with `<`) all get fuzzed too. For NMEA
+/// the file path must give exactly the fixes the line-by-line parse gave.
+let scratch = "/dev/shm/walkscape-fuzz-\(getpid()).trace"
+let scratchURL = URL(fileURLWithPath: scratch)
+
+func traceFileRoundTrip(_ data: UnsafePointer<UInt8>, _ size: Int, expectedNMEAFixes: Int) {
+    let fd = open(scratch, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    precondition(fd >= 0, "cannot write \(scratch)")
+    var offset = 0
+    while offset < size {
+        let n = write(fd, data + offset, size - offset)
+        precondition(n > 0, "write failed")
+        offset += n
+    }
+    close(fd)
+    guard let trace = try? TraceFile(url: scratchURL, bufferSize: 64) else { return }
+    var count = 0
+    let stats = trace.forEachFix { fix in
+        precondition(fix.coordinate.isValid, "trace fix outside WGS84 ranges: \(fix.coordinate)")
+        precondition(fix.time.timeIntervalSince1970.isFinite, "trace time not finite")
+        count += 1
+    }
+    precondition(stats.fixes == count, "trace counter \(stats.fixes) != \(count)")
+    precondition(stats.readError == nil, "read error \(stats.readError ?? "")")
+    if trace.format == .nmea {
+        // Lines longer than the buffer are cut into pieces by the reader, and pieces can parse
+        // differently; without long lines both paths must agree exactly.
+        var longest = 0, run = 0
+        for i in 0..<size { run = data[i] == 10 ? 0 : run + 1; longest = max(longest, run) }
+        if longest < 64 { precondition(count == expectedNMEAFixes, "file path \(count) fixes, line path \(expectedNMEAFixes)") }
+    }
 }
 
 guard ws_fuzzer_available() != 0 else {

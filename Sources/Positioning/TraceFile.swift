@@ -18,11 +18,15 @@ public final class TraceFile: Sendable {
 
     public let url: URL
     public let format: Format
+    /// Bytes read at a time. The default suits any trace; tests and the fuzzer use tiny buffers
+    /// so that records straddle refills.
+    public let bufferSize: Int
     private let lastStatistics: Mutex<TraceStatistics?>
 
     /// Opens `url` and detects its format from the first bytes.
-    public init(url: URL) throws(PositioningError) {
+    public init(url: URL, bufferSize: Int = 1 << 18) throws(PositioningError) {
         self.url = url
+        self.bufferSize = max(16, bufferSize)
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .cannotOpen(url.path, errno: errno) }
         let reader = ByteReader(fileDescriptor: fd, capacity: 4096, maxCapacity: 4096)
@@ -98,7 +102,7 @@ public struct TraceFixes: Sequence {
             self.file = file
             let fd = open(file.url.path, O_RDONLY | O_CLOEXEC)
             if fd >= 0 {
-                let reader = ByteReader(fileDescriptor: fd)
+                let reader = ByteReader(fileDescriptor: fd, capacity: file.bufferSize)
                 self.reader = reader
                 if file.format == .gpx { gpx = GPXReader(reader: reader) }
             } else {
