@@ -128,6 +128,15 @@ import TourModel
         #expect(rate >= 0.99)
     }
 
+    /// Records straddling buffer refills must read exactly as when they do not.
+    @Test func tinyReadBuffersGiveTheSameFixes() throws {
+        for log in Self.logs {
+            let whole = Array(try TraceFile(url: log).fixes())
+            let pieces = Array(try TraceFile(url: log, bufferSize: 128).fixes())
+            #expect(pieces == whole, "\(log.lastPathComponent)")
+        }
+    }
+
     @Test func everyLogParsesWithCountedSentences() throws {
         for log in Self.logs {
             let trace = try TraceFile(url: log)

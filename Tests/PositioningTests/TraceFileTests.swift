@@ -76,6 +76,15 @@ import TourModel
         #expect(last != nil)
     }
 
+    @Test func tinyReadBuffersGiveTheSameGPXFixes() throws {
+        let folder = try TemporaryDirectory()
+        let url = try folder.write("walk.gpx", Self.gpx)
+        for size in [16, 50, 100, 333] {
+            let file = try TraceFile(url: url, bufferSize: size)
+            #expect(Array(file.fixes()) == Array(try TraceFile(url: url).fixes()), "buffer \(size)")
+        }
+    }
+
     @Test func detectsTheFormatFromTheContentNotTheName() throws {
         let folder = try TemporaryDirectory()
         let nmea = sentence("GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,") + "\r\n"
