@@ -63,11 +63,23 @@ public struct PreviewPerformance: Sendable {
         return steps.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
     }
 
+    /// How long past a narration's computed end to wait for the player to report it, before
+    /// saying so and going on (a device that stalls must not hang the preview).
+    public var grace: Duration = .seconds(5)
+
     /// Performs the preview. With `player`, narrations are really played and the end of each one
     /// waits for the player to report it; without, they are timed by the clock alone.
     public func perform(player: AudioQueue?, write: @Sendable (String) -> Void) async throws {
         let clock = ContinuousClock()
-        var events = player?.events.makeAsyncIterator()
+        let ends = AudioEnds()
+        let listener = player.map { player in
+            Task {
+                for await event in player.events {
+                    if let id = Self.endedID(event) { await ends.record(id) }
+                }
+            }
+        }
+        defer { listener?.cancel() }
         var virtual = 0.0
         var narrating = false
         for step in steps() {
@@ -86,10 +98,8 @@ public struct PreviewPerformance: Sendable {
             case .endAudio(let point):
                 narrating = false
                 // The clock and the sound card agree only roughly; the sound card has the last word.
-                if player != nil, point.audio != nil {
-                    waiting: while let event = await events?.next() {
-                        if Self.endedID(event) == point.id { break waiting }
-                    }
+                if player != nil, point.audio != nil, !(await ends.wait(for: point.id, atMost: grace)) {
+                    write("          (the sound device did not report the end of \(point.title); going on)")
                 }
             }
         }
@@ -100,5 +110,30 @@ public struct PreviewPerformance: Sendable {
         case .finished(let id), .stopped(let id, _), .failed(let id, _): id
         default: nil
         }
+    }
+}
+
+/// Narrations the player has reported ended, and whoever waits for one.
+actor AudioEnds {
+    private var ended: Set<String> = []
+    private var waiters: [String: CheckedContinuation<Bool, Never>] = [:]
+
+    func record(_ id: String) {
+        if let waiter = waiters.removeValue(forKey: id) { waiter.resume(returning: true) } else { ended.insert(id) }
+    }
+
+    /// True when `id` ended (before or within `limit`), false when the time ran out.
+    func wait(for id: String, atMost limit: Duration) async -> Bool {
+        if ended.remove(id) != nil { return true }
+        let timer = Task { [weak self] in
+            try await Task.sleep(for: limit)
+            await self?.expire(id)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { waiters[id] = $0 }
+    }
+
+    private func expire(_ id: String) {
+        waiters.removeValue(forKey: id)?.resume(returning: false)
     }
 }
