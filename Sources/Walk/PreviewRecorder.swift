@@ -55,7 +55,7 @@ public struct PreviewRecorder: Sendable {
             silenceSince = time
             add(.start, at: time, "walk starts: \(tour.title) [\(tour.language)]")
         }
-        lastTime = time
+        lastTime = max(lastTime ?? time, time)   // a trace that jumps back in time does not end earlier
         if case .audioFinished(let id) = input, let (index, since) = playing, tour.points[index].id == id {
             let end = offset(time)
             points[index].audio?.endOffsetSeconds = end

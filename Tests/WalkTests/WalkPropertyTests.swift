@@ -37,9 +37,9 @@ struct WalkPropertyTests {
     @Test("random walks: points trigger in order, each at most once, never before the true path came within radius + error")
     func orderOnceAndNeverEarly() async {
         await propertyCheck(count: 300, input: Gen.int(in: 1...6), Gen.double(in: 0...6), Gen.int(in: 0...1_000_000),
-                            Gen.int(in: 0...2)) { points, sigma, seed, policyIndex in
+                            Gen.int(in: 0...2), Gen.int(in: 1...4)) { points, sigma, seed, policyIndex, confirmation in
             let walk = RandomWalk(.init(points: points, seed: UInt64(seed), sigma: sigma, passThrough: false, outlierRate: 0.02))
-            let policy = WalkPolicy(missed: Self.policies[policyIndex])
+            let policy = WalkPolicy(confirmationFixes: confirmation, missed: Self.policies[policyIndex])
             let outcome = Self.simulate(walk, policy: policy)
             let indices = outcome.triggers.map(\.trigger.index)
             #expect(indices == indices.sorted(), "points trigger in order")
