@@ -29,6 +29,13 @@ public final class TraceFile: Sendable {
         self.bufferSize = max(16, bufferSize)
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .cannotOpen(url.path, errno: errno) }
+        // Each pass reopens the file, so it must be readable twice: not a pipe or a terminal.
+        var info = stat()
+        if fstat(fd, &info) == 0, info.st_mode & S_IFMT != S_IFREG, info.st_mode & S_IFMT != S_IFDIR {
+            close(fd)
+            throw PositioningError("\(url.path): not a regular file (save the trace to a file first)",
+                                   exitCode: PositioningError.noInput)
+        }
         let reader = ByteReader(fileDescriptor: fd, capacity: 4096, maxCapacity: 4096)
         reader.fill()
         if reader.readError != 0 { throw .cannotOpen(url.path, errno: reader.readError) }
