@@ -23,6 +23,22 @@ struct WalkCoreTests {
         #expect(all.rejections == [.implausibleJump])
     }
 
+    @Test("rule 1: a jump that persists is real (the first fix after a tunnel), and counts from then on")
+    func persistentJumpIsAccepted() {
+        var core = WalkCore(tour: northTour())
+        var all: [WalkEffect] = []
+        all += core.feed(fix(0, 44.99900))
+        all += core.feed(fix(1, 44.99900))
+        all += core.feed(fix(2, 45.00200))   // 333 m in a second: not yet believed
+        #expect(all.rejections == [.implausibleJump])
+        let second = core.feed(fix(3, 45.00200))   // still there: believed, first fix inside P2
+        #expect(second.rejections.isEmpty)
+        #expect(second.triggered.isEmpty)
+        let third = core.feed(fix(4, 45.00200))
+        #expect(third.triggered.map(\.pointID) == ["p1", "p2"])
+        #expect(third.triggered.map(\.type) == [.caughtUp, .gps])
+    }
+
     @Test("rule 1: fixes without a position or with a large error do not count")
     func poorFixesDoNotCount() {
         var core = WalkCore(tour: northTour(), policy: WalkPolicy(maxHorizontalError: 50))
