@@ -14,14 +14,15 @@ import TourModel
 /// Rules, each pinned by a test:
 /// - Any talker: the two letters after `$` are ignored, so GP, GN, GL, GA, BD, GB, GQ all work.
 /// - A `*HH` checksum is verified (either hex case); a wrong one rejects the sentence. A
-///   sentence without a checksum is accepted: many loggers strip them.
+///   sentence without a checksum is accepted: many loggers strip them. Bytes after `*HH` (a
+///   logger's timestamp) are ignored.
 /// - RMC/GLL status other than `A` (`V`, or the `N` some Magellans send), an FAA mode `N`
 ///   (not valid), `S` (simulator) or `M` (manual), and GGA quality 0, 7 (manual) or 8
 ///   (simulator), or GGA with 0 satellites used, give no position (`noFix`): none of them says
 ///   where the walker is. Such a sentence vetoes its whole epoch, as gpsd does.
 /// - `$P...` proprietary and unknown sentences are skipped and counted, never an error.
 /// - CR, LF, CRLF and `\r\r\n` line ends, blank lines, `#` comment lines and noise before the
-///   `$` are all tolerated.
+///   `$` (even noise containing a `$`: the last `$` starts the sentence) are all tolerated.
 /// - Dates come from RMC (two-digit year: 80...99 are 1980...1999, 00...79 are 2000...2079, since
 ///   GPS has no civilian dates before 1980) or ZDA (four digits). Before any date is seen, times
 ///   fall on 1970-01-01 (`undatedDay`); a time of day that goes back by more than 12 hours
@@ -92,10 +93,11 @@ public struct NMEAParser: Sendable {
             statistics.comments += 1
             return nil
         }
-        // Resynchronise on the first `$` or `!`, as a receiver's reader would after noise.
-        var dollar = start
-        while dollar < end, base[dollar] != 36, base[dollar] != 33 { dollar += 1 }
-        guard dollar < end else {
+        // Resynchronise on the last `$` or `!`: both are reserved characters that only ever
+        // start a sentence, so whatever precedes the last one is noise or a cut-off sentence.
+        var dollar = end - 1
+        while dollar >= start, base[dollar] != 36, base[dollar] != 33 { dollar -= 1 }
+        guard dollar >= start else {
             statistics.notASentence += 1
             return nil
         }
@@ -122,20 +124,23 @@ public struct NMEAParser: Sendable {
     // MARK: Sentences
 
     private mutating func parseSentence(_ p: UnsafePointer<UInt8>, from bodyStart: Int, to lineEnd: Int) -> Fix? {
-        // Checksum: `*HH` at the very end. Anything else after a `*` is not a checksum we know.
-        var bodyEnd = lineEnd
-        if lineEnd - bodyStart >= 3, p[lineEnd - 3] == 42 {
-            guard let hi = hexValue(p[lineEnd - 2]), let lo = hexValue(p[lineEnd - 1]) else {
+        // Checksum: `*` (reserved, so the first one) and two hex digits; whatever a logger
+        // appended after them is ignored. The XOR runs in the same pass that finds the `*`.
+        var sum: UInt8 = 0
+        var bodyEnd = bodyStart
+        while bodyEnd < lineEnd, p[bodyEnd] != 42 {
+            sum ^= p[bodyEnd]
+            bodyEnd += 1
+        }
+        if bodyEnd < lineEnd {
+            guard bodyEnd + 2 < lineEnd, let hi = hexValue(p[bodyEnd + 1]), let lo = hexValue(p[bodyEnd + 2]) else {
                 statistics.malformed += 1
                 return nil
             }
-            var sum: UInt8 = 0
-            for i in bodyStart..<(lineEnd - 3) { sum ^= p[i] }
             guard sum == hi << 4 | lo else {
                 statistics.badChecksum += 1
                 return nil
             }
-            bodyEnd = lineEnd - 3
         }
         // Address: `P` + maker (proprietary), or two talker letters + three type letters.
         guard bodyStart < bodyEnd else {

@@ -184,6 +184,16 @@ private func date(_ text: String) -> Date {
         #expect(s.isConsistent)
     }
 
+    @Test func theLastDollarStartsTheSentenceAndTrailingBytesAreIgnored() throws {
+        let good = sentence(Self.gga)
+        let (fixes, stats) = parse(["$GPRMC,1235\u{7}\u{0}" + good, sentence(Self.gga.replacingOccurrences(of: "123519", with: "123520")) + " 1700000000.25"])
+        #expect(fixes.count == 2)
+        #expect(stats.used == 2)
+        let (none, bad) = parse([String(good.dropLast(1))])  // `*H`: a cut-off checksum
+        #expect(none.isEmpty)
+        #expect(bad.malformed == 1)
+    }
+
     @Test func proprietaryAndUnknownSentencesAreSkippedAndCounted() {
         let (fixes, stats) = parse([sentence("PGRME,15.0,M,22.5,M,27.0,M"), sentence("PSRF151,01"),
                                     sentence("GPHDT,74.79,T"), "!AIVDM,1,1,,B,B3`gaQ000062Pc7RIt403wkUoP06,0*4B",
