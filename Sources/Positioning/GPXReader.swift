@@ -29,6 +29,14 @@ struct GPXReader {
     }
 
     private static let kinds: [[UInt8]] = [Array("trkpt".utf8), Array("rtept".utf8), Array("wpt".utf8)]
+    private static let closers: [[UInt8]] = kinds.map { Array("</".utf8) + $0 }
+    /// The byte strings searched for in every point, made once.
+    private enum Tag {
+        static let lat = Array("lat".utf8), lon = Array("lon".utf8)
+        static let time = Array("<time>".utf8), ele = Array("<ele>".utf8), hdop = Array("<hdop>".utf8)
+        static let sat = Array("<sat>".utf8), fix = Array("<fix>".utf8), speed = Array("<speed>".utf8)
+        static let course = Array("<course>".utf8)
+    }
 
     mutating func next() -> Fix? {
         while true {
@@ -80,7 +88,7 @@ struct GPXReader {
     /// The index just past the end tag (or `/>`) of the point starting at `reader.start`,
     /// reading more input if needed (which may move the point to the front of the buffer).
     private func findPointEnd(kind: Int) -> Int? {
-        let close = Array("</".utf8) + Self.kinds[kind]
+        let close = Self.closers[kind]
         var offset = 0  // searched so far, relative to the point's start
         while true {
             let p = reader.buffer
@@ -117,8 +125,8 @@ struct GPXReader {
         var tagEnd = 0
         while tagEnd < element.count, element[tagEnd] != 62 { tagEnd += 1 }
         let startTag = UnsafeBufferPointer(rebasing: element[0..<tagEnd])
-        guard let lat = attribute(startTag, "lat").flatMap(Self.number),
-              let lon = attribute(startTag, "lon").flatMap(Self.number) else {
+        guard let lat = attribute(startTag, Tag.lat).flatMap(Self.number),
+              let lon = attribute(startTag, Tag.lon).flatMap(Self.number) else {
             counters.malformed += 1
             return nil
         }
@@ -128,7 +136,7 @@ struct GPXReader {
             return nil
         }
         let body = UnsafeBufferPointer(rebasing: element[min(tagEnd + 1, element.count)...])
-        guard let timeText = child(body, "time") else {
+        guard let timeText = child(body, Tag.time) else {
             counters.untimed += 1
             return nil
         }
@@ -136,10 +144,10 @@ struct GPXReader {
             counters.malformed += 1
             return nil
         }
-        let ele = child(body, "ele").flatMap(Self.number)
-        let hdop = child(body, "hdop").flatMap(Self.number)
+        let ele = child(body, Tag.ele).flatMap(Self.number)
+        let hdop = child(body, Tag.hdop).flatMap(Self.number)
         var mode: Fix.Mode = ele != nil ? .threeD : .twoD
-        if let fixText = child(body, "fix") {
+        if let fixText = child(body, Tag.fix) {
             switch String(decoding: fixText, as: UTF8.self) {
             case "none": mode = .noFix
             case "2d": mode = .twoD
@@ -149,13 +157,12 @@ struct GPXReader {
         }
         return Fix(time: time, coordinate: coordinate, mode: mode,
                    horizontalError: hdop.map(HorizontalError.fromHDOP), altitude: ele,
-                   speed: child(body, "speed").flatMap(Self.number), track: child(body, "course").flatMap(Self.number),
-                   satellites: child(body, "sat").flatMap(Self.number).map { Int($0) }, hdop: hdop, source: .gpx)
+                   speed: child(body, Tag.speed).flatMap(Self.number), track: child(body, Tag.course).flatMap(Self.number),
+                   satellites: child(body, Tag.sat).flatMap(Self.number).map { Int($0) }, hdop: hdop, source: .gpx)
     }
 
     /// The value of `name="..."` (or single quotes) in a start tag.
-    private func attribute(_ tag: UnsafeBufferPointer<UInt8>, _ name: String) -> UnsafeBufferPointer<UInt8>? {
-        let n = Array(name.utf8)
+    private func attribute(_ tag: UnsafeBufferPointer<UInt8>, _ n: [UInt8]) -> UnsafeBufferPointer<UInt8>? {
         var i = 1
         while i + n.count + 2 < tag.count {
             let before = tag[i - 1]
@@ -180,8 +187,7 @@ struct GPXReader {
     }
 
     /// The text of the first `<name>...</...>` child, trimmed.
-    private func child(_ body: UnsafeBufferPointer<UInt8>, _ name: String) -> UnsafeBufferPointer<UInt8>? {
-        let open = Array("<\(name)>".utf8)
+    private func child(_ body: UnsafeBufferPointer<UInt8>, _ open: [UInt8]) -> UnsafeBufferPointer<UInt8>? {
         guard open.count <= body.count else { return nil }
         var i = 0
         while i + open.count <= body.count {
@@ -198,8 +204,11 @@ struct GPXReader {
         return nil
     }
 
+    /// Plain decimals are read in place; anything fancier (exponents) goes through `Double`.
     static func number(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
-        guard !text.isEmpty, text.count < 40 else { return nil }
+        guard let base = text.baseAddress, !text.isEmpty, text.count < 40 else { return nil }
+        let cursor = FieldCursor(p: base, position: 0, end: text.count)
+        if let value = cursor.decimal(0..<text.count) { return value }
         return Double(String(decoding: text, as: UTF8.self))
     }
 }
