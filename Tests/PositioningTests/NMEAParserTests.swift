@@ -110,6 +110,21 @@ private func date(_ text: String) -> Date {
         #expect(stats.noFix == 5)
     }
 
+    @Test func gsaDecidesTheModeAndSuppliesHDOP() throws {
+        // GSA says 2D although GGA has an altitude (an altitude held from an earlier 3D fix).
+        let (fixes, _) = parse([sentence(Self.gga), sentence("GNGSA,A,2,04,05,09,,,,,,,,,,3.1,2.2,2.1")])
+        try #require(fixes.count == 1)
+        #expect(fixes[0].mode == .twoD)
+        // RMC alone: a position without altitude or GSA is 2D, and HDOP comes from the last GSA.
+        let (rmcOnly, _) = parse([sentence("GPGSA,A,3,04,05,09,12,,,,,,,,,2.5,1.3,2.1"), sentence(Self.rmc)])
+        try #require(rmcOnly.count == 1)
+        #expect(rmcOnly[0].mode == .threeD)
+        #expect(rmcOnly[0].hdop == 1.3)
+        let (bare, _) = parse([sentence(Self.rmc)])
+        #expect(bare.first?.mode == .twoD)
+        #expect(bare.first?.horizontalError == nil)
+    }
+
     @Test func gllAloneGivesATwoDFix() throws {
         let (fixes, _) = parse([sentence("GPGLL,4916.45,N,12311.12,W,225444,A,A")])
         try #require(fixes.count == 1)
