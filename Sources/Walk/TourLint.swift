@@ -138,6 +138,21 @@ public struct TourLint: Sendable {
                                       "comes before \(name(i - 1)) along the route (\(Self.metres(along[i])) vs \(Self.metres(along[i - 1])) from its start): walkers reach them in the other order"))
             }
         }
+        if route == nil {
+            // No route to compare with: flag neighbours whose swap would shorten the walk a lot,
+            // the usual sign of two orders typed the wrong way round.
+            for i in points.indices.dropLast() where i > 0 || points.count > 2 {
+                let before = i > 0 ? points[i - 1].coordinate : nil
+                let after = i + 2 < points.count ? points[i + 2].coordinate : nil
+                let a = points[i].coordinate, b = points[i + 1].coordinate
+                let current = (before.map { $0.distance(to: a) } ?? 0) + a.distance(to: b) + (after.map { b.distance(to: $0) } ?? 0)
+                let swapped = (before.map { $0.distance(to: b) } ?? 0) + b.distance(to: a) + (after.map { a.distance(to: $0) } ?? 0)
+                if swapped < 0.7 * current {
+                    findings.append(.init(.warning, "order-looks-swapped", "\(name(i)) and \(name(i + 1))",
+                                          "walking them in the other order would be \(Self.metres(current - swapped)) shorter (\(Self.metres(swapped)) instead of \(Self.metres(current))): are their orders swapped? (add a route to check the order against it)"))
+                }
+            }
+        }
         for i in points.indices.dropLast() {
             let a = points[i], b = points[i + 1]
             var distance = a.coordinate.distance(to: b.coordinate)

@@ -73,6 +73,24 @@ struct LintCommandTests {
         ])
     }
 
+    @Test("without a route: two points whose orders look swapped are flagged")
+    func swappedOrderWithoutRoute() throws {
+        let dir = try TemporaryDirectory()
+        // Along a line north: 0 m, 300 m, 150 m, 445 m. Points 2 and 3 are the wrong way round.
+        let points = [(1, 45.0), (2, 45.0027), (3, 45.00135), (4, 45.0040)].map { order, lat in
+            """
+            {"id": "p\(order)", "order": \(order), "location": {"lat": \(lat), "lng": 9.0}, "triggerRadiusMeters": 30,
+             "content": {"en": {"title": "P\(order)"}}}
+            """
+        }
+        try dir.write("swapped/tour.json", #"{"format": 1, "id": "s", "slug": "s", "languages": {"en": {"title": "S", "completionMessage": "Bye"}}, "points": ["#
+                      + points.joined(separator: ",") + "]}")
+        let result = try runWalkscape(["lint", dir.file("swapped").path])
+        #expect(result.status == 0)   // a warning: the curator may mean it
+        let swaps = result.stdout.split(separator: "\n").filter { $0.contains("[order-looks-swapped]") }
+        #expect(swaps == ["warning: point 2 (P2) and point 3 (P3): walking them in the other order would be 300 m shorter (445 m instead of 745 m): are their orders swapped? (add a route to check the order against it) [order-looks-swapped]"])
+    }
+
     @Test("a tour the loader refuses: its error, and every duplicate and missing file besides")
     func refusedTour() throws {
         let dir = try TemporaryDirectory()
