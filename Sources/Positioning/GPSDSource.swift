@@ -3,30 +3,6 @@ import Foundation
 import Synchronization
 import TourModel
 
-/// What the walker's receiver is doing, as far as gpsd tells us; the UI says it in words.
-public enum GPSDState: String, Sendable, Hashable, Codable {
-    /// gpsd is not reachable (not running, refused, or it went silent); the source keeps retrying.
-    case noGPSD
-    /// Connected to gpsd, but it reports no 2D/3D fix (indoors, cold start, no receiver).
-    case waitingForFix
-    /// Connected, and fixes are arriving.
-    case connected
-
-    public var message: String {
-        switch self {
-        case .noGPSD: "no gpsd: retrying"
-        case .waitingForFix: "gpsd connected, waiting for a fix"
-        case .connected: "gpsd connected, fix"
-        }
-    }
-}
-
-/// One report from a `GPSDSource`.
-public enum GPSDEvent: Sendable, Hashable {
-    case state(GPSDState)
-    case fix(Fix)
-}
-
 /// Fixes from gpsd through libgps, for the live walk.
 ///
 /// gpsd restarts (package upgrades, a receiver unplugged and replugged, a crash), and a client
@@ -103,13 +79,6 @@ public final class GPSDSource: AsyncSequence, Sendable {
         thread.start()
         return stream.makeAsyncIterator()
     }
-}
-
-/// Set once, from the consumer's side, to end the worker thread.
-final class StopFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-    func set() { flag.store(true, ordering: .releasing) }
-    var isSet: Bool { flag.load(ordering: .acquiring) }
 }
 
 /// The libgps loop; lives on its own thread.

@@ -1,0 +1,5 @@
+/// One report from a `GPSDSource`.
+public enum GPSDEvent: Sendable, Hashable {
+    case state(GPSDState)
+    case fix(Fix)
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// The ISO 8601 forms GPX files use: `2024-05-01T10:00:00Z`, with optional fractional seconds
+/// and a `Z`, `±hh:mm` or `±hhmm` zone (none means UTC).
+enum ISO8601 {
+    static func parse(_ t: UnsafeBufferPointer<UInt8>) -> Date? {
+        func digits(_ at: Int, _ count: Int) -> Int? {
+            guard at + count <= t.count else { return nil }
+            var v = 0
+            for i in at..<(at + count) {
+                let d = Int(t[i]) - 48
+                guard (0...9).contains(d) else { return nil }
+                v = v * 10 + d
+            }
+            return v
+        }
+        guard t.count >= 19, let year = digits(0, 4), t[4] == 45, let month = digits(5, 2), t[7] == 45,
+              let day = digits(8, 2), t[10] == 84 || t[10] == 32, let hour = digits(11, 2), t[13] == 58,
+              let minute = digits(14, 2), t[16] == 58, let second = digits(17, 2),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60 else { return nil }
+        var i = 19
+        var fraction = 0.0
+        if i < t.count, t[i] == 46 {
+            i += 1
+            var scale = 0.1
+            while i < t.count, (48...57).contains(t[i]) {
+                fraction += Double(t[i] - 48) * scale
+                scale /= 10
+                i += 1
+            }
+        }
+        var offset = 0
+        if i < t.count {
+            switch t[i] {
+            case 90: i += 1  // Z
+            case 43, 45:
+                let sign = t[i] == 45 ? -1 : 1
+                guard let hh = digits(i + 1, 2) else { return nil }
+                var mm = 0
+                if let m = digits(i + 3, 2) { mm = m; i += 5 } else if i + 3 < t.count, t[i + 3] == 58, let m = digits(i + 4, 2) {
+                    mm = m
+                    i += 6
+                } else {
+                    i += 3
+                }
+                offset = sign * (hh * 3600 + mm * 60)
+            default: return nil
+            }
+        }
+        guard i == t.count else { return nil }
+        let days = CivilDate.days(year: year, month: month, day: day)
+        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
+        return Date(timeIntervalSince1970: seconds)
+    }
+}
