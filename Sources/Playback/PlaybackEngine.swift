@@ -161,7 +161,9 @@ final class PlaybackEngine: @unchecked Sendable {
                 lastPosition = 0
             }
         } catch {
-            emit.yield(.failed(id: item.id, message: error.message))
+            // After what is still being heard of the previous item, so events stay in order.
+            marks.append((written, .failed(id: item.id, message: error.message)))
+            flushMarks(upTo: sink.playedFrames)
             return
         }
         let format = decoder.format

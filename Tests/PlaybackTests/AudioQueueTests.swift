@@ -130,6 +130,21 @@ import TestSupport
         #expect(second.milestones == [.started(id: "after"), .finished(id: "after")])
     }
 
+    @Test func aFailureIsReportedAfterWhatIsStillBeingHeard() async throws {
+        // The device still holds the end of the tone when the next item fails to open: the
+        // failure must not overtake the tone's `finished`.
+        let tone = try FixtureAudio.tone(seconds: 0.5)
+        let dir = try TemporaryDirectory()
+        let missing = dir.file("gone.mp3")
+        let queue = AudioQueue(sink: PacedSink(wrapping: NullSink(), lead: .milliseconds(300)))
+        await queue.enqueue(tone.mp3, id: "tone")
+        await queue.enqueue(missing, id: "gone")
+        let run = try await collect(queue) { if case .failed = $0 { true } else { false } }
+        await queue.shutdown()
+        #expect(run.milestones == [.started(id: "tone"), .finished(id: "tone"),
+                                   .failed(id: "gone", message: "\(missing.path): no such file")])
+    }
+
     @Test func volumeScalesEverySample() async throws {
         let fixture = try FixtureAudio.speech("Half as loud.")
         let dir = try TemporaryDirectory()
