@@ -10,8 +10,8 @@ import Glibc
 ///
 /// Not thread-safe: one decoder belongs to one thread (the playback thread, or a probe's caller).
 public final class MP3Decoder {
-    /// The PCM the decoder produces. Fixed for the stream: files whose format changes mid-way
-    /// ("Frankenstein" streams) are decoded in their first format.
+    /// The PCM the decoder produces, fixed for the stream: a file whose format changes part-way
+    /// (files carelessly concatenated) is decoded up to the change, which is reported as `damage`.
     public let format: PCMFormat
     /// The file path (or the name a blob was given), for messages.
     public let name: String
