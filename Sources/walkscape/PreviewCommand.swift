@@ -96,9 +96,13 @@ struct PreviewCommand: AsyncParsableCommand {
             let performance = PreviewPerformance(report: report, tour: playable, speed: speed ?? 1)
             // With --json, stdout is for the JSON alone; the performance goes to stderr.
             let toStderr = json
-            try await performance.perform(player: player) { line in
+            let write: @Sendable (String) -> Void = { line in
                 if toStderr { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { print(line) }
             }
+            let pace = speed.map { "at \(String(format: "%g", $0))x (narration at 1x)" } ?? "in real time"
+            let sound = player == nil ? "without sound" : "with sound on '\(audioDevice ?? settings.audioDevice)'"
+            write("Replaying \(traceURL.lastPathComponent) \(pace), \(sound). Ctrl-C stops.\n")
+            try await performance.perform(player: player, write: write)
             await player?.shutdown()
         }
         if json {
