@@ -22,7 +22,9 @@ public final class GPSDHarness: @unchecked Sendable {
     private let slave: Int32
     private let directory: TemporaryDirectory
     private let lock = NSLock()
-    private var process: Process?
+    /// gpsd's PID while it runs. Spawned and reaped here with posix_spawn/waitpid rather than
+    /// Foundation's `Process`, whose `isRunning` lags the child's exit by seconds on Linux.
+    private var process: pid_t?
 
     public enum Failure: Error, CustomStringConvertible {
         case pty(String)
@@ -67,22 +69,15 @@ public final class GPSDHarness: @unchecked Sendable {
         close(master)
     }
 
-    public var isRunning: Bool { lock.withLock { process?.isRunning ?? false } }
-    public var pid: Int32? { lock.withLock { process?.processIdentifier } }
+    public var isRunning: Bool { lock.withLock { process != nil && Self.alive(process!) } }
+    public var pid: Int32? { lock.withLock { process } }
 
     /// Starts gpsd (if not running) and waits until it accepts connections.
     public func start(timeout: Double = 10) throws {
         try lock.withLock {
-            if process?.isRunning == true { return }
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: Self.gpsdPath)
-            p.arguments = ["-N", "-n", "-b", "-s", "4800", "-f", "8N1", "-S", String(port),
-                           "-F", directory.file("gpsd.sock").path, devicePath]
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            p.standardInput = FileHandle.nullDevice
-            try p.run()
-            process = p
+            if let pid = process, Self.alive(pid) { return }
+            process = try Self.spawn(Self.gpsdPath, ["-N", "-n", "-b", "-s", "4800", "-f", "8N1", "-S", String(port),
+                                                     "-F", directory.file("gpsd.sock").path, devicePath])
         }
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
@@ -94,16 +89,54 @@ public final class GPSDHarness: @unchecked Sendable {
         throw Failure.gpsd("not accepting connections on port \(port) after \(timeout) s")
     }
 
-    /// Stops gpsd by PID: SIGTERM, then SIGKILL if it lingers; waits for it.
+    /// Stops gpsd by PID: SIGTERM, then SIGKILL if it lingers after 3 s; reaps it.
     public func stop() {
-        guard let p = lock.withLock({ () -> Process? in defer { process = nil }; return process }) else { return }
-        guard p.isRunning else { return }
-        kill(p.processIdentifier, SIGTERM)
-        kill(p.processIdentifier, SIGCONT)  // in case a test paused it
+        guard let pid = lock.withLock({ () -> pid_t? in defer { process = nil }; return process }) else { return }
+        kill(pid, SIGTERM)
+        kill(pid, SIGCONT)  // in case a test paused it
         let deadline = Date().addingTimeInterval(3)
-        while p.isRunning, Date() < deadline { usleep(10_000) }
-        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
-        p.waitUntilExit()
+        var status: Int32 = 0
+        while Date() < deadline {
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid || (r < 0 && errno == ECHILD) { return }
+            usleep(5_000)
+        }
+        kill(pid, SIGKILL)
+        _ = waitpid(pid, &status, 0)
+    }
+
+    /// Whether `pid`, our child, is still running; reaps it if it has exited.
+    private static func alive(_ pid: pid_t) -> Bool {
+        var status: Int32 = 0
+        return waitpid(pid, &status, WNOHANG) == 0
+    }
+
+    /// posix_spawn with stdin, stdout and stderr on /dev/null, default signal handling and an
+    /// empty signal mask.
+    private static func spawn(_ path: String, _ arguments: [String]) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd: Int32 in [0, 1, 2] {
+            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        // The test process may block or ignore signals (runtimes do); gpsd must get SIGTERM.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), defaults = sigset_t()
+        sigemptyset(&none)
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD, SIGCONT] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+        guard result == 0 else { throw Failure.gpsd("cannot start \(path): \(String(cString: strerror(result)))") }
+        return pid
     }
 
     /// Freezes gpsd (SIGSTOP): its port still accepts connections, but nothing answers,
