@@ -108,6 +108,43 @@ import TestSupport
         #expect(pcm.prefix(prefix) == full.prefix(prefix))
     }
 
+    /// Damaged copies of a real MP3 (bytes overwritten, cut short, spliced with noise): each one
+    /// either decodes, possibly with a damage report, or is refused with a typed error. None
+    /// crashes or hangs, and none decodes to more audio than the whole file holds (plus one
+    /// resynchronised frame).
+    @Test func damagedFilesNeverCrashOrRunAway() throws {
+        let fixture = try FixtureAudio.speech("Damaged in transit, but still a walk.")
+        let original = [UInt8](try Data(contentsOf: fixture.mp3))
+        var state: UInt64 = 7
+        func next(_ n: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(n))
+        }
+        var decoded = 0, refused = 0
+        for round in 0..<150 {
+            var bytes = original
+            switch round % 3 {
+            case 0: for _ in 0..<(1 + next(40)) { bytes[next(bytes.count)] = UInt8(next(256)) }
+            case 1: bytes = Array(bytes.prefix(next(bytes.count)))
+            default:
+                let at = next(bytes.count)
+                bytes.replaceSubrange(at..<min(bytes.count, at + next(2000)), with: (0..<next(2000)).map { _ in UInt8(next(256)) })
+            }
+            do {
+                let decoder = try MP3Decoder(data: Data(bytes), name: "damaged-\(round).mp3")
+                var frames = 0
+                while let chunk = try decoder.nextChunk() { frames += chunk.count / decoder.format.bytesPerFrame }
+                #expect(frames <= fixture.frames + 2 * 1152, "round \(round)")
+                decoded += 1
+            } catch {
+                #expect(!error.message.isEmpty)
+                refused += 1
+            }
+        }
+        #expect(decoded + refused == 150)
+        #expect(decoded > 0)
+    }
+
     @Test func queueReportsEachBadFileAndPlaysTheNext() async throws {
         let dir = try TemporaryDirectory()
         let good = try FixtureAudio.speech("The good one.")
