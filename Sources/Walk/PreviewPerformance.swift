@@ -43,6 +43,8 @@ public struct PreviewPerformance: Sendable {
             case .audioStart:
                 guard let order = entry.pointOrder, let point = byOrder[order] else { continue }
                 steps.append(Step(at: entry.offsetSeconds, action: .say(line)))
+                // Audio that failed in the simulation is announced instead (next entry): nothing plays.
+                if report.points.first(where: { $0.order == order })?.status == .announced { continue }
                 steps.append(Step(at: entry.offsetSeconds, action: .startAudio(point)))
                 if let url = point.subtitles, let track = try? SubtitleTrack(contentsOf: url) {
                     let end = report.points.first { $0.order == order }?.audio?.endOffsetSeconds ?? .infinity
@@ -55,6 +57,11 @@ public struct PreviewPerformance: Sendable {
                 guard let order = entry.pointOrder, let point = byOrder[order] else { continue }
                 steps.append(Step(at: entry.offsetSeconds, action: .endAudio(point)))
                 steps.append(Step(at: entry.offsetSeconds, action: .say(line)))
+            case .announced:
+                steps.append(Step(at: entry.offsetSeconds, action: .say(line)))
+                if let order = entry.pointOrder, let text = byOrder[order]?.text, !text.isEmpty {
+                    steps.append(Step(at: entry.offsetSeconds, action: .subtitle("             \(text)")))
+                }
             default:
                 steps.append(Step(at: entry.offsetSeconds, action: .say(line)))
             }

@@ -245,6 +245,35 @@ struct PreviewCommandTests {
         #expect(elapsed < .seconds(12), "took \(elapsed)")
     }
 
+    @Test("--speed with narration that cannot play: announced with its text, and the walk stays fast-forwarded")
+    func realTimeWithAnnouncedPoints() throws {
+        let dir = try TemporaryDirectory()
+        let root = try Self.smallTour(in: dir)
+        let wav = try FixtureAudio.tone(seconds: 1.0).wav
+        try FileManager.default.removeItem(at: root.appendingPathComponent("media/1.mp3"))
+        try FileManager.default.copyItem(at: wav, to: root.appendingPathComponent("media/1.mp3"))
+        let tourJSON = """
+        {"format": 1, "id": "small", "slug": "small", "languages": {"en": {"title": "Small"}},
+         "points": [
+          {"id": "a", "order": 1, "location": {"lat": 45.0, "lng": 9.0}, "triggerRadiusMeters": 30,
+           "content": {"en": {"title": "First", "description": "Text of one.", "audio": "media/1.mp3"}}},
+          {"id": "b", "order": 2, "location": {"lat": 45.00135, "lng": 9.0}, "triggerRadiusMeters": 30,
+           "content": {"en": {"title": "Second", "description": "Text of two."}}}]}
+        """
+        try Data(tourJSON.utf8).write(to: root.appendingPathComponent("tour.json"))
+        let started = ContinuousClock.now
+        let result = try runWalkscape(["preview", root.path, "--trace", root.appendingPathComponent("walk.gpx").path,
+                                       "--speed", "100", "--no-audio"])
+        let elapsed = ContinuousClock.now - started
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("ℹ First announced without audio ("))
+        #expect(result.stdout.contains("ℹ Second announced without audio (no audio in en)"))
+        #expect(result.stdout.contains("             Text of one."))
+        #expect(result.stdout.contains("             Text of two."))
+        #expect(result.stdout.contains("points heard 0/2 (+2 announced without audio)"))
+        #expect(elapsed < .seconds(15), "walking after a failed narration must stay at 100x; took \(elapsed)")
+    }
+
     @Test("--speed with sound plays the narration through ALSA (the null device) and waits for it")
     func realTimeWithSound() throws {
         let dir = try TemporaryDirectory()
