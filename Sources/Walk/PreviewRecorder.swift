@@ -119,6 +119,7 @@ public struct PreviewRecorder: Sendable {
             if playing?.index == i { playing = nil; silenceSince = time }
             points[i].status = .announced
             points[i].note = reason
+            points[i].audio = nil   // nothing was heard
             if let t = points[i].trigger, points[i].queueWaitSeconds == nil {
                 points[i].queueWaitSeconds = ((offset(time) - t.offsetSeconds) * 1000).rounded() / 1000
             }
