@@ -114,15 +114,14 @@ public struct WalkCore: Sendable {
         }
         // Streaks run for every point not yet triggered, so an overlapping next point that the
         // walker already stands in is confirmed by the same fixes.
-        var distances = [Double?](repeating: nil, count: centres.count)
         for i in progress.nextIndex..<centres.count {
             let d = Self.distance(from: fix.coordinate, to: centres[i], within: radii[i])
-            distances[i] = d
             streaks[i] = d <= radii[i] ? streaks[i] + 1 : 0
         }
         // Several points may confirm on one fix (overlapping radii): trigger them in order.
         while progress.outcome == nil, let i = confirmedCandidate() {
-            trigger(index: i, type: .gps, fix: fix, distance: distances[i], at: time, into: &effects)
+            trigger(index: i, type: .gps, fix: fix, distance: fix.coordinate.distance(to: centres[i]), at: time,
+                    into: &effects)
         }
     }
 
