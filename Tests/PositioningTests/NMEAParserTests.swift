@@ -125,6 +125,25 @@ private func date(_ text: String) -> Date {
         #expect(bare.first?.horizontalError == nil)
     }
 
+    @Test func gnsGivesAPositionUnlessEveryConstellationSaysN() throws {
+        let (fixes, _) = parse([sentence("GNGNS,101010.00,4807.038,N,01131.000,E,AAN,14,0.7,545.4,46.9,,,V")])
+        try #require(fixes.count == 1)
+        #expect(fixes[0].satellites == 14)
+        #expect(fixes[0].hdop == 0.7)
+        #expect(fixes[0].altitude == 545.4)
+        let (none, stats) = parse([sentence("GNGNS,101010.00,4807.038,N,01131.000,E,NNN,00,,,,,,V")])
+        #expect(none.isEmpty)
+        #expect(stats.noFix == 1)
+    }
+
+    @Test func anOldUntimedGLLJoinsTheEpochInProgress() throws {
+        // NMEA 2.0 GLL has no time or status; GGA wins the position, GLL adds nothing new.
+        let (fixes, stats) = parse([sentence(Self.gga), sentence("GPGLL,4807.040,N,01131.002,E")])
+        try #require(fixes.count == 1)
+        #expect(abs(fixes[0].coordinate.latitude - (48 + 7.038 / 60)) < 1e-12)
+        #expect(stats.used == 2)
+    }
+
     @Test func gllAloneGivesATwoDFix() throws {
         let (fixes, _) = parse([sentence("GPGLL,4916.45,N,12311.12,W,225444,A,A")])
         try #require(fixes.count == 1)
