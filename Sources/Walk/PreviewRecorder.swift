@@ -31,6 +31,9 @@ public struct PreviewRecorder: Sendable {
     private var longestSilence: Double = 0
     private var endTime: Date?
     private var completed = false
+    /// How near the walk came to the first point, while it had not triggered: a trace of another
+    /// place (or a tour whose first point is misplaced) shows here.
+    private var closestToFirst: Double?
 
     public init(tour: PlayableTour, policy: WalkPolicy) {
         self.tour = tour
@@ -77,6 +80,10 @@ public struct PreviewRecorder: Sendable {
                     }
                 }
                 lastAccepted = fix
+                if let first = tour.points.first, points[0].trigger == nil {
+                    let d = WalkCore.distance(from: fix.coordinate, to: first.coordinate, within: first.triggerRadiusMeters)
+                    closestToFirst = min(closestToFirst ?? d, d)
+                }
             }
         }
         for effect in effects { apply(effect, at: time) }
@@ -146,6 +153,10 @@ public struct PreviewRecorder: Sendable {
             endTime = time
             if let (i, _) = playing { points[i].status = .interrupted }
             playing = nil
+            if points.first?.trigger == nil, let closest = closestToFirst, let first = tour.points.first {
+                add(.traceEnd, at: time, "the walk never came within \(WalkTime.distance(closest)) of point \(first.order) "
+                    + "(radius \(Int(first.triggerRadiusMeters)) m): is this a trace of this tour?")
+            }
             add(.abandoned, at: time, "✗ trace ends before the tour does: tour abandoned")
         case .stop, .pause, .resume, .saveProgress:
             break

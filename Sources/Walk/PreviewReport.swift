@@ -40,6 +40,9 @@ public struct PreviewReport: Sendable, Hashable, Codable {
         case interrupted
         /// The walker never got there.
         case notReached
+
+        /// For people: `not reached` rather than `notReached`.
+        public var label: String { self == .notReached ? "not reached" : rawValue }
     }
 
     public struct Point: Sendable, Hashable, Codable {
@@ -136,7 +139,7 @@ public struct PreviewReport: Sendable, Hashable, Codable {
                     line += "  \(WalkTime.offset(a.startOffsetSeconds))–\(a.endOffsetSeconds.map(WalkTime.offset) ?? "…")"
                 }
             }
-            line += "  \(p.status.rawValue)"
+            line += "  \(p.status.label)"
             if let note = p.note { line += " (\(note))" }
             out += line + "\n"
         }

@@ -26,4 +26,9 @@ public enum WalkTime {
         if total < 3600 { return "\(total / 60)m \(String(format: "%02d", total % 60))s" }
         return "\(total / 3600)h \(String(format: "%02d", (total % 3600) / 60))m"
     }
+
+    /// `480 m`, `12.3 km`: a distance, for people.
+    public static func distance(_ metres: Double) -> String {
+        metres < 10_000 ? "\(Int(metres.rounded())) m" : String(format: "%.1f km", metres / 1000)
+    }
 }

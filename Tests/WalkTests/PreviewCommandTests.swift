@@ -228,6 +228,17 @@ struct PreviewCommandTests {
         #expect(strict.timeline.last?.kind == .abandoned)
     }
 
+    @Test("a trace of another place: nothing triggers, and the report says how far away it was")
+    func traceOfAnotherPlace() throws {
+        let dir = try TemporaryDirectory()
+        let root = try Self.detourTour(in: dir)   // a walk near Milan, previewed against Florence
+        let result = try runWalkscape(["preview", "tours/demo", "--trace", root.appendingPathComponent("walk.gpx").path, "--fast"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("of point 1 (radius 30 m): is this a trace of this tour?"))
+        #expect(result.stdout.contains("  1  Piazza del Duomo               not reached"))
+        #expect(result.stdout.hasSuffix("points heard 0/5, total queue wait 0.0s, longest silence 4m 10s, not completed\n"))
+    }
+
     @Test("--speed without sound: walking is fast-forwarded, narration is not, subtitles show")
     func realTimeWithoutSound() throws {
         let dir = try TemporaryDirectory()
