@@ -88,7 +88,7 @@ struct WalkTourCommand: AsyncParsableCommand {
             if saved.outcome == nil {
                 do {
                     core = try WalkCore(tour: playable, policy: policy, resuming: saved)
-                    say(Self.resumeLine(core.progress, tour: playable))
+                    if saved.pointsVisited > 0 { say(Self.resumeLine(core.progress, tour: playable)) }
                 } catch {
                     throw CLIError.data("\(error.message) (use --restart)")
                 }
@@ -108,9 +108,8 @@ struct WalkTourCommand: AsyncParsableCommand {
         if interactive {
             let keys = KeyReader()
             keyTask = Task { await ui.handle(keys: keys.keys, commands: commandSink) }
-        } else {
-            commandSink.finish()  // no keys: only GPS (and signals, via quit) drive the walk
         }
+        // Without keys the stream stays open all the same: SIGINT/SIGTERM arrive through it as `quit`.
         terminal?.enter()
 
         let positions = GPSDSource(configuration: .init(host: settings.gpsdHost, port: settings.gpsdPort,

@@ -57,6 +57,8 @@ struct StatusView {
 
     func gpsLine(_ s: LiveWalkStatus) -> String {
         switch s.gps {
+        case nil:
+            return "connecting to gpsd…"
         case .noGPSD:
             return paint("no gpsd", "31") + " — waiting for it to return (the walk goes on when it does)"
         case .waitingForFix where s.lastFix == nil:
@@ -137,6 +139,7 @@ final class PlainWalkLog: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         let gps: String
         switch s.gps {
+        case nil: gps = "connecting to gpsd"
         case .noGPSD: gps = "no gpsd (retrying)"
         case .waitingForFix: gps = "waiting for a fix"
         case .connected: gps = s.lastFix.map { $0.mode == .threeD ? "3D fix" : $0.mode == .twoD ? "2D fix" : "no fix" } ?? "connected"
