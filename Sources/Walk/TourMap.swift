@@ -82,6 +82,9 @@ public struct TourMap: Sendable {
             let pts = tour.route.map { let (x, y) = xy($0); return "\(f(x)),\(f(y))" }.joined(separator: " ")
             out += "<polyline id=\"route\" points=\"\(pts)\" fill=\"none\" stroke=\"#8d99ae\" stroke-width=\"9\" "
                 + "stroke-linecap=\"round\" stroke-linejoin=\"round\" stroke-opacity=\"0.55\"/>\n"
+            let (sx, sy) = xy(tour.route[0])
+            out += "<g id=\"start\"><circle cx=\"\(f(sx))\" cy=\"\(f(sy))\" r=\"7\" fill=\"#2a9d8f\" stroke=\"#fff\" stroke-width=\"2\"/>\n"
+            out += Self.label("start", x: sx + 10, y: sy - 8, size: 13, colour: "#1d6f65") + "</g>\n"
         }
 
         // Radii.

@@ -69,6 +69,7 @@ struct MapCommandTests {
         #expect(svg.texts.contains("▶1 +02:18"))
         #expect(svg.texts.contains("▶5 +14:42"))
         #expect(svg.texts.contains("50 m"))
+        #expect(svg.count("circle", in: "start") == 1)
         #expect(svg.texts.contains("fix accuracy:"))
         #expect(svg.texts.contains { $0.hasPrefix("points heard 5/5") })
     }
