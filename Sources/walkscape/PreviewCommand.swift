@@ -96,8 +96,9 @@ struct PreviewCommand: AsyncParsableCommand {
             let performance = PreviewPerformance(report: report, tour: playable, speed: speed ?? 1)
             // With --json, stdout is for the JSON alone; the performance goes to stderr.
             let toStderr = json
+            // Unbuffered, so each line shows when it happens even through a pipe (`make demo | tee`).
             let write: @Sendable (String) -> Void = { line in
-                if toStderr { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { print(line) }
+                (toStderr ? FileHandle.standardError : FileHandle.standardOutput).write(Data((line + "\n").utf8))
             }
             let pace = speed.map { "at \(String(format: "%g", $0))x (narration at 1x)" } ?? "in real time"
             let sound = player == nil ? "without sound" : "with sound on '\(audioDevice ?? settings.audioDevice)'"
