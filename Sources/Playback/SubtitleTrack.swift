@@ -104,7 +104,12 @@ public struct SubtitleTrack: Sendable, Hashable {
                 if current != nil { close() }
                 continue
             }
-            if let (start, end) = try timing(trimmed, file: file, line: number) {
+            // Inside a cue's text, a line with an arrow that is not a time range is text ("A --> B");
+            // where a timing line is expected, it is an error.
+            let inText = current != nil && pendingIndex == nil
+            let range = inText ? (try? timing(trimmed, file: file, line: number)) ?? nil
+                               : try timing(trimmed, file: file, line: number)
+            if let (start, end) = range {
                 close()
                 current = Cue(index: pendingIndex?.value, start: start, end: end, text: "")
                 pendingIndex = nil

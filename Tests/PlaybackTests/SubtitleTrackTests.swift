@@ -58,6 +58,16 @@ import TestSupport
         #expect(try SubtitleTrack(parsing: srt).cues == Self.twoCues)
     }
 
+    @Test func missingBlankLineAndMissingIndexTogether() throws {
+        let srt = "00:00:01,000 --> 00:00:02,500\nWelcome to Bologna.\n00:00:03,000 --> 00:00:04,250\nLook up at the beams.\n"
+        #expect(try SubtitleTrack(parsing: srt).cues == Self.twoCues.map { var c = $0; c.index = nil; return c })
+    }
+
+    @Test func anArrowInsideCueTextIsText() throws {
+        let srt = "1\n00:00:01,000 --> 00:00:02,500\nFrom the tower --> to the gate\n"
+        #expect(try SubtitleTrack(parsing: srt).cues == [Cue(index: 1, start: 1, end: 2.5, text: "From the tower --> to the gate")])
+    }
+
     @Test func multiLineTextNumbersInTextHoursOmittedAndPositionSuffixes() throws {
         let srt = """
         7
