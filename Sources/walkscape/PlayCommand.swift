@@ -15,7 +15,7 @@ struct PlayCommand: AsyncParsableCommand {
         --no-audio plays in real time to no device, so the cues still come in time.
 
         Examples:
-          walkscape play tours/demo/media/en/01.mp3 --subtitles tours/demo/media/en/01.srt
+          walkscape play media/en/01.mp3 --subtitles media/en/01.srt
           walkscape play 01.mp3 02.mp3 --audio-device hw:1
           walkscape play 01.mp3 --output 01.wav
         """)
