@@ -73,7 +73,8 @@ public struct TourMap: Sendable {
 
         """
         if let report {
-            out += "<text x=\"\(f(margin))\" y=\"58\" font-size=\"14\" fill=\"#555\">"
+            let size = min(14, Int((width - 2 * margin) / (Self.textWidth(report.summaryLine, size: 1) + 1)))
+            out += "<text x=\"\(f(margin))\" y=\"58\" font-size=\"\(max(8, size))\" fill=\"#555\">"
                 + Self.escape(report.summaryLine) + "</text>\n"
         }
 
@@ -137,7 +138,12 @@ public struct TourMap: Sendable {
                 + "<title>\(Self.escape(p.title)) (radius \(Int(p.triggerRadiusMeters)) m)</title></circle>\n"
             out += "<text x=\"\(f(x))\" y=\"\(f(y + 4.5))\" font-size=\"13\" font-weight=\"bold\" fill=\"#fff\" "
                 + "text-anchor=\"middle\">\(p.order)</text>\n"
-            out += Self.label(p.title, x: x - 16, y: y + 5, size: 15, colour: "#2b2d42", anchor: "end")
+            // Titles sit left of their point, unless that would run off the picture.
+            if x - 16 - Self.textWidth(p.title, size: 15) < 4 {
+                out += Self.label(p.title, x: x + 16, y: y + 5, size: 15, colour: "#2b2d42")
+            } else {
+                out += Self.label(p.title, x: x - 16, y: y + 5, size: 15, colour: "#2b2d42", anchor: "end")
+            }
         }
         out += "</g>\n"
 
@@ -187,20 +193,23 @@ public struct TourMap: Sendable {
             + (length >= 1000 ? "\(String(format: "%g", length / 1000)) km" : "\(Int(length)) m") + "</text>\n"
         out += "</g>\n"
 
-        // Legend (only with a trace) and north.
+        // Legend (only with a trace), on its own row above the scale bar so narrow maps keep it.
         if !fixes.isEmpty {
-            var lx = margin + length * scale + 60
+            let ly = barY - 26
+            var lx = margin
             out += "<g id=\"legend\" font-size=\"13\" fill=\"#2b2d42\">\n"
-            out += "<text x=\"\(f(lx))\" y=\"\(f(barY))\">fix accuracy:</text>\n"
+            out += "<text x=\"\(f(lx))\" y=\"\(f(ly))\">fix accuracy:</text>\n"
             lx += 90
-            for c in Self.accuracyClasses {
-                out += "<line x1=\"\(f(lx))\" y1=\"\(f(barY - 4))\" x2=\"\(f(lx + 22))\" y2=\"\(f(barY - 4))\" stroke=\"\(c.colour)\" stroke-width=\"4\"/>\n"
-                out += "<text x=\"\(f(lx + 27))\" y=\"\(f(barY))\">\(Self.escape(c.label))</text>\n"
+            var classes = Self.accuracyClasses.map { ($0.colour, $0.label) }
+            if fixes.contains(where: { $0.horizontalError == nil }) { classes.append((Self.unknownAccuracy, "unknown")) }
+            for (colour, text) in classes {
+                out += "<line x1=\"\(f(lx))\" y1=\"\(f(ly - 4))\" x2=\"\(f(lx + 22))\" y2=\"\(f(ly - 4))\" stroke=\"\(colour)\" stroke-width=\"4\"/>\n"
+                out += "<text x=\"\(f(lx + 27))\" y=\"\(f(ly))\">\(Self.escape(text))</text>\n"
                 lx += 85
             }
             if !ignored.isEmpty {
-                out += "<path d=\"M\(f(lx)),\(f(barY - 9)) L\(f(lx + 10)),\(f(barY + 1)) M\(f(lx)),\(f(barY + 1)) L\(f(lx + 10)),\(f(barY - 9))\" stroke=\"#c1121f\" stroke-width=\"2\"/>\n"
-                out += "<text x=\"\(f(lx + 15))\" y=\"\(f(barY))\">ignored</text>\n"
+                out += "<path d=\"M\(f(lx)),\(f(ly - 9)) L\(f(lx + 10)),\(f(ly + 1)) M\(f(lx)),\(f(ly + 1)) L\(f(lx + 10)),\(f(ly - 9))\" stroke=\"#c1121f\" stroke-width=\"2\"/>\n"
+                out += "<text x=\"\(f(lx + 15))\" y=\"\(f(ly))\">ignored</text>\n"
             }
             out += "</g>\n"
         }
@@ -214,6 +223,9 @@ public struct TourMap: Sendable {
         "<text x=\(quoted(x)) y=\(quoted(y)) font-size=\"\(size)\" fill=\"\(colour)\" text-anchor=\"\(anchor)\" "
             + "stroke=\"#f6f4ef\" stroke-width=\"4\" paint-order=\"stroke\" stroke-linejoin=\"round\">\(escape(text))</text>\n"
     }
+
+    /// About how wide `text` is in a sans-serif face at `size` px (no font metrics here).
+    static func textWidth(_ text: String, size: Double) -> Double { Double(text.count) * size * 0.56 }
 
     private static func quoted(_ v: Double) -> String { "\"" + String(format: "%.1f", v) + "\"" }
 
