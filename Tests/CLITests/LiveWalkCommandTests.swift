@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `walkscape walk` end to end: a real gpsd on a pty fed the demo trace, the real binary, ALSA's
+/// file device or a pseudo-terminal for the screen and keys.
+@Suite(.serialized)
+struct LiveWalkCommandTests {
+    static let demo = TestPaths.packageRoot.appendingPathComponent("tours/demo")
+    static let pointIDs = (1...5).map { "7c1e0b52-5d0a-4f3e-9a61-0d1f0000000\($0)" }
+    /// Seconds between epochs written to gpsd: 60x faster than the receiver's 1 Hz.
+    static let pace = 0.015
+
+    /// The demo trace as epochs: each RMC starts a new one.
+    static let epochs: [[String]] = {
+        let text = (try? String(contentsOf: demo.appendingPathComponent("traces/walk.nmea"), encoding: .utf8)) ?? ""
+        var result: [[String]] = []
+        for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("$") {
+            if line.dropFirst(3).hasPrefix("RMC") || result.isEmpty { result.append([]) }
+            result[result.count - 1].append(String(line))
+        }
+        return result
+    }()
+
+    func feed(_ gpsd: GPSDHarness, _ range: Range<Int>, until stop: () -> Bool = { false }) -> Int {
+        for i in range {
+            gpsd.write(lines: Self.epochs[i])
+            usleep(useconds_t(Self.pace * 1_000_000))
+            if stop() { return i + 1 }
+        }
+        return range.upperBound
+    }
+
+    func walk(_ args: [String], home: TemporaryDirectory, gpsd: GPSDHarness, pty: Bool = false) throws -> ChildProcess {
+        try ChildProcess(TestPaths.walkscape,
+                         ["walk", Self.demo.path, "--gpsd-port", "\(gpsd.port)", "--home", home.path] + args,
+                         environment: ["NO_COLOR": "1", "TERM": "xterm"], pty: pty)
+    }
+
+    func journal(_ home: TemporaryDirectory) -> [[String: Any]] {
+        let text = (try? String(contentsOf: home.file("state/outbox.jsonl"), encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    func triggered(_ events: [[String: Any]]) -> [String] {
+        events.filter { $0["name"] as? String == "point_triggered" }.compactMap { $0["pointId"] as? String }
+    }
+
+    /// The narrations decoded back to back, as a walker hears them.
+    func referencePCM(_ points: ClosedRange<Int>) throws -> Data {
+        var pcm = Data()
+        for n in points {
+            pcm += try FixtureAudio.referenceDecode(Self.demo.appendingPathComponent(String(format: "media/en/%02d.mp3", n))).pcm
+        }
+        return pcm
+    }
+
+    @Test func walkThroughRealGPSDHearsEveryPointInOrderAndWritesTheNarrationPCM() throws {
+        let home = try TemporaryDirectory()
+        let gpsd = try GPSDHarness()
+        let pcm = home.file("out.raw")
+        let child = try walk(["--no-input", "--audio-device", "file:'\(pcm.path)',raw"], home: home, gpsd: gpsd)
+        #expect(child.waitForOutput("gps: waiting for a fix", timeout: 10))
+        _ = feed(gpsd, 0..<Self.epochs.count) { !child.isRunning }
+        let code = child.wait(timeout: 30)
+        #expect(code == 0, "output: \(child.output)")
+        #expect(child.output.contains("Thank you for walking Florence with us."))
+        #expect(triggered(journal(home)) == Self.pointIDs)
+        #expect(journal(home).last?["name"] as? String == "tour_completed")
+        let written = try Data(contentsOf: pcm)
+        let expected = try referencePCM(1...5)
+        #expect(written.count == expected.count)
+        #expect(written == expected)
+    }
+
+    @Test func killedWalkResumesAtTheRightPointWithoutReplaying() throws {
+        let home = try TemporaryDirectory()
+        let gpsd = try GPSDHarness()
+        let first = try walk(["--no-input", "--audio-device", "file:'\(home.file("a.raw").path)',raw"], home: home, gpsd: gpsd)
+        #expect(first.waitForOutput("gps: waiting for a fix", timeout: 10))
+        _ = feed(gpsd, 0..<Self.epochs.count) { first.output.contains("heard: 2/5") }
+        first.signal(SIGKILL)
+        #expect(first.wait(timeout: 10) == 128 + SIGKILL)
+        #expect(triggered(journal(home)) == Array(Self.pointIDs.prefix(2)))
+
+        let second = try walk(["--no-input", "--audio-device", "file:'\(home.file("b.raw").path)',raw"], home: home, gpsd: gpsd)
+        #expect(second.waitForOutput("Resuming", timeout: 10))
+        #expect(second.output.contains("2 of 5 heard; next is 3. "))
+        #expect(second.waitForOutput("gps: waiting for a fix", timeout: 10))
+        // The whole walk again, from the Duomo: points 1 and 2 are passed again but never replayed.
+        _ = feed(gpsd, 0..<Self.epochs.count) { !second.isRunning }
+        #expect(second.wait(timeout: 30) == 0, "output: \(second.output)")
+        #expect(triggered(journal(home)) == Self.pointIDs)
+        #expect(try Data(contentsOf: home.file("b.raw")) == referencePCM(3...5))
+    }
+
+    @Test func gpsdGoingAwayIsShownAndTheWalkGoesOnWhenItReturns() throws {
+        let home = try TemporaryDirectory()
+        let gpsd = try GPSDHarness()
+        let child = try walk(["--no-input", "--audio-device", "null", "--gpsd-timeout", "1"], home: home, gpsd: gpsd)
+        #expect(child.waitForOutput("gps: waiting for a fix", timeout: 10))
+        let stoppedAt = feed(gpsd, 0..<Self.epochs.count) { child.output.contains("heard: 1/5") }
+        gpsd.stop()
+        #expect(child.waitForOutput("gps: no gpsd (retrying)", timeout: 10))
+        let countWhileDown = triggered(journal(home)).count
+        usleep(1_500_000)
+        #expect(triggered(journal(home)).count == countWhileDown)  // nothing triggers from stale data
+        try gpsd.start()
+        _ = feed(gpsd, stoppedAt..<Self.epochs.count) { !child.isRunning }
+        #expect(child.wait(timeout: 30) == 0, "output: \(child.output)")
+        #expect(triggered(journal(home)) == Self.pointIDs)
+        let states = child.output.split(separator: "\n").filter { $0.hasPrefix("gps: ") }
+        #expect(states.contains("gps: no gpsd (retrying)"))
+        #expect(states.last == "gps: 3D fix")
+    }
+
+    @Test func sigintRestoresTheTerminalAndRecordsTheAbandonment() throws {
+        let home = try TemporaryDirectory()
+        let gpsd = try GPSDHarness()
+        let child = try walk(["--no-audio"], home: home, gpsd: gpsd, pty: true)
+        #expect(child.waitForOutput("\u{1B}[?1049h", timeout: 10))  // the status screen is up
+        #expect(child.waitForOutput("Next 1. ", timeout: 10))
+        child.signal(SIGINT)
+        #expect(child.wait(timeout: 10) == 130)
+        let out = child.output
+        let leave = try #require(out.range(of: "\u{1B}[?1049l", options: .backwards))
+        #expect(out[leave.upperBound...].contains("Walk ended early; progress saved."))
+        #expect(out.contains("\u{1B}[?25h"))
+        var attributes = termios()
+        let tty = try #require(child.terminalFD)
+        #expect(tcgetattr(tty, &attributes) == 0)
+        #expect(attributes.c_lflag & tcflag_t(ECHO) != 0)
+        #expect(attributes.c_lflag & tcflag_t(ICANON) != 0)
+        #expect(journal(home).last?["name"] as? String == "tour_abandoned")
+    }
+
+    @Test func keysPauseSkipAndQuit() throws {
+        let home = try TemporaryDirectory()
+        let gpsd = try GPSDHarness()
+        let child = try walk(["--no-audio"], home: home, gpsd: gpsd, pty: true)
+        #expect(child.waitForOutput("Next 1. ", timeout: 10))
+        _ = feed(gpsd, 0..<Self.epochs.count) { child.output.contains("Now  1. Piazza del Duomo") }
+        #expect(child.output.contains("Now  1. Piazza del Duomo"))
+
+        var mark = child.output.count
+        func screenSince() -> Substring { let o = child.output; return o.dropFirst(min(mark, o.count)) }
+        func waitScreen(_ text: String) -> Bool {
+            let deadline = Date().addingTimeInterval(5)
+            while Date() < deadline { if screenSince().contains(text) { return true }; usleep(20_000) }
+            return false
+        }
+
+        child.send(" ")
+        #expect(waitScreen("[paused]"))
+        mark = child.output.count
+        child.send(" ")
+        #expect(waitScreen("0/5 heard\u{1B}[K"))  // redrawn without [paused]
+        mark = child.output.count
+        child.send("n")
+        #expect(waitScreen("1/5 heard"))
+        #expect(waitScreen("Now  silence"))
+        mark = child.output.count
+        child.send("q")
+        #expect(waitScreen("Quit the walk?"))
+        child.send("y")
+        #expect(child.wait(timeout: 10) == 0)
+        #expect(child.output.contains("Walk ended early; progress saved."))
+        let names = journal(home).compactMap { $0["name"] as? String }
+        #expect(names.last == "tour_abandoned")
+        let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: home.file("state/progress/3b6f7a0e-2c55-4c1e-8f4a-7d2f5e0c9a10.json"))) as? [String: Any]
+        let statuses = (saved?["points"] as? [[String: Any]])?.compactMap { $0["status"] as? String }
+        #expect(statuses?.first == "played")
+    }
+}

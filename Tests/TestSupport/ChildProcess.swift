@@ -1,0 +1,172 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A long-running child (a `walkscape walk`, say) whose output a test watches while it runs,
+/// signals, and waits for with a deadline. Output is read on a thread of its own so the child never
+/// blocks on a full pipe. With `pty: true` the child's stdin and stdout are a pseudo-terminal, as
+/// under a real terminal; `send(_:)` then types keys.
+public final class ChildProcess: @unchecked Sendable {
+    public let pid: pid_t
+    private let lock = NSLock()
+    private let collected = OutputBuffer()
+    private var exitStatus: Int32?
+    private let outputFD: Int32
+    private let inputFD: Int32
+    /// The child's side of the pty, kept open to read its terminal settings after exit.
+    public let terminalFD: Int32?
+    private let reader: Thread
+
+    public init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], pty: Bool = false) throws {
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var childIn: Int32, childOut: Int32
+        if pty {
+            let (master, slave) = try PseudoTerminal.open()
+            childIn = slave; childOut = slave
+            outputFD = master; inputFD = master
+            terminalFD = slave
+        } else {
+            var inPipe: [Int32] = [0, 0], outPipe: [Int32] = [0, 0]
+            pipe(&inPipe); pipe(&outPipe)
+            childIn = inPipe[0]; childOut = outPipe[1]
+            inputFD = inPipe[1]; outputFD = outPipe[0]
+            terminalFD = nil
+            posix_spawn_file_actions_addclose(&actions, inPipe[1])
+            posix_spawn_file_actions_addclose(&actions, outPipe[0])
+        }
+        posix_spawn_file_actions_adddup2(&actions, childIn, 0)
+        posix_spawn_file_actions_adddup2(&actions, childOut, 1)
+        posix_spawn_file_actions_adddup2(&actions, childOut, 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), defaults = sigset_t()
+        sigemptyset(&none); sigemptyset(&defaults)
+        for s in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD] { sigaddset(&defaults, s) }
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable.path] + arguments).map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
+        if !pty { close(childIn); close(childOut) }
+        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .ENOENT) }
+        self.pid = pid
+        let fd = outputFD
+        let sink = collected
+        reader = Thread {
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = read(fd, &chunk, chunk.count)
+                if n > 0 {
+                    sink.append(chunk[0..<n])
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break  // EOF, or EIO once the pty's last writer is gone
+                }
+            }
+        }
+        reader.start()
+    }
+
+    deinit {
+        if exitStatus == nil { kill(pid, SIGKILL); _ = wait(timeout: 5) }
+        close(outputFD)
+        if inputFD != outputFD { close(inputFD) }
+        if let terminalFD { close(terminalFD) }
+    }
+
+    /// Everything the child has written so far.
+    public var output: String { collected.text }
+
+    /// Types into the child's stdin.
+    public func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(inputFD, $0.baseAddress!, $0.count) }
+    }
+
+    public func signal(_ number: Int32) { kill(pid, number) }
+
+    /// Waits until the output contains `text`; false on timeout or if the child exits first.
+    @discardableResult
+    public func waitForOutput(_ text: String, timeout: Double = 20) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if output.contains(text) { return true }
+            if lock.withLock({ exitStatus }) != nil || !isRunning { return output.contains(text) }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    public var isRunning: Bool {
+        lock.withLock {
+            if exitStatus != nil { return false }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid { exitStatus = status; return false }
+            return true
+        }
+    }
+
+    /// Waits for the child to exit; its exit code (128 + signal when killed), or nil on timeout.
+    public func wait(timeout: Double = 30) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if !isRunning {
+                usleep(50_000)  // let the reader drain what the child wrote last
+                let status = lock.withLock { exitStatus! }
+                return Self.code(status)
+            }
+            usleep(10_000)
+        }
+        return nil
+    }
+
+    static func code(_ status: Int32) -> Int32 {
+        let signal = status & 0x7f
+        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+    }
+}
+
+final class OutputBuffer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    func append(_ bytes: ArraySlice<UInt8>) { lock.withLock { data.append(contentsOf: bytes) } }
+    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+}
+
+/// openpty(3) without libutil: the pty calls are looked up in libc by name (Glibc's Swift module
+/// hides them behind _XOPEN_SOURCE).
+public enum PseudoTerminal {
+    typealias IntCall = @convention(c) (Int32) -> Int32
+    typealias NameCall = @convention(c) (Int32) -> UnsafeMutablePointer<CChar>?
+
+    static func symbol<T>(_ name: String, _ type: T.Type) -> T? {
+        dlsym(nil, name).map { unsafeBitCast($0, to: type) }
+    }
+
+    /// A master/slave pair with an 80x24 window.
+    public static func open() throws -> (master: Int32, slave: Int32) {
+        guard let openpt = symbol("posix_openpt", IntCall.self), let grant = symbol("grantpt", IntCall.self),
+              let unlock = symbol("unlockpt", IntCall.self), let name = symbol("ptsname", NameCall.self) else {
+            throw POSIXError(.ENOSYS)
+        }
+        let master = openpt(O_RDWR | O_NOCTTY)
+        guard master >= 0, grant(master) == 0, unlock(master) == 0, let path = name(master) else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        let slave = Glibc.open(path, O_RDWR | O_NOCTTY)
+        guard slave >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var size = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(slave, UInt(TIOCSWINSZ), &size)
+        return (master, slave)
+    }
+}
