@@ -1,5 +1,6 @@
 import Foundation
 import Playback
+import Positioning
 import TourModel
 
 /// `walkscape lint`: what a curator must fix (errors) or should know (warnings) before publishing.
@@ -122,6 +123,11 @@ public struct TourLint: Sendable {
             }
         }
 
+        // The tour's own recorded walks: every point should trigger by GPS on them.
+        for trace in tour.traces {
+            findings += traceChecks(trace, tour: tour, name: name)
+        }
+
         // Order along the route, and the walk between points.
         let route = tour.route.count > 1 ? RouteGeometry(tour.route) : nil
         var along: [Double] = []
@@ -170,6 +176,34 @@ public struct TourLint: Sendable {
         return findings.enumerated()
             .sorted { ($0.element.severity == .error ? 0 : 1, $0.offset) < ($1.element.severity == .error ? 0 : 1, $1.offset) }
             .map(\.element)
+    }
+
+    /// Replays one of the tour's traces (as `preview --fast` does, without audio) and reports the
+    /// points that walk does not trigger, with how close it came: a radius to widen or move.
+    private func traceChecks(_ url: URL, tour: TourFolder, name: (Int) -> String) -> [LintFinding] {
+        let rel = relative(url, in: tour.root)
+        let file: TraceFile
+        do { file = try TraceFile(url: url) } catch { return [.init(.error, "trace-unreadable", rel, error.message)] }
+        guard let playable = try? tour.playable(language: nil) else { return [] }
+        // Narration lengths do not change which points trigger; skip decoding them here.
+        let report = WalkSimulation(tour: playable, narrations: [:]).run(fixes: file.fixes())
+        if report.summary.acceptedFixes == 0 {
+            return [.init(.warning, "trace-without-fixes", rel, "no usable position in this trace")]
+        }
+        var closest = [Double](repeating: .infinity, count: playable.points.count)
+        var filter = FixFilter(configuration: WalkPolicy().filterConfiguration)
+        for fix in file.fixes() where filter.evaluate(fix) == .accepted {
+            for (i, p) in playable.points.enumerated() {
+                closest[i] = min(closest[i], WalkCore.distance(from: fix.coordinate, to: p.coordinate, within: p.triggerRadiusMeters))
+            }
+        }
+        var findings: [LintFinding] = []
+        for (i, p) in report.points.enumerated() where p.trigger?.type != .gps {
+            let radius = playable.points[i].triggerRadiusMeters
+            findings.append(.init(.warning, "trace-misses-point", rel,
+                                  "\(name(i)) does not trigger on this walk: the closest fix is \(WalkTime.distance(closest[i])) from it (radius \(Self.metres(radius)))"))
+        }
+        return findings
     }
 
     private func subtitleChecks(_ url: URL, audioSeconds: Double?, in root: URL) -> [LintFinding] {

@@ -10,7 +10,8 @@ struct LintCommand: AsyncParsableCommand {
         discussion: """
         Checks media (real MP3s that decode, readable subtitles and images), narration longer than \
         the walk to the next point at 1.3 m/s, overlapping radii, radii under 20 m or over 150 m, \
-        points out of order along the route, duplicate orders and ids, missing languages. \
+        points out of order along the route, duplicate orders and ids, missing languages, and \
+        points that the tour's own recorded walks (traces) do not trigger. \
         Exits 1 when there are errors; warnings alone exit 0.
 
         Examples:

@@ -91,6 +91,20 @@ struct LintCommandTests {
         #expect(swaps == ["warning: point 2 (P2) and point 3 (P3): walking them in the other order would be 300 m shorter (445 m instead of 745 m): are their orders swapped? (add a route to check the order against it) [order-looks-swapped]"])
     }
 
+    @Test("the tour's own traces: a point a recorded walk does not trigger, and how close it came")
+    func traceMissesPoint() throws {
+        let dir = try TemporaryDirectory()
+        let root = try PreviewCommandTests.detourTour(in: dir)   // the walk swerves 63 m around point 2
+        let manifest = root.appendingPathComponent("tour.json")
+        let text = try String(contentsOf: manifest, encoding: .utf8)
+            .replacingOccurrences(of: #""slug": "detour","#, with: #""slug": "detour", "traces": ["walk.gpx"],"#)
+        try Data(text.utf8).write(to: manifest)
+        let result = try runWalkscape(["lint", root.path])
+        #expect(result.status == 0)
+        let misses = result.stdout.split(separator: "\n").filter { $0.hasSuffix("[trace-misses-point]") }
+        #expect(misses == ["warning: walk.gpx: point 2 (P2) does not trigger on this walk: the closest fix is 63 m from it (radius 30 m) [trace-misses-point]"])
+    }
+
     @Test("a tour the loader refuses: its error, and every duplicate and missing file besides")
     func refusedTour() throws {
         let dir = try TemporaryDirectory()
