@@ -126,7 +126,7 @@ public struct FixFilter: Sendable, Hashable {
         let dt = b.time.timeIntervalSince(a.time)
         guard dt > 0 else { return false }
         let slack = (a.horizontalError ?? 0) + (b.horizontalError ?? 0)
-        let travel = max(0, a.coordinate.distance(to: b.coordinate) - slack)
+        let travel = max(0, LocalDistance.metres(a.coordinate, b.coordinate) - slack)
         return travel <= configuration.maxSpeed * dt
     }
 }

@@ -93,20 +93,16 @@ public struct NMEAParser: Sendable {
             statistics.comments += 1
             return nil
         }
-        // Resynchronise on the last `$` or `!`: both are reserved characters that only ever
-        // start a sentence, so whatever precedes the last one is noise or a cut-off sentence.
-        var dollar = end - 1
-        while dollar >= start, base[dollar] != 36, base[dollar] != 33 { dollar -= 1 }
-        guard dollar >= start else {
+        // Resynchronise on the first `$` or `!` (the very first byte, almost always);
+        // `parseSentence` moves on to any later one.
+        var dollar = start
+        while dollar < end, base[dollar] != 36, base[dollar] != 33 { dollar += 1 }
+        guard dollar < end else {
             statistics.notASentence += 1
             return nil
         }
         statistics.sentences += 1
-        if base[dollar] == 33 {  // `!` encapsulated sentences (AIS): not positions of ours
-            statistics.unsupported += 1
-            return nil
-        }
-        return parseSentence(base, from: dollar + 1, to: end)
+        return parseSentence(base, from: dollar + 1, to: end, encapsulated: base[dollar] == 33)
     }
 
     /// Convenience for tests and small inputs.
@@ -123,15 +119,28 @@ public struct NMEAParser: Sendable {
 
     // MARK: Sentences
 
-    private mutating func parseSentence(_ p: UnsafePointer<UInt8>, from bodyStart: Int, to lineEnd: Int) -> Fix? {
-        // Checksum: `*` (reserved, so the first one) and two hex digits; whatever a logger
-        // appended after them is ignored. The XOR runs in the same pass that finds the `*`.
+    private mutating func parseSentence(_ p: UnsafePointer<UInt8>, from start: Int, to lineEnd: Int,
+                                        encapsulated startsWithBang: Bool) -> Fix? {
+        // One pass finds the `*` (reserved, so the first one is the checksum's), XORs the body,
+        // and restarts at any later `$` or `!`: both are reserved characters that only ever
+        // start a sentence, so whatever came before was noise or a sentence cut off mid-line.
+        var bodyStart = start
+        var encapsulated = startsWithBang
         var sum: UInt8 = 0
-        var bodyEnd = bodyStart
-        while bodyEnd < lineEnd, p[bodyEnd] != 42 {
-            sum ^= p[bodyEnd]
+        var bodyEnd = start
+        while bodyEnd < lineEnd {
+            let c = p[bodyEnd]
+            if c == 42 { break }
+            if c == 36 || c == 33 {
+                bodyStart = bodyEnd + 1
+                encapsulated = c == 33
+                sum = 0
+            } else {
+                sum ^= c
+            }
             bodyEnd += 1
         }
+        // Two hex digits after the `*`; whatever a logger appended after them is ignored.
         if bodyEnd < lineEnd {
             guard bodyEnd + 2 < lineEnd, let hi = hexValue(p[bodyEnd + 1]), let lo = hexValue(p[bodyEnd + 2]) else {
                 statistics.malformed += 1
@@ -141,6 +150,10 @@ public struct NMEAParser: Sendable {
                 statistics.badChecksum += 1
                 return nil
             }
+        }
+        if encapsulated {  // `!` sentences (AIS): not positions of ours
+            statistics.unsupported += 1
+            return nil
         }
         // Address: `P` + maker (proprietary), or two talker letters + three type letters.
         guard bodyStart < bodyEnd else {

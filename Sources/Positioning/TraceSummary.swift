@@ -89,7 +89,7 @@ public struct TraceSummary: Sendable, Hashable, Codable {
                 end = fix.time
                 let c = fix.coordinate
                 if let p = previous {
-                    let step = p.distance(to: c)
+                    let step = LocalDistance.metres(p, c)
                     if step >= max(Self.minimumStep, fix.horizontalError ?? 0) {
                         distance += step
                         previous = c
