@@ -61,7 +61,7 @@ let package = Package(
                     dependencies: ["Walk", "TestSupport",
                                    .product(name: "PropertyBased", package: "swift-property-based")],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport", "TourModel"],
+        .testTarget(name: "CLITests", dependencies: ["TestSupport", "TourModel", "walkscape", "Walk", "Positioning"],
                     swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -181,6 +181,12 @@ public struct LiveWalkStatus: Sendable {
         public var point: PlayablePoint
         public var elapsed: Double
         public var duration: Double?
+
+        public init(point: PlayablePoint, elapsed: Double, duration: Double?) {
+            self.point = point
+            self.elapsed = elapsed
+            self.duration = duration
+        }
     }
 
     public let tour: PlayableTour
