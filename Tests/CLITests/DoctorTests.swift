@@ -20,6 +20,19 @@ struct DoctorTests {
         #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("walkscape 0."))
     }
 
+    @Test func realGPSDIsOKWithItsVersion() throws {
+        let gpsd = try GPSDHarness()
+        let home = try TemporaryDirectory()
+        let r = try runWalkscape(["doctor", "--gpsd-port", "\(gpsd.port)", "--audio-device", "null"], home: home)
+        let gpsdLine = try #require(r.stdout.split(separator: "\n").first { $0.contains(" gpsd ") })
+        #expect(gpsdLine == "OK   gpsd    gpsd 3.22 (protocol 3.14) at 127.0.0.1:\(gpsd.port)")
+        #expect(r.status == 0, "\(r.stdout)")  // only the API URL is missing, and that is a WARN
+        gpsd.stop()
+        let after = try runWalkscape(["doctor", "--gpsd-port", "\(gpsd.port)", "--audio-device", "null"], home: home)
+        #expect(after.status == 1)
+        #expect(after.stdout.contains("FAIL gpsd    no gpsd at 127.0.0.1:\(gpsd.port)"))
+    }
+
     @Test func closedGPSDPortFailsWithAHintAndNoALSANoise() throws {
         let home = try TemporaryDirectory()
         let port = try freeTCPPort()
