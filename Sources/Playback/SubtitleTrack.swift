@@ -45,7 +45,8 @@ public struct SubtitleTrack: Sendable, Hashable {
         spans = Self.timeline(cues)
     }
 
-    /// Reads and parses an SRT file (UTF-8; Latin-1 is accepted when the bytes are not UTF-8).
+    /// Reads and parses an SRT file: UTF-8, or UTF-16 with a byte order mark; bytes that are not
+    /// UTF-8 are read as Latin-1 (older European subtitle files).
     public init(contentsOf url: URL) throws(PlaybackError) {
         let data: Data
         do {
@@ -54,7 +55,13 @@ public struct SubtitleTrack: Sendable, Hashable {
             if !FileManager.default.fileExists(atPath: url.path) { throw PlaybackError.fileNotFound(path: url.path) }
             throw PlaybackError.unreadable(path: url.path, reason: error.localizedDescription)
         }
-        let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) ?? ""
+        let text: String
+        if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]) {
+            // Windows subtitle tools save UTF-16 with a byte order mark.
+            text = String(data: data, encoding: .utf16) ?? ""
+        } else {
+            text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) ?? ""
+        }
 
         try self.init(parsing: text, file: url.path)
     }

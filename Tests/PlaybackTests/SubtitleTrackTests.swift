@@ -133,6 +133,17 @@ import TestSupport
         #expect(try SubtitleTrack(contentsOf: url).cues.first?.text == "Città")
     }
 
+    @Test func utf16FileWithByteOrderMarkIsRead() throws {
+        let dir = try TemporaryDirectory()
+        let srt = "1\r\n00:00:01,000 --> 00:00:02,500\r\nWelcome to Bologna.\r\n\r\n2\r\n00:00:03,000 --> 00:00:04,250\r\nLook up at the beams.\r\n"
+        for (name, bom, encoding) in [("le.srt", [UInt8(0xFF), 0xFE], String.Encoding.utf16LittleEndian),
+                                      ("be.srt", [UInt8(0xFE), 0xFF], String.Encoding.utf16BigEndian)] {
+            let url = dir.file(name)
+            try (Data(bom) + srt.data(using: encoding)!).write(to: url)
+            #expect(try SubtitleTrack(contentsOf: url).cues == Self.twoCues, "\(name)")
+        }
+    }
+
     @Test func cueAtTimeHonoursBoundariesAndGaps() throws {
         let track = try SubtitleTrack(parsing: "1\n00:00:01,000 --> 00:00:02,500\nA\n\n2\n00:00:03,000 --> 00:00:04,250\nB\n")
         #expect(track.cue(at: 0) == nil)
