@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
 runs="${RUNS:-3}"
 mkdir -p out/bench
 command -v gpsdecode >/dev/null || { echo "gpsdecode not found (apt-get install gpsd-clients)"; exit 1; }
+[ -x /usr/bin/time ] || { echo "/usr/bin/time not found (apt-get install time): it measures peak memory"; exit 1; }
 
 declare -A epochs=([three-hours]=10800 [500k-sentences]=166667)
 for name in three-hours 500k-sentences; do
