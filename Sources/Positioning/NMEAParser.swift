@@ -60,7 +60,9 @@ public struct NMEAParser: Sendable {
         var satellites: Int?
         var hdop: Double?
         var gstError: Double?
-        var day: Int?
+        /// Days since 1970 of this epoch's UTC date: fixed when the epoch begins (the current date
+        /// plus any midnight rollover), replaced by the epoch's own RMC date.
+        var day = NMEAParser.undatedDay
         /// A sentence of this epoch said the receiver has no fix; that vetoes the epoch's
         /// position even if another sentence of it carries one (a Garmin sends GGA quality 6
         /// with RMC status V for the same instant; gpsd reports no fix there either).
@@ -255,12 +257,13 @@ public struct NMEAParser: Sendable {
             return noFix(at: timeField, f)
         }
         guard let tod = timeOfDay(f, timeField) else { return malformed() }
+        // Begin the epoch first, so the previous one keeps the date it had.
+        let fix = beginEpoch(tod)
         if let d = f.ddmmyy(date) {
             day = d
             rolloverDays = 0
+            epoch.day = d
         }
-        let fix = beginEpoch(tod)
-        if let d = day { epoch.day = d }
         guard let coordinate = f.coordinate(latField, ns, lonField, ew) else { return malformed(keeping: fix) }
         statistics.used += 1
         setPosition(coordinate, rank: Rank.rmc)
@@ -353,7 +356,7 @@ public struct NMEAParser: Sendable {
     /// ZDA: time, day, month, four-digit year, zone. Only the date is used: some receivers stamp
     /// ZDA off the epoch (the AC12 in gpsd's corpus), so its time never opens an epoch.
     private mutating func zda(_ f: inout FieldCursor) {
-        _ = f.next()
+        let timeField = f.next()
         let dd = f.next(), mm = f.next(), yyyy = f.next()
         guard let d = f.integer(dd), let m = f.integer(mm), let y = f.integer(yyyy),
               (1...31).contains(d), (1...12).contains(m), (1980...2200).contains(y) else {
@@ -361,8 +364,15 @@ public struct NMEAParser: Sendable {
             return
         }
         statistics.used += 1
-        day = CivilDate.days(year: y, month: m, day: d)
+        let date = CivilDate.days(year: y, month: m, day: d)
+        day = date
         rolloverDays = 0
+        // The date belongs to ZDA's own time: midnight rollovers are counted from there. It
+        // dates the epoch in progress only if it is stamped with that epoch's time.
+        if let tod = f.hhmmss(timeField) {
+            lastTimeOfDay = tod
+            if tod == epoch.timeOfDay { epoch.day = date }
+        }
     }
 
     // MARK: Epochs
@@ -411,6 +421,7 @@ public struct NMEAParser: Sendable {
         lastTimeOfDay = tod
         epoch = Epoch()
         epoch.timeOfDay = tod
+        epoch.day = (day ?? Self.undatedDay) + rolloverDays
         epoch.hasContent = true
         return finished
     }
@@ -427,8 +438,7 @@ public struct NMEAParser: Sendable {
         guard epoch.positionRank > 0, !epoch.vetoed else { return nil }
         let time: Date
         if let tod = epoch.timeOfDay {
-            let d = (epoch.day ?? day ?? Self.undatedDay) + rolloverDays
-            time = Date(timeIntervalSince1970: Double(d) * 86_400 + Double(tod) / 1000)
+            time = Date(timeIntervalSince1970: Double(epoch.day) * 86_400 + Double(tod) / 1000)
         } else {
             time = lastEmittedTime ?? Date(timeIntervalSince1970: Double(day ?? Self.undatedDay) * 86_400)
         }

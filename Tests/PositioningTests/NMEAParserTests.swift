@@ -192,6 +192,24 @@ private func date(_ text: String) -> Date {
         #expect(fixes[1].time == Date(timeIntervalSince1970: 86_400.5))
     }
 
+    @Test func midnightWithRMCFirstInEachEpoch() throws {
+        let (fixes, _) = parse([sentence("GPRMC,235959.00,A,4807.038,N,01131.000,E,0,0,211126,,"), sentence(Self.gga.replacingOccurrences(of: "123519.00", with: "235959.00")),
+                                sentence("GPRMC,000000.00,A,4807.038,N,01131.000,E,0,0,221126,,"), sentence(Self.gga.replacingOccurrences(of: "123519.00", with: "000000.00"))])
+        try #require(fixes.count == 2)
+        #expect(fixes[0].time == date("2026-11-21T23:59:59.000Z"))
+        #expect(fixes[1].time == date("2026-11-22T00:00:00.000Z"))
+    }
+
+    @Test func midnightWithZDAFirstInEachEpoch() throws {
+        let (fixes, _) = parse([sentence("GPZDA,235959.00,21,11,2026,00,00"), sentence(Self.gga.replacingOccurrences(of: "123519.00", with: "235959.00")),
+                                sentence("GPZDA,000000.00,22,11,2026,00,00"), sentence(Self.gga.replacingOccurrences(of: "123519.00", with: "000000.00")),
+                                sentence(Self.gga.replacingOccurrences(of: "123519.00", with: "000001.00"))])
+        try #require(fixes.count == 3)
+        #expect(fixes[0].time == date("2026-11-21T23:59:59.000Z"))
+        #expect(fixes[1].time == date("2026-11-22T00:00:00.000Z"))
+        #expect(fixes[2].time == date("2026-11-22T00:00:01.000Z"))
+    }
+
     @Test func separateEpochsGiveSeparateFixes() {
         let (fixes, _) = parse([sentence(Self.gga), sentence(Self.gga.replacingOccurrences(of: "123519.00", with: "123520.00")),
                                 sentence(Self.gga.replacingOccurrences(of: "123519.00", with: "123521.00"))])
