@@ -22,6 +22,21 @@ import TestSupport
         #expect(written == expected)
     }
 
+    @Test func alsaDeviceIsReconfiguredWhenTheFormatChanges() async throws {
+        let mono = try FixtureAudio.speech("Mono at 22 kilohertz.")
+        let stereo = try FixtureAudio.tone(frames: 30_000, sampleRate: 44100, channels: 2, lameArguments: ["-b", "192"])
+        let dir = try TemporaryDirectory()
+        let raw = dir.file("both.raw")
+        let queue = AudioQueue(sink: try ALSASink(device: "file:'\(raw.path)',raw"))
+        await queue.enqueue(mono.mp3, id: "mono")
+        await queue.enqueue(stereo.mp3, id: "stereo")
+        let run = try await collect(queue) { $0 == .finished(id: "stereo") }
+        await queue.shutdown()
+        #expect(run.milestones == [.started(id: "mono"), .finished(id: "mono"), .started(id: "stereo"), .finished(id: "stereo")])
+        // The file plugin writes what it is given in each format, one after the other.
+        #expect(try Data(contentsOf: raw) == (try decodedPCM(mono.mp3) + decodedPCM(stereo.mp3)))
+    }
+
     @Test func alsaNullDevicePlaysBackToBack() async throws {
         let a = try FixtureAudio.speech("First point.")
         let b = try FixtureAudio.tone(frames: 50_000, sampleRate: 44100, channels: 2, lameArguments: ["-b", "192"])
