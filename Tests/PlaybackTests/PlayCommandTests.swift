@@ -6,9 +6,12 @@ import TestSupport
 @Suite struct PlayCommandTests {
     /// Runs the executable from a thread of its own, so waiting for it does not hold one of the
     /// few cooperative threads that other (timing-sensitive) tests need.
-    func walkscape(_ arguments: [String], home: TemporaryDirectory) async throws -> ProcessResult {
+    func walkscape(_ arguments: [String], home: TemporaryDirectory,
+                   environment: [String: String] = [:]) async throws -> ProcessResult {
         try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try runWalkscape(arguments, home: home) }) }.start()
+            Thread {
+                continuation.resume(with: Result { try runWalkscape(arguments, home: home, environment: environment) })
+            }.start()
         }
     }
 
@@ -57,6 +60,17 @@ import TestSupport
         let result = try await walkscape(["play", a.mp3.path, "--audio-device", "nosuchcard"], home: home)
         #expect(result.status == 69)
         #expect(result.stderr == "walkscape: no sound card: could not open ALSA device 'nosuchcard' (No such file or directory); choose one with --audio-device NAME or use --no-audio\n")
+    }
+
+    @Test func theDeviceComesFromTheEnvironmentUnlessAFlagNamesOne() async throws {
+        let a = try FixtureAudio.speech("Which device?")
+        let home = try TemporaryDirectory()
+        let env = ["WALKSCAPE_AUDIO_DEVICE": "envcard"]
+        let fromEnv = try await walkscape(["play", a.mp3.path], home: home, environment: env)
+        #expect(fromEnv.status == 69)
+        #expect(fromEnv.stderr.hasPrefix("walkscape: no sound card: could not open ALSA device 'envcard' ("))
+        let fromFlag = try await walkscape(["play", a.mp3.path, "--audio-device", "null"], home: home, environment: env)
+        #expect(fromFlag.status == 0)
     }
 
     @Test func badFilesAreReportedAndTheRestPlays() async throws {
