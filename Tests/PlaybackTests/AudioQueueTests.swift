@@ -146,6 +146,47 @@ import TestSupport
                                    .failed(id: "gone", message: "\(missing.path): no such file")])
     }
 
+    /// Controls fired at random while items play (good and bad, paced like a device): every item
+    /// still ends exactly once, in order, and the queue neither deadlocks nor loses an item.
+    @Test func randomControlsNeverLoseOrReorderItems() async throws {
+        let tone = try FixtureAudio.tone(seconds: 0.15, frequency: 500)
+        let dir = try TemporaryDirectory()
+        let bad = dir.file("bad.mp3")
+        try Data("<html>404</html>".utf8).write(to: bad)
+        let queue = AudioQueue(sink: PacedSink(wrapping: NullSink(), lead: .milliseconds(40)), fade: .milliseconds(10),
+                               positionInterval: .milliseconds(20))
+        let ids = (0..<20).map { "item\($0)" }
+        for (i, id) in ids.enumerated() { await queue.enqueue(i % 5 == 3 ? bad : tone.mp3, id: id) }
+        var state: UInt64 = 99
+        for _ in 0..<40 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            switch (state >> 33) % 4 {
+            case 0: await queue.skip()
+            case 1: await queue.pause()
+            case 2: await queue.resume()
+            default: await queue.setVolume(Double((state >> 40) % 100) / 100)
+            }
+            Self.hold(0.02)
+        }
+        await queue.resume()
+        let run = try await collect(queue) { event in
+            switch event {
+            case .finished("item19"), .stopped("item19", _), .failed("item19", _): true
+            default: false
+            }
+        }
+        await queue.shutdown()
+        let ended = run.milestones.compactMap { event -> String? in
+            switch event {
+            case .finished(let id), .stopped(let id, _), .failed(let id, _): id
+            default: nil
+            }
+        }
+        #expect(ended == ids)
+        let started = run.milestones.compactMap { if case .started(let id) = $0 { id } else { nil } }
+        #expect(started == ids.enumerated().filter { $0.offset % 5 != 3 }.map(\.element))
+    }
+
     @Test func volumeScalesEverySample() async throws {
         let fixture = try FixtureAudio.speech("Half as loud.")
         let dir = try TemporaryDirectory()
