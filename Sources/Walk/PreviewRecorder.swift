@@ -93,7 +93,7 @@ public struct PreviewRecorder: Sendable {
         switch effect {
         case .triggered(let trigger):
             let point = tour.points[trigger.index]
-            points[trigger.index].trigger = .init(time: WalkTime.iso(time), offsetSeconds: offset(time), type: trigger.type,
+            points[trigger.index].trigger = .init(time: ISO8601.format(time), offsetSeconds: offset(time), type: trigger.type,
                                                   latitude: trigger.position?.latitude,
                                                   longitude: trigger.position?.longitude,
                                                   distanceMeters: trigger.distance.map { ($0 * 10).rounded() / 10 })
@@ -171,7 +171,7 @@ public struct PreviewRecorder: Sendable {
     }
 
     private mutating func add(_ kind: PreviewReport.Entry.Kind, at time: Date, order: Int? = nil, _ text: String) {
-        timeline.append(.init(offsetSeconds: offset(time), time: WalkTime.iso(time), kind: kind, pointOrder: order, text: text))
+        timeline.append(.init(offsetSeconds: offset(time), time: ISO8601.format(time), kind: kind, pointOrder: order, text: text))
     }
 
     private mutating func note(_ kind: PreviewReport.Entry.Kind, at time: Date, _ text: String) {
@@ -199,7 +199,7 @@ public struct PreviewRecorder: Sendable {
         return PreviewReport(
             tour: .init(id: tour.id, slug: tour.slug, language: tour.language, title: tour.title),
             policy: policy,
-            traceStart: origin.map(WalkTime.iso),
+            traceStart: origin.map(ISO8601.format),
             points: points,
             timeline: timeline,
             timelineOmitted: omitted,

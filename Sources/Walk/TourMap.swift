@@ -174,7 +174,7 @@ public struct TourMap: Sendable {
             for fix in ignored {
                 let (x, y) = xy(fix.coordinate)
                 out += "<path d=\"M\(f(x - 5)),\(f(y - 5)) L\(f(x + 5)),\(f(y + 5)) M\(f(x - 5)),\(f(y + 5)) L\(f(x + 5)),\(f(y - 5))\">"
-                    + "<title>ignored fix at \(Self.escape(WalkTime.iso(fix.time)))</title></path>\n"
+                    + "<title>ignored fix at \(Self.escape(ISO8601.format(fix.time)))</title></path>\n"
             }
             out += "</g>\n"
         }

@@ -1,4 +1,5 @@
 import Foundation
+import TourModel
 
 /// An analytics event in the live service's shape (API-CONTRACT.md, "Analytics"), produced by the
 /// walk core as a `track` effect, so the outbox only has to store and send it.
@@ -45,7 +46,7 @@ public struct WalkEvent: Sendable, Hashable, Codable {
         pointID = try c.decodeIfPresent(String.self, forKey: .pointID)
         language = try c.decode(String.self, forKey: .language)
         let text = try c.decode(String.self, forKey: .timestamp)
-        guard let date = WalkTime.parse(text) else {
+        guard let date = ISO8601.parse(text) else {
             throw DecodingError.dataCorruptedError(forKey: .timestamp, in: c, debugDescription: "not an ISO-8601 time: \(text)")
         }
         timestamp = date
@@ -58,7 +59,7 @@ public struct WalkEvent: Sendable, Hashable, Codable {
         try c.encode(tourID, forKey: .tourID)
         try c.encodeIfPresent(pointID, forKey: .pointID)
         try c.encode(language, forKey: .language)
-        try c.encode(WalkTime.iso(timestamp), forKey: .timestamp)
+        try c.encode(ISO8601.format(timestamp), forKey: .timestamp)
         try c.encode(properties, forKey: .properties)
     }
 }

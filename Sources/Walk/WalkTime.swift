@@ -1,17 +1,8 @@
 import Foundation
 
-/// Time formatting shared by events, progress and reports: ISO-8601 in UTC with milliseconds,
-/// the form the live service stores (`2026-05-01T09:00:00.000Z`).
+/// Times, durations and distances as the reports print them for people. (Machine timestamps are
+/// TourModel's `ISO8601`, the service's form.)
 public enum WalkTime {
-    public static func iso(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt))
-    }
-
-    public static func parse(_ text: String) -> Date? {
-        if let d = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return d }
-        return try? Date.ISO8601FormatStyle().parse(text)
-    }
-
     /// `+12:05` or `+1:02:03`: an offset into a walk, for people.
     public static func offset(_ seconds: Double) -> String {
         let total = Int(seconds.rounded(.down))

@@ -159,7 +159,7 @@ struct PreviewCommandTests {
         for s in 0...120 {
             let lat = 45.0 + Double(max(0, s - 3)) * 1.3 / 111_132.95
             let time = Date(timeIntervalSince1970: 1_776_500_000 + Double(s))
-            gpx += #"<trkpt lat="\#(lat)" lon="9.0"><time>\#(WalkTime.iso(time))</time></trkpt>"#
+            gpx += #"<trkpt lat="\#(lat)" lon="9.0"><time>\#(ISO8601.format(time))</time></trkpt>"#
         }
         gpx += "</trkseg></trk></gpx>\n"
         try Data(gpx.utf8).write(to: root.appendingPathComponent("walk.gpx"))
@@ -187,7 +187,7 @@ struct PreviewCommandTests {
             let east = 63 * min(1, max(0, (s - 60) / 30)) * min(1, max(0, (240 - s) / 30))
             let lat = 45.0 + s / 111_132.95, lng = 9.0 + east / 78_846.8
             let time = Date(timeIntervalSince1970: 1_776_500_000 + Double(t))
-            gpx += #"<trkpt lat="\#(lat)" lon="\#(lng)"><time>\#(WalkTime.iso(time))</time></trkpt>"#
+            gpx += #"<trkpt lat="\#(lat)" lon="\#(lng)"><time>\#(ISO8601.format(time))</time></trkpt>"#
         }
         try Data((gpx + "</trkseg></trk></gpx>\n").utf8).write(to: root.appendingPathComponent("walk.gpx"))
         return root
