@@ -135,7 +135,7 @@ struct CuePrinter {
     }
 
     func started(_ index: Int) {
-        print("▶ \(files[index])")
+        Self.say("▶ \(files[index])")
     }
 
     /// Prints the cues of file `index` that start at or before `seconds` and were not printed yet.
@@ -143,9 +143,15 @@ struct CuePrinter {
         let cues = self.cues[index]
         while next[index] < cues.count, cues[next[index]].start <= seconds {
             let cue = cues[next[index]]
-            print("[\(Self.clock(cue.start))] \(cue.text.replacingOccurrences(of: "\n", with: " / "))")
+            Self.say("[\(Self.clock(cue.start))] \(cue.text.replacingOccurrences(of: "\n", with: " / "))")
             next[index] += 1
         }
+    }
+
+    /// Written straight to the file descriptor: `print` would sit in stdio's buffer when stdout is
+    /// a pipe, and a cue is only useful when it is heard.
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
     static func clock(_ seconds: Double) -> String {

@@ -54,6 +54,47 @@ import TestSupport
         #expect(clock.now - start >= .milliseconds(750))
     }
 
+    /// Cues reach a pipe when they are heard, not when the process exits.
+    @Test func cuesArriveInTimeThroughAPipe() async throws {
+        let tone = try FixtureAudio.tone(seconds: 1.6)
+        let home = try TemporaryDirectory()
+        let srt = try home.write("t.srt", "1\n00:00:00,100 --> 00:00:00,500\nEarly\n\n2\n00:00:01,100 --> 00:00:01,500\nLate\n")
+        let arrivals: [(line: String, at: Duration)] = try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result {
+                    let process = Process()
+                    process.executableURL = TestPaths.walkscape
+                    process.arguments = ["play", tone.mp3.path, "--no-audio", "--subtitles", srt.path, "--home", home.path]
+                    let out = Pipe()
+                    process.standardOutput = out
+                    process.standardError = FileHandle.nullDevice
+                    let clock = ContinuousClock()
+                    let start = clock.now
+                    try process.run()
+                    var arrivals: [(String, Duration)] = []
+                    var pending = ""
+                    while true {
+                        let data = out.fileHandleForReading.availableData
+                        if data.isEmpty { break }
+                        pending += String(decoding: data, as: UTF8.self)
+                        while let newline = pending.firstIndex(of: "\n") {
+                            arrivals.append((String(pending[..<newline]), clock.now - start))
+                            pending = String(pending[pending.index(after: newline)...])
+                        }
+                    }
+                    process.waitUntilExit()
+                    arrivals.append(("exit \(process.terminationStatus)", clock.now - start))
+                    return arrivals
+                })
+            }.start()
+        }
+        #expect(arrivals.map(\.line) == ["▶ \(tone.mp3.path)", "[0:00.100] Early", "[0:01.100] Late", "exit 0"])
+        guard arrivals.count == 4 else { return }
+        let early = arrivals[1].at, late = arrivals[2].at, exit = arrivals[3].at
+        #expect(late - early >= .milliseconds(800))
+        #expect(exit - late >= .milliseconds(200))
+    }
+
     @Test func missingSoundCardSaysWhatToDo() async throws {
         let a = try FixtureAudio.speech("Nobody hears this.")
         let home = try TemporaryDirectory()
