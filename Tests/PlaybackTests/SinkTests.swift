@@ -90,6 +90,52 @@ import TestSupport
         #expect(riff == bytes.count - 8)
     }
 
+    @Test func rateConversionKeepsPitchAndLoudness() throws {
+        // A 1 kHz sine at 22.05 kHz mono, converted into a 44.1 kHz stereo file, must still be a
+        // 1 kHz sine of the same amplitude in both channels (linear interpolation errs by < 2%
+        // of full scale at this ratio), and continuous across write boundaries.
+        let dir = try TemporaryDirectory()
+        let out = dir.file("sine.wav")
+        let sink = WAVFileSink(url: out)
+        try sink.configure(PCMFormat(sampleRate: 44100, channels: 2))
+        try sink.configure(PCMFormat(sampleRate: 22050, channels: 1))
+        let amplitude = 16000.0
+        let source = (0..<22050).map { Int16((amplitude * sin(2 * .pi * 1000 * Double($0) / 22050)).rounded()) }
+        for start in stride(from: 0, to: source.count, by: 1000) {  // uneven chunks
+            try source[start..<min(source.count, start + 1000)].withUnsafeBytes { try sink.write($0) }
+        }
+        try sink.close()
+        let samples = try FixtureAudio.readWAV(out).pcm.samples
+        let frames = samples.count / 2
+        #expect(frames == 2 * 22050 - 2)
+        var worst = 0.0
+        for i in 0..<frames {
+            let expected = amplitude * sin(2 * .pi * 1000 * Double(i) / 44100)
+            #expect(samples[2 * i] == samples[2 * i + 1])
+            worst = max(worst, abs(Double(samples[2 * i]) - expected))
+        }
+        #expect(worst < 0.02 * 32768)
+    }
+
+    @Test func pacedSinkClockStopsWhenItRunsDry() throws {
+        let inner = NullSink()
+        let sink = PacedSink(wrapping: inner, lead: .milliseconds(50))
+        try sink.configure(PCMFormat(sampleRate: 10_000, channels: 1))
+        let tenth = [Int16](repeating: 0, count: 1000)  // 0.1 s
+        try tenth.withUnsafeBytes { try sink.write($0) }
+        Thread.sleep(forTimeInterval: 0.3)
+        // Only 0.1 s was written: the clock cannot have heard more, however long we waited.
+        #expect(sink.playedFrames == 1000)
+        try tenth.withUnsafeBytes { try sink.write($0) }
+        // Playback resumed after the gap: the write returned once only the 50 ms lead was left
+        // queued (~1500 heard), not with the second tenth counted as heard during the gap (2000).
+        let played = sink.playedFrames
+        #expect(played >= 1400 && played < 1800)
+        try sink.drain()
+        #expect(sink.playedFrames == 2000)
+        #expect(inner.totalFrames == 2000)
+    }
+
     @Test func wavFileSinkConvertsALaterItemToTheFilesFormat() throws {
         let dir = try TemporaryDirectory()
         let out = dir.file("mixed.wav")
