@@ -109,9 +109,10 @@ public final class MP3Decoder {
         case .empty: throw .emptyFile(path: path)
         case .unreadable:
             var isDirectory: ObjCBool = false
-            if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) || isDirectory.boolValue {
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
                 throw .fileNotFound(path: path)
             }
+            if isDirectory.boolValue { throw .unreadable(path: path, reason: "it is a folder, not a file") }
             throw .unreadable(path: path, reason: "permission denied or I/O error")
         default: throw .notMP3(path: path, kind: report.kind)
         }

@@ -66,6 +66,13 @@ import TestSupport
         #expect(PlaybackError.fileNotFound(path: url.path).exitCode == 66)
     }
 
+    @Test func aFolderIsNotAFile() throws {
+        let dir = try TemporaryDirectory()
+        #expect(throws: PlaybackError.unreadable(path: dir.path, reason: "it is a folder, not a file")) {
+            try MP3Decoder(contentsOf: dir.url)
+        }
+    }
+
     @Test func otherContainersAreNamed() throws {
         let dir = try TemporaryDirectory()
         let wav = try FixtureAudio.speech("A WAV file.").wav

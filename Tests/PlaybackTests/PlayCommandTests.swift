@@ -146,6 +146,9 @@ import TestSupport
         let tooMany = try await walkscape(["play", "x.mp3", "--subtitles", "a.srt", "--subtitles", "b.srt"], home: home)
         #expect(tooMany.status == 64)
         #expect(tooMany.stderr.hasPrefix("Error: 2 --subtitles for 1 file: give at most one per file\n"))
+        let loud = try await walkscape(["play", "x.mp3", "--volume", "2"], home: home)
+        #expect(loud.status == 64)
+        #expect(loud.stderr.hasPrefix("Error: --volume must be between 0 and 1, not 2.0\n"))
     }
 
     @Test func brokenSubtitlesNameTheFileAndLine() async throws {
