@@ -42,7 +42,7 @@ struct MapCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let folder = try PreviewCommand.loadFolder(tour)
+        let folder = try TourArgument.folder(tour)
         let playable: PlayableTour
         do { playable = try folder.playable(language: language) } catch { throw CLIError.usage(error.message) }
         var map = TourMap(tour: playable)

@@ -68,10 +68,8 @@ struct PreviewCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try global.settings()
-        let folder = try Self.loadFolder(tour)
-        let playable: PlayableTour
-        do { playable = try folder.playable(language: language ?? settings.language.flatMap { folder.languageInfo[$0] == nil ? nil : $0 }) }
-        catch { throw CLIError.usage(error.message) }
+        let folder = try TourArgument.folder(tour)
+        let playable = try TourArgument.playable(folder, language: language, settings: settings)
         let traceURL = try Self.traceURL(trace, in: folder)
         let traceFile: TraceFile
         do { traceFile = try TraceFile(url: traceURL) } catch { throw CLIError.data(error.message) }
@@ -123,17 +121,6 @@ struct PreviewCommand: AsyncParsableCommand {
 
 extension PreviewCommand {
     /// Loads a tour folder named on the command line; its problems are data errors (exit 65).
-    static func loadFolder(_ path: String) throws(CLIError) -> TourFolder {
-        let url = URL(fileURLWithPath: path)
-        guard TourFolder.isTourFolder(url) else {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
-                throw CLIError.usage("\(path): not a tour folder (no tour.json)")
-            }
-            throw CLIError.usage("\(path): no such tour folder")
-        }
-        do { return try TourFolder.load(from: url) } catch { throw CLIError.data("\(path)/\(error.message)") }
-    }
 
     /// `--trace` as given (relative to the working folder, else to the tour folder), or the
     /// tour's first trace.

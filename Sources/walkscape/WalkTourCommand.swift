@@ -68,13 +68,7 @@ struct WalkTourCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try global.settings()
-        let folder = try PreviewCommand.loadFolder(tour)
-        let playable: PlayableTour
-        do {
-            playable = try folder.playable(language: language ?? settings.language.flatMap { folder.languageInfo[$0] == nil ? nil : $0 })
-        } catch {
-            throw CLIError.usage(error.message)
-        }
+        let playable = try TourArgument.playable(TourArgument.folder(tour), language: language, settings: settings)
         let policy = WalkPolicy(maxHorizontalError: maxError, confirmationFixes: confirm, missed: missed)
         let store = ProgressStore(folder: settings.paths.progress)
         let journal = EventJournal(url: settings.paths.state.appendingPathComponent("outbox.jsonl"))
