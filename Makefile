@@ -14,7 +14,7 @@ APT_PACKAGES = pkg-config libmpg123-dev libasound2-dev libgps-dev libsqlite3-dev
                espeak-ng lame mpg123 alsa-utils
 # gpsdecode (the trace benchmark's peer) lives in gpsd-clients, which pulls in GTK:
 # only `make bench` asks for it.
-BENCH_APT_PACKAGES = gpsd-clients curl
+BENCH_APT_PACKAGES = gpsd-clients curl time python3
 
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
