@@ -61,6 +61,11 @@ func traceFileRoundTrip(_ data: UnsafePointer<UInt8>, _ size: Int, expectedNMEAF
     let stats = trace.forEachFix { fix in
         precondition(fix.coordinate.isValid, "trace fix outside WGS84 ranges: \(fix.coordinate)")
         precondition(fix.time.timeIntervalSince1970.isFinite, "trace time not finite")
+        if let e = fix.horizontalError { precondition(e.isFinite && e >= 0, "trace error \(e)") }
+        for value in [fix.altitude, fix.speed, fix.track, fix.hdop] {
+            if let value { precondition(value.isFinite, "a non-finite number in \(fix)") }
+        }
+        if let n = fix.satellites { precondition(n >= 0, "negative satellites") }
         count += 1
     }
     precondition(stats.fixes == count, "trace counter \(stats.fixes) != \(count)")

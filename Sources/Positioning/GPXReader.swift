@@ -158,7 +158,7 @@ struct GPXReader {
         return Fix(time: time, coordinate: coordinate, mode: mode,
                    horizontalError: hdop.map(HorizontalError.fromHDOP), altitude: ele,
                    speed: child(body, Tag.speed).flatMap(Self.number), track: child(body, Tag.course).flatMap(Self.number),
-                   satellites: child(body, Tag.sat).flatMap(Self.number).map { Int($0) }, hdop: hdop, source: .gpx)
+                   satellites: child(body, Tag.sat).flatMap(Self.number).flatMap(Self.count), hdop: hdop, source: .gpx)
     }
 
     /// The value of `name="..."` (or single quotes) in a start tag.
@@ -205,10 +205,19 @@ struct GPXReader {
     }
 
     /// Plain decimals are read in place; anything fancier (exponents) goes through `Double`.
+    /// `nan`, `inf` and overflowing values read as absent.
     static func number(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
         guard let base = text.baseAddress, !text.isEmpty, text.count < 40 else { return nil }
         let cursor = FieldCursor(p: base, position: 0, end: text.count)
         if let value = cursor.decimal(0..<text.count) { return value }
-        return Double(String(decoding: text, as: UTF8.self))
+        guard let value = Double(String(decoding: text, as: UTF8.self)), value.isFinite else { return nil }
+        return value
+    }
+
+    /// A satellite count: a whole number a receiver could report (found by fuzz-nmea:
+    /// `<sat>1e300</sat>` trapped converting to `Int`).
+    static func count(_ value: Double) -> Int? {
+        guard value >= 0, value <= 1000, let n = Int(exactly: value.rounded()) else { return nil }
+        return n
     }
 }

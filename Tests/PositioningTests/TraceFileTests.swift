@@ -76,6 +76,24 @@ import TourModel
         #expect(last != nil)
     }
 
+    /// Found by fuzz-nmea: a huge `<sat>` trapped converting to `Int`.
+    @Test func absurdGPXNumbersReadAsAbsent() throws {
+        let folder = try TemporaryDirectory()
+        let text = """
+        <gpx><trk><trkseg>
+        <trkpt lat="43.77" lon="11.25"><time>2026-04-18T08:30:00Z</time><sat>1e300</sat><ele>inf</ele><hdop>nan</hdop><speed>-1e999</speed></trkpt>
+        <trkpt lat="nan" lon="11.25"><time>2026-04-18T08:30:01Z</time></trkpt>
+        </trkseg></trk></gpx>
+        """
+        let fixes = Array(try TraceFile(url: folder.write("absurd.gpx", text)).fixes())
+        try #require(fixes.count == 1)
+        #expect(fixes[0].satellites == nil)
+        #expect(fixes[0].altitude == nil)
+        #expect(fixes[0].hdop == nil)
+        #expect(fixes[0].horizontalError == nil)
+        #expect(fixes[0].speed == nil)
+    }
+
     @Test func tinyReadBuffersGiveTheSameGPXFixes() throws {
         let folder = try TemporaryDirectory()
         let url = try folder.write("walk.gpx", Self.gpx)
