@@ -8,9 +8,9 @@ struct TraceCommand: AsyncParsableCommand {
         commandName: "trace",
         abstract: "Summarise an NMEA or GPX trace: duration, fixes, unusable sentences, distance, bounds, accuracy.",
         discussion: """
-        The format is detected from the content, not the file name. Fixes go through the same
-        quality filter as a walk (mode 2D or better, error estimate within --max-error, time
-        moving forward, no impossible jumps), and distance and bounds count accepted fixes only.
+        The format is detected from the content, not the file name. Fixes go through the same \
+        quality filter as a walk (mode 2D or better, error estimate within --max-error, time \
+        moving forward, no impossible jumps); distance and bounds count accepted fixes only.
 
         Examples:
           walkscape trace tours/demo/traces/walk.nmea
