@@ -9,10 +9,8 @@ private let t0 = Date(timeIntervalSince1970: 1_700_000_000)
 
 private func fix(_ second: Double, north metres: Double, mode: Fix.Mode = .threeD,
                  error: Double? = 5) -> Fix {
-    let c = origin.destination(distance: metres, bearing: metres < 0 ? 180 : 0)
-    return Fix(time: t0.addingTimeInterval(second), coordinate: metres == 0 ? origin : Coordinate(
-        latitude: metres < 0 ? origin.destination(distance: -metres, bearing: 180).latitude : c.latitude,
-        longitude: origin.longitude), mode: mode, horizontalError: error)
+    let c = origin.destination(distance: abs(metres), bearing: metres < 0 ? 180 : 0)
+    return Fix(time: t0.addingTimeInterval(second), coordinate: c, mode: mode, horizontalError: error)
 }
 
 @Suite struct FixFilterTests {
