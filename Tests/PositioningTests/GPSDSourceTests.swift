@@ -52,13 +52,13 @@ func walkEpochs(_ range: Range<Int>) -> [String] {
     func deliversTheTraceFixesAndReconnectsAfterGpsdRestarts() async throws {
         let gpsd = try GPSDHarness()
         let folder = try TemporaryDirectory()
-        let first = walkEpochs(0..<10), second = walkEpochs(10..<20)
+        let first = walkEpochs(0..<10), second = walkEpochs(10..<26)
         let file = try folder.write("walk.nmea", (first + second).joined(separator: "\r\n") + "\r\n")
         let expected = Array(try TraceFile(url: file).fixes())
-        try #require(expected.count == 20)
+        try #require(expected.count == 26)
 
-        let source = GPSDSource(configuration: .init(host: "127.0.0.1", port: gpsd.port, silenceTimeout: 5,
-                                                     initialBackoff: 0.1, maxBackoff: 1))
+        // The default backoff (0.25 s doubling to 2 s) is what must meet the 3 s promise.
+        let source = GPSDSource(configuration: .init(host: "127.0.0.1", port: gpsd.port))
         let log = EventLog()
         let task = Task { for await event in source { await log.add(event) } }
         defer { task.cancel() }
@@ -72,13 +72,18 @@ func walkEpochs(_ range: Range<Int>) -> [String] {
         // Well inside the 5 s silence timeout: the closed socket itself says gpsd is gone.
         #expect(await eventually(2) { await log.states.last == .noGPSD })
         #expect(source.state == .noGPSD)
+        // Down long enough for the backoff to reach its 2 s cap: the worst case for noticing.
+        try await Task.sleep(for: .seconds(4))
         try gpsd.start()
         let back = ContinuousClock.now
-        gpsd.write(lines: second, groupSize: 3, interval: 0.1)
+        // The receiver keeps talking (4 epochs a second) while the source finds gpsd again.
+        async let receiver: Void = gpsd.play(lines: second, groupSize: 3, interval: 0.25)
         let reconnected = await eventually(3) { await !log.fixes(after: back).isEmpty }
         #expect(reconnected, "no fix within 3 s of gpsd's return")
-        if let (at, _) = await log.fixes(after: back).first { print("first fix \(at - back) after gpsd's return") }
-        #expect(await eventually(5) { await log.fixes.contains { $0.time == expected[18].time } })
+        let firstBack = await log.fixes(after: back).first
+        if let (at, _) = firstBack { print("first fix \(at - back) after gpsd's return") }
+        await receiver
+        #expect(await eventually(3) { await log.fixes.contains { $0.time == expected[24].time } })
         let all = await log.fixes
         print("gpsd gave \(all.count) fixes for \(expected.count) epochs; states \(await log.states.map(\.rawValue))")
 
@@ -96,9 +101,10 @@ func walkEpochs(_ range: Range<Int>) -> [String] {
             #expect(fix.source == .gpsd)
             #expect(fix.horizontalError != nil)
         }
-        // ...and none is missing once gpsd has learnt the cycle, on either connection.
+        // ...and none is missing once gpsd has learnt the cycle, nor after the reconnection.
         let times = Set(all.map(\.time))
-        for index in Array(2...8) + Array(12...18) {
+        let resumed = firstBack.flatMap { first in expected.firstIndex { $0.time == first.1.time } } ?? 10
+        for index in Array(2...8) + Array(resumed...24) {
             #expect(times.contains(expected[index].time), "epoch \(index) missing")
         }
         #expect(all.count == Set(all.map(\.time)).count, "a stale report came through twice")

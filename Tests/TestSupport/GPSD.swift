@@ -179,6 +179,15 @@ public final class GPSDHarness: @unchecked Sendable {
         }
     }
 
+    /// Like `write(lines:groupSize:interval:)`, but waits with `Task.sleep`, so a test can
+    /// play a receiver (`async let`) while it watches a client.
+    public func play(lines: [String], groupSize: Int = 1, interval: Double) async {
+        for (i, line) in lines.enumerated() {
+            write(line + "\r\n")
+            if (i + 1) % max(1, groupSize) == 0 { try? await Task.sleep(for: .seconds(interval)) }
+        }
+    }
+
     /// A loopback port nobody listens on right now (bind to port 0, read it back, close).
     public static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
