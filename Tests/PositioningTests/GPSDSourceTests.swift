@@ -64,7 +64,7 @@ func walkEpochs(_ range: Range<Int>) -> [String] {
         defer { task.cancel() }
         #expect(await eventually(5) { await log.states.contains(.waitingForFix) })
 
-        gpsd.write(lines: first, groupSize: 3, interval: 0.1)
+        await gpsd.play(lines: first, groupSize: 3, interval: 0.1)
         #expect(await eventually(5) { await log.fixes.contains { $0.time == expected[8].time } })
         #expect(source.state == .connected)
 
@@ -120,7 +120,7 @@ func walkEpochs(_ range: Range<Int>) -> [String] {
         let task = Task { for await event in source { await log.add(event) } }
         defer { task.cancel() }
         #expect(await eventually(5) { await log.states.contains(.waitingForFix) })
-        gpsd.write(lines: walkEpochs(0..<6), groupSize: 3, interval: 0.1)
+        await gpsd.play(lines: walkEpochs(0..<6), groupSize: 3, interval: 0.1)
         #expect(await eventually(5) { await log.states.last == .connected })
         // The receiver stops talking; gpsd is fine. After the silence the source replaces its
         // socket, gpsd greets the new one, and the state is "waiting for a fix".
@@ -151,7 +151,7 @@ func walkEpochs(_ range: Range<Int>) -> [String] {
         #expect(source.state == .noGPSD)
         gpsd.resume()
         #expect(await eventually(4) { await log.states.last == .waitingForFix })
-        gpsd.write(lines: walkEpochs(0..<6), groupSize: 3, interval: 0.1)
+        await gpsd.play(lines: walkEpochs(0..<6), groupSize: 3, interval: 0.1)
         #expect(await eventually(5) { await !log.fixes.isEmpty })
     }
 
