@@ -46,14 +46,7 @@ struct PreviewCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the report as JSON (implies --fast unless --speed is given).")
     var json = false
 
-    @Option(name: .long, help: ArgumentHelp("Points passed over before a later one: play, skip or strict.", valueName: "policy"))
-    var missed: WalkPolicy.MissedPoints = .play
-
-    @Option(name: .long, help: ArgumentHelp("Ignore fixes whose error estimate exceeds this (metres).", valueName: "m"))
-    var maxError: Double = 50
-
-    @Option(name: .long, help: ArgumentHelp("Consecutive fixes inside a radius to enter it.", valueName: "n"))
-    var confirm: Int = 2
+    @OptionGroup(title: "Triggering") var triggering: TriggeringOptions
 
     @Option(name: .long, help: ArgumentHelp("ALSA device for the narration (env: WALKSCAPE_AUDIO_DEVICE; default 'default').",
                                             valueName: "name"))
@@ -62,8 +55,6 @@ struct PreviewCommand: AsyncParsableCommand {
     func validate() throws {
         if fast && speed != nil { throw ValidationError("--fast and --speed exclude each other") }
         if let speed, !(speed > 0 && speed.isFinite) { throw ValidationError("--speed must be a positive number, not \(speed)") }
-        if !(maxError > 0) { throw ValidationError("--max-error must be a positive number of metres") }
-        if confirm < 1 { throw ValidationError("--confirm must be at least 1") }
     }
 
     func run() async throws {
@@ -74,7 +65,7 @@ struct PreviewCommand: AsyncParsableCommand {
         let traceFile: TraceFile
         do { traceFile = try TraceFile(url: traceURL) } catch { throw CLIError.data(error.message) }
 
-        let policy = WalkPolicy(maxHorizontalError: maxError, confirmationFixes: confirm, missed: missed)
+        let policy = triggering.policy
         let simulation = WalkSimulation(tour: playable, policy: policy,
                                         narrations: WalkSimulation.probeNarrations(of: playable))
         let report = simulation.run(fixes: traceFile.fixes())

@@ -45,14 +45,7 @@ struct WalkTourCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Forget saved progress and begin at the first point.")
     var restart = false
 
-    @Option(name: .long, help: ArgumentHelp("Points passed over before a later one: play, skip or strict.", valueName: "policy"))
-    var missed: WalkPolicy.MissedPoints = .play
-
-    @Option(name: .long, help: ArgumentHelp("Ignore fixes whose error estimate exceeds this (metres).", valueName: "m"))
-    var maxError: Double = 50
-
-    @Option(name: .long, help: ArgumentHelp("Consecutive fixes inside a radius to enter it.", valueName: "n"))
-    var confirm: Int = 2
+    @OptionGroup(title: "Triggering") var triggering: TriggeringOptions
 
     @Option(name: .long, help: ArgumentHelp("Seconds without data before gpsd counts as gone.", valueName: "s"))
     var gpsdTimeout: Double = 5
@@ -61,15 +54,13 @@ struct WalkTourCommand: AsyncParsableCommand {
         if [audioDevice != nil, output != nil, noAudio].filter({ $0 }).count > 1 {
             throw ValidationError("choose one of --audio-device, --output and --no-audio")
         }
-        if !(maxError > 0) { throw ValidationError("--max-error must be a positive number of metres") }
-        if confirm < 1 { throw ValidationError("--confirm must be at least 1") }
         if !(gpsdTimeout > 0) { throw ValidationError("--gpsd-timeout must be a positive number of seconds") }
     }
 
     func run() async throws {
         let settings = try global.settings()
         let playable = try TourArgument.playable(TourArgument.folder(tour), language: language, settings: settings)
-        let policy = WalkPolicy(maxHorizontalError: maxError, confirmationFixes: confirm, missed: missed)
+        let policy = triggering.policy
         let store = ProgressStore(folder: settings.paths.progress)
         let journal = EventJournal(url: settings.paths.state.appendingPathComponent("outbox.jsonl"))
         let interactive = TerminalSession.isInteractive && !noInput
