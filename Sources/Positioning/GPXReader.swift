@@ -145,7 +145,7 @@ struct GPXReader {
             return nil
         }
         let ele = child(body, Tag.ele).flatMap(Self.number)
-        let hdop = child(body, Tag.hdop).flatMap(Self.number)
+        let hdop = child(body, Tag.hdop).flatMap(Self.unsigned)
         var mode: Fix.Mode = ele != nil ? .threeD : .twoD
         if let fixText = child(body, Tag.fix) {
             switch String(decoding: fixText, as: UTF8.self) {
@@ -157,7 +157,7 @@ struct GPXReader {
         }
         return Fix(time: time, coordinate: coordinate, mode: mode,
                    horizontalError: hdop.map(HorizontalError.fromHDOP), altitude: ele,
-                   speed: child(body, Tag.speed).flatMap(Self.number), track: child(body, Tag.course).flatMap(Self.number),
+                   speed: child(body, Tag.speed).flatMap(Self.unsigned), track: child(body, Tag.course).flatMap(Self.unsigned),
                    satellites: child(body, Tag.sat).flatMap(Self.number).flatMap(Self.count), hdop: hdop, source: .gpx)
     }
 
@@ -211,6 +211,13 @@ struct GPXReader {
         let cursor = FieldCursor(p: base, position: 0, end: text.count)
         if let value = cursor.decimal(0..<text.count) { return value }
         guard let value = Double(String(decoding: text, as: UTF8.self)), value.isFinite else { return nil }
+        return value
+    }
+
+    /// A number that must not be negative (HDOP, speed, course), as in NMEA (found by fuzz-nmea:
+    /// a negative `<hdop>` gave a negative error estimate).
+    static func unsigned(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard let value = number(text), value >= 0 else { return nil }
         return value
     }
 

@@ -76,17 +76,22 @@ import TourModel
         #expect(last != nil)
     }
 
-    /// Found by fuzz-nmea: a huge `<sat>` trapped converting to `Int`.
+    /// Found by fuzz-nmea: a huge `<sat>` trapped converting to `Int`; a negative `<hdop>` gave
+    /// a negative error estimate.
     @Test func absurdGPXNumbersReadAsAbsent() throws {
         let folder = try TemporaryDirectory()
         let text = """
         <gpx><trk><trkseg>
         <trkpt lat="43.77" lon="11.25"><time>2026-04-18T08:30:00Z</time><sat>1e300</sat><ele>inf</ele><hdop>nan</hdop><speed>-1e999</speed></trkpt>
         <trkpt lat="nan" lon="11.25"><time>2026-04-18T08:30:01Z</time></trkpt>
+        <trkpt lat="43.77" lon="11.25"><time>2026-04-18T08:30:02Z</time><hdop>-0.8</hdop><speed>-1</speed><course>-5</course></trkpt>
         </trkseg></trk></gpx>
         """
         let fixes = Array(try TraceFile(url: folder.write("absurd.gpx", text)).fixes())
-        try #require(fixes.count == 1)
+        try #require(fixes.count == 2)
+        #expect(fixes[1].horizontalError == nil)
+        #expect(fixes[1].speed == nil)
+        #expect(fixes[1].track == nil)
         #expect(fixes[0].satellites == nil)
         #expect(fixes[0].altitude == nil)
         #expect(fixes[0].hdop == nil)
