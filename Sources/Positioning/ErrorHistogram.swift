@@ -21,7 +21,8 @@ struct ErrorHistogram {
         var seen = 0
         for (i, n) in bins.enumerated() {
             seen += n
-            if seen >= target { return Swift.min(max, Double(i + 1) * Self.binWidth) }
+            // The last bin holds everything beyond a kilometre: its only known edge is the maximum.
+            if seen >= target { return i == Self.binCount ? max : Swift.min(max, Double(i + 1) * Self.binWidth) }
         }
         return max
     }
