@@ -25,10 +25,11 @@ struct LiveWalkCommandTests {
         return result
     }()
 
-    func feed(_ gpsd: GPSDHarness, _ range: Range<Int>, until stop: () -> Bool = { false }) -> Int {
+    /// Writes epochs at `pace`, sleeping with Task.sleep so no cooperative thread is held.
+    func feed(_ gpsd: GPSDHarness, _ range: Range<Int>, until stop: () -> Bool = { false }) async -> Int {
         for i in range {
             gpsd.write(lines: Self.epochs[i])
-            usleep(useconds_t(Self.pace * 1_000_000))
+            try? await Task.sleep(for: .milliseconds(Int64(Self.pace * 1000)))
             if stop() { return i + 1 }
         }
         return range.upperBound
@@ -58,14 +59,14 @@ struct LiveWalkCommandTests {
         return pcm
     }
 
-    @Test func walkThroughRealGPSDHearsEveryPointInOrderAndWritesTheNarrationPCM() throws {
+    @Test func walkThroughRealGPSDHearsEveryPointInOrderAndWritesTheNarrationPCM() async throws {
         let home = try TemporaryDirectory()
         let gpsd = try GPSDHarness()
         let pcm = home.file("out.raw")
         let child = try walk(["--no-input", "--audio-device", "file:'\(pcm.path)',raw"], home: home, gpsd: gpsd)
-        #expect(child.waitForOutput("gps: waiting for a fix", timeout: 10))
-        _ = feed(gpsd, 0..<Self.epochs.count) { !child.isRunning }
-        let code = child.wait(timeout: 30)
+        #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10))
+        _ = await feed(gpsd, 0..<Self.epochs.count) { !child.isRunning }
+        let code = await child.wait(timeout: 30)
         #expect(code == 0, "output: \(child.output)")
         #expect(child.output.contains("Thank you for walking Florence with us."))
         #expect(triggered(journal(home)) == Self.pointIDs)
@@ -76,55 +77,55 @@ struct LiveWalkCommandTests {
         #expect(written == expected)
     }
 
-    @Test func killedWalkResumesAtTheRightPointWithoutReplaying() throws {
+    @Test func killedWalkResumesAtTheRightPointWithoutReplaying() async throws {
         let home = try TemporaryDirectory()
         let gpsd = try GPSDHarness()
         let first = try walk(["--no-input", "--audio-device", "file:'\(home.file("a.raw").path)',raw"], home: home, gpsd: gpsd)
-        #expect(first.waitForOutput("gps: waiting for a fix", timeout: 10))
-        _ = feed(gpsd, 0..<Self.epochs.count) { first.output.contains("heard: 2/5") }
+        #expect(await first.waitForOutput("gps: waiting for a fix", timeout: 10))
+        _ = await feed(gpsd, 0..<Self.epochs.count) { first.output.contains("heard: 2/5") }
         first.signal(SIGKILL)
-        #expect(first.wait(timeout: 10) == 128 + SIGKILL)
+        #expect(await first.wait(timeout: 10) == 128 + SIGKILL)
         #expect(triggered(journal(home)) == Array(Self.pointIDs.prefix(2)))
 
         let second = try walk(["--no-input", "--audio-device", "file:'\(home.file("b.raw").path)',raw"], home: home, gpsd: gpsd)
-        #expect(second.waitForOutput("Resuming", timeout: 10))
+        #expect(await second.waitForOutput("Resuming", timeout: 10))
         #expect(second.output.contains("2 of 5 heard; next is 3. "))
-        #expect(second.waitForOutput("gps: waiting for a fix", timeout: 10))
+        #expect(await second.waitForOutput("gps: waiting for a fix", timeout: 10))
         // The whole walk again, from the Duomo: points 1 and 2 are passed again but never replayed.
-        _ = feed(gpsd, 0..<Self.epochs.count) { !second.isRunning }
-        #expect(second.wait(timeout: 30) == 0, "output: \(second.output)")
+        _ = await feed(gpsd, 0..<Self.epochs.count) { !second.isRunning }
+        #expect(await second.wait(timeout: 30) == 0, "output: \(second.output)")
         #expect(triggered(journal(home)) == Self.pointIDs)
         #expect(try Data(contentsOf: home.file("b.raw")) == referencePCM(3...5))
     }
 
-    @Test func gpsdGoingAwayIsShownAndTheWalkGoesOnWhenItReturns() throws {
+    @Test func gpsdGoingAwayIsShownAndTheWalkGoesOnWhenItReturns() async throws {
         let home = try TemporaryDirectory()
         let gpsd = try GPSDHarness()
         let child = try walk(["--no-input", "--audio-device", "null", "--gpsd-timeout", "1"], home: home, gpsd: gpsd)
-        #expect(child.waitForOutput("gps: waiting for a fix", timeout: 10))
-        let stoppedAt = feed(gpsd, 0..<Self.epochs.count) { child.output.contains("heard: 1/5") }
+        #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10))
+        let stoppedAt = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("heard: 1/5") }
         gpsd.stop()
-        #expect(child.waitForOutput("gps: no gpsd (retrying)", timeout: 10))
+        #expect(await child.waitForOutput("gps: no gpsd (retrying)", timeout: 10))
         let countWhileDown = triggered(journal(home)).count
-        usleep(1_500_000)
+        try await Task.sleep(for: .milliseconds(1500))
         #expect(triggered(journal(home)).count == countWhileDown)  // nothing triggers from stale data
         try gpsd.start()
-        _ = feed(gpsd, stoppedAt..<Self.epochs.count) { !child.isRunning }
-        #expect(child.wait(timeout: 30) == 0, "output: \(child.output)")
+        _ = await feed(gpsd, stoppedAt..<Self.epochs.count) { !child.isRunning }
+        #expect(await child.wait(timeout: 30) == 0, "output: \(child.output)")
         #expect(triggered(journal(home)) == Self.pointIDs)
         let states = child.output.split(separator: "\n").filter { $0.hasPrefix("gps: ") }
         #expect(states.contains("gps: no gpsd (retrying)"))
         #expect(states.last == "gps: 3D fix")
     }
 
-    @Test func sigintRestoresTheTerminalAndRecordsTheAbandonment() throws {
+    @Test func sigintRestoresTheTerminalAndRecordsTheAbandonment() async throws {
         let home = try TemporaryDirectory()
         let gpsd = try GPSDHarness()
         let child = try walk(["--no-audio"], home: home, gpsd: gpsd, pty: true)
-        #expect(child.waitForOutput("\u{1B}[?1049h", timeout: 10))  // the status screen is up
-        #expect(child.waitForOutput("Next 1. ", timeout: 10))
+        #expect(await child.waitForOutput("\u{1B}[?1049h", timeout: 10))  // the status screen is up
+        #expect(await child.waitForOutput("Next 1. ", timeout: 10))
         child.signal(SIGINT)
-        #expect(child.wait(timeout: 10) == 130)
+        #expect(await child.wait(timeout: 10) == 130)
         let out = child.output
         let leave = try #require(out.range(of: "\u{1B}[?1049l", options: .backwards))
         #expect(out[leave.upperBound...].contains("Walk ended early; progress saved."))
@@ -137,36 +138,39 @@ struct LiveWalkCommandTests {
         #expect(journal(home).last?["name"] as? String == "tour_abandoned")
     }
 
-    @Test func keysPauseSkipAndQuit() throws {
+    @Test func keysPauseSkipAndQuit() async throws {
         let home = try TemporaryDirectory()
         let gpsd = try GPSDHarness()
         let child = try walk(["--no-audio"], home: home, gpsd: gpsd, pty: true)
-        #expect(child.waitForOutput("Next 1. ", timeout: 10))
-        _ = feed(gpsd, 0..<Self.epochs.count) { child.output.contains("Now  1. Piazza del Duomo") }
+        #expect(await child.waitForOutput("Next 1. ", timeout: 10))
+        _ = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("Now  1. Piazza del Duomo") }
         #expect(child.output.contains("Now  1. Piazza del Duomo"))
 
         var mark = child.output.count
         func screenSince() -> Substring { let o = child.output; return o.dropFirst(min(mark, o.count)) }
-        func waitScreen(_ text: String) -> Bool {
+        func waitScreen(_ text: String) async -> Bool {
             let deadline = Date().addingTimeInterval(5)
-            while Date() < deadline { if screenSince().contains(text) { return true }; usleep(20_000) }
+            while Date() < deadline {
+                if screenSince().contains(text) { return true }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
             return false
         }
 
         child.send(" ")
-        #expect(waitScreen("[paused]"))
+        #expect(await waitScreen("[paused]"))
         mark = child.output.count
         child.send(" ")
-        #expect(waitScreen("0/5 heard\u{1B}[K"))  // redrawn without [paused]
+        #expect(await waitScreen("0/5 heard\u{1B}[K"))  // redrawn without [paused]
         mark = child.output.count
         child.send("n")
-        #expect(waitScreen("1/5 heard"))
-        #expect(waitScreen("Now  silence"))
+        #expect(await waitScreen("1/5 heard"))
+        #expect(await waitScreen("Now  silence"))
         mark = child.output.count
         child.send("q")
-        #expect(waitScreen("Quit the walk?"))
+        #expect(await waitScreen("Quit the walk?"))
         child.send("y")
-        #expect(child.wait(timeout: 10) == 0)
+        #expect(await child.wait(timeout: 10) == 0)
         #expect(child.output.contains("Walk ended early; progress saved."))
         let names = journal(home).compactMap { $0["name"] as? String }
         #expect(names.last == "tour_abandoned")

@@ -78,7 +78,11 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     deinit {
-        if exitStatus == nil { kill(pid, SIGKILL); _ = wait(timeout: 5) }
+        if isRunning {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            _ = waitpid(pid, &status, 0)
+        }
         close(outputFD)
         if inputFD != outputFD { close(inputFD) }
         if let terminalFD { close(terminalFD) }
@@ -96,13 +100,14 @@ public final class ChildProcess: @unchecked Sendable {
     public func signal(_ number: Int32) { kill(pid, number) }
 
     /// Waits until the output contains `text`; false on timeout or if the child exits first.
+    /// Sleeps with `Task.sleep`, so a waiting test never holds a thread of the cooperative pool.
     @discardableResult
-    public func waitForOutput(_ text: String, timeout: Double = 20) -> Bool {
+    public func waitForOutput(_ text: String, timeout: Double = 20) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if output.contains(text) { return true }
-            if lock.withLock({ exitStatus }) != nil || !isRunning { return output.contains(text) }
-            usleep(20_000)
+            if !isRunning { return output.contains(text) }
+            try? await Task.sleep(for: .milliseconds(20))
         }
         return false
     }
@@ -117,15 +122,14 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Waits for the child to exit; its exit code (128 + signal when killed), or nil on timeout.
-    public func wait(timeout: Double = 30) -> Int32? {
+    public func wait(timeout: Double = 30) async -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if !isRunning {
-                usleep(50_000)  // let the reader drain what the child wrote last
-                let status = lock.withLock { exitStatus! }
-                return Self.code(status)
+                try? await Task.sleep(for: .milliseconds(50))  // let the reader drain what the child wrote last
+                return Self.code(lock.withLock { exitStatus! })
             }
-            usleep(10_000)
+            try? await Task.sleep(for: .milliseconds(10))
         }
         return nil
     }
