@@ -45,7 +45,10 @@ deps-bench: deps
 build: deps
 	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS)
 
-# One build for everything (products and tests), then run without rebuilding.
+# One build for everything (products and tests), then run without rebuilding. Tests run one at a
+# time: many drive real processes and real clocks (gpsd fed at a pace, narration in real time),
+# and on a 2-core machine parallel suites starve each other's timers (about 100 s serial).
+TEST_FLAGS ?= --no-parallel
 test: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(TEST_FLAGS)
