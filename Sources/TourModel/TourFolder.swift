@@ -128,14 +128,31 @@ public struct TourFolder: Sendable, Hashable {
                                   reason: "must be \(Self.typeName(type)), not null")
         case .dataCorrupted(let context):
             if context.codingPath.isEmpty {
-                let detail = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-                    ?? context.debugDescription
-                return TourModelError(file: manifestName, reason: "not valid JSON (\(detail))")
+                return TourModelError(file: manifestName, reason: "not valid JSON (\(syntaxProblem(in: data)))")
             }
             return TourModelError(file: manifestName, field: JSONPath.render(context.codingPath),
                                   reason: context.debugDescription)
         @unknown default:
             return TourModelError(file: manifestName, reason: "cannot be decoded")
+        }
+    }
+
+    /// JSONDecoder only says "not valid JSON"; JSONSerialization says where ("around character N"),
+    /// which we turn into the line and column an editor shows.
+    static func syntaxProblem(in data: Data) -> String {
+        do {
+            _ = try JSONSerialization.jsonObject(with: data)
+            return "the top level must be an object"
+        } catch {
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+            guard let range = detail.range(of: #"character (\d+)"#, options: .regularExpression),
+                  let offset = Int(detail[range].dropFirst("character ".count)) else { return detail }
+            var line = 1, column = 1
+            for byte in data.prefix(offset) {
+                if byte == UInt8(ascii: "\n") { line += 1; column = 1 } else { column += 1 }
+            }
+            let what = detail.components(separatedBy: " around ").first ?? detail
+            return "\(what.lowercased()) at line \(line), column \(column)"
         }
     }
 
