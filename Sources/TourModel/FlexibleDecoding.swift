@@ -59,6 +59,15 @@ extension KeyedDecodingContainer where Key == AnyKey {
         return nil
     }
 
+    /// Like `identifier`, but a missing id is an error.
+    func requireIdentifier(_ keys: String...) throws -> String {
+        for key in keys {
+            if let id = try identifier(key) { return id }
+        }
+        throw DecodingError.keyNotFound(AnyKey(keys[0]), .init(codingPath: codingPath,
+            debugDescription: "\(keys[0]) is required"))
+    }
+
     func nested(_ key: String) throws -> KeyedDecodingContainer<AnyKey>? {
         let k = AnyKey(key)
         guard contains(k), try !decodeNil(forKey: k) else { return nil }

@@ -26,7 +26,7 @@ public struct TourDetail: Sendable, Hashable, Decodable {
 
     public init(from decoder: any Decoder) throws {
         let top = try decoder.container(keyedBy: AnyKey.self)
-        id = try top.identifier("id") ?? { throw DecodingError.keyNotFound(AnyKey("id"), .init(codingPath: top.codingPath, debugDescription: "id is required")) }()
+        id = try top.requireIdentifier("id")
         slug = try top.first(String.self, "slug") ?? id
         isProtected = try top.first(Bool.self, "isProtected") ?? false
         hasAccess = try top.first(Bool.self, "hasAccess")

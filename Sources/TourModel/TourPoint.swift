@@ -28,7 +28,7 @@ public struct TourPoint: Sendable, Hashable, Decodable, Identifiable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: AnyKey.self)
-        id = try c.identifier("id") ?? { throw DecodingError.keyNotFound(AnyKey("id"), .init(codingPath: c.codingPath, debugDescription: "id is required")) }()
+        id = try c.requireIdentifier("id")
         order = try c.require(Int.self, "order")
         if let loc = try c.latLng("location") {
             coordinate = loc

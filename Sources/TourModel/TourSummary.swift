@@ -50,7 +50,7 @@ public struct TourSummary: Sendable, Hashable, Decodable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: AnyKey.self)
-        id = try c.identifier("id") ?? { throw DecodingError.keyNotFound(AnyKey("id"), .init(codingPath: c.codingPath, debugDescription: "id is required")) }()
+        id = try c.requireIdentifier("id")
         slug = try c.first(String.self, "slug") ?? id
         isProtected = try c.first(Bool.self, "isProtected", "is_protected") ?? false
         hasAccess = try c.first(Bool.self, "hasAccess", "has_access")
@@ -88,7 +88,6 @@ public struct TourSummary: Sendable, Hashable, Decodable {
 
 /// One element of the guide dialect's `versions`.
 struct GuideVersion: Decodable {
-    var id: String?
     var language: String
     var title: String?
     var description: String?
@@ -96,12 +95,9 @@ struct GuideVersion: Decodable {
     var durationMinutes: Double?
     var distanceKm: Double?
     var coverImageURL: String?
-    var startingPoint: Coordinate?
-    var videoURL: String?
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: AnyKey.self)
-        id = try c.identifier("id")
         language = try c.require(String.self, "language")
         title = try c.first(String.self, "title")
         description = try c.first(String.self, "description")
@@ -109,8 +105,6 @@ struct GuideVersion: Decodable {
         durationMinutes = try c.number("durationMinutes")
         distanceKm = try c.number("distanceKm")
         coverImageURL = try c.first(String.self, "coverImageUrl", "imageUrl")
-        startingPoint = try c.latLng("startingPoint")
-        videoURL = try c.first(String.self, "videoUrl")
     }
 }
 
