@@ -157,6 +157,11 @@ public enum PseudoTerminal {
         dlsym(nil, name).map { unsafeBitCast($0, to: type) }
     }
 
+    /// The `/dev/pts/N` path of a master's other side.
+    public static func name(of master: Int32) -> String {
+        symbol("ptsname", NameCall.self).flatMap { $0(master) }.map { String(cString: $0) } ?? ""
+    }
+
     /// A master/slave pair with an 80x24 window.
     public static func open() throws -> (master: Int32, slave: Int32) {
         guard let openpt = symbol("posix_openpt", IntCall.self), let grant = symbol("grantpt", IntCall.self),

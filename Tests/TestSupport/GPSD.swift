@@ -40,18 +40,8 @@ public final class GPSDHarness: @unchecked Sendable {
     /// Opens the pty and starts gpsd on it. `port` nil picks a free one.
     public init(port: Int? = nil) throws {
         directory = try TemporaryDirectory(prefix: "walkscape-gpsd")
-        master = PTY.posixOpenpt(O_RDWR | O_NOCTTY)
-        guard master >= 0 else { throw Failure.pty("posix_openpt: \(String(cString: strerror(errno)))") }
-        guard PTY.grantpt(master) == 0, PTY.unlockpt(master) == 0, let name = PTY.ptsname(master) else {
-            close(master)
-            throw Failure.pty("grantpt/unlockpt/ptsname: \(String(cString: strerror(errno)))")
-        }
-        devicePath = String(cString: name)
-        slave = open(devicePath, O_RDWR | O_NOCTTY)
-        guard slave >= 0 else {
-            close(master)
-            throw Failure.pty("open \(devicePath): \(String(cString: strerror(errno)))")
-        }
+        (master, slave) = try PseudoTerminal.open()
+        devicePath = PseudoTerminal.name(of: master)
         // Raw 8N1 at 4800 baud, as a serial GPS would be configured.
         var attributes = termios()
         tcgetattr(slave, &attributes)
@@ -205,22 +195,4 @@ public final class GPSDHarness: @unchecked Sendable {
             }
         }
     }
-}
-
-/// The pty functions of libc. Glibc's Swift module hides them (they are behind
-/// `_XOPEN_SOURCE`), and this target has no C module of its own, so they are looked up once by
-/// name in the process's own libc.
-private enum PTY {
-    typealias IntCall = @convention(c) (Int32) -> Int32
-    typealias NameCall = @convention(c) (Int32) -> UnsafeMutablePointer<CChar>?
-
-    static func symbol<T>(_ name: String, _ type: T.Type) -> T {
-        guard let address = dlsym(nil, name) else { fatalError("libc has no \(name)") }
-        return unsafeBitCast(address, to: type)
-    }
-
-    static let posixOpenpt = symbol("posix_openpt", IntCall.self)
-    static let grantpt = symbol("grantpt", IntCall.self)
-    static let unlockpt = symbol("unlockpt", IntCall.self)
-    static let ptsname = symbol("ptsname", NameCall.self)
 }
