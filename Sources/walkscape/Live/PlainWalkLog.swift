@@ -1,0 +1,47 @@
+import Foundation
+import Positioning
+import TourModel
+import Walk
+
+/// Without a terminal (a pipe, a log, a service), the walk prints one line per thing that happened.
+final class PlainWalkLog: @unchecked Sendable {
+    private var lastGPS: String?
+    private var lastPlaying: String?
+    private var lastHeard = 0
+    private var lastNotice: String?
+    private var lastTrigger: String?
+    private let lock = NSLock()
+    private let write: @Sendable (String) -> Void
+
+    init(write: @escaping @Sendable (String) -> Void = { line in
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }) {
+        self.write = write
+    }
+
+    func update(_ s: LiveWalkStatus) {
+        lock.lock(); defer { lock.unlock() }
+        let gps: String
+        switch s.gps {
+        case nil: gps = "connecting to gpsd"
+        case .noGPSD: gps = "no gpsd (retrying)"
+        case .waitingForFix: gps = "waiting for a fix"
+        case .connected: gps = s.lastFix.map { $0.mode == .threeD ? "3D fix" : $0.mode == .twoD ? "2D fix" : "no fix" } ?? "connected"
+        }
+        if gps != lastGPS { write("gps: \(gps)"); lastGPS = gps }
+        if let t = s.lastTrigger, "\(t.pointID)|\(t.type)" != lastTrigger {
+            lastTrigger = "\(t.pointID)|\(t.type)"
+            let title = s.tour.points.first { $0.id == t.pointID }?.title ?? t.pointID
+            var line = "triggered: \(t.order). \(title) (\(t.type.analyticsValue)"
+            if let d = t.distance { line += ", \(Int(d.rounded())) m from the point" }
+            write(line + ")")
+        }
+        let playing = s.nowPlaying.map { "\($0.point.order). \($0.point.title)" }
+        if playing != lastPlaying {
+            if let playing { write("playing: \(playing)") }
+            lastPlaying = playing
+        }
+        if s.heardCount != lastHeard { write("heard: \(s.heardCount)/\(s.tour.points.count)"); lastHeard = s.heardCount }
+        if let notice = s.notice, notice != lastNotice { write("note: \(notice)"); lastNotice = notice }
+    }
+}
