@@ -17,6 +17,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
     ],
     targets: [
         // System libraries: module map + shim.h each. Only Positioning and Playback import them.
@@ -39,10 +42,24 @@ let package = Package(
         .target(name: "Playback", dependencies: ["TourModel", "CMPG123", "CALSA"], swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzSRT", dependencies: ["Playback", "CFuzzerShim"], swiftSettings: swiftSettings),
         .target(name: "Walk", dependencies: ["TourModel", "Positioning", "Playback"], swiftSettings: swiftSettings),
+        // The HTTP client of the service. NIO types stay inside it: its interface speaks TourModel,
+        // Foundation and its own request/response values.
+        .target(
+            name: "TourAPI",
+            dependencies: [
+                "TourModel",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "walkscape",
             dependencies: [
-                "TourModel", "Positioning", "Playback", "Walk", "CSQLite",
+                "TourModel", "Positioning", "Playback", "Walk", "TourAPI", "CSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -61,7 +78,11 @@ let package = Package(
                     dependencies: ["Walk", "TestSupport",
                                    .product(name: "PropertyBased", package: "swift-property-based")],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport", "TourModel", "walkscape", "Walk", "Positioning"],
+        .testTarget(name: "TourAPITests", dependencies: ["TourAPI", "TourModel", "TestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "CLITests",
+                    dependencies: ["TestSupport", "TourModel", "walkscape", "Walk", "Positioning", "TourAPI",
+                                   .product(name: "ArgumentParser", package: "swift-argument-parser")],
                     swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
