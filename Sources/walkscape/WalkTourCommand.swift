@@ -62,7 +62,7 @@ struct WalkTourCommand: AsyncParsableCommand {
         let playable = try TourArgument.playable(TourArgument.folder(tour), language: language, settings: settings)
         let policy = triggering.policy
         let store = ProgressStore(folder: settings.paths.progress)
-        let journal = EventJournal(url: settings.paths.state.appendingPathComponent("outbox.jsonl"))
+        let journal = EventJournal(url: settings.paths.outbox)
         let interactive = TerminalSession.isInteractive && !noInput
 
         // Resume unless asked not to, and say where.
