@@ -38,6 +38,7 @@ struct LoginCommand: AsyncParsableCommand {
             let auth = try await client.login(email: email, password: password)
             return (auth, try await client.session.credentials())
         }
+        AccountEvents(settings: settings).record(.login, userID: auth.user?.id.nonEmpty)
         try AccountReport(email: auth.user?.email ?? email, userID: auth.user?.id.nonEmpty,
                           sessionExpiresAt: credentials?.sessionExpiresAt)
             .print(json: json, headline: "Logged in as \(auth.user?.email ?? email).")

@@ -49,6 +49,7 @@ struct RegisterCommand: AsyncParsableCommand {
             let auth = try await client.register(registration)
             return (auth, try await client.session.credentials())
         }
+        AccountEvents(settings: settings).record(.signup, userID: auth.user?.id.nonEmpty)
         try AccountReport(email: auth.user?.email ?? email, userID: auth.user?.id.nonEmpty,
                           sessionExpiresAt: credentials?.sessionExpiresAt)
             .print(json: json, headline: "Registered and logged in as \(auth.user?.email ?? email).")

@@ -38,7 +38,7 @@ struct RedeemCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try global.settings()
-        let report = try await ServiceConnection.run(settings) { client in
+        let (report, userID) = try await ServiceConnection.run(settings) { client in
             let redemption = try await client.redeem(code)
             var title = redemption.tourTitle
             var slug = redemption.tourSlug
@@ -46,8 +46,11 @@ struct RedeemCommand: AsyncParsableCommand {
                 title = title ?? tour.title.best(settings.language)
                 slug = slug ?? tour.slug
             }
-            return Report(tourId: redemption.tourID, tourTitle: title ?? redemption.tourID, tourSlug: slug)
+            let userID = try await client.session.credentials()?.userID
+            return (Report(tourId: redemption.tourID, tourTitle: title ?? redemption.tourID, tourSlug: slug), userID)
         }
+        // The voucher's own tour id, as the service named it: never the TOUR the user had in mind.
+        AccountEvents(settings: settings).record(.voucherRedeemed, userID: userID, tourID: report.tourId)
         if json { return try JSONOutput.write(report) }
         print("Unlocked: \(report.tourTitle)")
     }
