@@ -74,6 +74,30 @@ struct CredentialsFile: CredentialStore {
         }
     }
 
+    /// Holds an exclusive lock on `credentials.json.lock` beside the file (flock: released by the
+    /// kernel if the process dies) while `body` runs. Waits without blocking a thread, up to 30 s.
+    func exclusively<T: Sendable>(_ body: @Sendable () async throws(APIError) -> T) async throws(APIError) -> T {
+        let lockPath = url.path + ".lock"
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw APIError(.local, "cannot create \(url.deletingLastPathComponent().path): \(error.localizedDescription)")
+        }
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw APIError(.local, "cannot open \(lockPath): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < deadline else {
+                throw APIError(.local, "another walkscape holds \(lockPath); try again")
+            }
+            do { try await Task.sleep(for: .milliseconds(20)) } catch { throw APIError(.local, "cancelled") }
+        }
+        defer { flock(fd, LOCK_UN) }
+        return try await body()
+    }
+
     /// The file's permission bits, nil when there is no file.
     var permissions: mode_t? {
         var info = stat()

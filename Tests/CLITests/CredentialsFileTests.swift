@@ -62,4 +62,35 @@ struct CredentialsFileTests {
         #expect(try file.load() == nil)
         #expect(file.permissions == nil)
     }
+
+    @Test func renewalsOfTwoHoldersNeverOverlap() async throws {
+        let home = try TemporaryDirectory()
+        let file = CredentialsFile(url: home.file("config/credentials.json"))
+        let log = SpanLog()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for n in 0..<3 {
+                group.addTask {
+                    try await file.exclusively { () async throws(APIError) -> Int in
+                        log.add("start \(n)")
+                        try? await Task.sleep(for: .milliseconds(60))
+                        log.add("end \(n)")
+                        return n
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let entries = log.entries
+        #expect(entries.count == 6)
+        for i in stride(from: 0, to: entries.count, by: 2) {
+            #expect(entries[i].hasPrefix("start") && entries[i + 1] == "end" + entries[i].dropFirst(5))
+        }
+    }
+}
+
+final class SpanLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [String] = []
+    func add(_ entry: String) { lock.withLock { list.append(entry) } }
+    var entries: [String] { lock.withLock { list } }
 }

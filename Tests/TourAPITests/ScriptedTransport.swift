@@ -76,6 +76,7 @@ final class MemoryCredentialStore: CredentialStore, @unchecked Sendable {
     func load() throws(APIError) -> Credentials? { lock.withLock { stored } }
     func save(_ credentials: Credentials) throws(APIError) { lock.withLock { stored = credentials; saves += 1 } }
     func remove() throws(APIError) { lock.withLock { stored = nil } }
+    func exclusively<T: Sendable>(_ body: @Sendable () async throws(APIError) -> T) async throws(APIError) -> T { try await body() }
 }
 
 /// Unsigned JWTs with the claims the client reads (it never verifies signatures; the server does).

@@ -7,4 +7,7 @@ public protocol CredentialStore: Sendable {
     func save(_ credentials: Credentials) throws(APIError)
     /// Forgets them; nothing saved is not an error.
     func remove() throws(APIError)
+    /// Runs `body` while no other process renews the same credentials. The service rotates refresh
+    /// tokens: two processes renewing with one refresh token would leave one of them logged out.
+    func exclusively<T: Sendable>(_ body: @Sendable () async throws(APIError) -> T) async throws(APIError) -> T
 }

@@ -95,9 +95,14 @@ public actor Session {
     }
 
     private func refresh() async throws(APIError) -> Credentials {
+        try await store.exclusively { () async throws(APIError) -> Credentials in try await self.renew() }
+    }
+
+    /// Renews the pair; called with the store held, so no other process renews at the same time.
+    private func renew() async throws(APIError) -> Credentials {
         guard let current = try credentials() else { throw APIError.notLoggedIn(service) }
-        // Another walkscape process may have renewed the pair already: use it rather than spend
-        // a refresh token that may have been rotated away.
+        // Another walkscape process may have renewed the pair while we waited for the store: use
+        // its pair rather than spend a refresh token that has been rotated away.
         if let disk = try store.load(), disk.service == current.service,
            disk.tokens.accessToken != current.tokens.accessToken, !disk.accessNeedsRefresh(at: now()) {
             cached = disk
