@@ -103,6 +103,30 @@ struct RequestExecutorTests {
         #expect(transport.requests.count == 1)
     }
 
+    @Test func aBodyThatBreaksOffIsAFailedAttemptWhenCollected() async throws {
+        let transport = ScriptedTransport([.answerThenBreak(200), .answer(200, body: "[1]")])
+        let response = try await executor(transport, timer: RecordingTimer())
+            .send(HTTPRequest(method: .get, url: url), idempotent: true, collectingUpTo: 1024)
+        #expect(try await response.body.collect(upTo: 1024) == Data("[1]".utf8))
+        #expect(transport.requests.count == 2)
+
+        let post = ScriptedTransport([.answerThenBreak(201), .answer(201)])
+        await #expect(throws: TransportError(.connectionLost, "scripted break")) {
+            try await executor(post, timer: RecordingTimer())
+                .send(HTTPRequest(method: .post, url: url), idempotent: false, collectingUpTo: 1024)
+        }
+        #expect(post.requests.count == 1)
+    }
+
+    @Test func anAnswerLargerThanTheLimitIsRefusedNotRetried() async throws {
+        let transport = ScriptedTransport([.answer(200, body: String(repeating: "x", count: 2000)), .answer(200)])
+        await #expect(throws: TransportError.self) {
+            try await executor(transport, timer: RecordingTimer())
+                .send(HTTPRequest(method: .get, url: url), idempotent: true, collectingUpTo: 1000)
+        }
+        #expect(transport.requests.count == 1)
+    }
+
     @Test func everyRetryIsAnnounced() async throws {
         let transport = ScriptedTransport([.answer(503), .fail(.connectionLost), .answer(200)])
         let notices = NoticeLog()

@@ -7,6 +7,8 @@ import TourAPI
 final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     enum Step {
         case answer(Int, headers: HTTPHeaderFields = [:], body: String = "")
+        /// The head arrives, then the connection breaks before the body does.
+        case answerThenBreak(Int)
         case fail(TransportError.Kind)
     }
 
@@ -37,6 +39,10 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
         switch step {
         case .answer(let status, let headers, let body):
             return HTTPResponse(status: status, headers: headers, body: .bytes(Data(body.utf8)), url: request.url)
+        case .answerThenBreak(let status):
+            return HTTPResponse(status: status, body: ResponseBody {
+                ResponseBody.AsyncIterator { throw TransportError(.connectionLost, "scripted break") }
+            }, url: request.url)
         case .fail(let kind):
             throw TransportError(kind, "scripted \(kind)")
         }

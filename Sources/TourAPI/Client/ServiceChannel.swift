@@ -41,7 +41,7 @@ public struct ServiceChannel: Sendable {
     /// Sends and reads the whole answer; transport failures become `APIError`s.
     public func perform(_ request: HTTPRequest, idempotent: Bool) async throws(APIError) -> ServiceAnswer {
         do {
-            let response = try await executor.send(request, idempotent: idempotent)
+            let response = try await executor.send(request, idempotent: idempotent, collectingUpTo: maxAnswerBytes)
             let data = try await response.body.collect(upTo: maxAnswerBytes)
             return ServiceAnswer(request: request.summary, status: response.status, headers: response.headers, data: data)
         } catch {

@@ -31,14 +31,22 @@ public struct RequestExecutor: Sendable {
 
     /// The final answer (which may still be an error status: the caller names it), or the last
     /// transport failure once no attempt is left.
-    public func send(_ request: HTTPRequest, idempotent: Bool) async throws(TransportError) -> HTTPResponse {
+    ///
+    /// With `collectingUpTo`, the body is read within the attempt (up to that many bytes) and
+    /// returned in memory, so an answer that breaks off mid-body counts as a failed attempt too.
+    /// Without it the body streams to the caller, whose business a broken body then is.
+    public func send(_ request: HTTPRequest, idempotent: Bool, collectingUpTo limit: Int? = nil) async throws(TransportError) -> HTTPResponse {
         var attempt = 1
         while true {
             do {
-                let response = try await sendFollowingRedirects(request)
-                guard idempotent, Self.retryableStatuses.contains(response.status) else { return response }
+                var response = try await sendFollowingRedirects(request)
+                guard idempotent, Self.retryableStatuses.contains(response.status) else {
+                    if let limit { response.body = .bytes(try await response.body.collect(upTo: limit)) }
+                    return response
+                }
                 let retryAfter = response.headers["Retry-After"].flatMap { RetryAfter.parse($0, now: timer.now()) }
                 guard let wait = policy.delay(afterAttempt: attempt, retryAfter: retryAfter, fraction: jitter.fraction()) else {
+                    if let limit { response.body = .bytes(try await response.body.collect(upTo: limit)) }
                     return response
                 }
                 await response.body.discard()
