@@ -97,6 +97,13 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 return TransportError(.cannotConnect, String(cString: strerror(error.errnoCode)).lowercased())
             }
             return TransportError(.connectionLost, String(cString: strerror(error.errnoCode)).lowercased())
+        case let error as HTTPParserError:
+            // The service closed the connection part-way through its answer, or sent something
+            // that is not HTTP: either way another attempt may fare better.
+            if error == .invalidEOFState || error == .closedConnection {
+                return TransportError(.connectionLost, "the connection closed before the answer was complete")
+            }
+            return TransportError(.connectionLost, "the answer was not valid HTTP (\(error))")
         case is NIOSSLError, is BoringSSLError:
             return TransportError(.tls, "the secure connection failed (\(error))")
         case is CancellationError:
