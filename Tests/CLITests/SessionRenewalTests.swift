@@ -76,6 +76,26 @@ struct SessionRenewalTests {
         await walker.server.stop()
     }
 
+    @Test func aTokenTheServiceRejectsGetsOneRenewalThenTheLoginMessage() async throws {
+        let tours = try TemporaryDirectory()
+        let first = try await ServerProcess.start()
+        let walker = try ServiceWalker(first)
+        #expect(try walker.register("ada@example.org", password: Self.password).status == 0)
+        // The same address now answers with another signing key (a reinstalled service): the
+        // token is not expired, so it is sent, answered 401, and its renewal refused.
+        let second = try await AccountJourneyTests.server(.init(), tours: tours)
+        var credentials = try #require(walker.credentials)
+        credentials.service = ServiceURL.key(URL(string: second.baseURL)!)
+        try WalkscapeJSON.encoder().encode(credentials).write(to: walker.credentialsURL)
+        let r = try walker.run(["whoami"], environment: ["WALKSCAPE_API_URL": second.baseURL])
+        #expect(r.status == 77)
+        #expect(r.stderr == "walkscape: log in again: walkscape login\n")
+        #expect(try second.stats()["refreshes"] == 0)
+        walker.expectNoTokenPrinted()
+        await first.stop()
+        await second.stop()
+    }
+
     @Test func parallelCommandsWithAnExpiringTokenRenewItOnce() async throws {
         let tours = try TemporaryDirectory()
         let walker = try await unlockedWalker(.init(tokenTTL: 2), tours: tours)
