@@ -229,18 +229,29 @@ public struct TourMap: Sendable {
 
     private static func quoted(_ v: Double) -> String { "\"" + String(format: "%.1f", v) + "\"" }
 
+    /// Text for XML: markup characters escaped, and characters XML 1.0 does not allow (C0
+    /// controls other than tab and line ends, U+FFFE, U+FFFF) or discourages (DEL and the C1
+    /// controls) replaced by U+FFFD. A title from a stranger's tour.json must not make the file
+    /// unreadable, or smuggle a terminal escape into it.
     static func escape(_ text: String) -> String {
-        var out = ""
-        for ch in text {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.append(ch)
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out.append(contentsOf: "&amp;".unicodeScalars)
+            case "<": out.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": out.append(contentsOf: "&gt;".unicodeScalars)
+            case "\"": out.append(contentsOf: "&quot;".unicodeScalars)
+            case "'": out.append(contentsOf: "&apos;".unicodeScalars)
+            default: out.append(isXMLText(scalar) ? scalar : "\u{FFFD}")
             }
         }
-        return out
+        return String(out)
+    }
+
+    static func isXMLText(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x09, 0x0A, 0x0D, 0x20...0x7E, 0xA0...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF: true
+        default: false
+        }
     }
 }

@@ -44,11 +44,11 @@ struct LintCommand: AsyncParsableCommand {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            FileHandle.standardOutput.write(try encoder.encode(result.findings) + Data("\n".utf8))
+            Console.json(try encoder.encode(result.findings))
         } else {
-            for finding in result.findings { print(finding) }
-            print(result.findings.isEmpty ? "\(tour): no problems found"
-                  : "\(tour): \(result.errors) error\(result.errors == 1 ? "" : "s"), \(result.warnings) warning\(result.warnings == 1 ? "" : "s")")
+            for finding in result.findings { Console.out(finding.description) }
+            Console.out(result.findings.isEmpty ? "\(tour): no problems found"
+                        : "\(tour): \(result.errors) error\(result.errors == 1 ? "" : "s"), \(result.warnings) warning\(result.warnings == 1 ? "" : "s")")
         }
         if result.errors > 0 { throw ExitCode(1) }
     }

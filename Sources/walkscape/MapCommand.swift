@@ -74,6 +74,6 @@ struct MapCommand: AsyncParsableCommand {
         } catch {
             throw CLIError.failure("\(output): cannot write (\(error.localizedDescription))")
         }
-        print("wrote \(output) (\(svg.utf8.count / 1024) KB)")
+        Console.out("wrote \(output) (\(svg.utf8.count / 1024) KB)")
     }
 }

@@ -117,7 +117,7 @@ struct PlayCommand: AsyncParsableCommand {
     }
 
     static func stderr(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        Console.err(line)
     }
 }
 
@@ -151,7 +151,7 @@ struct CuePrinter {
     /// Written straight to the file descriptor: `print` would sit in stdio's buffer when stdout is
     /// a pipe, and a cue is only useful when it is heard.
     static func say(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        Console.out(line)
     }
 
     static func clock(_ seconds: Double) -> String {

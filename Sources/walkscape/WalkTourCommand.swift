@@ -152,6 +152,6 @@ struct WalkTourCommand: AsyncParsableCommand {
     }
 
     private func say(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        Console.out(line)
     }
 }
