@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import Playback
 import Positioning
@@ -227,7 +228,8 @@ public struct TourLint: Sendable {
     /// Checks a tour.json the loader refused, for the problems it would otherwise report one
     /// run at a time: duplicate orders and ids, media that is not there.
     private func rawChecks(root: URL) -> [LintFinding] {
-        guard let data = try? Data(contentsOf: root.appendingPathComponent(TourFolder.manifestName)),
+        // Read as the loader reads: tour.json and media only inside the folder, regular files only.
+        guard let paths = try? TourFolderPaths(root: root), let data = try? paths.manifest(),
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               let points = object["points"] as? [[String: Any]] else { return [] }
         var findings: [LintFinding] = []
@@ -246,9 +248,20 @@ public struct TourLint: Sendable {
             for (lang, value) in (p["content"] as? [String: Any] ?? [:]).sorted(by: { $0.key < $1.key }) {
                 guard let content = value as? [String: Any] else { continue }
                 for key in ["audio", "subtitles", "image"] {
-                    guard let path = content[key] as? String, !path.hasPrefix("/"), !path.contains("..") else { continue }
-                    if !FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path) {
-                        findings.append(.init(.error, "missing-media", "points[\(i)]", "content.\(lang).\(key): \(path) does not exist"))
+                    guard let path = content[key] as? String else { continue }
+                    let check: String
+                    do {
+                        _ = try paths.file(path)
+                        continue
+                    } catch {
+                        switch error {
+                        case .missing: check = "missing-media"
+                        case .outside: check = "outside-folder"
+                        case .notRegular: check = "not-a-file"
+                        case .unreadable: check = "media-unreadable"
+                        case .empty, .leavesByName: continue   // the loader's own words say it
+                        }
+                        findings.append(.init(.error, check, "points[\(i)]", "content.\(lang).\(key): \(error.reason(for: path))"))
                     }
                 }
             }
@@ -258,7 +271,8 @@ public struct TourLint: Sendable {
 
     /// Nil when the bytes look like an image a phone can show (JPEG, PNG, GIF, WebP).
     static func imageProblem(_ url: URL) -> String? {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return "cannot be read" }
+        let handle: FileHandle
+        do { handle = try InputFile.handle(url.path) } catch { return error.reason }
         defer { try? handle.close() }
         let head = [UInt8]((try? handle.read(upToCount: 12)) ?? Data())
         if head.isEmpty { return "the file is empty" }
