@@ -12,6 +12,7 @@ struct LintCommand: AsyncParsableCommand {
         the walk to the next point at 1.3 m/s, overlapping radii, radii under 20 m or over 150 m, \
         points out of order along the route, duplicate orders and ids, missing languages, and \
         points that the tour's own recorded walks (traces) do not trigger. \
+        At most 20 findings of one kind are listed, then counted; --json lists them all. \
         Exits 1 when there are errors; warnings alone exit 0.
 
         Examples:
@@ -46,7 +47,7 @@ struct LintCommand: AsyncParsableCommand {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             Console.json(try encoder.encode(result.findings))
         } else {
-            for finding in result.findings { Console.out(finding.description) }
+            for line in result.lines() { Console.out(line) }
             Console.out(result.findings.isEmpty ? "\(tour): no problems found"
                         : "\(tour): \(result.errors) error\(result.errors == 1 ? "" : "s"), \(result.warnings) warning\(result.warnings == 1 ? "" : "s")")
         }
