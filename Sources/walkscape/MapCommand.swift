@@ -12,9 +12,9 @@ struct MapCommand: AsyncParsableCommand {
         abstract: "Draw a tour as an SVG map: route, numbered points and radii, a trace coloured by accuracy, triggers.",
         discussion: """
         With --trace, the walk is previewed first (as `preview --fast` does) so the map shows where \
-        each point triggered; fixes the filter ignored are drawn as red crosses. -o - writes the SVG \
-        to standard output; an existing file is replaced only once the whole map is written, and a \
-        FIFO or device is written through.
+        each point triggered; fixes the filter ignored are drawn as red crosses. A long trace is \
+        thinned to 20,000 drawn fixes. -o - writes the SVG to standard output; an existing file is \
+        replaced only once the whole map is written, and a FIFO or device is written through.
 
         Examples:
           walkscape map tours/demo -o demo.svg
@@ -37,9 +37,6 @@ struct MapCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Width of the picture in pixels.", valueName: "px"))
     var width: Int = 1000
 
-    /// More fixes than this are thinned evenly: a screen has no room for them, a browser no patience.
-    static let maxDrawnFixes = 20_000
-
     func validate() throws {
         if !(300...10_000).contains(width) { throw ValidationError("--width must be between 300 and 10000 pixels") }
         if output.isEmpty { throw ValidationError("-o needs a file name") }
@@ -61,19 +58,8 @@ struct MapCommand: AsyncParsableCommand {
             let policy = WalkPolicy()
             map.report = WalkSimulation(tour: playable, policy: policy,
                                         narrations: WalkSimulation.probeNarrations(of: playable)).run(fixes: file.fixes())
-            var filter = FixFilter(configuration: policy.filterConfiguration)
-            var accepted: [Fix] = []
-            var ignored: [Fix] = []
-            for fix in file.fixes() {
-                if filter.evaluate(fix) == .accepted { accepted.append(fix) } else if fix.mode >= .twoD { ignored.append(fix) }
-            }
-            if accepted.isEmpty { throw CLIError.data("\(url.path): no usable position in this trace") }
-            if accepted.count > Self.maxDrawnFixes {
-                let stride = (accepted.count + Self.maxDrawnFixes - 1) / Self.maxDrawnFixes
-                accepted = accepted.enumerated().filter { $0.offset % stride == 0 || $0.offset == accepted.count - 1 }.map(\.element)
-            }
-            map.fixes = accepted
-            map.ignored = Array(ignored.prefix(1000))
+            map.draw(fixes: file.fixes(), filter: policy.filterConfiguration)
+            if map.trace.isEmpty { throw CLIError.data("\(url.path): no usable position in this trace") }
         }
         let svg = Data(map.svg().utf8)
         do throws(FileAccessError) {
