@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FileAccess
 import Foundation
 import Synchronization
 
@@ -27,15 +28,10 @@ public final class TraceFile: Sendable {
     public init(url: URL, bufferSize: Int = 1 << 18) throws(PositioningError) {
         self.url = url
         self.bufferSize = max(16, bufferSize)
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .cannotOpen(url.path, errno: errno) }
-        // Each pass reopens the file, so it must be readable twice: not a pipe or a terminal.
-        var info = stat()
-        if fstat(fd, &info) == 0, info.st_mode & S_IFMT != S_IFREG, info.st_mode & S_IFMT != S_IFDIR {
-            close(fd)
-            throw PositioningError("\(url.path): not a regular file (save the trace to a file first)",
-                                   exitCode: PositioningError.noInput)
-        }
+        // Each pass reopens the file, so it must be readable twice: a regular file, never a
+        // pipe, a terminal or a device (which are refused without being opened).
+        let fd: Int32
+        do { fd = try InputFile.open(url.path) } catch { throw .cannotOpen(error) }
         let reader = ByteReader(fileDescriptor: fd, capacity: 4096, maxCapacity: 4096)
         reader.fill()
         if reader.readError != 0 { throw .cannotOpen(url.path, errno: reader.readError) }

@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 
 /// A tour on disk in the format of `docs/tour-folder.md`, loaded and validated.
@@ -67,16 +68,11 @@ public struct TourFolder: Sendable, Hashable {
         guard isDirectory.boolValue else {
             throw TourModelError(file: root.path, reason: "is a file, not a tour folder")
         }
-        let manifest = root.appendingPathComponent(manifestName)
-        let data: Data
-        do {
-            data = try Data(contentsOf: manifest)
-        } catch {
-            if !FileManager.default.fileExists(atPath: manifest.path) {
-                throw TourModelError(file: root.path, reason: "not a tour folder (no \(manifestName))")
-            }
-            throw TourModelError(file: manifestName, reason: "cannot be read (\(error.localizedDescription))")
+        let paths: TourFolderPaths
+        do { paths = try TourFolderPaths(root: root) } catch {
+            throw TourModelError(file: root.path, reason: "cannot be read (\(error.reason))")
         }
+        let data = try paths.manifest()
         let raw: RawTour
         do {
             raw = try JSONDecoder().decode(RawTour.self, from: data)
@@ -85,7 +81,7 @@ public struct TourFolder: Sendable, Hashable {
         } catch {
             throw TourModelError(file: manifestName, reason: "not valid JSON")
         }
-        return try Validator(root: root, raw: raw).validate()
+        return try Validator(paths: paths, raw: raw).validate()
     }
 
     /// The tour in one language (`nil`: the default), as the walk core consumes it.
@@ -222,8 +218,9 @@ struct RawPointContent: Decodable {
 // MARK: - Validation
 
 private struct Validator {
-    let root: URL
+    let paths: TourFolderPaths
     let raw: RawTour
+    var root: URL { paths.root }
     let file = TourFolder.manifestName
 
     func fail(_ field: String, _ reason: String) -> TourModelError {
@@ -321,19 +318,10 @@ private struct Validator {
                           languageInfo: languageInfo, points: points, route: route, image: image, traces: traces)
     }
 
-    /// Resolves a relative media path inside the folder, refusing paths that leave it.
+    /// A relative media path as a file inside the folder, refusing paths that leave it by name
+    /// or through links, and anything that is not a regular file.
     func media(_ path: String, field: String) throws(TourModelError) -> URL {
-        guard !path.isEmpty else { throw fail(field, "must not be empty") }
-        guard !path.hasPrefix("/"), !path.split(separator: "/").contains("..") else {
-            throw fail(field, "\(path) must be a path inside the tour folder (no leading / and no ..)")
-        }
-        let url = root.appendingPathComponent(path)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw fail(field, "\(path) does not exist")
-        }
-        guard !isDirectory.boolValue else { throw fail(field, "\(path) is a folder, not a file") }
-        return url
+        do { return try paths.file(path) } catch { throw fail(field, error.reason(for: path)) }
     }
 
     static func isLanguageCode(_ code: String) -> Bool {

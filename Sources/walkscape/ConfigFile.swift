@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 
 /// The settings file, `key = value` lines with `#` comments:
@@ -14,9 +15,14 @@ struct ConfigFile: Sendable, Hashable {
 
     init(values: [String: String] = [:]) { self.values = values }
 
-    /// A missing file is an empty configuration; a malformed one is an error naming the line.
+    /// A missing file is an empty configuration; a malformed one is an error naming the line, and
+    /// one that cannot be read (a FIFO, no permission) an error saying why.
     static func load(_ url: URL) throws(CLIError) -> ConfigFile {
-        guard let data = FileManager.default.contents(atPath: url.path) else { return ConfigFile() }
+        let data: Data
+        do { data = try InputFile.contents(of: url.path) } catch {
+            if case .missing = error.cause { return ConfigFile() }
+            throw CLIError.usage(error.message)
+        }
         return try parse(String(decoding: data, as: UTF8.self), file: url.path)
     }
 

@@ -86,9 +86,7 @@ struct PreviewCommand: AsyncParsableCommand {
             // With --json, stdout is for the JSON alone; the performance goes to stderr.
             let toStderr = json
             // Unbuffered, so each line shows when it happens even through a pipe (`make demo | tee`).
-            let write: @Sendable (String) -> Void = { line in
-                (toStderr ? FileHandle.standardError : FileHandle.standardOutput).write(Data((line + "\n").utf8))
-            }
+            let write: @Sendable (String) -> Void = { line in Console.say(line, toStandardError: toStderr) }
             let pace = speed.map { "at \(String(format: "%g", $0))x (narration at 1x)" } ?? "in real time"
             let sound = player == nil ? "without sound" : "with sound on '\(audioDevice ?? settings.audioDevice)'"
             write("Replaying \(traceURL.lastPathComponent) \(pace), \(sound). Ctrl-C stops.\n")
@@ -98,14 +96,13 @@ struct PreviewCommand: AsyncParsableCommand {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            let data = try encoder.encode(report)
-            FileHandle.standardOutput.write(data + Data("\n".utf8))
+            Console.json(try encoder.encode(report))
         } else if computeOnly {
-            print(report.rendered(), terminator: "")
+            Console.out(report.rendered(), terminator: "")
         } else {
-            print("")
-            print(report.renderedPoints(), terminator: "")
-            print("\n" + report.summaryLine)
+            Console.out("")
+            Console.out(report.renderedPoints(), terminator: "")
+            Console.out("\n" + report.summaryLine)
         }
     }
 }

@@ -42,10 +42,9 @@ struct TraceCommand: AsyncParsableCommand {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             encoder.dateEncodingStrategy = .iso8601
-            FileHandle.standardOutput.write(try encoder.encode(summary))
-            FileHandle.standardOutput.write(Data("\n".utf8))
+            Console.json(try encoder.encode(summary))
         } else {
-            print(summary.text)
+            Console.out(summary.text)
         }
         if let readError = summary.readError { throw CLIError.data("\(file): \(readError)") }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileAccess
 import Foundation
 import Playback
 import Positioning
@@ -33,7 +34,7 @@ struct WalkTourCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("ALSA device for the narration (env: WALKSCAPE_AUDIO_DEVICE; default 'default').", valueName: "name"))
     var audioDevice: String?
 
-    @Option(name: .long, help: ArgumentHelp("Write the narration to this WAV file instead of a sound device.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Write the narration to this WAV file instead of a sound device (- for standard output).", valueName: "file"))
     var output: String?
 
     @Flag(name: .long, help: "No sound: each narration takes its real duration in silence, subtitles still shown.")
@@ -55,7 +56,13 @@ struct WalkTourCommand: AsyncParsableCommand {
             throw ValidationError("choose one of --audio-device, --output and --no-audio")
         }
         if !(gpsdTimeout > 0) { throw ValidationError("--gpsd-timeout must be a positive number of seconds") }
+        if let output, OutputFile(output).isStandardOutput, isatty(STDOUT_FILENO) == 1 {
+            throw ValidationError("--output - would write a WAV to the terminal: redirect it to a file or a player")
+        }
     }
+
+    /// With the WAV on standard output, everything a person reads goes to standard error.
+    private var textToStandardError: Bool { output.map { OutputFile($0).isStandardOutput } ?? false }
 
     func run() async throws {
         let settings = try global.settings()
@@ -88,7 +95,8 @@ struct WalkTourCommand: AsyncParsableCommand {
         defer { signals.cancel() }
 
         let terminal = interactive ? TerminalSession() : nil
-        let ui = LiveWalkUI(terminal: terminal, color: Terminal.useColor)
+        let plain = textToStandardError ? PlainWalkLog(write: { Console.err($0) }) : PlainWalkLog()
+        let ui = LiveWalkUI(terminal: terminal, color: Terminal.useColor, plain: plain)
         var keyTask: Task<Void, Never>?
         if interactive {
             let keys = KeyReader()
@@ -131,7 +139,10 @@ struct WalkTourCommand: AsyncParsableCommand {
         if noAudio { return SilentNarration() }
         let sink: any PCMSink
         if let output {
-            sink = WAVFileSink(url: URL(fileURLWithPath: output))
+            // Refused now if it cannot be written; nothing is created until narration plays.
+            let file = OutputFile(output)
+            do throws(FileAccessError) { try file.check() } catch { throw CLIError.failure(PlaybackError(output: error).message) }
+            sink = WAVFileSink(output: file)
         } else {
             do { sink = try ALSASink(device: audioDevice ?? settings.audioDevice) }
             catch { throw CLIError.unavailable(error.message) }
@@ -152,6 +163,6 @@ struct WalkTourCommand: AsyncParsableCommand {
     }
 
     private func say(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        Console.say(line, toStandardError: textToStandardError)
     }
 }

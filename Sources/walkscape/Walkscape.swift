@@ -36,7 +36,7 @@ struct Walkscape: AsyncParsableCommand {
                 try command.run()
             }
         } catch let error as CLIError {
-            FileHandle.standardError.write(Data("walkscape: \(error.message)\n".utf8))
+            Console.err("walkscape: \(error.message)")
             Foundation.exit(error.exitCode.rawValue)
         } catch {
             exit(withError: error)

@@ -138,8 +138,8 @@ import TourModel
             #expect(error.exitCode == 66)
         }
         #expect(throws: PositioningError.self) { try TraceFile(url: folder.write("empty.nmea", "")) }
-        #expect(throws: PositioningError.self) { try TraceFile(url: folder.url) }  // a directory
-        #expect(throws: PositioningError("/dev/null: not a regular file (save the trace to a file first)", exitCode: 66)) {
+        #expect(throws: PositioningError("\(folder.path): is a folder, not a file", exitCode: 66)) { try TraceFile(url: folder.url) }
+        #expect(throws: PositioningError("/dev/null: is a character device, not a regular file (save the trace to a file first)", exitCode: 66)) {
             try TraceFile(url: URL(fileURLWithPath: "/dev/null"))
         }
     }

@@ -4,6 +4,7 @@ import TourModel
 import Walk
 
 /// Without a terminal (a pipe, a log, a service), the walk prints one line per thing that happened.
+/// Titles and notices come from the tour: each line goes out through `Console`, which sanitises it.
 final class PlainWalkLog: @unchecked Sendable {
     private var lastGPS: String?
     private var lastPlaying: String?
@@ -13,10 +14,8 @@ final class PlainWalkLog: @unchecked Sendable {
     private let lock = NSLock()
     private let write: @Sendable (String) -> Void
 
-    init(write: @escaping @Sendable (String) -> Void = { line in
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
-    }) {
-        self.write = write
+    init(write: @escaping @Sendable (String) -> Void = { line in Console.out(line) }) {
+        self.write = { line in write(TerminalText.line(line)) }
     }
 
     func update(_ s: LiveWalkStatus) {

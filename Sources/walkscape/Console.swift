@@ -1,0 +1,26 @@
+import Foundation
+
+/// Where commands print: standard output and standard error, unbuffered (a line shows when it
+/// happens, even through a pipe), and always through `TerminalText`, so text from a tour or a
+/// trace reaches the terminal as text.
+enum Console {
+    /// Writes `text` and a newline (or `terminator`) to standard output.
+    static func out(_ text: String, terminator: String = "\n") {
+        FileHandle.standardOutput.write(Data((TerminalText.sanitized(text) + terminator).utf8))
+    }
+
+    /// Writes `text` and a newline to standard error.
+    static func err(_ text: String) {
+        FileHandle.standardError.write(Data((TerminalText.sanitized(text) + "\n").utf8))
+    }
+
+    /// Writes `text` and a newline to standard error or standard output.
+    static func say(_ text: String, toStandardError: Bool) {
+        toStandardError ? err(text) : out(text)
+    }
+
+    /// Writes encoded JSON and a newline to standard output.
+    static func json(_ data: Data) {
+        FileHandle.standardOutput.write(TerminalText.sanitizedJSON(data) + Data("\n".utf8))
+    }
+}
