@@ -90,6 +90,48 @@ struct PreviewCommandTests {
         #expect(r.timeline.contains { $0.kind == .gpsGap && $0.offsetSeconds == 556 })
     }
 
+    /// The demo walk's first `seconds` seconds, with `burst` epochs from `burstAt` on replaced by
+    /// fixes at the last point (Palazzo Pitti) with a good HDOP: a multipath burst, as receivers
+    /// emit in street canyons.
+    static func demoTraceWithBurst(burstAt: Int, burst: Int, seconds: Int) throws -> String {
+        let text = try String(contentsOf: demo.appendingPathComponent("traces/walk.nmea"), encoding: .utf8)
+        func checksummed(_ body: String) -> String {
+            "$\(body)*\(String(format: "%02X", body.utf8.reduce(UInt8(0)) { $0 ^ $1 }))"
+        }
+        var out: [String] = []
+        var second = -1
+        for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("$") {
+            if line.hasPrefix("$GPRMC") { second += 1 }
+            guard second < seconds else { break }
+            if second >= burstAt && second < burstAt + burst {
+                guard line.hasPrefix("$GPRMC") else { continue }
+                let time = String(format: "0830%02d.00", second % 60).replacingOccurrences(of: "0830", with: String(format: "08%02d", 30 + second / 60))
+                out.append(checksummed("GPRMC,\(time),A,4345.93600,N,01115.02400,E,0.100,0.00,180426,,,A"))
+                out.append(checksummed("GPGGA,\(time),4345.93600,N,01115.02400,E,1,08,0.80,52.0,M,46.6,M,,"))
+            } else {
+                out.append(String(line))
+            }
+        }
+        return out.joined(separator: "\r\n") + "\r\n"
+    }
+
+    @Test("a multipath burst at the last point early in the walk triggers nothing, even under --missed play",
+          arguments: [3, 10])
+    func multipathBurstAtTheLastPoint(burst: Int) throws {
+        let dir = try TemporaryDirectory()
+        // Point 1 triggers at 138 s; at 150 s the walker is just past it, 877 m from the last point.
+        let trace = try dir.write("burst.nmea", Self.demoTraceWithBurst(burstAt: 150, burst: burst, seconds: 200))
+        let (result, report) = try preview(["tours/demo", "--trace", trace.path, "--json", "--missed", "play"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let r = try #require(report)
+        #expect(r.points.map(\.status) == [.heard] + Array(repeating: .notReached, count: 4))
+        #expect(!r.summary.completed)
+        #expect(r.summary.rejectedFixes["implausibleJump"] == burst)
+        let ignored = r.timeline.filter { $0.kind == .ignoredFix }
+        #expect(ignored.count == burst)
+        #expect(ignored.allSatisfy { $0.text.contains("877 m away") }, "\(ignored.map(\.text))")
+    }
+
     @Test("the GPX of the same walk gives the same triggers; Italian narration changes only the audio")
     func demoGPXInItalian() throws {
         let (result, report) = try preview(["tours/demo", "--trace", "tours/demo/traces/walk.gpx", "-l", "it", "--json"])

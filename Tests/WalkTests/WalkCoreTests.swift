@@ -23,20 +23,34 @@ struct WalkCoreTests {
         #expect(all.rejections == [.implausibleJump])
     }
 
-    @Test("rule 1: a jump that persists is real (the first fix after a tunnel), and counts from then on")
+    @Test("rule 1: a jump that persists for the jump persistence (20 s) is real, and counts from then on")
     func persistentJumpIsAccepted() {
         var core = WalkCore(tour: northTour())
         var all: [WalkEffect] = []
         all += core.feed(fix(0, 44.99900))
         all += core.feed(fix(1, 44.99900))
-        all += core.feed(fix(2, 45.00200))   // 333 m in a second: not yet believed
-        #expect(all.rejections == [.implausibleJump])
-        let second = core.feed(fix(3, 45.00200))   // still there: believed, first fix inside P2
-        #expect(second.rejections.isEmpty)
-        #expect(second.triggered.isEmpty)
-        let third = core.feed(fix(4, 45.00200))
-        #expect(third.triggered.map(\.pointID) == ["p1", "p2"])
-        #expect(third.triggered.map(\.type) == [.caughtUp, .gps])
+        for s in 2...21 { all += core.feed(fix(Double(s), 45.00200)) }   // 333 m in a second, then holding
+        #expect(all.rejections == Array(repeating: .implausibleJump, count: 20))
+        #expect(all.triggered.isEmpty)
+        let believed = core.feed(fix(22, 45.00200))   // 20 s after the jump: believed, first fix inside P2
+        #expect(believed.rejections.isEmpty)
+        #expect(believed.triggered.isEmpty)
+        let next = core.feed(fix(23, 45.00200))
+        #expect(next.triggered.map(\.pointID) == ["p1", "p2"])
+        #expect(next.triggered.map(\.type) == [.caughtUp, .gps])
+    }
+
+    @Test("rule 1: a three-fix multipath burst at the last point fires nothing, even with missed points played")
+    func multipathBurstDoesNotTrigger() {
+        var core = WalkCore(tour: northTour(), policy: WalkPolicy(missed: .play))
+        var all: [WalkEffect] = []
+        for s in 0..<5 { all += core.feed(fix(Double(s), 44.99990)) }   // inside P1: triggered
+        all += core.handle(.audioFinished(pointID: "p1"), at: at(20))
+        for s in 21..<24 { all += core.feed(fix(Double(s), 45.00400)) }  // 445 m off, dead centre of P3
+        for s in 24..<30 { all += core.feed(fix(Double(s), 44.99990 + Double(s - 24) * 0.00001)) }
+        #expect(all.triggered.map(\.pointID) == ["p1"])
+        #expect(all.rejections == Array(repeating: .implausibleJump, count: 3))
+        #expect(!all.isCompleted)
     }
 
     @Test("rule 1: fixes without a position or with a large error do not count")
