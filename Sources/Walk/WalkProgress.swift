@@ -37,7 +37,10 @@ public struct WalkProgress: Sendable, Hashable, Codable {
     }
 
     public enum Outcome: String, Sendable, Hashable, Codable {
-        case completed, abandoned
+        /// The last point was heard: the next walk of the tour starts again.
+        case completed
+        /// The walker quit (a key, Ctrl-C, a signal): the walk resumes where it was.
+        case abandoned
     }
 
     /// The narration the walker hears now; `isReplay` for previous/replay, which change no progress.

@@ -70,15 +70,16 @@ struct WalkTourCommand: AsyncParsableCommand {
         if restart {
             store.remove(tourID: playable.id)
         } else if let saved = try loadProgress(store, tour: playable) {
-            if saved.outcome == nil {
+            // A walk ended by a crash, a signal or `q` resumes; only a completed one starts over.
+            if saved.outcome == .completed {
+                say("Your last walk of \(playable.title) was completed; starting again at point 1.")
+            } else {
                 do {
                     core = try WalkCore(tour: playable, policy: policy, resuming: saved)
                     if saved.pointsVisited > 0 { say(Self.resumeLine(core.progress, tour: playable)) }
                 } catch {
                     throw CLIError.data("\(error.message) (use --restart)")
                 }
-            } else {
-                say("Your last walk of \(playable.title) \(saved.outcome == .completed ? "was completed" : "ended early"); starting again at point 1.")
             }
         }
 
@@ -117,7 +118,7 @@ struct WalkTourCommand: AsyncParsableCommand {
             say(message ?? "Tour complete: \(playable.title).")
         case .abandoned:
             say("Walk ended early; progress saved. Run `walkscape walk \(tour)` to resume, or add --restart to begin again.")
-            if signals.caught != nil { throw ExitCode(130) }
+            if let signal = signals.caught { throw ExitCode(128 + signal) }
         case .inputEnded:
             say("The position source ended before the tour did; progress saved.")
         }
@@ -142,7 +143,8 @@ struct WalkTourCommand: AsyncParsableCommand {
     static func resumeLine(_ progress: WalkProgress, tour: PlayableTour) -> String {
         let heard = progress.points.count { $0.status == .played }
         if let playing = progress.playing, let point = tour.points.first(where: { $0.id == playing.pointID }) {
-            return "Resuming \(tour.title): \(heard) of \(tour.points.count) heard; \(point.order). \(point.title) plays again from its start."
+            let when = progress.isPaused ? "when you resume (paused: space goes on)" : "from its start"
+            return "Resuming \(tour.title): \(heard) of \(tour.points.count) heard; \(point.order). \(point.title) plays again \(when)."
         }
         if progress.nextIndex < tour.points.count {
             let next = tour.points[progress.nextIndex]

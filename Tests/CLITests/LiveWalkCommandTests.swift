@@ -35,10 +35,35 @@ struct LiveWalkCommandTests {
         return range.upperBound
     }
 
-    func walk(_ args: [String], home: TemporaryDirectory, gpsd: GPSDHarness, pty: Bool = false) throws -> ChildProcess {
+    func walk(_ args: [String], home: TemporaryDirectory, gpsd: GPSDHarness, pty: Bool = false,
+              tour: URL = demo) throws -> ChildProcess {
         try ChildProcess(TestPaths.walkscape,
-                         ["walk", Self.demo.path, "--gpsd-port", "\(gpsd.port)", "--home", home.path] + args,
+                         ["walk", tour.path, "--gpsd-port", "\(gpsd.port)", "--home", home.path] + args,
                          environment: ["NO_COLOR": "1", "TERM": "xterm"], pty: pty)
+    }
+
+    /// Narration lengths of `shortDemo`, in seconds, by point.
+    static let shortNarration: [Double] = [4, 1, 1.2, 1.4, 1.6]
+
+    /// The demo tour (same ids, points and trace) with short tones for narration, so a walk in real
+    /// time takes seconds. At `pace`, point 2 triggers about 2.3 s after point 1: while point 1's
+    /// 4 s narration still plays.
+    static func shortDemo(in dir: TemporaryDirectory) throws -> URL {
+        let root = dir.url.appendingPathComponent("demo")
+        try FileManager.default.copyItem(at: demo, to: root)
+        for (i, seconds) in shortNarration.enumerated() {
+            let tone = try FixtureAudio.tone(seconds: seconds, frequency: 330 + 110 * Double(i))
+            for language in ["en", "it"] {
+                let target = root.appendingPathComponent(String(format: "media/%@/%02d.mp3", language, i + 1))
+                try FileManager.default.removeItem(at: target)
+                try FileManager.default.copyItem(at: tone.mp3, to: target)
+            }
+        }
+        return root
+    }
+
+    func events(_ home: TemporaryDirectory, named name: String) -> Int {
+        journal(home).count { $0["name"] as? String == name }
     }
 
     func journal(_ home: TemporaryDirectory) -> [[String: Any]] {
@@ -96,6 +121,60 @@ struct LiveWalkCommandTests {
         #expect(await second.wait(timeout: 30) == 0, "output: \(second.output)")
         #expect(triggered(journal(home)) == Self.pointIDs)
         #expect(try Data(contentsOf: home.file("b.raw")) == referencePCM(3...5))
+    }
+
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aWalkEndedBySignalResumesAtTheNextPointInTheSameSession(signal: Int32) async throws {
+        let home = try TemporaryDirectory()
+        let tour = try Self.shortDemo(in: home)
+        let gpsd = try GPSDHarness()
+        let first = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
+        #expect(await first.waitForOutput("gps: waiting for a fix", timeout: 10))
+        // Stop walking once point 2 has triggered, so point 3 is still ahead when both are heard.
+        let stoppedAt = await feed(gpsd, 0..<Self.epochs.count) { first.output.contains("triggered: 2. ") }
+        #expect(await first.waitForOutput("heard: 2/5", timeout: 15))
+        first.signal(signal)
+        #expect(await first.wait(timeout: 10) == 128 + signal, "output: \(first.output)")
+        #expect(first.output.contains("Walk ended early; progress saved."))
+        #expect(triggered(journal(home)) == Array(Self.pointIDs.prefix(2)))
+        #expect(journal(home).last?["name"] as? String == "tour_abandoned")
+
+        let second = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
+        #expect(await second.waitForOutput("Resuming", timeout: 10))
+        #expect(second.output.contains("Resuming Florence: from the Duomo to Palazzo Pitti: 2 of 5 heard; next is 3. "),
+                "output: \(second.output)")
+        #expect(await second.waitForOutput("gps: waiting for a fix", timeout: 10))
+        _ = await feed(gpsd, stoppedAt..<Self.epochs.count) { !second.isRunning }
+        #expect(await second.wait(timeout: 30) == 0, "output: \(second.output)")
+        #expect(triggered(journal(home)) == Self.pointIDs)   // 1 and 2 never again
+        // One walk session: started once, abandoned when the walker stopped, completed at the end.
+        #expect(events(home, named: "tour_started") == 1)
+        #expect(events(home, named: "tour_abandoned") == 1)
+        #expect(journal(home).last?["name"] as? String == "tour_completed")
+        #expect(journal(home).last?["properties"].flatMap { ($0 as? [String: Any])?["pointsVisited"] as? Int } == 5)
+    }
+
+    @Test func aWalkQuitMidNarrationPlaysThatPointAgainFromItsStartOnResume() async throws {
+        let home = try TemporaryDirectory()
+        let tour = try Self.shortDemo(in: home)
+        let gpsd = try GPSDHarness()
+        let first = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
+        #expect(await first.waitForOutput("gps: waiting for a fix", timeout: 10))
+        let stoppedAt = await feed(gpsd, 0..<Self.epochs.count) { first.output.contains("playing: 1. ") }
+        first.signal(SIGINT)
+        #expect(await first.wait(timeout: 10) == 130)
+        #expect(!first.output.contains("heard: 1/5"))
+
+        let second = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
+        #expect(await second.waitForOutput("Resuming", timeout: 10))
+        #expect(second.output.contains("0 of 5 heard; 1. Piazza del Duomo plays again from its start."),
+                "output: \(second.output)")
+        #expect(await second.waitForOutput("playing: 1. Piazza del Duomo", timeout: 10))   // before any fix
+        #expect(await second.waitForOutput("heard: 1/5", timeout: 10))
+        _ = await feed(gpsd, stoppedAt..<Self.epochs.count) { !second.isRunning }
+        #expect(await second.wait(timeout: 30) == 0, "output: \(second.output)")
+        #expect(triggered(journal(home)) == Self.pointIDs)
+        #expect(events(home, named: "tour_started") == 1)
     }
 
     @Test func gpsdGoingAwayIsShownAndTheWalkGoesOnWhenItReturns() async throws {
@@ -174,8 +253,12 @@ struct LiveWalkCommandTests {
         #expect(child.output.contains("Walk ended early; progress saved."))
         let names = journal(home).compactMap { $0["name"] as? String }
         #expect(names.last == "tour_abandoned")
-        let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: home.file("state/progress/3b6f7a0e-2c55-4c1e-8f4a-7d2f5e0c9a10.json"))) as? [String: Any]
-        let statuses = (saved?["points"] as? [[String: Any]])?.compactMap { $0["status"] as? String }
-        #expect(statuses?.first == "played")
+
+        // Quitting with `q` keeps the walk: the next one resumes after the skipped point.
+        let again = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd)
+        #expect(await again.waitForOutput("Resuming", timeout: 10))
+        #expect(again.output.contains("1 of 5 heard; next is 2. "), "output: \(again.output)")
+        again.signal(SIGTERM)
+        #expect(await again.wait(timeout: 10) == 128 + SIGTERM)
     }
 }

@@ -396,6 +396,75 @@ struct WalkCoreTests {
         #expect(resumed.progress.points[0].status == .playing)
     }
 
+    @Test("rule 9: a walk quit mid-narration resumes: that point plays again from its start, then the queue; one session")
+    func resumeAfterQuit() throws {
+        let tour = northTour()
+        var core = WalkCore(tour: tour)
+        var events: [WalkEvent] = []
+        events += core.feed(fix(0, 45.0)).events
+        events += core.feed(fix(1, 45.0)).events              // P1 plays
+        events += core.feed(fix(60, 45.0019)).events
+        events += core.feed(fix(61, 45.00195)).events         // P2 entered while P1 plays: queued
+        #expect(core.progress.queue == ["p2"])
+        let quit = core.handle(.command(.quit), at: at(62))
+        events += quit.events
+        #expect(quit.first == .stop)
+        let saved = try #require(quit.saved.last)
+        #expect(saved.outcome == .abandoned)
+        #expect(saved.playing?.pointID == "p1")
+        #expect(saved.queue == ["p2"])
+        #expect(saved.points.map(\.status) == [.playing, .queued, .pending])
+
+        let data = try JSONEncoder().encode(saved)
+        var resumed = try WalkCore(tour: tour, resuming: try JSONDecoder().decode(WalkProgress.self, from: data))
+        #expect(!resumed.isFinished)
+        let start = resumed.handle(.start, at: at(3600))
+        #expect(start.played == ["p1"])                       // from its start
+        #expect(start.events.isEmpty)                         // the same session: no second tour_started
+        events += start.events
+        let p1 = resumed.handle(.audioFinished(pointID: "p1"), at: at(3610))
+        #expect(p1.played == ["p2"])                          // then the queue, in order
+        events += p1.events
+        events += resumed.handle(.audioFinished(pointID: "p2"), at: at(3620)).events
+        events += resumed.feed(fix(3700, 45.004)).events
+        events += resumed.feed(fix(3701, 45.004)).events
+        let end = resumed.handle(.audioFinished(pointID: "p3"), at: at(3720))
+        events += end.events
+        #expect(end.isCompleted)
+        #expect(events.map(\.name) == [.tourStarted, .pointTriggered, .pointTriggered, .tourAbandoned,
+                                       .pointTriggered, .tourCompleted])
+        #expect(events.filter { $0.name == .pointTriggered }.map(\.pointID) == ["p1", "p2", "p3"])
+        #expect(end.events.first?.properties["durationMinutes"] == .int(62))   // from the original start
+        #expect(resumed.progress.endedAt == at(3720))
+    }
+
+    @Test("rule 9: a walk quit while idle resumes at the next point with the points heard still heard")
+    func resumeAfterQuitWhileIdle() throws {
+        let tour = northTour()
+        var core = WalkCore(tour: tour)
+        _ = core.feed(fix(0, 45.0))
+        _ = core.feed(fix(1, 45.0))
+        _ = core.handle(.audioFinished(pointID: "p1"), at: at(20))
+        let saved = try #require(core.handle(.command(.quit), at: at(30)).saved.last)
+        var resumed = try WalkCore(tour: tour, resuming: saved)
+        #expect(resumed.handle(.start, at: at(100)).played.isEmpty)
+        #expect(resumed.progress.points.map(\.status) == [.played, .pending, .pending])
+        #expect(resumed.progress.nextIndex == 1)
+        _ = resumed.feed(fix(200, 45.002))
+        #expect(resumed.feed(fix(201, 45.002)).triggered.map(\.pointID) == ["p2"])
+    }
+
+    @Test("rule 9: a completed walk is not resumed")
+    func completedWalkIsNotResumed() throws {
+        let tour = northTour(points: 1)
+        var core = WalkCore(tour: tour)
+        _ = core.feed(fix(0, 45.0))
+        _ = core.feed(fix(1, 45.0))
+        let saved = try #require(core.handle(.audioFinished(pointID: "p1"), at: at(20)).saved.last)
+        #expect(saved.outcome == .completed)
+        #expect(throws: WalkError.self) { try WalkCore(tour: tour, resuming: saved) }
+    }
+
     @Test("rule 9: progress saved for another tour is refused with a clear message")
     func resumeRefusesAnotherTour() {
         var other = northTour()
