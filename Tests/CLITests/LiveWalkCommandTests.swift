@@ -217,6 +217,37 @@ struct LiveWalkCommandTests {
         #expect(journal(home).last?["name"] as? String == "tour_abandoned")
     }
 
+    @Test func noAudioWalkShowsElapsedTimeAndSubtitlesOnTheStatusScreen() async throws {
+        let home = try TemporaryDirectory()
+        let gpsd = try GPSDHarness()
+        let child = try walk(["--no-audio"], home: home, gpsd: gpsd, pty: true)
+        #expect(await child.waitForOutput("Next 1. ", timeout: 10))
+        _ = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("Now  1. Piazza del Duomo") }
+        // 13.4 s of narration in silence: the clock runs and the first cue shows.
+        #expect(await child.waitForOutput("Now  1. Piazza del Duomo  0:02 / 0:13", timeout: 10))
+        #expect(child.output.contains("Welcome to the heart of Florence."))
+        #expect(await child.waitForOutput("In front of you rises Giotto's bell tower", timeout: 10))
+        child.signal(SIGTERM)
+        #expect(await child.wait(timeout: 10) == 128 + SIGTERM)
+    }
+
+    @Test func plainLogPrintsEachSubtitleCueOnceAsItIsHeard() async throws {
+        let home = try TemporaryDirectory()
+        let gpsd = try GPSDHarness()
+        let child = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd)
+        #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10))
+        _ = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("playing: 1. ") }
+        #expect(await child.waitForOutput("subtitle: In front of you rises Giotto's bell tower", timeout: 10))
+        child.signal(SIGTERM)
+        #expect(await child.wait(timeout: 10) == 128 + SIGTERM)
+        let lines = child.output.split(separator: "\n")
+        let cues = lines.filter { $0.hasPrefix("subtitle: ") }
+        #expect(cues.first == "subtitle: Welcome to the heart of Florence.")
+        #expect(Set(cues).count == cues.count, "each cue once: \(cues)")
+        let playing = try #require(lines.firstIndex { $0.hasPrefix("playing: 1. ") })
+        #expect(lines.firstIndex { $0.hasPrefix("subtitle: ") }.map { $0 > playing } == true)
+    }
+
     @Test func keysPauseSkipAndQuit() async throws {
         let home = try TemporaryDirectory()
         let gpsd = try GPSDHarness()

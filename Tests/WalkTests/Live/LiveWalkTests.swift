@@ -109,6 +109,57 @@ struct LiveWalkTests {
         #expect(try store.load(tourID: "never-walked") == nil)
     }
 
+    @Test func silentWalkShowsElapsedTimeAndSubtitlesAsTheNarrationGoesOn() async throws {
+        let home = try TemporaryDirectory()
+        let tone = try FixtureAudio.tone(seconds: 1.5)
+        let srt = try home.write("p1.srt", "1\n00:00:00,000 --> 00:00:00,700\nFirst cue\n\n2\n00:00:00,800 --> 00:00:01,400\nSecond cue\n")
+        var tour = tour(audio: [tone.mp3])
+        tour.points[0].subtitles = srt
+        let statuses = StatusRecorder()
+        let walk = LiveWalk(core: WalkCore(tour: tour), dependencies: .init(
+            narration: SilentNarration(), progress: ProgressStore(folder: home.file("progress")),
+            journal: EventJournal(url: home.file("outbox.jsonl")), display: { statuses.append($0) }))
+        let (commands, commandSink) = AsyncStream.makeStream(of: WalkCommand.self)
+        commandSink.finish()
+        let outcome = try await walk.run(positions: AsyncStream { c in
+            for u in fixes(for: tour, start: Date(timeIntervalSince1970: 1_800_000_000)) { c.yield(u) }
+        }, commands: commands)
+        #expect(outcome == .completed(message: "Done!"))
+        let playing = statuses.all.compactMap { s in s.nowPlaying.map { (elapsed: $0.elapsed, subtitle: s.subtitle) } }
+        let elapsed = playing.map(\.elapsed)
+        #expect(elapsed == elapsed.sorted(), "elapsed time only moves forward")
+        #expect(elapsed.contains { $0 >= 1.0 }, "\(elapsed)")
+        // Every quarter of a second, as the real queue reports: 1.5 s gives at least five steps.
+        #expect(Set(elapsed.filter { $0 > 0 }).count >= 5, "\(elapsed)")
+        let subtitles = playing.compactMap(\.subtitle)
+        #expect(subtitles.first == "First cue")
+        #expect(subtitles.contains("Second cue"))
+    }
+
+    @Test func silentNarrationReportsPositionsEveryIntervalAndHoldsThemWhilePaused() async throws {
+        let tone = try FixtureAudio.tone(seconds: 1.2)
+        let narration = SilentNarration()
+        let point = PlayablePoint(id: "p", order: 1, coordinate: Self.origin, triggerRadiusMeters: 20, title: "P", audio: tone.mp3)
+        await narration.play(point)
+        try await Task.sleep(for: .milliseconds(600))
+        await narration.pause()
+        try await Task.sleep(for: .milliseconds(600))
+        await narration.resume()
+        var positions: [Double] = []
+        for await event in narration.events {
+            if case .position(_, let seconds) = event { positions.append(seconds) }
+            if case .finished = event { break }
+        }
+        await narration.shutdown()
+        #expect(positions == positions.sorted())
+        #expect(positions.allSatisfy { $0 <= tone.duration })
+        // Two or three ticks before the pause, the pause itself, then ticks to the end: never a
+        // jump of the paused 0.6 s.
+        #expect(positions.count >= 4, "\(positions)")
+        let steps = zip(positions.dropFirst(), positions).map { $0 - $1 }
+        #expect(steps.allSatisfy { $0 < 0.45 }, "\(positions)")
+    }
+
     @Test func silentNarrationHoldsTimeWhilePaused() async throws {
         let tone = try FixtureAudio.tone(seconds: 0.4)
         let narration = SilentNarration()
