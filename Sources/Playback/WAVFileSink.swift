@@ -67,6 +67,7 @@ public final class WAVFileSink: PCMSink, @unchecked Sendable {
     public func drain() throws(PlaybackError) {}
 
     public var playedFrames: Int { framesSinceConfigure }
+    public var keepsTime: Bool { false }
 
     public func close() throws(PlaybackError) {
         guard !closed, let handle, let fileFormat else { return }

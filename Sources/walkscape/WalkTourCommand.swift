@@ -33,7 +33,7 @@ struct WalkTourCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("ALSA device for the narration (env: WALKSCAPE_AUDIO_DEVICE; default 'default').", valueName: "name"))
     var audioDevice: String?
 
-    @Option(name: .long, help: ArgumentHelp("Write the narration to this WAV file instead of a sound device.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Write the narration to this WAV file instead of a sound device (in real time, as heard).", valueName: "file"))
     var output: String?
 
     @Flag(name: .long, help: "No sound: each narration takes its real duration in silence, subtitles still shown.")
@@ -137,7 +137,9 @@ struct WalkTourCommand: AsyncParsableCommand {
             do { sink = try ALSASink(device: audioDevice ?? settings.audioDevice) }
             catch { throw CLIError.unavailable(error.message) }
         }
-        return QueueNarration(queue: AudioQueue(sink: sink))
+        // A walk happens in real time whatever the output: a WAV file or ALSA's null/file device
+        // would otherwise "hear" a narration in milliseconds and play the queue behind it at once.
+        return QueueNarration(queue: AudioQueue(sink: PacedSink(wrapping: sink)))
     }
 
     static func resumeLine(_ progress: WalkProgress, tour: PlayableTour) -> String {

@@ -75,20 +75,31 @@ struct LiveWalkCommandTests {
         events.filter { $0["name"] as? String == "point_triggered" }.compactMap { $0["pointId"] as? String }
     }
 
-    /// The narrations decoded back to back, as a walker hears them.
-    func referencePCM(_ points: ClosedRange<Int>) throws -> Data {
+    /// The narrations of `tour` decoded back to back, as a walker hears them.
+    func referencePCM(_ points: ClosedRange<Int>, tour: URL = demo) throws -> Data {
         var pcm = Data()
         for n in points {
-            pcm += try FixtureAudio.referenceDecode(Self.demo.appendingPathComponent(String(format: "media/en/%02d.mp3", n))).pcm
+            pcm += try FixtureAudio.referenceDecode(tour.appendingPathComponent(String(format: "media/en/%02d.mp3", n))).pcm
         }
         return pcm
     }
 
+    /// Waits for `text` in the child's output and says when it appeared (nil on timeout).
+    func whenSeen(_ child: ChildProcess, _ text: String, timeout: Double = 20) async -> ContinuousClock.Instant? {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while ContinuousClock.now < deadline {
+            if child.output.contains(text) { return .now }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+
     @Test func walkThroughRealGPSDHearsEveryPointInOrderAndWritesTheNarrationPCM() async throws {
         let home = try TemporaryDirectory()
+        let tour = try Self.shortDemo(in: home)
         let gpsd = try GPSDHarness()
         let pcm = home.file("out.raw")
-        let child = try walk(["--no-input", "--audio-device", "file:'\(pcm.path)',raw"], home: home, gpsd: gpsd)
+        let child = try walk(["--no-input", "--audio-device", "file:'\(pcm.path)',raw"], home: home, gpsd: gpsd, tour: tour)
         #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10))
         _ = await feed(gpsd, 0..<Self.epochs.count) { !child.isRunning }
         let code = await child.wait(timeout: 30)
@@ -97,22 +108,59 @@ struct LiveWalkCommandTests {
         #expect(triggered(journal(home)) == Self.pointIDs)
         #expect(journal(home).last?["name"] as? String == "tour_completed")
         let written = try Data(contentsOf: pcm)
-        let expected = try referencePCM(1...5)
+        let expected = try referencePCM(1...5, tour: tour)
         #expect(written.count == expected.count)
         #expect(written == expected)
     }
 
+    /// Outputs that take PCM as fast as it comes: a WAV file, and ALSA's `file` device.
+    enum UnpacedOutput: String, CaseIterable { case wav, alsaFile }
+
+    @Test(arguments: UnpacedOutput.allCases)
+    func narrationToAnUnpacedOutputTakesRealTimeAndThePointBehindItWaits(output: UnpacedOutput) async throws {
+        let home = try TemporaryDirectory()
+        let tour = try Self.shortDemo(in: home)
+        let gpsd = try GPSDHarness()
+        let target = home.file(output == .wav ? "out.wav" : "out.raw")
+        let flags = output == .wav ? ["--output", target.path] : ["--audio-device", "file:'\(target.path)',raw"]
+        let child = try walk(["--no-input"] + flags, home: home, gpsd: gpsd, tour: tour)
+        #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10))
+        async let fed = feed(gpsd, 0..<Self.epochs.count) { child.output.contains("triggered: 2. ") }
+        let playing1 = await whenSeen(child, "playing: 1. ")
+        let heard1 = await whenSeen(child, "heard: 1/5")
+        let playing2 = await whenSeen(child, "playing: 2. ")
+        _ = await fed
+        #expect(await child.waitForOutput("heard: 2/5", timeout: 15))
+        child.signal(SIGTERM)
+        #expect(await child.wait(timeout: 10) == 128 + SIGTERM, "output: \(child.output)")
+
+        // Point 1's narration lasts 4 s of wall-clock time; point 2 triggers meanwhile and waits.
+        let start = try #require(playing1), end = try #require(heard1), next = try #require(playing2)
+        #expect(end - start >= .milliseconds(3800), "narration 1 was heard in \(end - start)")
+        #expect(next - start >= .milliseconds(3800), "narration 2 started \(next - start) after narration 1")
+        let lines = child.output.split(separator: "\n").map(String.init)
+        func index(_ prefix: String) -> Int { lines.firstIndex { $0.hasPrefix(prefix) } ?? -1 }
+        #expect(index("triggered: 2. ") < index("heard: 1/5"), "\(lines)")
+        // And what was written is still exactly the decoded narrations, back to back.
+        let written = output == .wav ? try FixtureAudio.readWAV(target).pcm : try Data(contentsOf: target)
+        #expect(written == (try referencePCM(1...2, tour: tour)))
+    }
+
     @Test func killedWalkResumesAtTheRightPointWithoutReplaying() async throws {
         let home = try TemporaryDirectory()
+        let tour = try Self.shortDemo(in: home)
         let gpsd = try GPSDHarness()
-        let first = try walk(["--no-input", "--audio-device", "file:'\(home.file("a.raw").path)',raw"], home: home, gpsd: gpsd)
+        let first = try walk(["--no-input", "--audio-device", "file:'\(home.file("a.raw").path)',raw"], home: home,
+                             gpsd: gpsd, tour: tour)
         #expect(await first.waitForOutput("gps: waiting for a fix", timeout: 10))
-        _ = await feed(gpsd, 0..<Self.epochs.count) { first.output.contains("heard: 2/5") }
+        _ = await feed(gpsd, 0..<Self.epochs.count) { first.output.contains("triggered: 2. ") }
+        #expect(await first.waitForOutput("heard: 2/5", timeout: 15))
         first.signal(SIGKILL)
         #expect(await first.wait(timeout: 10) == 128 + SIGKILL)
         #expect(triggered(journal(home)) == Array(Self.pointIDs.prefix(2)))
 
-        let second = try walk(["--no-input", "--audio-device", "file:'\(home.file("b.raw").path)',raw"], home: home, gpsd: gpsd)
+        let second = try walk(["--no-input", "--audio-device", "file:'\(home.file("b.raw").path)',raw"], home: home,
+                              gpsd: gpsd, tour: tour)
         #expect(await second.waitForOutput("Resuming", timeout: 10))
         #expect(second.output.contains("2 of 5 heard; next is 3. "))
         #expect(await second.waitForOutput("gps: waiting for a fix", timeout: 10))
@@ -120,7 +168,7 @@ struct LiveWalkCommandTests {
         _ = await feed(gpsd, 0..<Self.epochs.count) { !second.isRunning }
         #expect(await second.wait(timeout: 30) == 0, "output: \(second.output)")
         #expect(triggered(journal(home)) == Self.pointIDs)
-        #expect(try Data(contentsOf: home.file("b.raw")) == referencePCM(3...5))
+        #expect(try Data(contentsOf: home.file("b.raw")) == referencePCM(3...5, tour: tour))
     }
 
     @Test(arguments: [SIGINT, SIGTERM])
@@ -179,8 +227,10 @@ struct LiveWalkCommandTests {
 
     @Test func gpsdGoingAwayIsShownAndTheWalkGoesOnWhenItReturns() async throws {
         let home = try TemporaryDirectory()
+        let tour = try Self.shortDemo(in: home)
         let gpsd = try GPSDHarness()
-        let child = try walk(["--no-input", "--audio-device", "null", "--gpsd-timeout", "1"], home: home, gpsd: gpsd)
+        let child = try walk(["--no-input", "--audio-device", "null", "--gpsd-timeout", "1"], home: home, gpsd: gpsd,
+                             tour: tour)
         #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10))
         let stoppedAt = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("heard: 1/5") }
         gpsd.stop()
