@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import Walk
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -223,6 +224,31 @@ struct LiveWalkCommandTests {
         #expect(await second.wait(timeout: 30) == 0, "output: \(second.output)")
         #expect(triggered(journal(home)) == Self.pointIDs)
         #expect(events(home, named: "tour_started") == 1)
+    }
+
+    @Test func progressSavedByAnEarlierVersionUnderTheOldFileNameIsResumed() async throws {
+        let home = try TemporaryDirectory()
+        let gpsd = try GPSDHarness()
+        let tourID = "3b6f7a0e-2c55-4c1e-8f4a-7d2f5e0c9a10"
+        var saved = WalkProgress(tourID: tourID, language: "en", pointIDs: Self.pointIDs)
+        saved.startedAt = Date(timeIntervalSince1970: 1_776_500_000)
+        for i in 0..<2 { saved.points[i].status = .played; saved.points[i].triggerType = .gps }
+        saved.nextIndex = 2
+        saved.lastHeard = Self.pointIDs[1]
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let legacy = home.file("state/progress/\(tourID).json")
+        try FileManager.default.createDirectory(at: legacy.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try encoder.encode(saved).write(to: legacy)
+
+        let child = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd)
+        #expect(await child.waitForOutput("Resuming", timeout: 10))
+        #expect(child.output.contains("2 of 5 heard; next is 3. "), "output: \(child.output)")
+        child.signal(SIGTERM)
+        #expect(await child.wait(timeout: 10) == 128 + SIGTERM)
+        let files = try FileManager.default.contentsOfDirectory(atPath: legacy.deletingLastPathComponent().path)
+        #expect(!files.contains("\(tourID).json"))
+        #expect(files.filter { $0.hasSuffix(".progress.json") }.count == 1, "\(files)")
     }
 
     @Test func gpsdGoingAwayIsShownAndTheWalkGoesOnWhenItReturns() async throws {

@@ -100,10 +100,10 @@ struct LiveWalkTests {
         progress.nextIndex = 1
         progress.points[0].status = .played
         try store.save(progress)
-        #expect(store.url(forTour: "a/b:c").lastPathComponent == "a_b_c.json")
+        let name = store.url(forTour: "a/b:c").lastPathComponent
         #expect(try store.load(tourID: "a/b:c") == progress)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: home.file("progress").path)
-        #expect(leftovers == ["a_b_c.json"])  // no temporary file left behind
+        #expect(leftovers == [name])  // no temporary file left behind
         try Data("{not json".utf8).write(to: store.url(forTour: "broken"))
         #expect(throws: WalkError.self) { try store.load(tourID: "broken") }
         #expect(try store.load(tourID: "never-walked") == nil)
@@ -158,6 +158,68 @@ struct LiveWalkTests {
         #expect(positions.count >= 4, "\(positions)")
         let steps = zip(positions.dropFirst(), positions).map { $0 - $1 }
         #expect(steps.allSatisfy { $0 < 0.45 }, "\(positions)")
+    }
+
+    @Test func progressFilesOfIdsThatSanitiseAlikeDoNotCollide() throws {
+        let home = try TemporaryDirectory()
+        let store = ProgressStore(folder: home.file("progress"))
+        var slash = WalkProgress(tourID: "tour/1", language: "en", pointIDs: ["a"])
+        slash.nextIndex = 1
+        let underscore = WalkProgress(tourID: "tour_1", language: "it", pointIDs: ["b", "c"])
+        try store.save(slash)
+        try store.save(underscore)
+        #expect(store.url(forTour: "tour/1") != store.url(forTour: "tour_1"))
+        #expect(try store.load(tourID: "tour/1") == slash)
+        #expect(try store.load(tourID: "tour_1") == underscore)
+    }
+
+    @Test func aVeryLongTourIDHasAShortProgressFileName() throws {
+        let home = try TemporaryDirectory()
+        let store = ProgressStore(folder: home.file("progress"))
+        let id = String(repeating: "x", count: 300)
+        let progress = WalkProgress(tourID: id, language: "en", pointIDs: ["a"])
+        try store.save(progress)
+        #expect(try store.load(tourID: id) == progress)
+        #expect(store.url(forTour: id).lastPathComponent.utf8.count < 64)
+    }
+
+    @Test func progressFileNamesAreTheFNV1a64OfTheTourID() {
+        // Published FNV-1a 64-bit test vectors (Fowler, Noll and Vo's reference suite).
+        #expect(FNV1a64.hex("") == "cbf29ce484222325")
+        #expect(FNV1a64.hex("a") == "af63dc4c8601ec8c")
+        #expect(FNV1a64.hex("foobar") == "85944171f73967e8")
+        let store = ProgressStore(folder: URL(fileURLWithPath: "/state/progress"))
+        #expect(store.url(forTour: "foobar").path == "/state/progress/85944171f73967e8.progress.json")
+    }
+
+    @Test func aProgressFileHoldingAnotherToursWalkIsNeverTakenForThisOne() throws {
+        // Two ids with the same 64-bit name would share a file: the id stored inside tells them apart.
+        let home = try TemporaryDirectory()
+        let store = ProgressStore(folder: home.file("progress"))
+        try store.save(WalkProgress(tourID: "other", language: "en", pointIDs: ["a"]))
+        try FileManager.default.moveItem(at: store.url(forTour: "other"), to: store.url(forTour: "mine"))
+        #expect(throws: WalkError.self) { try store.load(tourID: "mine") }
+        do { _ = try store.load(tourID: "mine") } catch { #expect(error.message.contains("other")) }
+    }
+
+    @Test func progressSavedUnderTheOldFileNameIsFoundAndMoved() throws {
+        let home = try TemporaryDirectory()
+        let folder = home.file("progress")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let store = ProgressStore(folder: folder)
+        var slash = WalkProgress(tourID: "tour/1", language: "en", pointIDs: ["a", "b"])
+        slash.nextIndex = 1
+        slash.points[0].status = .played
+        // Before names were hashed, "tour/1" was saved as tour_1.json (and so would "tour_1" be).
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        try encoder.encode(slash).write(to: folder.appendingPathComponent("tour_1.json"))
+        #expect(try store.load(tourID: "tour_1") == nil)   // not its walk: left where it is
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("tour_1.json").path))
+        #expect(try store.load(tourID: "tour/1") == slash)
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("tour_1.json").path))
+        #expect(try store.load(tourID: "tour/1") == slash)  // from its new name now
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [store.url(forTour: "tour/1").lastPathComponent])
     }
 
     @Test func silentNarrationHoldsTimeWhilePaused() async throws {
