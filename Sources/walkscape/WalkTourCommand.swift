@@ -65,6 +65,13 @@ struct WalkTourCommand: AsyncParsableCommand {
         let journal = EventJournal(url: settings.paths.state.appendingPathComponent("outbox.jsonl"))
         let interactive = TerminalSession.isInteractive && !noInput
 
+        // One walk of a tour at a time: the second would save its progress over the first's.
+        let lock = store.lock(forTour: playable.id)
+        if case .busy(let pid) = lock.acquire() {
+            throw CLIError.unavailable("another walk of \(playable.title) is running\(pid.map { " (pid \($0))" } ?? ""); end it first, or wait for it to end")
+        }
+        defer { lock.release() }
+
         // Resume unless asked not to, and say where.
         var core = WalkCore(tour: playable, policy: policy)
         if restart {

@@ -251,6 +251,26 @@ struct LiveWalkCommandTests {
         #expect(files.filter { $0.hasSuffix(".progress.json") }.count == 1, "\(files)")
     }
 
+    @Test func aSecondWalkOfTheSameTourIsRefusedWhileTheFirstRuns() async throws {
+        let home = try TemporaryDirectory()
+        let gpsd = try GPSDHarness()
+        let first = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd)
+        #expect(await first.waitForOutput("gps: waiting for a fix", timeout: 10))
+
+        let second = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd)
+        #expect(await second.wait(timeout: 10) == 69, "output: \(second.output)")
+        #expect(second.output == "walkscape: another walk of Florence: from the Duomo to Palazzo Pitti is running (pid \(first.pid)); end it first, or wait for it to end\n")
+        #expect(first.isRunning)
+
+        first.signal(SIGTERM)
+        #expect(await first.wait(timeout: 10) == 128 + SIGTERM)
+        // The lock went with the first walk: a new one starts (and resumes its walk).
+        let third = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd)
+        #expect(await third.waitForOutput("gps: waiting for a fix", timeout: 10), "output: \(third.output)")
+        third.signal(SIGTERM)
+        #expect(await third.wait(timeout: 10) == 128 + SIGTERM)
+    }
+
     @Test func gpsdGoingAwayIsShownAndTheWalkGoesOnWhenItReturns() async throws {
         let home = try TemporaryDirectory()
         let tour = try Self.shortDemo(in: home)

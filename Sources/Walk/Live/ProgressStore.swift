@@ -21,6 +21,11 @@ public struct ProgressStore: Sendable {
         folder.appendingPathComponent("\(FNV1a64.hex(tourID)).progress.json")
     }
 
+    /// The lock a walk of the tour holds while it runs (`ProgressLock`), beside its progress.
+    public func lock(forTour tourID: String) -> ProgressLock {
+        ProgressLock(url: folder.appendingPathComponent("\(FNV1a64.hex(tourID)).lock"))
+    }
+
     /// Where progress was saved before names were hashed. The rule is kept only to find it.
     func legacyURL(forTour tourID: String) -> URL {
         let safe = String(tourID.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })

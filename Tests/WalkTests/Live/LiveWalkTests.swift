@@ -222,6 +222,29 @@ struct LiveWalkTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [store.url(forTour: "tour/1").lastPathComponent])
     }
 
+    @Test func aTourLockIsHeldByOneHolderAtATimeAndNamesItsPID() throws {
+        let home = try TemporaryDirectory()
+        let store = ProgressStore(folder: home.file("progress"))
+        let first = store.lock(forTour: "tour/1"), second = store.lock(forTour: "tour/1")
+        #expect(first.acquire() == .held)
+        #expect(first.acquire() == .held)                       // again: still ours
+        #expect(second.acquire() == .busy(pid: getpid()))
+        #expect(store.lock(forTour: "tour_1").acquire() == .held)  // another tour, another lock
+        first.release()
+        #expect(second.acquire() == .held)
+    }
+
+    @Test func aTourLockInAFolderThatCannotExistIsUnavailable() throws {
+        let home = try TemporaryDirectory()
+        try home.write("state", "a file where the state folder should be")
+        let lock = ProgressStore(folder: home.file("state/progress")).lock(forTour: "t")
+        guard case .unavailable(let reason) = lock.acquire() else {
+            Issue.record("expected unavailable")
+            return
+        }
+        #expect(reason == "Not a directory")
+    }
+
     @Test func silentNarrationHoldsTimeWhilePaused() async throws {
         let tone = try FixtureAudio.tone(seconds: 0.4)
         let narration = SilentNarration()
