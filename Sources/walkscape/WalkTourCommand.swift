@@ -108,27 +108,26 @@ struct WalkTourCommand: AsyncParsableCommand {
         let positions = GPSDSource(configuration: .init(host: settings.gpsdHost, port: settings.gpsdPort,
                                                         silenceTimeout: gpsdTimeout))
         let walk = LiveWalk(core: core, dependencies: .init(
-            narration: narration, progress: store, journal: journal,
+            narration: narration, progress: store, journal: journal, lock: lock,
             display: { status in ui.show(status) }))
-        let outcome: LiveWalkOutcome
-        do {
-            outcome = try await walk.run(positions: positions, commands: commands)
-        } catch {
-            terminal?.restore()
-            throw CLIError.failure(error.message)
-        }
+        let result = await walk.run(positions: positions, commands: commands)
         keyTask?.cancel()
         terminal?.restore()
 
-        switch outcome {
+        let saved = result.unsaved == nil ? "progress saved" : "progress NOT saved"
+        switch result.outcome {
         case .completed(let message):
             say(message ?? "Tour complete: \(playable.title).")
         case .abandoned:
-            say("Walk ended early; progress saved. Run `walkscape walk \(tour)` to resume, or add --restart to begin again.")
-            if let signal = signals.caught { throw ExitCode(128 + signal) }
+            say("Walk ended early; \(saved). Run `walkscape walk \(tour)` to resume, or add --restart to begin again.")
         case .inputEnded:
-            say("The position source ended before the tour did; progress saved.")
+            say("The position source ended before the tour did; \(saved).")
         }
+        if let signal = signals.caught {
+            if let unsaved = result.unsaved { FileHandle.standardError.write(Data("walkscape: \(unsaved)\n".utf8)) }
+            throw ExitCode(128 + signal)
+        }
+        if let unsaved = result.unsaved { throw CLIError.failure(unsaved) }
     }
 
     private func loadProgress(_ store: ProgressStore, tour: PlayableTour) throws(CLIError) -> WalkProgress? {

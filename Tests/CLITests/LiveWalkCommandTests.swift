@@ -271,6 +271,43 @@ struct LiveWalkCommandTests {
         #expect(await third.wait(timeout: 10) == 128 + SIGTERM)
     }
 
+    /// A full disk, made real with a file size limit (`prlimit`, RLIMIT_FSIZE) that works for root
+    /// and for anyone, and can be lifted while the walk runs: writes past 350 bytes fail with
+    /// EFBIG (the first event fits; the next line is cut short; the progress file never fits).
+    @Test func aFullDiskWarnsOnceTheWalkGoesOnAndEverythingIsWrittenWhenThereIsRoomAgain() async throws {
+        let prlimit = try #require(which("prlimit"), "prlimit (util-linux) is needed")
+        let home = try TemporaryDirectory()
+        let tour = try Self.shortDemo(in: home)
+        let gpsd = try GPSDHarness()
+        let child = try ChildProcess(prlimit, ["--fsize=350:unlimited", TestPaths.walkscape.path, "walk", tour.path,
+                                               "--no-input", "--no-audio", "--gpsd-port", "\(gpsd.port)", "--home", home.path],
+                                     environment: ["NO_COLOR": "1"])
+        #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10))
+        let stoppedAt = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("triggered: 2. ") }
+        #expect(await child.waitForOutput("heard: 2/5", timeout: 15))
+        #expect(child.isRunning, "output: \(child.output)")
+        let notes = child.output.split(separator: "\n").filter { $0.hasPrefix("note: ") }
+        #expect(notes.count == 1, "warned once: \(notes)")
+        #expect(notes.first?.contains("cannot ") == true && notes.first?.contains("File too large") == true, "\(notes)")
+        #expect(events(home, named: "tour_started") == 1)   // what fitted is there, nothing half-written
+        #expect(events(home, named: "point_triggered") == 0)
+
+        // Room again: the next change writes what was held back, in order, then goes on.
+        let lifted = try run(prlimit, ["--pid", "\(child.pid)", "--fsize=unlimited:unlimited"])
+        #expect(lifted.status == 0, "\(lifted.stderr)")
+        _ = await feed(gpsd, stoppedAt..<Self.epochs.count) { !child.isRunning }
+        #expect(await child.wait(timeout: 30) == 0, "output: \(child.output)")
+        #expect(child.output.contains("note: saving works again"))
+        let lines = try String(contentsOf: home.file("state/outbox.jsonl"), encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 7)
+        #expect(journal(home).count == 7, "every line whole: \(lines)")
+        #expect(journal(home).compactMap { $0["name"] as? String }
+                == ["tour_started"] + Array(repeating: "point_triggered", count: 5) + ["tour_completed"])
+        #expect(triggered(journal(home)) == Self.pointIDs)
+        let progress = try FileManager.default.contentsOfDirectory(atPath: home.file("state/progress").path)
+        #expect(progress.contains { $0.hasSuffix(".progress.json") }, "\(progress)")
+    }
+
     @Test func gpsdGoingAwayIsShownAndTheWalkGoesOnWhenItReturns() async throws {
         let home = try TemporaryDirectory()
         let tour = try Self.shortDemo(in: home)

@@ -37,7 +37,7 @@ public final class ProgressLock: @unchecked Sendable {
     public func acquire() -> Acquisition {
         lock.lock(); defer { lock.unlock() }
         if fd >= 0 { return .held }
-        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try? StateFolder.create(url.deletingLastPathComponent())
         var handle = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         if handle < 0 {
             // A folder that turned read-only still has the lock file an earlier walk made, and a

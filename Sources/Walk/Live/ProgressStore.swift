@@ -60,13 +60,13 @@ public struct ProgressStore: Sendable {
     public func save(_ progress: WalkProgress) throws(WalkError) {
         let url = url(forTour: progress.tourID)
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try StateFolder.create(folder)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             encoder.dateEncodingStrategy = .secondsSince1970
             try AtomicFile.write(try encoder.encode(progress), to: url)
         } catch {
-            throw WalkError("cannot save walk progress to \(url.path): \(error.localizedDescription)")
+            throw WalkError("cannot save walk progress to \(url.path): \(StateFolder.reason(error))")
         }
     }
 

@@ -46,10 +46,10 @@ struct LiveWalkTests {
         let (commands, commandSink) = AsyncStream.makeStream(of: WalkCommand.self)
         commandSink.finish()
         let started = ContinuousClock.now
-        let outcome = try await walk.run(positions: AsyncStream { c in
+        let outcome = await walk.run(positions: AsyncStream { c in
             for u in fixes(for: tour, start: Date(timeIntervalSince1970: 1_800_000_000)) { c.yield(u) }
             // The source stays open like gpsd would, so only the narration can end the walk.
-        }, commands: commands)
+        }, commands: commands).outcome
         let elapsed = ContinuousClock.now - started
 
         #expect(outcome == .completed(message: "Done!"))
@@ -82,14 +82,74 @@ struct LiveWalkTests {
                 if status.nowPlaying?.point.id == "p1" { commandSink.yield(.quit) }
             }))
         let all = fixes(for: tour, start: Date(timeIntervalSince1970: 1_800_000_000))
-        let outcome = try await walk.run(positions: AsyncStream { c in
+        let outcome = await walk.run(positions: AsyncStream { c in
             for u in all.prefix(3) { c.yield(u) }
-        }, commands: commands)
+        }, commands: commands).outcome
         #expect(outcome == .abandoned)
         let saved = try #require(try store.load(tourID: "live-tour"))
         #expect(saved.outcome == .abandoned)
         #expect(journal.read().last?.name == .tourAbandoned)
         #expect(journal.read().last?.properties["lastPointIndex"] == .int(0))
+    }
+
+    @Test func aStateFolderThatCannotBeWrittenWarnsOnceAndEverythingIsWrittenWhenItCanBe() async throws {
+        let home = try TemporaryDirectory()
+        // A regular file where the state folder should be: nothing can be created under it, for
+        // root as for anyone (chmod does not stop root).
+        let state = try home.write("state", "not a folder")
+        let tone = try FixtureAudio.tone(seconds: 0.3)
+        let tour = tour(audio: [tone.mp3, tone.mp3, tone.mp3])
+        let store = ProgressStore(folder: state.appendingPathComponent("progress"))
+        let journal = EventJournal(url: state.appendingPathComponent("outbox.jsonl"))
+        let statuses = StatusRecorder()
+        let walk = LiveWalk(core: WalkCore(tour: tour), dependencies: .init(
+            narration: SilentNarration(), progress: store, journal: journal,
+            display: { status in
+                statuses.append(status)
+                // The disk comes back once point 2 has been heard (its events held back until then).
+                if status.heardCount == 2, (try? state.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+                    try? FileManager.default.removeItem(at: state)
+                    try? FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+                }
+            }))
+        let (commands, commandSink) = AsyncStream.makeStream(of: WalkCommand.self)
+        commandSink.finish()
+        let result = await walk.run(positions: AsyncStream { c in
+            for u in fixes(for: tour, start: Date(timeIntervalSince1970: 1_800_000_000)) { c.yield(u) }
+        }, commands: commands)
+
+        #expect(result.outcome == .completed(message: "Done!"))   // the walk went on, narrating
+        #expect(result.unsaved == nil)
+        let notices = statuses.all.compactMap(\.notice).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
+        #expect(notices.count == 2, "\(notices)")
+        #expect(notices.first?.hasPrefix("cannot ") == true)
+        #expect(notices.first?.contains("Not a directory") == true)
+        #expect(notices.last?.hasPrefix("saving works again") == true)
+        // Every event, once, in the order it happened.
+        let events = journal.read()
+        #expect(events.map(\.name.rawValue) == ["tour_started", "point_triggered", "point_triggered", "point_triggered", "tour_completed"])
+        #expect(events.filter { $0.name == .pointTriggered }.compactMap(\.pointID) == ["p1", "p2", "p3"])
+        #expect(events.map(\.timestamp) == events.map(\.timestamp).sorted())
+        #expect(Set(events.compactMap { $0.properties["eventId"] }).count == 5)
+        #expect(try store.load(tourID: "live-tour")?.outcome == .completed)
+    }
+
+    @Test func whatCouldNeverBeWrittenIsSaidAtTheEnd() async throws {
+        let home = try TemporaryDirectory()
+        let state = try home.write("state", "not a folder")
+        let tour = tour(audio: [nil])
+        let walk = LiveWalk(core: WalkCore(tour: tour), dependencies: .init(
+            narration: SilentNarration(), progress: ProgressStore(folder: state.appendingPathComponent("progress")),
+            journal: EventJournal(url: state.appendingPathComponent("outbox.jsonl")), display: { _ in }))
+        let (commands, commandSink) = AsyncStream.makeStream(of: WalkCommand.self)
+        commandSink.finish()
+        let result = await walk.run(positions: AsyncStream { c in
+            for u in fixes(for: tour, start: Date(timeIntervalSince1970: 1_800_000_000)) { c.yield(u) }
+        }, commands: commands)
+        #expect(result.outcome == .completed(message: "Done!"))
+        let unsaved = try #require(result.unsaved)
+        #expect(unsaved.contains("3 analytics events"), "\(unsaved)")
+        #expect(unsaved.contains("progress"), "\(unsaved)")
     }
 
     @Test func progressFileIsReplacedAtomicallyAndRoundTrips() throws {
@@ -121,9 +181,9 @@ struct LiveWalkTests {
             journal: EventJournal(url: home.file("outbox.jsonl")), display: { statuses.append($0) }))
         let (commands, commandSink) = AsyncStream.makeStream(of: WalkCommand.self)
         commandSink.finish()
-        let outcome = try await walk.run(positions: AsyncStream { c in
+        let outcome = await walk.run(positions: AsyncStream { c in
             for u in fixes(for: tour, start: Date(timeIntervalSince1970: 1_800_000_000)) { c.yield(u) }
-        }, commands: commands)
+        }, commands: commands).outcome
         #expect(outcome == .completed(message: "Done!"))
         let playing = statuses.all.compactMap { s in s.nowPlaying.map { (elapsed: $0.elapsed, subtitle: s.subtitle) } }
         let elapsed = playing.map(\.elapsed)
