@@ -92,10 +92,15 @@ struct WalkTourCommand: AsyncParsableCommand {
 
         let narration = try makeNarration(settings: settings)
         let (commands, commandSink) = AsyncStream.makeStream(of: WalkCommand.self)
-        let signals = SignalTrap(signals: [SIGINT, SIGTERM]) { _ in commandSink.yield(.quit) }
+        let terminal = interactive ? TerminalSession() : nil
+        // Any ending signal quits the walk the normal way (abandoned, saved, terminal restored);
+        // a second one, if the first is slow to take effect, gives the terminal back and exits.
+        let signals = SignalTrap(handler: { _ in commandSink.yield(.quit) }, onRepeat: { _ in
+            terminal?.restore()
+            FileHandle.standardError.write(Data("walkscape: stopped at once; progress is as it was last saved\n".utf8))
+        })
         defer { signals.cancel() }
 
-        let terminal = interactive ? TerminalSession() : nil
         let ui = LiveWalkUI(terminal: terminal, color: Terminal.useColor)
         var keyTask: Task<Void, Never>?
         if interactive {
@@ -124,7 +129,7 @@ struct WalkTourCommand: AsyncParsableCommand {
             say("The position source ended before the tour did; \(saved).")
         }
         if let signal = signals.caught {
-            if let unsaved = result.unsaved { FileHandle.standardError.write(Data("walkscape: \(unsaved)\n".utf8)) }
+            if let unsaved = result.unsaved { try? FileHandle.standardError.write(contentsOf: Data("walkscape: \(unsaved)\n".utf8)) }
             throw ExitCode(128 + signal)
         }
         if let unsaved = result.unsaved { throw CLIError.failure(unsaved) }
@@ -161,7 +166,9 @@ struct WalkTourCommand: AsyncParsableCommand {
         return "Resuming \(tour.title): \(heard) of \(tour.points.count) heard."
     }
 
+    /// Never traps on a failed write: after a hangup the terminal answers EIO, and the walk's
+    /// last words must not turn a saved walk into a crash.
     private func say(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
     }
 }

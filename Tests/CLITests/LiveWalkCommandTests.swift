@@ -330,14 +330,18 @@ struct LiveWalkCommandTests {
         #expect(states.last == "gps: 3D fix")
     }
 
-    @Test func sigintRestoresTheTerminalAndRecordsTheAbandonment() async throws {
+    /// Every signal that ends a walk goes the same way: the walk is recorded as abandoned (and
+    /// resumes later), and the terminal is given back as it was: cooked mode, echo, the main
+    /// screen, a visible cursor.
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP, SIGQUIT])
+    func aSignalRestoresTheTerminalAndRecordsTheAbandonment(signal: Int32) async throws {
         let home = try TemporaryDirectory()
         let gpsd = try GPSDHarness()
         let child = try walk(["--no-audio"], home: home, gpsd: gpsd, pty: true)
         #expect(await child.waitForOutput("\u{1B}[?1049h", timeout: 10))  // the status screen is up
         #expect(await child.waitForOutput("Next 1. ", timeout: 10))
-        child.signal(SIGINT)
-        #expect(await child.wait(timeout: 10) == 130)
+        child.signal(signal)
+        #expect(await child.wait(timeout: 10) == 128 + signal)
         let out = child.output
         let leave = try #require(out.range(of: "\u{1B}[?1049l", options: .backwards))
         #expect(out[leave.upperBound...].contains("Walk ended early; progress saved."))
@@ -348,6 +352,35 @@ struct LiveWalkCommandTests {
         #expect(attributes.c_lflag & tcflag_t(ECHO) != 0)
         #expect(attributes.c_lflag & tcflag_t(ICANON) != 0)
         #expect(journal(home).last?["name"] as? String == "tour_abandoned")
+    }
+
+    /// A sound device that stops taking audio (here ALSA's `file` device writing into a FIFO whose
+    /// reader never reads) makes the walk hang as it closes the device after the first signal;
+    /// the second gives the terminal back and exits at once.
+    @Test func aSecondSignalEndsAWalkStuckOnItsSoundDeviceAndStillRestoresTheTerminal() async throws {
+        let home = try TemporaryDirectory()
+        let gpsd = try GPSDHarness()
+        let fifo = home.file("stuck.pcm")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let reader = open(fifo.path, O_RDONLY | O_NONBLOCK)
+        #expect(reader >= 0)
+        defer { close(reader) }
+        let child = try walk(["--audio-device", "file:'\(fifo.path)',raw"], home: home, gpsd: gpsd, pty: true)
+        #expect(await child.waitForOutput("Next 1. ", timeout: 10))
+        _ = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("Now  1. Piazza del Duomo") }
+        try await Task.sleep(for: .seconds(2.5))   // 13 s of narration at 44 kB/s: the 64 kB pipe is full
+        child.signal(SIGTERM)
+        #expect(await child.wait(timeout: 3) == nil, "stuck closing the device")
+        #expect(journal(home).last?["name"] as? String == "tour_abandoned")   // recorded before it got stuck
+        child.signal(SIGINT)
+        #expect(await child.wait(timeout: 5) == 128 + SIGINT)
+        #expect(child.output.contains("\u{1B}[?1049l") && child.output.contains("\u{1B}[?25h"))
+        #expect(child.output.contains("walkscape: stopped at once; progress is as it was last saved"))
+        var attributes = termios()
+        let tty = try #require(child.terminalFD)
+        #expect(tcgetattr(tty, &attributes) == 0)
+        #expect(attributes.c_lflag & tcflag_t(ECHO) != 0)
+        #expect(attributes.c_lflag & tcflag_t(ICANON) != 0)
     }
 
     @Test func noAudioWalkShowsElapsedTimeAndSubtitlesOnTheStatusScreen() async throws {

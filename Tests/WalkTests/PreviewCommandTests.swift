@@ -340,6 +340,27 @@ struct PreviewCommandTests {
         #expect(order == order.sorted() && !order.contains(-1), "\(result.stdout)")
     }
 
+    /// Ctrl-C in the middle of a real-time preview: the timeline stops where it was, no report or
+    /// summary follows, exit 130. Also when the preview was started with SIGINT ignored (from a
+    /// script's `trap '' INT`, or a tool that ignores it for its children), where it used to play
+    /// the rest of the timeline and exit 0.
+    @Test("Ctrl-C stops a --speed preview at once: exit 130, nothing more printed", arguments: [false, true])
+    func interruptedPreviewStops(startedIgnoringSIGINT: Bool) async throws {
+        let dir = try TemporaryDirectory()
+        let root = try Self.smallTour(in: dir)
+        let command = [TestPaths.walkscape.path, "preview", root.path, "--trace", root.appendingPathComponent("walk.gpx").path,
+                       "--speed", "2", "--no-audio"]
+        let child = startedIgnoringSIGINT
+            ? try ChildProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "trap '' INT; exec \"$@\"", "sh"] + command)
+            : try ChildProcess(TestPaths.walkscape, Array(command.dropFirst()))
+        #expect(await child.waitForOutput("First plays", timeout: 10))
+        child.signal(SIGINT)
+        let code = await child.wait(timeout: 10)
+        #expect(code == 130, "output: \(child.output)")
+        #expect(!child.output.contains("Second"), "the walk to point 2 takes a minute at 2x: \(child.output)")
+        #expect(!child.output.contains("points heard"))
+    }
+
     @Test("with no such sound device: one line that says what to do, exit 69")
     func noSoundCard() throws {
         let result = try runWalkscape(["preview", "tours/demo", "--speed", "10", "--audio-device", "hw:7,7"])
