@@ -71,6 +71,8 @@ struct WalkTourCommand: AsyncParsableCommand {
             throw CLIError.unavailable("another walk of \(playable.title) is running\(pid.map { " (pid \($0))" } ?? ""); end it first, or wait for it to end")
         }
         defer { lock.release() }
+        // The sound device first: a walk that cannot begin must not have forgotten the last one.
+        let narration = try makeNarration(settings: settings)
 
         // Resume unless asked not to, and say where.
         var core = WalkCore(tour: playable, policy: policy)
@@ -90,14 +92,13 @@ struct WalkTourCommand: AsyncParsableCommand {
             }
         }
 
-        let narration = try makeNarration(settings: settings)
         let (commands, commandSink) = AsyncStream.makeStream(of: WalkCommand.self)
         let terminal = interactive ? TerminalSession() : nil
         // Any ending signal quits the walk the normal way (abandoned, saved, terminal restored);
         // a second one, if the first is slow to take effect, gives the terminal back and exits.
         let signals = SignalTrap(handler: { _ in commandSink.yield(.quit) }, onRepeat: { _ in
             terminal?.restore()
-            FileHandle.standardError.write(Data("walkscape: stopped at once; progress is as it was last saved\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("walkscape: stopped at once; progress is as it was last saved\n".utf8))
         })
         defer { signals.cancel() }
 

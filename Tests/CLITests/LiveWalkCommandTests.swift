@@ -308,6 +308,35 @@ struct LiveWalkCommandTests {
         #expect(progress.contains { $0.hasSuffix(".progress.json") }, "\(progress)")
     }
 
+    @Test func aLogThatCannotBeWrittenDoesNotStopTheWalk() async throws {
+        // `walk --no-input > walk.log` on a full disk: the log is lost, the walk is not.
+        let home = try TemporaryDirectory()
+        let tour = try Self.shortDemo(in: home)
+        let gpsd = try GPSDHarness()
+        let child = try ChildProcess(URL(fileURLWithPath: "/bin/sh"),
+                                     ["-c", "exec \"$@\" > /dev/full", "sh", TestPaths.walkscape.path, "walk", tour.path,
+                                      "--no-input", "--no-audio", "--gpsd-port", "\(gpsd.port)", "--home", home.path])
+        try await Task.sleep(for: .seconds(1))
+        _ = await feed(gpsd, 0..<Self.epochs.count) { !child.isRunning }
+        #expect(await child.wait(timeout: 30) == 0, "output: \(child.output)")
+        #expect(triggered(journal(home)) == Self.pointIDs)
+        #expect(journal(home).last?["name"] as? String == "tour_completed")
+    }
+
+    @Test func restartWithASoundCardThatCannotBeOpenedForgetsNothing() throws {
+        let home = try TemporaryDirectory()
+        let store = ProgressStore(folder: home.file("state/progress"))
+        var saved = WalkProgress(tourID: "3b6f7a0e-2c55-4c1e-8f4a-7d2f5e0c9a10", language: "en", pointIDs: Self.pointIDs)
+        saved.startedAt = Date(timeIntervalSince1970: 1_776_500_000)
+        saved.points[0].status = .played
+        saved.nextIndex = 1
+        try store.save(saved)
+        let result = try runWalkscape(["walk", Self.demo.path, "--restart", "--no-input", "--audio-device", "hw:7,7"], home: home)
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("walkscape: no sound card"))
+        #expect(try store.load(tourID: saved.tourID) == saved)   // the walk never began: nothing forgotten
+    }
+
     @Test func gpsdGoingAwayIsShownAndTheWalkGoesOnWhenItReturns() async throws {
         let home = try TemporaryDirectory()
         let tour = try Self.shortDemo(in: home)

@@ -14,8 +14,10 @@ final class PlainWalkLog: @unchecked Sendable {
     private let lock = NSLock()
     private let write: @Sendable (String) -> Void
 
+    /// By default each line goes to stdout; a line that cannot be written (a full disk under
+    /// `walk > log`, a terminal gone) is lost, never the walk (`FileHandle.write(_:)` would trap).
     init(write: @escaping @Sendable (String) -> Void = { line in
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
     }) {
         self.write = write
     }
