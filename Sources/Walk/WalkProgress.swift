@@ -47,6 +47,11 @@ public struct WalkProgress: Sendable, Hashable, Codable {
     public struct Playing: Sendable, Hashable, Codable {
         public var pointID: String
         public var isReplay: Bool
+
+        public init(pointID: String, isReplay: Bool) {
+            self.pointID = pointID
+            self.isReplay = isReplay
+        }
     }
 
     public var tourID: String

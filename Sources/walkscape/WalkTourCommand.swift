@@ -85,7 +85,9 @@ struct WalkTourCommand: AsyncParsableCommand {
             } else {
                 do {
                     core = try WalkCore(tour: playable, policy: policy, resuming: saved)
-                    if saved.pointsVisited > 0 { say(Self.resumeLine(core.progress, tour: playable)) }
+                    if saved.pointsVisited > 0 {
+                        say(Self.resumeLine(core.progress, tour: playable, staysPaused: interactive))
+                    }
                 } catch {
                     throw CLIError.data("\(error.message) (use --restart)")
                 }
@@ -104,6 +106,9 @@ struct WalkTourCommand: AsyncParsableCommand {
 
         let ui = LiveWalkUI(terminal: terminal, color: Terminal.useColor)
         var keyTask: Task<Void, Never>?
+        // A walk paused when it stopped stays paused for a walker with keys (space goes on);
+        // without keys nothing could ever resume it, so it goes on by itself.
+        if !interactive && core.progress.isPaused { commandSink.yield(.resume) }
         if interactive {
             let keys = KeyReader()
             keyTask = Task { await ui.handle(keys: keys.keys, commands: commandSink) }
@@ -154,10 +159,10 @@ struct WalkTourCommand: AsyncParsableCommand {
         return QueueNarration(queue: AudioQueue(sink: PacedSink(wrapping: sink)))
     }
 
-    static func resumeLine(_ progress: WalkProgress, tour: PlayableTour) -> String {
+    static func resumeLine(_ progress: WalkProgress, tour: PlayableTour, staysPaused: Bool) -> String {
         let heard = progress.points.count { $0.status == .played }
         if let playing = progress.playing, let point = tour.points.first(where: { $0.id == playing.pointID }) {
-            let when = progress.isPaused ? "when you resume (paused: space goes on)" : "from its start"
+            let when = progress.isPaused && staysPaused ? "from its start when you resume (paused: space goes on)" : "from its start"
             return "Resuming \(tour.title): \(heard) of \(tour.points.count) heard; \(point.order). \(point.title) plays again \(when)."
         }
         if progress.nextIndex < tour.points.count {

@@ -323,6 +323,26 @@ struct LiveWalkCommandTests {
         #expect(journal(home).last?["name"] as? String == "tour_completed")
     }
 
+    @Test func aWalkPausedWhenItStoppedGoesOnWhenResumedWithoutKeys() async throws {
+        let home = try TemporaryDirectory()
+        let tour = try Self.shortDemo(in: home)
+        let gpsd = try GPSDHarness()
+        let store = ProgressStore(folder: home.file("state/progress"))
+        var saved = WalkProgress(tourID: "3b6f7a0e-2c55-4c1e-8f4a-7d2f5e0c9a10", language: "en", pointIDs: Self.pointIDs)
+        saved.startedAt = Date(timeIntervalSince1970: 1_776_500_000)
+        saved.points[0].status = .playing
+        saved.nextIndex = 1
+        saved.playing = .init(pointID: Self.pointIDs[0], isReplay: false)
+        saved.isPaused = true
+        try store.save(saved)
+        let child = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
+        #expect(await child.waitForOutput("Resuming", timeout: 10))
+        #expect(child.output.contains("0 of 5 heard; 1. Piazza del Duomo plays again from its start."), "\(child.output)")
+        #expect(await child.waitForOutput("heard: 1/5", timeout: 10), "output: \(child.output)")
+        child.signal(SIGTERM)
+        #expect(await child.wait(timeout: 10) == 128 + SIGTERM)
+    }
+
     @Test func restartWithASoundCardThatCannotBeOpenedForgetsNothing() throws {
         let home = try TemporaryDirectory()
         let store = ProgressStore(folder: home.file("state/progress"))
