@@ -35,8 +35,8 @@ public final class LiveWalk: Sendable {
         public var narration: any Narration
         public var progress: ProgressStore
         public var journal: EventJournal
-        /// The tour's walk lock when the walk could not take it at the start: taken before the
-        /// first save (`WalkStateWriter`).
+        /// The tour's walk lock. The writer makes sure it is held before each save: a state
+        /// folder that was not writable when the walk began may not have let the walk take it.
         public var lock: ProgressLock?
         /// Stamps inputs (injected so tests can pin time).
         public var now: @Sendable () -> Date
