@@ -78,6 +78,7 @@ public final class WAVFileSink: PCMSink, @unchecked Sendable {
     }
 
     public var playedFrames: Int { framesSinceConfigure }
+    public var keepsTime: Bool { false }
 
     /// Finishes the file: real sizes into the header where it can be rewritten, then the output
     /// made final. A second call reports how the first went.

@@ -37,13 +37,21 @@ public struct WalkProgress: Sendable, Hashable, Codable {
     }
 
     public enum Outcome: String, Sendable, Hashable, Codable {
-        case completed, abandoned
+        /// The last point was heard: the next walk of the tour starts again.
+        case completed
+        /// The walker quit (a key, Ctrl-C, a signal): the walk resumes where it was.
+        case abandoned
     }
 
     /// The narration the walker hears now; `isReplay` for previous/replay, which change no progress.
     public struct Playing: Sendable, Hashable, Codable {
         public var pointID: String
         public var isReplay: Bool
+
+        public init(pointID: String, isReplay: Bool) {
+            self.pointID = pointID
+            self.isReplay = isReplay
+        }
     }
 
     public var tourID: String

@@ -29,8 +29,7 @@ struct Doctor: AsyncParsableCommand {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            FileHandle.standardOutput.write(try encoder.encode(report))
-            FileHandle.standardOutput.write(Data("\n".utf8))
+            Console.json(try encoder.encode(report))
         } else {
             print(report.text(color: Terminal.useColor))
         }

@@ -90,7 +90,21 @@ struct PreviewCommand: AsyncParsableCommand {
             let pace = speed.map { "at \(String(format: "%g", $0))x (narration at 1x)" } ?? "in real time"
             let sound = player == nil ? "without sound" : "with sound on '\(audioDevice ?? settings.audioDevice)'"
             write("Replaying \(traceURL.lastPathComponent) \(pace), \(sound). Ctrl-C stops.\n")
-            try await performance.perform(player: player, write: write)
+            // Ctrl-C (or any ending signal) stops the timeline where it is: no report follows.
+            let queue = player
+            let performing = Task { try await performance.perform(player: queue, write: write) }
+            let signals = SignalTrap(handler: { _ in performing.cancel() })
+            defer { signals.cancel() }
+            do {
+                try await performing.value
+            } catch where signals.caught != nil {
+                // Cancelled by the signal: handled below.
+            }
+            if let signal = signals.caught {
+                await player?.stop()
+                await player?.shutdown()
+                throw ExitCode(128 + signal)
+            }
             await player?.shutdown()
         }
         if json {

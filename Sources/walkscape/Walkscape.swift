@@ -28,6 +28,9 @@ struct Walkscape: AsyncParsableCommand {
     /// Our own errors print as one line with their own exit code; ArgumentParser handles the rest
     /// (help, usage errors). Nothing prints a stack trace.
     static func main() async {
+        // A file size limit (or a quota) must fail a write with EFBIG, which every writer here
+        // reports and the walk survives, not kill the process with SIGXFSZ.
+        signal(SIGXFSZ, SIG_IGN)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
