@@ -21,11 +21,9 @@ public struct ProgressStore: Sendable {
         let url = url(forTour: tourID)
         guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
         do {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .secondsSince1970
-            return try decoder.decode(WalkProgress.self, from: data)
+            return try WalkProgress.decode(fileData: data)
         } catch {
-            throw WalkError("the saved progress in \(url.path) is unreadable; start again with --restart")
+            throw WalkError("the saved progress in \(url.path) is unreadable (\(error.message)); start again with --restart")
         }
     }
 
@@ -33,10 +31,7 @@ public struct ProgressStore: Sendable {
         let url = url(forTour: progress.tourID)
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            encoder.dateEncodingStrategy = .secondsSince1970
-            try AtomicFile.write(try encoder.encode(progress), to: url)
+            try AtomicFile.write(try progress.fileData(), to: url)
         } catch {
             throw WalkError("cannot save walk progress to \(url.path): \(error.localizedDescription)")
         }
