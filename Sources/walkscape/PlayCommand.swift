@@ -51,7 +51,7 @@ struct PlayCommand: AsyncParsableCommand {
         if subtitles.count > files.count {
             throw ValidationError("\(subtitles.count) --subtitles for \(files.count) file\(files.count == 1 ? "" : "s"): give at most one per file")
         }
-        if !(0...1).contains(volume) { throw ValidationError("--volume must be between 0 and 1, not \(volume)") }
+        try Limits.volume.check(volume, flag: "--volume")
     }
 
     func run() async throws {

@@ -54,7 +54,7 @@ struct PreviewCommand: AsyncParsableCommand {
 
     func validate() throws {
         if fast && speed != nil { throw ValidationError("--fast and --speed exclude each other") }
-        if let speed, !(speed > 0 && speed.isFinite) { throw ValidationError("--speed must be a positive number, not \(speed)") }
+        if let speed { try Limits.speed.check(speed, flag: "--speed") }
     }
 
     func run() async throws {
@@ -65,7 +65,7 @@ struct PreviewCommand: AsyncParsableCommand {
         let traceFile: TraceFile
         do { traceFile = try TraceFile(url: traceURL) } catch { throw CLIError.data(error.message) }
 
-        let policy = triggering.policy
+        let policy = try triggering.policy(settings)
         let simulation = WalkSimulation(tour: playable, policy: policy,
                                         narrations: WalkSimulation.probeNarrations(of: playable))
         let report = simulation.run(fixes: traceFile.fixes())

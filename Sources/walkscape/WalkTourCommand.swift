@@ -54,13 +54,14 @@ struct WalkTourCommand: AsyncParsableCommand {
         if [audioDevice != nil, output != nil, noAudio].filter({ $0 }).count > 1 {
             throw ValidationError("choose one of --audio-device, --output and --no-audio")
         }
-        if !(gpsdTimeout > 0) { throw ValidationError("--gpsd-timeout must be a positive number of seconds") }
+        try Limits.gpsdTimeout.check(gpsdTimeout, flag: "--gpsd-timeout")
     }
 
     func run() async throws {
         let settings = try global.settings()
         let playable = try TourArgument.playable(TourArgument.folder(tour), language: language, settings: settings)
-        let policy = triggering.policy
+        let policy = try triggering.policy(settings)
+        let gpsdPort = try settings.gpsdPort()
         let store = ProgressStore(folder: settings.paths.progress)
         let journal = EventJournal(url: settings.paths.state.appendingPathComponent("outbox.jsonl"))
         let interactive = TerminalSession.isInteractive && !noInput
@@ -97,7 +98,7 @@ struct WalkTourCommand: AsyncParsableCommand {
         // Without keys the stream stays open all the same: SIGINT/SIGTERM arrive through it as `quit`.
         terminal?.enter()
 
-        let positions = GPSDSource(configuration: .init(host: settings.gpsdHost, port: settings.gpsdPort,
+        let positions = GPSDSource(configuration: .init(host: settings.gpsdHost, port: gpsdPort,
                                                         silenceTimeout: gpsdTimeout))
         let walk = LiveWalk(core: core, dependencies: .init(
             narration: narration, progress: store, journal: journal,
@@ -144,7 +145,7 @@ struct WalkTourCommand: AsyncParsableCommand {
         if let playing = progress.playing, let point = tour.points.first(where: { $0.id == playing.pointID }) {
             return "Resuming \(tour.title): \(heard) of \(tour.points.count) heard; \(point.order). \(point.title) plays again from its start."
         }
-        if progress.nextIndex < tour.points.count {
+        if tour.points.indices.contains(progress.nextIndex) {
             let next = tour.points[progress.nextIndex]
             return "Resuming \(tour.title): \(heard) of \(tour.points.count) heard; next is \(next.order). \(next.title)."
         }
