@@ -131,7 +131,13 @@ public struct WalkProgress: Sendable, Hashable, Codable {
             default: break
             }
         }
-        if let lastHeard, index[lastHeard] == nil { return "the last point heard, \"\(lastHeard)\", is unknown" }
+        if let lastHeard {
+            guard let i = index[lastHeard] else { return "the last point heard, \"\(lastHeard)\", is unknown" }
+            // `replay` plays it again as a replay, which only a point already heard can be.
+            guard points[i].status == .played else {
+                return "point \(i) is the last heard, but its status is \(points[i].status.rawValue)"
+            }
+        }
         return nil
     }
 

@@ -65,6 +65,9 @@ struct WalkProgressValidationTests {
         #expect(try decodeError { $0["queue"] = ["p2"] } == "point 1 is playing and queued at once")
         #expect(try decodeError { $0["playing"] = ["pointID": "p9", "isReplay": false] } == #"an unknown point "p9" is playing"#)
         #expect(try decodeError { $0["lastHeard"] = "p9" } == #"the last point heard, "p9", is unknown"#)
+        // fuzz-progress finding: `replay` of a "last heard" point still queued played it as a
+        // replay, and the core saved a progress its own resume refuses.
+        #expect(try decodeError { $0["lastHeard"] = "p2" } == "point 1 is the last heard, but its status is playing")
         #expect(try decodeError {
             var points = $0["points"] as! [[String: Any]]
             points[1]["id"] = "p1"
