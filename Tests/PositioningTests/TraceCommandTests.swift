@@ -106,6 +106,15 @@ import TourModel
         #expect(strict.stderr.hasPrefix("walkscape: \(file.path): no fix passes the quality filter ("))
     }
 
+    @Test func anAbsurdHDOPIsSummarisedNotTrappedOn() throws {
+        let folder = try TemporaryDirectory()
+        let gpx = try folder.write("walk.gpx", #"<gpx><trkpt lat="43.77" lon="11.25"><time>2026-04-18T08:30:00Z</time><hdop>1</hdop></trkpt>"#
+            + #"<trkpt lat="43.77001" lon="11.25"><time>2026-04-18T08:30:01Z</time><hdop>1e300</hdop></trkpt></gpx>"#)
+        let r = try runWalkscape(["trace", gpx.path], home: folder)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("2 (1 accepted; dropped: tooInaccurate 1)"), "\(r.stdout)")
+    }
+
     @Test func namespacePrefixedGPXIsReadNotSilentlyEmpty() throws {
         let folder = try TemporaryDirectory()
         let gpx = try folder.write("walk.gpx", #"<?xml version="1.0"?><gpx:gpx xmlns:gpx="http://www.topografix.com/GPX/1/1">"#
