@@ -11,6 +11,12 @@ enum Terminal {
 
     static func useColor(isTTY: Bool, environment: [String: String]) -> Bool {
         guard isTTY, (environment["NO_COLOR"] ?? "").isEmpty else { return false }
+        return hasEscapeSequences(environment: environment)
+    }
+
+    /// True when TERM names a terminal that understands escape sequences (colour, moving the
+    /// cursor, the alternate screen): set, and not `dumb`.
+    static func hasEscapeSequences(environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
         guard let term = environment["TERM"], !term.isEmpty, term != "dumb" else { return false }
         return true
     }

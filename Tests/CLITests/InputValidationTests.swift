@@ -207,4 +207,16 @@ struct InputValidationTests {
         #expect(try await !doctorOnATerminal(["TERM": "", "NO_COLOR": ""]).contains(escape))
         #expect(try await !doctorOnATerminal(["TERM": "xterm-256color", "NO_COLOR": "1"]).contains(escape))
     }
+
+    @Test func aWalkOnADumbTerminalPrintsPlainLinesNotAScreen() async throws {
+        let home = try TemporaryDirectory()
+        let port = try freeTCPPort()  // no gpsd: the walk says so and waits
+        let child = try ChildProcess(TestPaths.walkscape,
+                                     ["walk", Self.demo.path, "--no-audio", "--gpsd-port", "\(port)", "--home", home.path],
+                                     environment: ["TERM": "dumb", "NO_COLOR": ""], pty: true)
+        #expect(await child.waitForOutput("gps: no gpsd", timeout: 20), "output: \(child.output)")
+        child.signal(SIGINT)
+        _ = await child.wait(timeout: 10)
+        #expect(!child.output.contains("\u{1B}["), "no escape sequence reaches a dumb terminal: \(child.output)")
+    }
 }
