@@ -72,6 +72,12 @@ struct PreviewCommand: AsyncParsableCommand {
         if report.summary.fixes == 0 {
             throw CLIError.data("\(traceURL.path): no usable position in this trace")
         }
+        // A walk where every fix is ignored triggers nothing; say why instead of a silent timeline.
+        if report.summary.acceptedFixes == 0 {
+            let reasons = report.summary.rejectedFixes.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+                .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            throw CLIError.data("\(traceURL.path): no fix passes the quality filter (\(report.summary.fixes) fixes: \(reasons))")
+        }
 
         let computeOnly = fast || (json && speed == nil)
         if !computeOnly {

@@ -122,6 +122,15 @@ struct InputValidationTests {
                       "walkscape: \(trace): a file, not a tour folder (name the folder that holds tour.json)\n")
     }
 
+    @Test func aPreviewWhereNoFixIsUsableSaysWhyAndFails() throws {
+        // Every fix of the demo trace has an error estimate above 0.5 m: nothing can trigger.
+        let r = try runWalkscape(["preview", Self.demo.path, "--fast", "--no-audio", "--max-error", "0.5"])
+        #expect(r.status == 65)
+        let trace = Self.demo.appendingPathComponent("traces/walk.nmea").path
+        #expect(r.stderr.hasPrefix("walkscape: \(trace): no fix passes the quality filter ("), "\(r.stderr)")
+        #expect(r.stderr.contains("tooInaccurate"))
+    }
+
     @Test func helpForAnUnknownCommandIsAUsageError() throws {
         let r = try runWalkscape(["help", "nosuch"])
         #expect(r.status == 64)
