@@ -52,12 +52,15 @@ public enum JSONDuplicateKeys {
                 if case .array(let index) = top { stack[stack.count - 1] = .array(index: index + 1) }
                 i += 1
             case UInt8(ascii: "\""):
-                guard let (string, end) = readString(text, from: i) else { return nil }
-                i = end
-                // A string is a key when it is followed by a colon.
-                var j = i
+                guard let end = stringEnd(text, from: i) else { return nil }
+                // A string is a key when it is followed by a colon; only keys are unescaped.
+                var j = end
                 while j < text.count, isSpace(text[j]) { j += 1 }
-                guard j < text.count, text[j] == UInt8(ascii: ":"), case .object(var keys, _)? = stack.last else { continue }
+                guard j < text.count, text[j] == UInt8(ascii: ":"), case .object(var keys, _)? = stack.last else {
+                    i = end
+                    continue
+                }
+                guard let (string, _) = readString(text, from: i) else { return nil }
                 if keys.contains(string) {
                     return Duplicate(path: path(stack.dropLast()), key: string)
                 }
@@ -89,6 +92,19 @@ public enum JSONDuplicateKeys {
             }
         }
         return out
+    }
+
+    /// The index after the closing quote of the string starting at `start`, nil if unterminated.
+    private static func stringEnd(_ text: [UInt8], from start: Int) -> Int? {
+        var i = start + 1
+        while i < text.count {
+            switch text[i] {
+            case UInt8(ascii: "\""): return i + 1
+            case UInt8(ascii: "\\"): i += 2
+            default: i += 1
+            }
+        }
+        return nil
     }
 
     /// The unescaped string starting at the quote at `start`, and the index after its closing
