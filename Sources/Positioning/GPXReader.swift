@@ -32,7 +32,16 @@ struct GPXReader {
     private let reader: ByteReader
     /// The prefixes GPX elements are written with, `gpx:` style, `""` for none; from the root
     /// element (`readRoot()`), before the first point is looked for.
-    private var prefixes: [[UInt8]] = [[]]
+    private var prefixes: [[UInt8]] = [[]] {
+        didSet {
+            closers = prefixes.map { prefix in Self.kinds.map { Array("</".utf8) + prefix + $0 } }
+            longestStart = (prefixes.map(\.count).max() ?? 0) + 7
+        }
+    }
+    /// Bytes needed to tell a point's start tag: `<`, the longest prefix, `trkpt`, a delimiter.
+    private var longestStart = 7
+    /// `</` + prefix + kind, by prefix and kind, made once.
+    private var closers: [[[UInt8]]] = [kinds.map { Array("</".utf8) + $0 }]
     private var rootRead = false
 
     init(reader: ByteReader) {
@@ -61,7 +70,7 @@ struct GPXReader {
         }
         while true {
             guard let (kind, prefix) = findPointStart() else { return nil }
-            guard let elementEnd = findPointEnd(closer: Array("</".utf8) + prefixes[prefix] + Self.kinds[kind]) else {
+            guard let elementEnd = findPointEnd(closer: closers[prefix][kind]) else {
                 // Unterminated (truncated file or a point larger than the reader may grow): skip it.
                 counters.points += 1
                 counters.malformed += 1
@@ -110,7 +119,8 @@ struct GPXReader {
         while nameEnd < tag.count, !Self.isSpace(tag[nameEnd]), tag[nameEnd] != 47 { nameEnd += 1 }
         let name = Array(tag[0..<nameEnd])
         if let colon = name.firstIndex(of: 58), Array(name[(colon + 1)...]) == Array("gpx".utf8) {
-            prefixes.append(Array(name[...colon]))
+            let prefix = Array(name[...colon])
+            if !prefixes.contains(prefix) { prefixes.append(prefix) }
         }
         // xmlns:P="...topografix.com/GPX/..." declarations.
         var i = nameEnd
@@ -145,7 +155,7 @@ struct GPXReader {
 
     /// Positions `reader.start` at the next point's `<` and returns its kind and prefix.
     private func findPointStart() -> (kind: Int, prefix: Int)? {
-        let longest = (prefixes.map(\.count).max() ?? 0) + 7
+        let longest = longestStart
         while true {
             let p = reader.buffer
             var i = reader.start
@@ -278,17 +288,20 @@ struct GPXReader {
     /// The text of the first `<name>` child in any GPX prefix (`<time>`, `<gpx:time >`,
     /// `<time kind="x">`), trimmed; CDATA sections (`<![CDATA[...]]>`) are read as text.
     private func child(_ body: UnsafeBufferPointer<UInt8>, _ name: [UInt8]) -> UnsafeBufferPointer<UInt8>? {
+        guard let base = body.baseAddress else { return nil }
         var i = 0
-        while i < body.count {
-            guard body[i] == 60 else { i += 1; continue }
-            for prefix in prefixes where matches(body, i + 1, prefix) && matches(body, i + 1 + prefix.count, name) {
-                var j = i + 1 + prefix.count + name.count
-                guard j < body.count, body[j] == 62 || Self.isSpace(body[j]) else { continue }
+        while i < body.count, let lt = memchr(base + i, 60, body.count - i) {
+            let at = base.distance(to: lt.assumingMemoryBound(to: UInt8.self))
+            i = at + 1
+            for prefix in prefixes {
+                let nameAt = at + 1 + prefix.count
+                var j = nameAt + name.count
+                guard j < body.count, body[nameAt] == name[0], matches(body, at + 1, prefix), matches(body, nameAt, name),
+                      body[j] == 62 || Self.isSpace(body[j]) else { continue }
                 while j < body.count, body[j] != 62 { j += 1 }  // attributes
                 guard j < body.count, body[j - 1] != 47 else { return nil }  // <time/>: empty
                 return text(body, from: j + 1)
             }
-            i += 1
         }
         return nil
     }
