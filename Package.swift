@@ -13,6 +13,8 @@ let package = Package(
         .executable(name: "walkscape", targets: ["walkscape"]),
         .executable(name: "fuzz-nmea", targets: ["FuzzNMEA"]),
         .executable(name: "fuzz-srt", targets: ["FuzzSRT"]),
+        .executable(name: "fuzz-progress", targets: ["FuzzProgress"]),
+        .executable(name: "fuzz-tour", targets: ["FuzzTour"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -42,6 +44,9 @@ let package = Package(
         .target(name: "Playback", dependencies: ["TourModel", "FileAccess", "CMPG123", "CALSA"], swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzSRT", dependencies: ["Playback", "CFuzzerShim"], swiftSettings: swiftSettings),
         .target(name: "Walk", dependencies: ["TourModel", "FileAccess", "Positioning", "Playback"], swiftSettings: swiftSettings),
+        .executableTarget(name: "FuzzProgress", dependencies: ["Walk", "Positioning", "TourModel", "CFuzzerShim"],
+                          swiftSettings: swiftSettings),
+        .executableTarget(name: "FuzzTour", dependencies: ["TourModel", "CFuzzerShim"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "walkscape",
             dependencies: [

@@ -8,13 +8,26 @@ import Positioning
 struct DoctorChecks {
     var settings: Settings
     var audioDevice: String
+    /// Why the config file could not be read, if it could not.
+    var fileProblem: String? = nil
 
     func all() -> [DoctorCheck] {
-        [gpsd(), audio(), mpg123(), sqlite()] + directories() + [api()]
+        // The config file's problems belong to the config folder's line.
+        let folders = directories().map { check in
+            guard check.name == "config", let problem = configFileProblem() else { return check }
+            return DoctorCheck(name: "config", status: .fail,
+                               detail: check.status == .ok ? problem : "\(problem); \(check.detail)",
+                               hint: "fix it in \(settings.paths.configFile.path) (the README's Configuration lists the keys and their values)")
+        }
+        return [gpsd(), audio(), mpg123(), sqlite()] + folders + [api()]
     }
 
     func gpsd() -> DoctorCheck {
-        let host = settings.gpsdHost, port = settings.gpsdPort
+        let host = settings.gpsdHost, port: Int
+        do { port = try settings.gpsdPort() } catch {
+            return DoctorCheck(name: "gpsd", status: .fail, detail: error.message,
+                               hint: "set a port from 1 to 65535 (2947 is gpsd's own) with --gpsd-port, WALKSCAPE_GPSD_PORT or `gpsd-port = 2947` in \(settings.paths.configFile.path)")
+        }
         switch GPSDProbe.probe(host: host, port: port, timeout: 2) {
         case .success(let v):
             return DoctorCheck(name: "gpsd", status: .ok,
@@ -81,12 +94,30 @@ struct DoctorChecks {
         return nil
     }
 
+    /// What is wrong with the config file as a whole, or with the settings no other check uses
+    /// (the walk's triggering); nil when nothing is.
+    func configFileProblem() -> String? {
+        if let fileProblem { return fileProblem }
+        do {
+            _ = try settings.maxError()
+            _ = try settings.missed()
+        } catch {
+            return error.message
+        }
+        return nil
+    }
+
     func api() -> DoctorCheck {
         guard let text = settings.apiURL else {
             return DoctorCheck(name: "api", status: .warn, detail: "no API URL configured (tour folders still work offline)",
                                hint: "set --api-url URL, WALKSCAPE_API_URL, or `api-url = URL` in \(settings.paths.configFile.path)")
         }
-        switch APIEndpoint.validate(text, allowInsecure: settings.allowInsecureHTTP) {
+        let allowInsecure: Bool
+        do { allowInsecure = try settings.allowInsecureHTTP() } catch {
+            return DoctorCheck(name: "api", status: .fail, detail: error.message,
+                               hint: "write allow-insecure-http = true or false")
+        }
+        switch APIEndpoint.validate(text, allowInsecure: allowInsecure) {
         case .success(let url):
             return DoctorCheck(name: "api", status: .ok, detail: "\(url) (from \(settings.origins["api-url"] ?? "default"))")
         case .failure(let problem):

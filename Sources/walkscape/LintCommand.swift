@@ -30,15 +30,12 @@ struct LintCommand: AsyncParsableCommand {
     var walkingSpeed: Double = 1.3
 
     func validate() throws {
-        if !(walkingSpeed > 0 && walkingSpeed < 10) { throw ValidationError("--walking-speed must be between 0 and 10 m/s") }
+        try Limits.walkingSpeed.check(walkingSpeed, flag: "--walking-speed")
     }
 
     func run() async throws {
-        let url = URL(fileURLWithPath: tour)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CLIError.usage("\(tour): no such tour folder")
-        }
+        let url = try TourArgument.folderURL(tour)
+        let tour = TourArgument.folderName(self.tour)
         var lint = TourLint()
         lint.walkingSpeed = walkingSpeed
         let result = lint.lint(folder: url)
