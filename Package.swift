@@ -14,6 +14,8 @@ let package = Package(
         .executable(name: "walkscape-server", targets: ["walkscape-server"]),
         .executable(name: "fuzz-nmea", targets: ["FuzzNMEA"]),
         .executable(name: "fuzz-srt", targets: ["FuzzSRT"]),
+        .executable(name: "fuzz-progress", targets: ["FuzzProgress"]),
+        .executable(name: "fuzz-tour", targets: ["FuzzTour"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -44,15 +46,21 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
 
-        .target(name: "TourModel", swiftSettings: swiftSettings),
-        .target(name: "Positioning", dependencies: ["TourModel", "CGPS"], swiftSettings: swiftSettings),
+        // How files a user or a tour names are read (regular files only) and written (atomically,
+        // or through to a device or FIFO). Below everything, so every module opens files one way.
+        .target(name: "FileAccess", swiftSettings: swiftSettings),
+        .target(name: "TourModel", dependencies: ["FileAccess"], swiftSettings: swiftSettings),
+        .target(name: "Positioning", dependencies: ["TourModel", "FileAccess", "CGPS"], swiftSettings: swiftSettings),
         // libFuzzer targets (scripts/fuzz.sh): the weak LLVMFuzzerRunDriver lives in CFuzzerShim.
         .target(name: "CFuzzerShim"),
         .executableTarget(name: "FuzzNMEA", dependencies: ["Positioning", "TourModel", "CFuzzerShim"],
                           swiftSettings: swiftSettings),
-        .target(name: "Playback", dependencies: ["TourModel", "CMPG123", "CALSA"], swiftSettings: swiftSettings),
+        .target(name: "Playback", dependencies: ["TourModel", "FileAccess", "CMPG123", "CALSA"], swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzSRT", dependencies: ["Playback", "CFuzzerShim"], swiftSettings: swiftSettings),
-        .target(name: "Walk", dependencies: ["TourModel", "Positioning", "Playback"], swiftSettings: swiftSettings),
+        .target(name: "Walk", dependencies: ["TourModel", "FileAccess", "Positioning", "Playback"], swiftSettings: swiftSettings),
+        .executableTarget(name: "FuzzProgress", dependencies: ["Walk", "Positioning", "TourModel", "CFuzzerShim"],
+                          swiftSettings: swiftSettings),
+        .executableTarget(name: "FuzzTour", dependencies: ["TourModel", "CFuzzerShim"], swiftSettings: swiftSettings),
         // The HTTP client of the service. NIO types stay inside it: its interface speaks TourModel,
         // Foundation and its own request/response values.
         .target(
@@ -70,7 +78,7 @@ let package = Package(
         .executableTarget(
             name: "walkscape",
             dependencies: [
-                "TourModel", "Positioning", "Playback", "Walk", "TourAPI", "CSQLite",
+                "TourModel", "FileAccess", "Positioning", "Playback", "Walk", "TourAPI", "CSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -108,6 +116,8 @@ let package = Package(
         // Shared by every test target: temporary homes, a real gpsd on a pty, fixture MP3s.
         .target(name: "TestSupport", dependencies: ["TourModel"], path: "Tests/TestSupport",
                 swiftSettings: swiftSettings),
+        .testTarget(name: "FileAccessTests", dependencies: ["FileAccess", "TestSupport"],
+                    swiftSettings: swiftSettings),
         .testTarget(name: "TourModelTests", dependencies: ["TourModel", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "PositioningTests", dependencies: ["Positioning", "TestSupport"],

@@ -7,6 +7,11 @@ import Foundation
 /// Underruns (a slow SD card, a busy CPU) are recovered with `snd_pcm_recover` and counted rather
 /// than ending playback. The position clock is frames written minus `snd_pcm_delay`, which is what
 /// the listener actually hears, not what has been decoded.
+///
+/// Some devices keep no time: `null`, `file` and anything that ends in them (`plug:null`) accept
+/// every write at once and report a delay of 0 right after it, where a device with a clock still
+/// holds what it was just given (in the prepared state, all of it). The first write tells which
+/// kind this is (`keepsTime`), whatever the device's name.
 public final class ALSASink: PCMSink, @unchecked Sendable {
     public let device: String
     /// How much audio ALSA buffers: long enough to survive a scheduling hiccup on a handheld,
@@ -18,6 +23,11 @@ public final class ALSASink: PCMSink, @unchecked Sendable {
 
     private var pcm: OpaquePointer?
     private var framesWritten = 0
+    /// Nil until the first write has shown whether the device holds what it is given.
+    private var hasClock: Bool?
+
+    /// True for a device that plays at its own sample clock (until the first write shows otherwise).
+    public var keepsTime: Bool { hasClock ?? true }
 
     /// Opens `device` for playback. Fails with `PlaybackError.noSoundCard` (our message, naming the
     /// device and the way out; ALSA's own stderr chatter is silenced).
@@ -68,6 +78,10 @@ public final class ALSASink: PCMSink, @unchecked Sendable {
                 remaining -= Int(written)
                 framesWritten += Int(written)
                 base = pointer + Int(written) * format.bytesPerFrame
+                if hasClock == nil, written > 0 {
+                    var delay: snd_pcm_sframes_t = 0
+                    if snd_pcm_delay(handle, &delay) == 0 { hasClock = delay > 0 }
+                }
                 continue
             }
             let error = Int32(written)

@@ -1,4 +1,5 @@
 import CMPG123
+import FileAccess
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -34,12 +35,15 @@ public final class MP3Decoder {
     /// Opens the MP3 file at `url`. Throws when it is missing, empty, or not MPEG audio.
     public convenience init(contentsOf url: URL) throws(PlaybackError) {
         let path = url.path
-        let report = MediaSniffer.report(url)
+        // One descriptor for the sniffing and the decoding, opened only if it is a regular file.
+        let fd: Int32
+        do { fd = try InputFile.open(path) } catch { throw PlaybackError(input: error) }
+        let reader = BufferedFileReader(fd: fd)
+        let report = MediaSniffer.report(fileDescriptor: fd)
         try Self.check(report, path: path)
         try self.init(name: path, report: report) { handle throws(PlaybackError) in
             // libmpg123's own reader issues two read(2) calls per MPEG frame (header, body); reading
             // through a 64 KiB buffer instead cuts the system calls of a long file by ~100x.
-            guard let reader = BufferedFileReader(path: path) else { throw PlaybackError.fileNotFound(path: path) }
             guard mpg123_replace_reader_handle(handle, BufferedFileReader.read, BufferedFileReader.seek, nil) == MPG123_OK.rawValue,
                   mpg123_open_handle(handle, Unmanaged.passUnretained(reader).toOpaque()) == MPG123_OK.rawValue else {
                 throw PlaybackError.decodeFailed(path: path, reason: Self.errorText(handle))
@@ -107,13 +111,7 @@ public final class MP3Decoder {
         switch report.kind {
         case .mp3: return
         case .empty: throw .emptyFile(path: path)
-        case .unreadable:
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw .fileNotFound(path: path)
-            }
-            if isDirectory.boolValue { throw .unreadable(path: path, reason: "it is a folder, not a file") }
-            throw .unreadable(path: path, reason: "permission denied or I/O error")
+        case .unreadable: throw .unreadable(path: path, reason: "read error")
         default: throw .notMP3(path: path, kind: report.kind)
         }
     }
@@ -264,12 +262,11 @@ private final class BufferedFileReader {
     var bufferCount = 0
     var position = 0
 
-    init?(path: String) {
-        fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+    /// Takes over `fd`, an open regular file.
+    init(fd: Int32) {
+        self.fd = fd
         var info = stat()
-        guard fstat(fd, &info) == 0 else { close(fd); return nil }
-        size = Int(info.st_size)
+        size = fstat(fd, &info) == 0 ? Int(info.st_size) : 0
     }
 
     deinit {

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import FileAccess
 import Foundation
 
 /// Tells what a media file really is from its first bytes.
@@ -5,7 +11,9 @@ import Foundation
 /// Names lie (an AAC file named `.mp3` is common upstream), and libmpg123 resyncs through anything
 /// that contains a sync word, so "no frames" is not enough to recognise non-MPEG data: random bytes
 /// would play as noise. MPEG audio is accepted only when two consecutive, mutually consistent frame
-/// headers are found, which random data practically never has.
+/// headers are found, which random data practically never has. A free-format stream (no bitrate
+/// in its headers; mpg123 plays it) shows its frame length only by the distance between frames,
+/// so it needs three headers at one constant length.
 public enum MediaSniffer {
     /// How far into the file (after any ID3v2 tag) MPEG audio is looked for.
     static let searchWindow = 64 * 1024
@@ -29,28 +37,42 @@ public enum MediaSniffer {
     }
 
     static func report(_ url: URL) -> Report {
-        guard let handle = try? FileHandle(forReadingFrom: url) else {
-            return Report(kind: .unreadable, fileSize: 0)
-        }
-        defer { try? handle.close() }
-        guard let size = try? handle.seekToEnd() else { return Report(kind: .unreadable, fileSize: 0) }
+        // Only a regular file is opened: a FIFO would block here, a device need not end.
+        guard let fd = try? InputFile.open(url.path) else { return Report(kind: .unreadable, fileSize: 0) }
+        defer { close(fd) }
+        return report(fileDescriptor: fd)
+    }
+
+    /// The same for an open regular file, read with pread(2) so the descriptor's offset is left
+    /// alone for whoever decodes it next.
+    static func report(fileDescriptor fd: Int32) -> Report {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return Report(kind: .unreadable, fileSize: 0) }
+        let size = Int(info.st_size)
         if size == 0 { return Report(kind: .empty, fileSize: 0) }
-        do {
-            try handle.seek(toOffset: 0)
-            var head = try handle.read(upToCount: 10) ?? Data()
-            var base = 0
-            // An ID3v2 tag may hold megabytes of cover art: skip it rather than read it.
-            if let tagSize = id3v2Size(head) {
-                base = tagSize
-                try handle.seek(toOffset: UInt64(tagSize))
-                head = Data()
-            }
-            let rest = try handle.read(upToCount: searchWindow + 8 * 1024 - head.count) ?? Data()
-            let window = head + rest
-            return window.withUnsafeBytes { report($0, fileSize: Int(size), baseOffset: base) }
-        } catch {
-            return Report(kind: .unreadable, fileSize: Int(size))
+        guard var head = read(fd, count: 10, at: 0) else { return Report(kind: .unreadable, fileSize: size) }
+        var base = 0
+        // An ID3v2 tag may hold megabytes of cover art: skip it rather than read it.
+        if let tagSize = id3v2Size(head) {
+            base = tagSize
+            head = Data()
         }
+        guard let rest = read(fd, count: searchWindow + 8 * 1024 - head.count, at: base + head.count) else {
+            return Report(kind: .unreadable, fileSize: size)
+        }
+        let window = head + rest
+        return window.withUnsafeBytes { report($0, fileSize: size, baseOffset: base) }
+    }
+
+    /// Up to `count` bytes at `offset` (fewer at the end of the file), or nil on a read error.
+    private static func read(_ fd: Int32, count: Int, at offset: Int) -> Data? {
+        var data = Data(count: count)
+        var done = 0
+        while done < count {
+            let n = data.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+            if n > 0 { done += n } else if n == 0 { break } else if errno != EINTR { return nil }
+        }
+        return data.prefix(done)
     }
 
     /// The size of the ID3v2 tag at the start of `head` (header, body and footer), if there is one.
@@ -87,11 +109,14 @@ public enum MediaSniffer {
         let limit = min(bytes.count - 4, searchWindow)
         var offset = 0
         while offset < limit {
-            if bytes[offset] == 0xFF, let header = MPEGFrameHeader(bytes, at: offset) {
+            if bytes[offset] == 0xFF, let parsed = MPEGFrameHeader(bytes, at: offset),
+               let header = parsed.withFreeFormatLength(in: bytes, at: offset) {
                 let next = offset + header.frameLength
                 let confirmed: Bool
                 if let second = MPEGFrameHeader(bytes, at: next) {
                     confirmed = header.isCompatible(with: second)
+                } else if header.isFreeFormat {
+                    confirmed = false
                 } else {
                     // A one-frame file ends exactly where its only frame does.
                     confirmed = baseOffset + next == fileSize && offset == 0

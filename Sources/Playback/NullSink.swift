@@ -22,5 +22,6 @@ public final class NullSink: PCMSink, @unchecked Sendable {
 
     public func drain() throws(PlaybackError) {}
     public var playedFrames: Int { framesWritten }
+    public var keepsTime: Bool { false }
     public func close() throws(PlaybackError) {}
 }

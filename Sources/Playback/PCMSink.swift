@@ -15,6 +15,11 @@ public protocol PCMSink: AnyObject, Sendable {
     /// Frames heard since `configure`: frames written minus what the device still holds.
     /// The audio queue's position clock.
     var playedFrames: Int { get }
+    /// Whether the output plays at its own sample clock, as a sound card does: writes block while
+    /// it is full and `playedFrames` follows what is heard. False for outputs that take PCM as fast
+    /// as it comes (a WAV file, `NullSink`, ALSA's `null` and `file` devices); wrap those in a
+    /// `PacedSink` wherever narration must take real time.
+    var keepsTime: Bool { get }
     /// Plays out what is queued and releases the device or file. Safe to call twice.
     func close() throws(PlaybackError)
 }

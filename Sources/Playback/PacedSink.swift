@@ -2,8 +2,10 @@ import Foundation
 
 /// Wraps a sink that does not keep time (`NullSink`, a WAV file, ALSA's `null` or `file` devices)
 /// and makes it behave like a sound card: writes block once `lead` of audio is queued ahead of the
-/// wall clock, and `playedFrames` follows real time. `--no-audio` uses it so subtitles and pauses
-/// happen in real time without sound; tests use it to pause and skip mid-item.
+/// wall clock, and `playedFrames` follows real time. Over a sink that keeps time of its own (a
+/// sound card: `keepsTime`) it steps aside, so a caller that needs real time wraps whatever sink
+/// it was given. `walk` does (a walk narrated into a WAV file still queues and hears points in
+/// real time), `play --no-audio` too; tests use it to pause and skip mid-item.
 public final class PacedSink: PCMSink, @unchecked Sendable {
     public let inner: any PCMSink
     public let lead: Duration
@@ -42,6 +44,8 @@ public final class PacedSink: PCMSink, @unchecked Sendable {
         }
         try inner.write(pcm)
         framesWritten += pcm.count / format.bytesPerFrame
+        // Asked after the write: an ALSA device shows whether it keeps time on its first one.
+        guard !inner.keepsTime else { return }
         // Block until no more than `lead` is queued ahead of the clock, as a full device buffer would.
         let leadSeconds = Double(lead.components.seconds) + Double(lead.components.attoseconds) * 1e-18
         let due = Double(framesWritten) / Double(format.sampleRate) - leadSeconds
@@ -53,12 +57,16 @@ public final class PacedSink: PCMSink, @unchecked Sendable {
 
     public func drain() throws(PlaybackError) {
         try inner.drain()
-        guard let origin, let format else { return }
+        guard !inner.keepsTime, let origin, let format else { return }
         let end = origin + .seconds(Double(framesWritten) / Double(format.sampleRate))
         if end > clock.now { Thread.sleep(forTimeInterval: Self.seconds(end - clock.now)) }
     }
 
-    public var playedFrames: Int { min(framesWritten, elapsedFrames(clock.now)) }
+    public var playedFrames: Int {
+        inner.keepsTime ? inner.playedFrames : min(framesWritten, elapsedFrames(clock.now))
+    }
+
+    public var keepsTime: Bool { true }
 
     public func close() throws(PlaybackError) {
         try drain()

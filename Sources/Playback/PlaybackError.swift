@@ -1,3 +1,5 @@
+import FileAccess
+
 /// Everything that can go wrong while probing, decoding or playing audio, phrased for the person at
 /// the terminal: one line, naming the file or device, and the way out when there is one.
 public enum PlaybackError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -5,6 +7,8 @@ public enum PlaybackError: Error, Sendable, Hashable, CustomStringConvertible {
     case fileNotFound(path: String)
     /// The file exists but could not be read (permissions, I/O).
     case unreadable(path: String, reason: String)
+    /// Something other than a regular file (a FIFO, a device, a folder): refused unopened.
+    case notAFile(path: String, kind: FileKind)
     /// A zero-byte file: usually an interrupted download.
     case emptyFile(path: String)
     /// The bytes are something other than MPEG audio; `kind` says what they look like.
@@ -27,6 +31,8 @@ public enum PlaybackError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(path): no such file"
         case .unreadable(let path, let reason):
             return "\(path): cannot read (\(reason))"
+        case .notAFile(let path, let kind):
+            return "\(path): \(kind.refusal)"
         case .emptyFile(let path):
             return "\(path): the file is empty"
         case .notMP3(let path, let kind):
@@ -48,7 +54,7 @@ public enum PlaybackError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A process exit status from sysexits(3), so scripts can tell bad input from a bad machine.
     public var exitCode: Int32 {
         switch self {
-        case .fileNotFound, .unreadable, .emptyFile: return 66        // EX_NOINPUT
+        case .fileNotFound, .unreadable, .notAFile, .emptyFile: return 66  // EX_NOINPUT
         case .notMP3, .decodeFailed, .badSubtitles: return 65          // EX_DATAERR
         case .noSoundCard, .deviceFailed: return 69                    // EX_UNAVAILABLE
         case .outputFailed: return 73                                   // EX_CANTCREAT
@@ -56,4 +62,18 @@ public enum PlaybackError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { message }
+
+    /// An input that could not be opened, in the words of its kind of failure.
+    public init(input error: FileAccessError) {
+        switch error.cause {
+        case .missing: self = .fileNotFound(path: error.path)
+        case .notRegular(let kind): self = .notAFile(path: error.path, kind: kind)
+        default: self = .unreadable(path: error.path, reason: error.reason)
+        }
+    }
+
+    /// An output that could not be written.
+    public init(output error: FileAccessError) {
+        self = .outputFailed(path: error.path, reason: error.reason)
+    }
 }

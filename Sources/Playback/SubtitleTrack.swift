@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 
 /// Subtitles for one narration, parsed from SRT, with a timeline that answers "which cue is on
@@ -49,12 +50,7 @@ public struct SubtitleTrack: Sendable, Hashable {
     /// UTF-8 are read as Latin-1 (older European subtitle files).
     public init(contentsOf url: URL) throws(PlaybackError) {
         let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            if !FileManager.default.fileExists(atPath: url.path) { throw PlaybackError.fileNotFound(path: url.path) }
-            throw PlaybackError.unreadable(path: url.path, reason: error.localizedDescription)
-        }
+        do { data = try InputFile.contents(of: url.path) } catch { throw PlaybackError(input: error) }
         let text: String
         if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]) {
             // Windows subtitle tools save UTF-16 with a byte order mark.

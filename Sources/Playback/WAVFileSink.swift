@@ -1,85 +1,110 @@
+import FileAccess
 import Foundation
 
-/// Writes PCM to a canonical 44-byte-header WAV file (`walkscape play --output out.wav`).
+/// Writes PCM as a canonical 44-byte-header WAV (`walkscape play --output out.wav`, `walk
+/// --output`), through an `OutputFile`: a regular file is replaced atomically when the sink
+/// closes, a FIFO, terminal or device (or `-`, standard output) is written through.
 ///
 /// A WAV holds one format, so the first item's format is the file's; later items in another format
 /// are converted to it (channels mixed or duplicated, rate converted linearly), the way ALSA's plug
-/// layer would for a sound card. The header's sizes are patched on `close()`; until then the file
-/// says "length unknown" (0xFFFFFFFF), which players treat as "read to the end".
+/// layer would for a sound card.
+///
+/// Nothing is created or changed until the first PCM arrives: a narration that cannot be decoded
+/// leaves an existing file as it was. The header goes out first with the streaming convention for
+/// "length unknown", 0xFFFFFFFF in both sizes, which players read as "to the end of the data".
+/// When the output is our own temporary file the real sizes are written over it on `close()`; a
+/// stream (a FIFO, standard output) cannot be rewound, so it keeps the streaming header. So does a
+/// file past 4 GiB, which the header's 32-bit sizes cannot describe.
+///
+/// If a write fails (a full disk), nothing more is written, the output is dropped (a replaced file
+/// stays as it was) and every later call, `close()` included, reports that failure.
 public final class WAVFileSink: PCMSink, @unchecked Sendable {
-    public let url: URL
+    public let output: OutputFile
     /// The file's format, fixed by the first `configure`.
     public private(set) var fileFormat: PCMFormat?
     private var inputFormat: PCMFormat?
-    private var handle: FileHandle?
     private var dataBytes = 0
     private var framesSinceConfigure = 0
     private var converter: PCMConverter?
     private var closed = false
+    private var failure: PlaybackError?
 
-    public init(url: URL) {
-        self.url = url
+    public init(output: OutputFile) {
+        self.output = output
+    }
+
+    /// A sink writing to `url`.
+    public convenience init(url: URL) {
+        self.init(output: OutputFile(url.path))
     }
 
     deinit { try? close() }
 
     public func configure(_ format: PCMFormat) throws(PlaybackError) {
-        if fileFormat == nil {
-            do {
-                guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-                    throw PlaybackError.outputFailed(path: url.path, reason: "cannot create the file")
-                }
-                let handle = try FileHandle(forWritingTo: url)
-                try handle.write(contentsOf: Self.header(format, dataBytes: nil))
-                self.handle = handle
-            } catch let error as PlaybackError {
-                throw error
-            } catch {
-                throw PlaybackError.outputFailed(path: url.path, reason: error.localizedDescription)
-            }
-            fileFormat = format
-        }
+        if let failure { throw failure }
+        if fileFormat == nil { fileFormat = format }
         inputFormat = format
         converter = format == fileFormat ? nil : PCMConverter(from: format, to: fileFormat!)
         framesSinceConfigure = 0
     }
 
     public func write(_ pcm: UnsafeRawBufferPointer) throws(PlaybackError) {
-        guard let handle, let inputFormat else {
-            throw PlaybackError.outputFailed(path: url.path, reason: "written before it was configured")
+        if let failure { throw failure }
+        guard let inputFormat, let fileFormat else {
+            throw PlaybackError.outputFailed(path: output.name, reason: "written before it was configured")
         }
         framesSinceConfigure += pcm.count / inputFormat.bytesPerFrame
-        do {
+        do throws(FileAccessError) {
+            if !output.isOpen {
+                try output.open()
+                try output.write(Self.header(fileFormat, dataBytes: nil))
+            }
             if var converter {
                 let converted = converter.convert(pcm)
                 self.converter = converter
-                try handle.write(contentsOf: converted)
+                try output.write(converted)
                 dataBytes += converted.count
             } else {
-                try handle.write(contentsOf: Data(pcm))
+                try output.write(pcm)
                 dataBytes += pcm.count
             }
         } catch {
-            throw PlaybackError.outputFailed(path: url.path, reason: error.localizedDescription)
+            throw fail(error)
         }
     }
 
-    public func drain() throws(PlaybackError) {}
+    public func drain() throws(PlaybackError) {
+        if let failure { throw failure }
+    }
 
     public var playedFrames: Int { framesSinceConfigure }
+    public var keepsTime: Bool { false }
 
+    /// Finishes the file: real sizes into the header where it can be rewritten, then the output
+    /// made final. A second call reports how the first went.
     public func close() throws(PlaybackError) {
-        guard !closed, let handle, let fileFormat else { return }
+        if let failure { throw failure }
+        guard !closed else { return }
         closed = true
-        do {
-            try handle.seek(toOffset: 0)
-            try handle.write(contentsOf: Self.header(fileFormat, dataBytes: dataBytes))
-            try handle.close()
+        do throws(FileAccessError) {
+            if output.isSeekable, let fileFormat, dataBytes <= Self.maxDataBytes {
+                try output.rewrite(Self.header(fileFormat, dataBytes: dataBytes), at: 0)
+            }
+            try output.commit()
         } catch {
-            throw PlaybackError.outputFailed(path: url.path, reason: error.localizedDescription)
+            throw fail(error)
         }
-        self.handle = nil
     }
+
+    private func fail(_ error: FileAccessError) -> PlaybackError {
+        output.discard()
+        let failure = PlaybackError(output: error)
+        self.failure = failure
+        return failure
+    }
+
+    /// The most data the RIFF size field can count (it holds the data's size plus 36).
+    static let maxDataBytes = Int(UInt32.max) - 36
 
     /// The 44-byte RIFF/WAVE header for 16-bit PCM; `dataBytes == nil` while the length is unknown.
     static func header(_ format: PCMFormat, dataBytes: Int?) -> Data {

@@ -16,10 +16,14 @@ import TourModel
 ///    `timeNotForward`: replayed or reordered data must not move the walker backwards.
 /// 5. Travel from the last accepted fix faster than `maxSpeed` is an `implausibleJump`. The
 ///    distance is first reduced by both fixes' error estimates, because a jump inside the combined
-///    uncertainty is jitter, not travel. A lone outlier is dropped; but if the following fixes
-///    agree with it (each plausible from the previous one) for `jumpConfirmations` fixes in a
-///    row, the walker really is there (the first fix after a tunnel, a receiver that was wrong
-///    before) and the latest of them is accepted.
+///    uncertainty is jitter, not travel. Time since the last accepted fix counts, so the first fix
+///    after a tunnel or a gap is accepted at once when the walker could have got there.
+///    A jump is believed only once the jumped-to position has *persisted*: at least
+///    `jumpConfirmations` fixes in a row, each plausible from the one before, spanning at least
+///    `jumpPersistence` seconds of the fixes' own time; the fix that completes that is accepted.
+///    Multipath bursts (a handful of fixes hundreds of metres off, with a good HDOP) last
+///    seconds and agree with each other, so agreement alone proves nothing; persistence does
+///    (a receiver that was wrong before, a walker who really moved faster than `maxSpeed`).
 public struct FixFilter: Sendable, Hashable {
     public struct Configuration: Sendable, Hashable, Codable {
         /// Metres. Fixes whose horizontal error estimate exceeds this are ignored (DESIGN.md: 50 m).
@@ -27,17 +31,23 @@ public struct FixFilter: Sendable, Hashable {
         /// Metres per second. 10 m/s (36 km/h) is well beyond a running walker, yet far below the
         /// hundreds of metres per second a multipath outlier implies at 1 Hz.
         public var maxSpeed: Double
-        /// How many consecutive mutually plausible fixes at a jumped-to position make it real.
-        /// 2 means: the jump itself plus one fix that agrees with it.
+        /// How many consecutive mutually plausible fixes at a jumped-to position make it real
+        /// (together with `jumpPersistence`). 2 means: the jump itself plus one fix that agrees.
         public var jumpConfirmations: Int
+        /// Seconds (by the fixes' timestamps) a jumped-to position must persist, in mutually
+        /// plausible fixes, before it is believed. 20 s outlasts the multipath bursts receivers
+        /// emit in street canyons (a few seconds), and costs a walker whose receiver really was
+        /// wrong before no more than 20 s; a tunnel exit never waits for it (rule 5 above).
+        public var jumpPersistence: Double
         /// When true, a fix without any horizontal error estimate is `tooInaccurate`.
         public var requireErrorEstimate: Bool
 
         public init(maxHorizontalError: Double = 50, maxSpeed: Double = 10, jumpConfirmations: Int = 2,
-                    requireErrorEstimate: Bool = false) {
+                    jumpPersistence: Double = 20, requireErrorEstimate: Bool = false) {
             self.maxHorizontalError = maxHorizontalError
             self.maxSpeed = maxSpeed
             self.jumpConfirmations = max(1, jumpConfirmations)
+            self.jumpPersistence = jumpPersistence.isFinite ? max(0, jumpPersistence) : 0
             self.requireErrorEstimate = requireErrorEstimate
         }
 
@@ -63,7 +73,9 @@ public struct FixFilter: Sendable, Hashable {
     public let configuration: Configuration
     /// The last fix this filter accepted; jumps are measured from it.
     public private(set) var lastAccepted: Fix?
-    /// A fix that jumped away from `lastAccepted`, and how many fixes in a row now agree with it.
+    /// Fixes that jumped away from `lastAccepted` and agree with each other: the first of them
+    /// (persistence is measured from it), the latest, and how many there are.
+    private var candidateStart: Fix?
     private var candidate: Fix?
     private var candidateCount = 0
 
@@ -88,36 +100,44 @@ public struct FixFilter: Sendable, Hashable {
             accept(fix)
             return .accepted
         }
-        if let pending = candidate {
+        if let pending = candidate, let start = candidateStart {
             guard fix.time > pending.time else { return .rejected(.timeNotForward) }
             if isPlausible(from: pending, to: fix) {
                 candidateCount += 1
-                if candidateCount >= configuration.jumpConfirmations {
+                candidate = fix
+                if hasPersisted(from: start, to: fix) {
                     accept(fix)
                     return .accepted
                 }
-                candidate = fix
                 return .rejected(.implausibleJump)
             }
         }
+        candidateStart = fix
         candidate = fix
         candidateCount = 1
-        if configuration.jumpConfirmations <= 1 {
+        if hasPersisted(from: fix, to: fix) {
             accept(fix)
             return .accepted
         }
         return .rejected(.implausibleJump)
     }
 
+    private func hasPersisted(from start: Fix, to latest: Fix) -> Bool {
+        candidateCount >= configuration.jumpConfirmations
+            && latest.time.timeIntervalSince(start.time) >= configuration.jumpPersistence
+    }
+
     /// Forgets history, e.g. after the walker paused for a long time or the source reconnected.
     public mutating func reset() {
         lastAccepted = nil
+        candidateStart = nil
         candidate = nil
         candidateCount = 0
     }
 
     private mutating func accept(_ fix: Fix) {
         lastAccepted = fix
+        candidateStart = nil
         candidate = nil
         candidateCount = 0
     }

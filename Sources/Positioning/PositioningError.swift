@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FileAccess
 
 /// A problem a user can act on: a trace that cannot be opened or is not a trace, gpsd that
 /// cannot be reached. One line, no stack trace, and the exit code a command should end with
@@ -27,6 +28,23 @@ public struct PositioningError: Error, Sendable, Hashable, CustomStringConvertib
 
     static func cannotOpen(_ path: String, errno code: Int32) -> PositioningError {
         PositioningError("\(path): cannot open (\(String(cString: strerror(code))))", exitCode: noInput)
+    }
+
+    /// Why a trace could not be opened: a FIFO, device or folder says what it is (a recording is
+    /// read twice, so it must be a file), anything else gives the system's reason.
+    static func cannotOpen(_ error: FileAccessError) -> PositioningError {
+        switch error.cause {
+        case .notRegular(.folder):
+            PositioningError("\(error.path): \(FileKind.folder.refusal)", exitCode: noInput)
+        case .notRegular(let kind):
+            PositioningError("\(error.path): \(kind.refusal) (save the trace to a file first)", exitCode: noInput)
+        case .missing:
+            cannotOpen(error.path, errno: ENOENT)
+        case .system(let code):
+            cannotOpen(error.path, errno: code)
+        default:
+            PositioningError("\(error.path): cannot open (\(error.reason))", exitCode: noInput)
+        }
     }
 
     static func notATrace(_ path: String) -> PositioningError {

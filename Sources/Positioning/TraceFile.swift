@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FileAccess
 import Foundation
 import Synchronization
 
@@ -27,15 +28,10 @@ public final class TraceFile: Sendable {
     public init(url: URL, bufferSize: Int = 1 << 18) throws(PositioningError) {
         self.url = url
         self.bufferSize = max(16, bufferSize)
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .cannotOpen(url.path, errno: errno) }
-        // Each pass reopens the file, so it must be readable twice: not a pipe or a terminal.
-        var info = stat()
-        if fstat(fd, &info) == 0, info.st_mode & S_IFMT != S_IFREG, info.st_mode & S_IFMT != S_IFDIR {
-            close(fd)
-            throw PositioningError("\(url.path): not a regular file (save the trace to a file first)",
-                                   exitCode: PositioningError.noInput)
-        }
+        // Each pass reopens the file, so it must be readable twice: a regular file, never a
+        // pipe, a terminal or a device (which are refused without being opened).
+        let fd: Int32
+        do { fd = try InputFile.open(url.path) } catch { throw .cannotOpen(error) }
         let reader = ByteReader(fileDescriptor: fd, capacity: 4096, maxCapacity: 4096)
         reader.fill()
         if reader.readError != 0 { throw .cannotOpen(url.path, errno: reader.readError) }
@@ -62,7 +58,7 @@ public final class TraceFile: Sendable {
         lastStatistics.withLock { $0 = statistics }
     }
 
-    /// GPX if the first markup is XML with a `<gpx` element; NMEA if a line starts with `$`, `!`
+    /// GPX if the first markup is XML with a `<gpx` element (or `<P:gpx`, namespace-prefixed); NMEA if a line starts with `$`, `!`
     /// or `#` (comments), or a `$` sentence appears in the first block (logs with binary noise).
     static func detect(_ head: UnsafeBufferPointer<UInt8>) -> Format? {
         var i = 0
@@ -71,7 +67,7 @@ public final class TraceFile: Sendable {
         guard i < head.count else { return nil }
         if head[i] == 60 {  // '<'
             let text = String(decoding: UnsafeBufferPointer(rebasing: head[i...]), as: UTF8.self)
-            return text.contains("<gpx") ? .gpx : nil
+            return text.range(of: #"<([A-Za-z_][A-Za-z0-9_.-]*:)?gpx[\s>/]"#, options: .regularExpression) != nil ? .gpx : nil
         }
         if head[i] == 36 || head[i] == 33 || head[i] == 35 { return .nmea }
         // A `$` followed by five letters/digits and a comma, anywhere in the first block.

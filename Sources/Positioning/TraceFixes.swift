@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FileAccess
 import Foundation
 
 /// One pass over a `TraceFile`.
@@ -24,14 +25,14 @@ public struct TraceFixes: Sequence {
 
         init(file: TraceFile) {
             self.file = file
-            let fd = open(file.url.path, O_RDONLY | O_CLOEXEC)
-            if fd >= 0 {
+            do {
+                let fd = try InputFile.open(file.url.path)
                 let reader = ByteReader(fileDescriptor: fd, capacity: file.bufferSize)
                 self.reader = reader
                 if file.format == .gpx { gpx = GPXReader(reader: reader) }
-            } else {
+            } catch {
                 reader = nil
-                openError = PositioningError.cannotOpen(file.url.path, errno: errno).message
+                openError = PositioningError.cannotOpen(error).message
             }
         }
 

@@ -7,7 +7,8 @@ actor AudioEnds {
         if let waiter = waiters.removeValue(forKey: id) { waiter.resume(returning: true) } else { ended.insert(id) }
     }
 
-    /// True when `id` ended (before or within `limit`), false when the time ran out.
+    /// True when `id` ended (before or within `limit`), false when the time ran out or the
+    /// waiting task was cancelled (a stopped preview does not wait out the grace period).
     func wait(for id: String, atMost limit: Duration) async -> Bool {
         if ended.remove(id) != nil { return true }
         let timer = Task { [weak self] in
@@ -15,7 +16,13 @@ actor AudioEnds {
             await self?.expire(id)
         }
         defer { timer.cancel() }
-        return await withCheckedContinuation { waiters[id] = $0 }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if Task.isCancelled { continuation.resume(returning: false) } else { waiters[id] = continuation }
+            }
+        } onCancel: {
+            Task { await self.expire(id) }
+        }
     }
 
     private func expire(_ id: String) {

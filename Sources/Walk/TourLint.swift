@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import Playback
 import Positioning
@@ -24,6 +25,27 @@ public struct TourLint: Sendable {
         public var findings: [LintFinding]
         public var errors: Int { findings.count { $0.severity == .error } }
         public var warnings: Int { findings.count { $0.severity == .warning } }
+
+        /// The findings as lines for people, in order, with at most `limit` of any one check:
+        /// past that one line counts the rest (a dense tour would otherwise print thousands of
+        /// near-identical lines). `--json` keeps them all.
+        public func lines(limitPerCheck limit: Int = 20) -> [String] {
+            var shown: [String: Int] = [:]
+            var total: [String: Int] = [:]
+            for finding in findings { total[finding.check, default: 0] += 1 }
+            var lines: [String] = []
+            for finding in findings {
+                let count = shown[finding.check, default: 0]
+                shown[finding.check] = count + 1
+                if count < limit {
+                    lines.append(finding.description)
+                } else if count == limit {
+                    let rest = total[finding.check, default: 0] - limit
+                    lines.append("\(finding.severity.rawValue): \(rest) more like these [\(finding.check)] (--json lists them all)")
+                }
+            }
+            return lines
+        }
     }
 
     public func lint(folder root: URL) -> Result {
@@ -68,19 +90,26 @@ public struct TourLint: Sendable {
                                   "no completionMessage: walkers in \(lang) finish without a word"))
         }
 
-        // Media: real MP3s that decode; subtitles that parse and fit the narration.
+        // Media: real MP3s that decode; subtitles that parse and fit the narration. A file used by
+        // many points is looked at once.
         var durations: [String: [Int: Double]] = [:]   // language → point index → seconds
+        var sniffed: [URL: MediaKind] = [:]
+        var probed: [URL: Swift.Result<AudioInfo, PlaybackError>] = [:]
         for (i, p) in points.enumerated() {
             for lang in languages {
                 guard let content = p.content[lang] else { continue }
                 if let audio = content.audio {
                     let rel = relative(audio, in: tour.root)
-                    let kind = MediaSniffer.sniff(audio)
+                    let kind = sniffed[audio] ?? MediaSniffer.sniff(audio)
+                    sniffed[audio] = kind
                     if kind != .mp3 {
                         findings.append(.init(.error, "audio-not-mp3", rel, "\(name(i)) in '\(lang)': not an MP3: \(kind.looksLike)"))
                     } else {
-                        do {
-                            let info = try AudioProbe.inspect(audio)
+                        let probe = probed[audio]
+                            ?? Swift.Result(catching: { () throws(PlaybackError) -> AudioInfo in try AudioProbe.inspect(audio) })
+                        probed[audio] = probe
+                        do throws(PlaybackError) {
+                            let info = try probe.get()
                             durations[lang, default: [:]][i] = info.duration
                             if let subs = content.subtitles {
                                 findings += subtitleChecks(subs, audioSeconds: info.duration, in: tour.root)
@@ -112,15 +141,9 @@ public struct TourLint: Sendable {
                                       "radius \(Self.metres(r)) is large enough to trigger from a parallel street (over \(Self.metres(largestRadius)))"))
             }
         }
-        for i in points.indices {
-            for j in points.indices where j > i {
-                let d = points[i].coordinate.distance(to: points[j].coordinate)
-                let reach = points[i].triggerRadiusMeters + points[j].triggerRadiusMeters
-                if d < reach {
-                    findings.append(.init(.warning, "overlapping-radii", "\(name(i)) and \(name(j))",
-                                          "radii overlap (\(Self.metres(d)) apart, radii add up to \(Self.metres(reach))): both can trigger at once"))
-                }
-            }
+        let overlaps = RadiusOverlaps(coordinates: points.map(\.coordinate), radii: points.map(\.triggerRadiusMeters))
+        for (i, later) in overlaps.later.enumerated() where !later.isEmpty {
+            findings.append(overlapFinding(i, later, points: points, name: name))
         }
 
         // The tour's own recorded walks: every point should trigger by GPS on them.
@@ -190,21 +213,44 @@ public struct TourLint: Sendable {
         if report.summary.acceptedFixes == 0 {
             return [.init(.warning, "trace-without-fixes", rel, "no usable position in this trace")]
         }
+        // How close the walk came, measured to the points it missed only (a second pass over the
+        // fixes must not cost fixes x points on a large tour).
+        let missed = report.points.indices.filter { report.points[$0].trigger?.type != .gps }
+        guard !missed.isEmpty else { return [] }
         var closest = [Double](repeating: .infinity, count: playable.points.count)
         var filter = FixFilter(configuration: WalkPolicy().filterConfiguration)
         for fix in file.fixes() where filter.evaluate(fix) == .accepted {
-            for (i, p) in playable.points.enumerated() {
+            for i in missed {
+                let p = playable.points[i]
                 closest[i] = min(closest[i], WalkCore.distance(from: fix.coordinate, to: p.coordinate, within: p.triggerRadiusMeters))
             }
         }
-        var findings: [LintFinding] = []
-        for (i, p) in report.points.enumerated() where p.trigger?.type != .gps {
+        return missed.map { i in
             let radius = playable.points[i].triggerRadiusMeters
-            findings.append(.init(.warning, "trace-misses-point", rel,
-                                  "\(name(i)) does not trigger on this walk: the closest fix is \(WalkTime.distance(closest[i])) from it (radius \(Self.metres(radius)))"))
+            return LintFinding(.warning, "trace-misses-point", rel,
+                               "\(name(i)) does not trigger on this walk: the closest fix is \(WalkTime.distance(closest[i])) from it (radius \(Self.metres(radius)))")
         }
-        return findings
     }
+
+    /// One line per point for its overlapping later neighbours: a pair reads as before; a point
+    /// in a crowd lists the first few and counts the rest, so a dense tour stays readable.
+    private func overlapFinding(_ i: Int, _ later: [RadiusOverlaps.Neighbour], points: [TourFolder.Point],
+                                name: (Int) -> String) -> LintFinding {
+        func reach(_ n: RadiusOverlaps.Neighbour) -> Double { points[i].triggerRadiusMeters + points[n.index].triggerRadiusMeters }
+        if later.count == 1, let n = later.first {
+            return .init(.warning, "overlapping-radii", "\(name(i)) and \(name(n.index))",
+                         "radii overlap (\(Self.metres(n.distance)) apart, radii add up to \(Self.metres(reach(n)))): both can trigger at once")
+        }
+        var listed = later.prefix(Self.listedNeighbours).map {
+            "\(name($0.index)), \(Self.metres($0.distance)) away (radii add up to \(Self.metres(reach($0))))"
+        }
+        if later.count > Self.listedNeighbours { listed.append("and \(later.count - Self.listedNeighbours) more") }
+        return .init(.warning, "overlapping-radii", name(i),
+                     "radius overlaps those of \(later.count) later points: \(listed.joined(separator: "; ")): they can trigger at once")
+    }
+
+    /// How many overlapping neighbours one finding names before it just counts them.
+    static let listedNeighbours = 5
 
     private func subtitleChecks(_ url: URL, audioSeconds: Double?, in root: URL) -> [LintFinding] {
         let rel = relative(url, in: root)
@@ -227,7 +273,8 @@ public struct TourLint: Sendable {
     /// Checks a tour.json the loader refused, for the problems it would otherwise report one
     /// run at a time: duplicate orders and ids, media that is not there.
     private func rawChecks(root: URL) -> [LintFinding] {
-        guard let data = try? Data(contentsOf: root.appendingPathComponent(TourFolder.manifestName)),
+        // Read as the loader reads: tour.json and media only inside the folder, regular files only.
+        guard let paths = try? TourFolderPaths(root: root), let data = try? paths.manifest(),
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               let points = object["points"] as? [[String: Any]] else { return [] }
         var findings: [LintFinding] = []
@@ -246,9 +293,20 @@ public struct TourLint: Sendable {
             for (lang, value) in (p["content"] as? [String: Any] ?? [:]).sorted(by: { $0.key < $1.key }) {
                 guard let content = value as? [String: Any] else { continue }
                 for key in ["audio", "subtitles", "image"] {
-                    guard let path = content[key] as? String, !path.hasPrefix("/"), !path.contains("..") else { continue }
-                    if !FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path) {
-                        findings.append(.init(.error, "missing-media", "points[\(i)]", "content.\(lang).\(key): \(path) does not exist"))
+                    guard let path = content[key] as? String else { continue }
+                    let check: String
+                    do {
+                        _ = try paths.file(path)
+                        continue
+                    } catch {
+                        switch error {
+                        case .missing: check = "missing-media"
+                        case .outside: check = "outside-folder"
+                        case .notRegular: check = "not-a-file"
+                        case .unreadable: check = "media-unreadable"
+                        case .empty, .leavesByName: continue   // the loader's own words say it
+                        }
+                        findings.append(.init(.error, check, "points[\(i)]", "content.\(lang).\(key): \(error.reason(for: path))"))
                     }
                 }
             }
@@ -258,7 +316,8 @@ public struct TourLint: Sendable {
 
     /// Nil when the bytes look like an image a phone can show (JPEG, PNG, GIF, WebP).
     static func imageProblem(_ url: URL) -> String? {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return "cannot be read" }
+        let handle: FileHandle
+        do { handle = try InputFile.handle(url.path) } catch { return error.reason }
         defer { try? handle.close() }
         let head = [UInt8]((try? handle.read(upToCount: 12)) ?? Data())
         if head.isEmpty { return "the file is empty" }

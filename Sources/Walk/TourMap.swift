@@ -10,19 +10,42 @@ import TourModel
 /// scripts or external resources, so any browser opens it.
 public struct TourMap: Sendable {
     public var tour: PlayableTour
-    /// The walk to draw, in order (may be empty).
-    public var fixes: [Fix]
-    /// Fixes the filter ignored, drawn as crosses.
+    /// The walk to draw, thinned to what a picture can show.
+    public var trace: DrawnTrace
+    /// Fixes the filter ignored, drawn as crosses: the first `maxIgnoredMarks` of them.
     public var ignored: [Fix]
+    /// How many fixes the filter ignored in all (the legend says when not all are drawn).
+    public var ignoredTotal: Int
     /// Where and when points triggered, from a preview of the same walk.
     public var report: PreviewReport?
     public var width: Double = 1000
 
+    /// More fixes than this are thinned evenly: a screen has no room for them, a browser no patience.
+    public static let maxDrawnFixes = 20_000
+    /// Crosses beyond this would hide the map (a receiver wrong all afternoon).
+    public static let maxIgnoredMarks = 1000
+
     public init(tour: PlayableTour, fixes: [Fix] = [], ignored: [Fix] = [], report: PreviewReport? = nil) {
         self.tour = tour
-        self.fixes = fixes
-        self.ignored = ignored
+        self.trace = DrawnTrace(fixes, capacity: Self.maxDrawnFixes)
+        self.ignored = Array(ignored.prefix(Self.maxIgnoredMarks))
+        self.ignoredTotal = ignored.count
         self.report = report
+    }
+
+    /// Adds a recorded walk, streamed once through the fix filter: accepted fixes become the
+    /// drawn trace (thinned as they come), ignored ones with a position the crosses. Memory stays
+    /// flat in the length of the trace.
+    public mutating func draw(fixes: some Sequence<Fix>, filter configuration: FixFilter.Configuration) {
+        var filter = FixFilter(configuration: configuration)
+        for fix in fixes {
+            if filter.evaluate(fix) == .accepted {
+                trace.add(fix)
+            } else if fix.mode >= .twoD {
+                ignoredTotal += 1
+                if ignored.count < Self.maxIgnoredMarks { ignored.append(fix) }
+            }
+        }
     }
 
     /// Accuracy classes for the trace: upper bound of the error estimate (metres), colour, label.
@@ -49,7 +72,11 @@ public struct TourMap: Sendable {
         }
         for p in tour.points { include(p.coordinate, pad: p.triggerRadiusMeters) }
         for c in tour.route { include(c) }
-        for f in fixes { include(f.coordinate) }
+        if !trace.isEmpty {
+            include(Coordinate(latitude: trace.south, longitude: trace.west))
+            include(Coordinate(latitude: trace.north, longitude: trace.east))
+        }
+        let drawn = trace.points
         let minLat = lats.min() ?? 0, maxLat = lats.max() ?? 0, minLng = lngs.min() ?? 0, maxLng = lngs.max() ?? 0
         let midLat = (minLat + maxLat) / 2
         let metresPerDegLat = 111_320.0, metresPerDegLng = 111_320.0 * cos(midLat * .pi / 180)
@@ -98,7 +125,7 @@ public struct TourMap: Sendable {
         out += "</g>\n"
 
         // Trace: runs of one accuracy class as one polyline; gaps over 5 s as a dotted line.
-        if !fixes.isEmpty {
+        if !drawn.isEmpty {
             out += "<g id=\"trace\" fill=\"none\" stroke-width=\"3\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n"
             var run: [String] = []
             var runColour = ""
@@ -107,22 +134,23 @@ public struct TourMap: Sendable {
                 run = []
             }
             var previous: Fix?
-            for fix in fixes {
+            for point in drawn {
+                let fix = point.fix
                 let (x, y) = xy(fix.coordinate)
-                let point = "\(f(x)),\(f(y))"
+                let svgPoint = "\(f(x)),\(f(y))"
                 // Each segment takes the colour of the fix it leads to.
                 let colour = Self.colour(for: fix.horizontalError)
-                if let prev = previous, fix.time.timeIntervalSince(prev.time) > 5 {
+                if let prev = previous, point.gapBefore > 5 {
                     flush()
                     let (px, py) = xy(prev.coordinate)
                     out += "<line x1=\"\(f(px))\" y1=\"\(f(py))\" x2=\"\(f(x))\" y2=\"\(f(y))\" stroke=\"#555\" "
-                        + "stroke-dasharray=\"2 5\"><title>no fix for \(Int(fix.time.timeIntervalSince(prev.time))) s</title></line>\n"
-                    run = [point]
+                        + "stroke-dasharray=\"2 5\"><title>no fix for \(Int(point.gapBefore)) s</title></line>\n"
+                    run = [svgPoint]
                 } else if colour != runColour, let last = run.last {
                     flush()
-                    run = [last, point]
+                    run = [last, svgPoint]
                 } else {
-                    run.append(point)
+                    run.append(svgPoint)
                 }
                 runColour = colour
                 previous = fix
@@ -194,14 +222,14 @@ public struct TourMap: Sendable {
         out += "</g>\n"
 
         // Legend (only with a trace), on its own row above the scale bar so narrow maps keep it.
-        if !fixes.isEmpty {
+        if !drawn.isEmpty {
             let ly = barY - 26
             var lx = margin
             out += "<g id=\"legend\" font-size=\"13\" fill=\"#2b2d42\">\n"
             out += "<text x=\"\(f(lx))\" y=\"\(f(ly))\">fix accuracy:</text>\n"
             lx += 90
             var classes = Self.accuracyClasses.map { ($0.colour, $0.label) }
-            if fixes.contains(where: { $0.horizontalError == nil }) { classes.append((Self.unknownAccuracy, "unknown")) }
+            if drawn.contains(where: { $0.fix.horizontalError == nil }) { classes.append((Self.unknownAccuracy, "unknown")) }
             for (colour, text) in classes {
                 out += "<line x1=\"\(f(lx))\" y1=\"\(f(ly - 4))\" x2=\"\(f(lx + 22))\" y2=\"\(f(ly - 4))\" stroke=\"\(colour)\" stroke-width=\"4\"/>\n"
                 out += "<text x=\"\(f(lx + 27))\" y=\"\(f(ly))\">\(Self.escape(text))</text>\n"
@@ -209,7 +237,8 @@ public struct TourMap: Sendable {
             }
             if !ignored.isEmpty {
                 out += "<path d=\"M\(f(lx)),\(f(ly - 9)) L\(f(lx + 10)),\(f(ly + 1)) M\(f(lx)),\(f(ly + 1)) L\(f(lx + 10)),\(f(ly - 9))\" stroke=\"#c1121f\" stroke-width=\"2\"/>\n"
-                out += "<text x=\"\(f(lx + 15))\" y=\"\(f(ly))\">ignored</text>\n"
+                let label = ignoredTotal > ignored.count ? "ignored (\(ignored.count) of \(ignoredTotal) shown)" : "ignored"
+                out += "<text x=\"\(f(lx + 15))\" y=\"\(f(ly))\">\(Self.escape(label))</text>\n"
             }
             out += "</g>\n"
         }
@@ -229,18 +258,29 @@ public struct TourMap: Sendable {
 
     private static func quoted(_ v: Double) -> String { "\"" + String(format: "%.1f", v) + "\"" }
 
+    /// Text for XML: markup characters escaped, and characters XML 1.0 does not allow (C0
+    /// controls other than tab and line ends, U+FFFE, U+FFFF) or discourages (DEL and the C1
+    /// controls) replaced by U+FFFD. A title from a stranger's tour.json must not make the file
+    /// unreadable, or smuggle a terminal escape into it.
     static func escape(_ text: String) -> String {
-        var out = ""
-        for ch in text {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.append(ch)
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out.append(contentsOf: "&amp;".unicodeScalars)
+            case "<": out.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": out.append(contentsOf: "&gt;".unicodeScalars)
+            case "\"": out.append(contentsOf: "&quot;".unicodeScalars)
+            case "'": out.append(contentsOf: "&apos;".unicodeScalars)
+            default: out.append(isXMLText(scalar) ? scalar : "\u{FFFD}")
             }
         }
-        return out
+        return String(out)
+    }
+
+    static func isXMLText(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x09, 0x0A, 0x0D, 0x20...0x7E, 0xA0...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF: true
+        default: false
+        }
     }
 }

@@ -34,18 +34,31 @@ public struct WalkCore: Sendable {
         self.radii = tour.points.map(\.triggerRadiusMeters)
     }
 
-    /// Continues a walk from progress saved earlier (rule 9). Send `.start` next: a point that
-    /// was playing when the walk stopped plays again from its beginning.
+    /// Continues a walk from progress saved earlier (rule 9): after a crash, or after the walker
+    /// quit (`abandoned`). Send `.start` next: a point that was playing when the walk stopped
+    /// plays again from its beginning. Only a completed walk cannot be continued.
+    ///
+    /// A resumed walk is the same walk session: it keeps `startedAt`, so no second `tour_started`
+    /// is tracked, and its eventual `tour_completed` (or another `tour_abandoned`) counts points
+    /// and minutes from the original start. The `tour_abandoned` recorded when the walker quit
+    /// stays true of that moment (the dashboard matches sessions by anonymous id and tour, so a
+    /// second `tour_started` would count one walk twice).
     public init(tour: PlayableTour, policy: WalkPolicy = WalkPolicy(), resuming saved: WalkProgress) throws(WalkError) {
         self.init(tour: tour, policy: policy)
+        if let problem = saved.problem { throw WalkError("the saved walk is inconsistent (\(problem)); start it again") }
         guard saved.tourID == tour.id else {
             throw WalkError("the saved walk belongs to another tour (\(saved.tourID)); start it again")
         }
         guard saved.points.map(\.id) == tour.points.map(\.id) else {
             throw WalkError("the tour's points changed since this walk was saved; start it again")
         }
+        guard saved.outcome != .completed else {
+            throw WalkError("this walk of the tour was completed; a new one starts at the first point")
+        }
         self.progress = saved
         self.progress.language = tour.language
+        self.progress.outcome = nil
+        self.progress.endedAt = nil
     }
 
     public var isFinished: Bool { progress.outcome != nil }
@@ -286,8 +299,10 @@ public struct WalkCore: Sendable {
                 playNext(at: time, into: &effects)
             }
         case .quit:
+            // The narration stops, but the progress keeps it as playing and the queue as it was:
+            // exactly what a crash at this moment would leave, so resuming plays it again from
+            // its start and then the queue, in order.
             if progress.playing != nil { effects.append(.stop) }
-            progress.playing = nil
             progress.outcome = .abandoned
             progress.endedAt = time
             effects.append(.track(event(.tourAbandoned, at: time, extra: endProperties(at: time))))
@@ -300,7 +315,7 @@ public struct WalkCore: Sendable {
     private func endProperties(at time: Date) -> [String: WalkEventValue] {
         let minutes = progress.startedAt.map { max(0, time.timeIntervalSince($0)) / 60 } ?? 0
         return [
-            "durationMinutes": .int(Int(minutes.rounded())),
+            "durationMinutes": .int(Int(saturating: minutes.rounded())),
             "pointsVisited": .int(progress.pointsVisited),
             "lastPointIndex": .int(progress.lastPointIndex),
         ]

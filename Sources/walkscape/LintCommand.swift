@@ -12,6 +12,7 @@ struct LintCommand: AsyncParsableCommand {
         the walk to the next point at 1.3 m/s, overlapping radii, radii under 20 m or over 150 m, \
         points out of order along the route, duplicate orders and ids, missing languages, and \
         points that the tour's own recorded walks (traces) do not trigger. \
+        At most 20 findings of one kind are listed, then counted; --json lists them all. \
         Exits 1 when there are errors; warnings alone exit 0.
 
         Examples:
@@ -29,26 +30,23 @@ struct LintCommand: AsyncParsableCommand {
     var walkingSpeed: Double = 1.3
 
     func validate() throws {
-        if !(walkingSpeed > 0 && walkingSpeed < 10) { throw ValidationError("--walking-speed must be between 0 and 10 m/s") }
+        try Limits.walkingSpeed.check(walkingSpeed, flag: "--walking-speed")
     }
 
     func run() async throws {
-        let url = URL(fileURLWithPath: tour)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CLIError.usage("\(tour): no such tour folder")
-        }
+        let url = try TourArgument.folderURL(tour)
+        let tour = TourArgument.folderName(self.tour)
         var lint = TourLint()
         lint.walkingSpeed = walkingSpeed
         let result = lint.lint(folder: url)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            FileHandle.standardOutput.write(try encoder.encode(result.findings) + Data("\n".utf8))
+            Console.json(try encoder.encode(result.findings))
         } else {
-            for finding in result.findings { print(finding) }
-            print(result.findings.isEmpty ? "\(tour): no problems found"
-                  : "\(tour): \(result.errors) error\(result.errors == 1 ? "" : "s"), \(result.warnings) warning\(result.warnings == 1 ? "" : "s")")
+            for line in result.lines() { Console.out(line) }
+            Console.out(result.findings.isEmpty ? "\(tour): no problems found"
+                        : "\(tour): \(result.errors) error\(result.errors == 1 ? "" : "s"), \(result.warnings) warning\(result.warnings == 1 ? "" : "s")")
         }
         if result.errors > 0 { throw ExitCode(1) }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileAccess
 import Foundation
 import Positioning
 import TourModel
@@ -11,11 +12,14 @@ struct MapCommand: AsyncParsableCommand {
         abstract: "Draw a tour as an SVG map: route, numbered points and radii, a trace coloured by accuracy, triggers.",
         discussion: """
         With --trace, the walk is previewed first (as `preview --fast` does) so the map shows where \
-        each point triggered; fixes the filter ignored are drawn as red crosses.
+        each point triggered; fixes the filter ignored are drawn as red crosses. A long trace is \
+        thinned to 20,000 drawn fixes. -o - writes the SVG to standard output; an existing file is \
+        replaced only once the whole map is written, and a FIFO or device is written through.
 
         Examples:
           walkscape map tours/demo -o demo.svg
           walkscape map tours/demo --trace tours/demo/traces/walk.nmea -o walk.svg
+          walkscape map tours/demo -o - | rsvg-convert -o demo.png
         """)
 
     @Argument(help: ArgumentHelp("The tour folder (with tour.json).", valueName: "tour-folder"))
@@ -27,21 +31,21 @@ struct MapCommand: AsyncParsableCommand {
     @Option(name: [.short, .long], help: ArgumentHelp("Language of the titles (default: the tour's default).", valueName: "code"))
     var language: String?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the SVG.", valueName: "map.svg"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the SVG (- for standard output).", valueName: "map.svg"))
     var output: String
 
     @Option(name: .long, help: ArgumentHelp("Width of the picture in pixels.", valueName: "px"))
     var width: Int = 1000
 
-    /// More fixes than this are thinned evenly: a screen has no room for them, a browser no patience.
-    static let maxDrawnFixes = 20_000
-
     func validate() throws {
-        if !(300...10_000).contains(width) { throw ValidationError("--width must be between 300 and 10000 pixels") }
+        try Limits.mapWidth.check(width, flag: "--width")
         if output.isEmpty { throw ValidationError("-o needs a file name") }
     }
 
     func run() async throws {
+        let output = OutputFile(self.output)
+        // A name that cannot be written is refused before any work; nothing is touched yet.
+        do throws(FileAccessError) { try output.check() } catch { throw CLIError.failure("\(self.output): cannot write (\(error.reason))") }
         let folder = try TourArgument.folder(tour)
         let playable: PlayableTour
         do { playable = try folder.playable(language: language) } catch { throw CLIError.usage(error.message) }
@@ -54,26 +58,18 @@ struct MapCommand: AsyncParsableCommand {
             let policy = WalkPolicy()
             map.report = WalkSimulation(tour: playable, policy: policy,
                                         narrations: WalkSimulation.probeNarrations(of: playable)).run(fixes: file.fixes())
-            var filter = FixFilter(configuration: policy.filterConfiguration)
-            var accepted: [Fix] = []
-            var ignored: [Fix] = []
-            for fix in file.fixes() {
-                if filter.evaluate(fix) == .accepted { accepted.append(fix) } else if fix.mode >= .twoD { ignored.append(fix) }
-            }
-            if accepted.isEmpty { throw CLIError.data("\(url.path): no usable position in this trace") }
-            if accepted.count > Self.maxDrawnFixes {
-                let stride = (accepted.count + Self.maxDrawnFixes - 1) / Self.maxDrawnFixes
-                accepted = accepted.enumerated().filter { $0.offset % stride == 0 || $0.offset == accepted.count - 1 }.map(\.element)
-            }
-            map.fixes = accepted
-            map.ignored = Array(ignored.prefix(1000))
+            map.draw(fixes: file.fixes(), filter: policy.filterConfiguration)
+            if map.trace.isEmpty { throw CLIError.data("\(url.path): no usable position in this trace") }
         }
-        let svg = map.svg()
-        do {
-            try Data(svg.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+        let svg = Data(map.svg().utf8)
+        do throws(FileAccessError) {
+            try output.write(svg)
+            try output.commit()
         } catch {
-            throw CLIError.failure("\(output): cannot write (\(error.localizedDescription))")
+            output.discard()
+            throw CLIError.failure("\(self.output): cannot write (\(error.reason))")
         }
-        print("wrote \(output) (\(svg.utf8.count / 1024) KB)")
+        // With -o -, standard output is the SVG's alone.
+        if !output.isStandardOutput { Console.out("wrote \(self.output) (\(svg.count / 1024) KB)") }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileAccess
 import Foundation
 import Playback
 
@@ -11,13 +12,16 @@ struct PlayCommand: AsyncParsableCommand {
         discussion: """
         Files play in order without gaps. A file that cannot be played is reported and the next \
         one plays; the exit status is then 65. --subtitles may be given once per file, in the \
-        files' order. --output writes what would be heard to a WAV file (as fast as it decodes); \
-        --no-audio plays in real time to no device, so the cues still come in time.
+        files' order. --output writes what would be heard to a WAV file (as fast as it decodes): \
+        an existing file is replaced only once the whole WAV is written (and not at all if nothing \
+        plays), a FIFO or device is written through, and - is standard output (the cues then go to \
+        standard error). --no-audio plays in real time to no device, so the cues still come in time.
 
         Examples:
           walkscape play media/en/01.mp3 --subtitles media/en/01.srt
           walkscape play 01.mp3 02.mp3 --audio-device hw:1
           walkscape play 01.mp3 --output 01.wav
+          walkscape play 01.mp3 02.mp3 --output - | sox -t wav - -n stat
         """)
 
     @OptionGroup var global: GlobalOptions
@@ -29,7 +33,7 @@ struct PlayCommand: AsyncParsableCommand {
                                             valueName: "name"))
     var audioDevice: String?
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Write the audio to this WAV file instead of a device.",
+    @Option(name: [.short, .long], help: ArgumentHelp("Write the audio to this WAV file instead of a device (- for standard output).",
                                                       valueName: "out.wav"))
     var output: String?
 
@@ -51,7 +55,10 @@ struct PlayCommand: AsyncParsableCommand {
         if subtitles.count > files.count {
             throw ValidationError("\(subtitles.count) --subtitles for \(files.count) file\(files.count == 1 ? "" : "s"): give at most one per file")
         }
-        if !(0...1).contains(volume) { throw ValidationError("--volume must be between 0 and 1, not \(volume)") }
+        try Limits.volume.check(volume, flag: "--volume")
+        if let output, OutputFile(output).isStandardOutput, isatty(STDOUT_FILENO) == 1 {
+            throw ValidationError("--output - would write a WAV to the terminal: redirect it to a file or a player")
+        }
     }
 
     func run() async throws {
@@ -65,13 +72,24 @@ struct PlayCommand: AsyncParsableCommand {
             throw CLIError.data(error.message)
         }
         let sink = try makeSink(settings)
+        // Interrupted while writing a WAV: the file it would replace stays, and the half-written
+        // temporary one goes. (Without --output the default action, ending at once, is right.)
+        let signals = (sink as? WAVFileSink).map { wav in
+            SignalTrap(signals: [SIGINT, SIGTERM]) { number in
+                wav.output.removeTemporaryFile()
+                Foundation.exit(128 + number)
+            }
+        }
+        defer { signals?.cancel() }
         let queue = AudioQueue(sink: sink, positionInterval: tracks.contains { $0 != nil } ? .milliseconds(50) : nil)
         await queue.setVolume(volume)
         for (i, file) in files.enumerated() {
             await queue.enqueue(URL(fileURLWithPath: file), id: String(i))
         }
 
-        var printer = CuePrinter(files: files, tracks: tracks)
+        // With the WAV on standard output, what a person reads goes to standard error.
+        var printer = CuePrinter(files: files, tracks: tracks,
+                                 toStandardError: output.map { OutputFile($0).isStandardOutput } ?? false)
         var failures = 0
         var ended = 0
         for await event in queue.events {
@@ -95,6 +113,8 @@ struct PlayCommand: AsyncParsableCommand {
             if ended == files.count { break }
         }
         await queue.shutdown()
+        // The queue closed the sink; closing again reports how the WAV was finished.
+        do throws(PlaybackError) { try sink.close() } catch { throw CLIError.failure(error.message) }
         if failures > 0 {
             throw CLIError.data("\(failures) of \(files.count) file\(files.count == 1 ? "" : "s") could not be played")
         }
@@ -102,11 +122,11 @@ struct PlayCommand: AsyncParsableCommand {
 
     private func makeSink(_ settings: Settings) throws -> any PCMSink {
         if let output {
-            // Fail before playing anything when the output cannot be created.
-            guard FileManager.default.createFile(atPath: output, contents: nil) else {
-                throw CLIError.failure("\(output): cannot create the file")
-            }
-            return WAVFileSink(url: URL(fileURLWithPath: output))
+            // Fail before playing anything when the output cannot be written; create or change
+            // nothing until there is audio to write.
+            let file = OutputFile(output)
+            do throws(FileAccessError) { try file.check() } catch { throw CLIError.failure(PlaybackError(output: error).message) }
+            return WAVFileSink(output: file)
         }
         if noAudio { return PacedSink(wrapping: NullSink()) }
         do {
@@ -117,7 +137,7 @@ struct PlayCommand: AsyncParsableCommand {
     }
 
     static func stderr(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        Console.err(line)
     }
 }
 
@@ -126,16 +146,18 @@ struct CuePrinter {
     let files: [String]
     /// Each file's cues in start order (SRT files are not always in order).
     let cues: [[SubtitleTrack.Cue]]
+    let toStandardError: Bool
     private var next: [Int]
 
-    init(files: [String], tracks: [SubtitleTrack?]) {
+    init(files: [String], tracks: [SubtitleTrack?], toStandardError: Bool = false) {
         self.files = files
+        self.toStandardError = toStandardError
         self.cues = tracks.map { $0?.cues.sorted { $0.start < $1.start } ?? [] }
         self.next = Array(repeating: 0, count: files.count)
     }
 
     func started(_ index: Int) {
-        Self.say("▶ \(files[index])")
+        say("▶ \(files[index])")
     }
 
     /// Prints the cues of file `index` that start at or before `seconds` and were not printed yet.
@@ -143,15 +165,15 @@ struct CuePrinter {
         let cues = self.cues[index]
         while next[index] < cues.count, cues[next[index]].start <= seconds {
             let cue = cues[next[index]]
-            Self.say("[\(Self.clock(cue.start))] \(cue.text.replacingOccurrences(of: "\n", with: " / "))")
+            say("[\(Self.clock(cue.start))] \(cue.text.replacingOccurrences(of: "\n", with: " / "))")
             next[index] += 1
         }
     }
 
     /// Written straight to the file descriptor: `print` would sit in stdio's buffer when stdout is
     /// a pipe, and a cue is only useful when it is heard.
-    static func say(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    func say(_ line: String) {
+        Console.say(line, toStandardError: toStandardError)
     }
 
     static func clock(_ seconds: Double) -> String {

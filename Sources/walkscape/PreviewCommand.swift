@@ -54,7 +54,7 @@ struct PreviewCommand: AsyncParsableCommand {
 
     func validate() throws {
         if fast && speed != nil { throw ValidationError("--fast and --speed exclude each other") }
-        if let speed, !(speed > 0 && speed.isFinite) { throw ValidationError("--speed must be a positive number, not \(speed)") }
+        if let speed { try Limits.speed.check(speed, flag: "--speed") }
     }
 
     func run() async throws {
@@ -65,12 +65,18 @@ struct PreviewCommand: AsyncParsableCommand {
         let traceFile: TraceFile
         do { traceFile = try TraceFile(url: traceURL) } catch { throw CLIError.data(error.message) }
 
-        let policy = triggering.policy
+        let policy = try triggering.policy(settings)
         let simulation = WalkSimulation(tour: playable, policy: policy,
                                         narrations: WalkSimulation.probeNarrations(of: playable))
         let report = simulation.run(fixes: traceFile.fixes())
         if report.summary.fixes == 0 {
             throw CLIError.data("\(traceURL.path): no usable position in this trace")
+        }
+        // A walk where every fix is ignored triggers nothing; say why instead of a silent timeline.
+        if report.summary.acceptedFixes == 0 {
+            let reasons = report.summary.rejectedFixes.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+                .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            throw CLIError.data("\(traceURL.path): no fix passes the quality filter (\(report.summary.fixes) fixes: \(reasons))")
         }
 
         let computeOnly = fast || (json && speed == nil)
@@ -86,26 +92,37 @@ struct PreviewCommand: AsyncParsableCommand {
             // With --json, stdout is for the JSON alone; the performance goes to stderr.
             let toStderr = json
             // Unbuffered, so each line shows when it happens even through a pipe (`make demo | tee`).
-            let write: @Sendable (String) -> Void = { line in
-                (toStderr ? FileHandle.standardError : FileHandle.standardOutput).write(Data((line + "\n").utf8))
-            }
+            let write: @Sendable (String) -> Void = { line in Console.say(line, toStandardError: toStderr) }
             let pace = speed.map { "at \(String(format: "%g", $0))x (narration at 1x)" } ?? "in real time"
             let sound = player == nil ? "without sound" : "with sound on '\(audioDevice ?? settings.audioDevice)'"
             write("Replaying \(traceURL.lastPathComponent) \(pace), \(sound). Ctrl-C stops.\n")
-            try await performance.perform(player: player, write: write)
+            // Ctrl-C (or any ending signal) stops the timeline where it is: no report follows.
+            let queue = player
+            let performing = Task { try await performance.perform(player: queue, write: write) }
+            let signals = SignalTrap(handler: { _ in performing.cancel() })
+            defer { signals.cancel() }
+            do {
+                try await performing.value
+            } catch where signals.caught != nil {
+                // Cancelled by the signal: handled below.
+            }
+            if let signal = signals.caught {
+                await player?.stop()
+                await player?.shutdown()
+                throw ExitCode(128 + signal)
+            }
             await player?.shutdown()
         }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            let data = try encoder.encode(report)
-            FileHandle.standardOutput.write(data + Data("\n".utf8))
+            Console.json(try encoder.encode(report))
         } else if computeOnly {
-            print(report.rendered(), terminator: "")
+            Console.out(report.rendered(), terminator: "")
         } else {
-            print("")
-            print(report.renderedPoints(), terminator: "")
-            print("\n" + report.summaryLine)
+            Console.out("")
+            Console.out(report.renderedPoints(), terminator: "")
+            Console.out("\n" + report.summaryLine)
         }
     }
 }

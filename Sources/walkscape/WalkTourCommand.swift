@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileAccess
 import Foundation
 import Playback
 import Positioning
@@ -33,7 +34,7 @@ struct WalkTourCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("ALSA device for the narration (env: WALKSCAPE_AUDIO_DEVICE; default 'default').", valueName: "name"))
     var audioDevice: String?
 
-    @Option(name: .long, help: ArgumentHelp("Write the narration to this WAV file instead of a sound device.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Write the narration to this WAV file instead of a sound device (in real time, as heard; - for standard output).", valueName: "file"))
     var output: String?
 
     @Flag(name: .long, help: "No sound: each narration takes its real duration in silence, subtitles still shown.")
@@ -54,42 +55,69 @@ struct WalkTourCommand: AsyncParsableCommand {
         if [audioDevice != nil, output != nil, noAudio].filter({ $0 }).count > 1 {
             throw ValidationError("choose one of --audio-device, --output and --no-audio")
         }
-        if !(gpsdTimeout > 0) { throw ValidationError("--gpsd-timeout must be a positive number of seconds") }
+        try Limits.gpsdTimeout.check(gpsdTimeout, flag: "--gpsd-timeout")
+        if let output, OutputFile(output).isStandardOutput, isatty(STDOUT_FILENO) == 1 {
+            throw ValidationError("--output - would write a WAV to the terminal: redirect it to a file or a player")
+        }
     }
+
+    /// With the WAV on standard output, everything a person reads goes to standard error.
+    private var textToStandardError: Bool { output.map { OutputFile($0).isStandardOutput } ?? false }
 
     func run() async throws {
         let settings = try global.settings()
         let playable = try TourArgument.playable(TourArgument.folder(tour), language: language, settings: settings)
-        let policy = triggering.policy
+        let policy = try triggering.policy(settings)
+        let gpsdPort = try settings.gpsdPort()
         let store = ProgressStore(folder: settings.paths.progress)
         let journal = EventJournal(url: settings.paths.outbox)
         let interactive = TerminalSession.isInteractive && !noInput
+
+        // One walk of a tour at a time: the second would save its progress over the first's.
+        let lock = store.lock(forTour: playable.id)
+        if case .busy(let pid) = lock.acquire() {
+            throw CLIError.unavailable("another walk of \(playable.title) is running\(pid.map { " (pid \($0))" } ?? ""); end it first, or wait for it to end")
+        }
+        defer { lock.release() }
+        // The sound device first: a walk that cannot begin must not have forgotten the last one.
+        let narration = try makeNarration(settings: settings)
 
         // Resume unless asked not to, and say where.
         var core = WalkCore(tour: playable, policy: policy)
         if restart {
             store.remove(tourID: playable.id)
         } else if let saved = try loadProgress(store, tour: playable) {
-            if saved.outcome == nil {
+            // A walk ended by a crash, a signal or `q` resumes; only a completed one starts over.
+            if saved.outcome == .completed {
+                say("Your last walk of \(playable.title) was completed; starting again at point 1.")
+            } else {
                 do {
                     core = try WalkCore(tour: playable, policy: policy, resuming: saved)
-                    if saved.pointsVisited > 0 { say(Self.resumeLine(core.progress, tour: playable)) }
+                    if saved.pointsVisited > 0 {
+                        say(Self.resumeLine(core.progress, tour: playable, staysPaused: interactive))
+                    }
                 } catch {
                     throw CLIError.data("\(error.message) (use --restart)")
                 }
-            } else {
-                say("Your last walk of \(playable.title) \(saved.outcome == .completed ? "was completed" : "ended early"); starting again at point 1.")
             }
         }
 
-        let narration = try makeNarration(settings: settings)
         let (commands, commandSink) = AsyncStream.makeStream(of: WalkCommand.self)
-        let signals = SignalTrap(signals: [SIGINT, SIGTERM]) { _ in commandSink.yield(.quit) }
+        let terminal = interactive ? TerminalSession() : nil
+        // Any ending signal quits the walk the normal way (abandoned, saved, terminal restored);
+        // a second one, if the first is slow to take effect, gives the terminal back and exits.
+        let signals = SignalTrap(handler: { _ in commandSink.yield(.quit) }, onRepeat: { _ in
+            terminal?.restore()
+            try? FileHandle.standardError.write(contentsOf: Data("walkscape: stopped at once; progress is as it was last saved\n".utf8))
+        })
         defer { signals.cancel() }
 
-        let terminal = interactive ? TerminalSession() : nil
-        let ui = LiveWalkUI(terminal: terminal, color: Terminal.useColor)
+        let plain = textToStandardError ? PlainWalkLog(write: { Console.err($0) }) : PlainWalkLog()
+        let ui = LiveWalkUI(terminal: terminal, color: Terminal.useColor, plain: plain)
         var keyTask: Task<Void, Never>?
+        // A walk paused when it stopped stays paused for a walker with keys (space goes on);
+        // without keys nothing could ever resume it, so it goes on by itself.
+        if !interactive && core.progress.isPaused { commandSink.yield(.resume) }
         if interactive {
             let keys = KeyReader()
             keyTask = Task { await ui.handle(keys: keys.keys, commands: commandSink) }
@@ -97,30 +125,29 @@ struct WalkTourCommand: AsyncParsableCommand {
         // Without keys the stream stays open all the same: SIGINT/SIGTERM arrive through it as `quit`.
         terminal?.enter()
 
-        let positions = GPSDSource(configuration: .init(host: settings.gpsdHost, port: settings.gpsdPort,
+        let positions = GPSDSource(configuration: .init(host: settings.gpsdHost, port: gpsdPort,
                                                         silenceTimeout: gpsdTimeout))
         let walk = LiveWalk(core: core, dependencies: .init(
-            narration: narration, progress: store, journal: journal,
+            narration: narration, progress: store, journal: journal, lock: lock,
             display: { status in ui.show(status) }))
-        let outcome: LiveWalkOutcome
-        do {
-            outcome = try await walk.run(positions: positions, commands: commands)
-        } catch {
-            terminal?.restore()
-            throw CLIError.failure(error.message)
-        }
+        let result = await walk.run(positions: positions, commands: commands)
         keyTask?.cancel()
         terminal?.restore()
 
-        switch outcome {
+        let saved = result.unsaved == nil ? "progress saved" : "progress NOT saved"
+        switch result.outcome {
         case .completed(let message):
             say(message ?? "Tour complete: \(playable.title).")
         case .abandoned:
-            say("Walk ended early; progress saved. Run `walkscape walk \(tour)` to resume, or add --restart to begin again.")
-            if signals.caught != nil { throw ExitCode(130) }
+            say("Walk ended early; \(saved). Run `walkscape walk \(tour)` to resume, or add --restart to begin again.")
         case .inputEnded:
-            say("The position source ended before the tour did; progress saved.")
+            say("The position source ended before the tour did; \(saved).")
         }
+        if let signal = signals.caught {
+            if let unsaved = result.unsaved { try? FileHandle.standardError.write(contentsOf: Data("walkscape: \(unsaved)\n".utf8)) }
+            throw ExitCode(128 + signal)
+        }
+        if let unsaved = result.unsaved { throw CLIError.failure(unsaved) }
     }
 
     private func loadProgress(_ store: ProgressStore, tour: PlayableTour) throws(CLIError) -> WalkProgress? {
@@ -131,27 +158,35 @@ struct WalkTourCommand: AsyncParsableCommand {
         if noAudio { return SilentNarration() }
         let sink: any PCMSink
         if let output {
-            sink = WAVFileSink(url: URL(fileURLWithPath: output))
+            // Refused now if it cannot be written; nothing is created until narration plays.
+            let file = OutputFile(output)
+            do throws(FileAccessError) { try file.check() } catch { throw CLIError.failure(PlaybackError(output: error).message) }
+            sink = WAVFileSink(output: file)
         } else {
             do { sink = try ALSASink(device: audioDevice ?? settings.audioDevice) }
             catch { throw CLIError.unavailable(error.message) }
         }
-        return QueueNarration(queue: AudioQueue(sink: sink))
+        // A walk happens in real time whatever the output: a WAV file or ALSA's null/file device
+        // would otherwise "hear" a narration in milliseconds and play the queue behind it at once.
+        return QueueNarration(queue: AudioQueue(sink: PacedSink(wrapping: sink)))
     }
 
-    static func resumeLine(_ progress: WalkProgress, tour: PlayableTour) -> String {
+    static func resumeLine(_ progress: WalkProgress, tour: PlayableTour, staysPaused: Bool) -> String {
         let heard = progress.points.count { $0.status == .played }
         if let playing = progress.playing, let point = tour.points.first(where: { $0.id == playing.pointID }) {
-            return "Resuming \(tour.title): \(heard) of \(tour.points.count) heard; \(point.order). \(point.title) plays again from its start."
+            let when = progress.isPaused && staysPaused ? "from its start when you resume (paused: space goes on)" : "from its start"
+            return "Resuming \(tour.title): \(heard) of \(tour.points.count) heard; \(point.order). \(point.title) plays again \(when)."
         }
-        if progress.nextIndex < tour.points.count {
+        if tour.points.indices.contains(progress.nextIndex) {
             let next = tour.points[progress.nextIndex]
             return "Resuming \(tour.title): \(heard) of \(tour.points.count) heard; next is \(next.order). \(next.title)."
         }
         return "Resuming \(tour.title): \(heard) of \(tour.points.count) heard."
     }
 
+    /// Never traps on a failed write: after a hangup the terminal answers EIO, and the walk's
+    /// last words must not turn a saved walk into a crash.
     private func say(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        Console.say(line, toStandardError: textToStandardError)
     }
 }

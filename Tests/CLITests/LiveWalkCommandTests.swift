@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import Walk
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,10 +36,35 @@ struct LiveWalkCommandTests {
         return range.upperBound
     }
 
-    func walk(_ args: [String], home: TemporaryDirectory, gpsd: GPSDHarness, pty: Bool = false) throws -> ChildProcess {
+    func walk(_ args: [String], home: TemporaryDirectory, gpsd: GPSDHarness, pty: Bool = false,
+              tour: URL = demo) throws -> ChildProcess {
         try ChildProcess(TestPaths.walkscape,
-                         ["walk", Self.demo.path, "--gpsd-port", "\(gpsd.port)", "--home", home.path] + args,
+                         ["walk", tour.path, "--gpsd-port", "\(gpsd.port)", "--home", home.path] + args,
                          environment: ["NO_COLOR": "1", "TERM": "xterm"], pty: pty)
+    }
+
+    /// Narration lengths of `shortDemo`, in seconds, by point.
+    static let shortNarration: [Double] = [4, 1, 1.2, 1.4, 1.6]
+
+    /// The demo tour (same ids, points and trace) with short tones for narration, so a walk in real
+    /// time takes seconds. At `pace`, point 2 triggers about 2.3 s after point 1: while point 1's
+    /// 4 s narration still plays.
+    static func shortDemo(in dir: TemporaryDirectory) throws -> URL {
+        let root = dir.url.appendingPathComponent("demo")
+        try FileManager.default.copyItem(at: demo, to: root)
+        for (i, seconds) in shortNarration.enumerated() {
+            let tone = try FixtureAudio.tone(seconds: seconds, frequency: 330 + 110 * Double(i))
+            for language in ["en", "it"] {
+                let target = root.appendingPathComponent(String(format: "media/%@/%02d.mp3", language, i + 1))
+                try FileManager.default.removeItem(at: target)
+                try FileManager.default.copyItem(at: tone.mp3, to: target)
+            }
+        }
+        return root
+    }
+
+    func events(_ home: TemporaryDirectory, named name: String) -> Int {
+        journal(home).count { $0["name"] as? String == name }
     }
 
     func journal(_ home: TemporaryDirectory) -> [[String: Any]] {
@@ -50,20 +76,31 @@ struct LiveWalkCommandTests {
         events.filter { $0["name"] as? String == "point_triggered" }.compactMap { $0["pointId"] as? String }
     }
 
-    /// The narrations decoded back to back, as a walker hears them.
-    func referencePCM(_ points: ClosedRange<Int>) throws -> Data {
+    /// The narrations of `tour` decoded back to back, as a walker hears them.
+    func referencePCM(_ points: ClosedRange<Int>, tour: URL = demo) throws -> Data {
         var pcm = Data()
         for n in points {
-            pcm += try FixtureAudio.referenceDecode(Self.demo.appendingPathComponent(String(format: "media/en/%02d.mp3", n))).pcm
+            pcm += try FixtureAudio.referenceDecode(tour.appendingPathComponent(String(format: "media/en/%02d.mp3", n))).pcm
         }
         return pcm
     }
 
+    /// Waits for `text` in the child's output and says when it appeared (nil on timeout).
+    func whenSeen(_ child: ChildProcess, _ text: String, timeout: Double = 20) async -> ContinuousClock.Instant? {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while ContinuousClock.now < deadline {
+            if child.output.contains(text) { return .now }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+
     @Test func walkThroughRealGPSDHearsEveryPointInOrderAndWritesTheNarrationPCM() async throws {
         let home = try TemporaryDirectory()
+        let tour = try Self.shortDemo(in: home)
         let gpsd = try GPSDHarness()
         let pcm = home.file("out.raw")
-        let child = try walk(["--no-input", "--audio-device", "file:'\(pcm.path)',raw"], home: home, gpsd: gpsd)
+        let child = try walk(["--no-input", "--audio-device", "file:'\(pcm.path)',raw"], home: home, gpsd: gpsd, tour: tour)
         #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10))
         _ = await feed(gpsd, 0..<Self.epochs.count) { !child.isRunning }
         let code = await child.wait(timeout: 30)
@@ -72,22 +109,59 @@ struct LiveWalkCommandTests {
         #expect(triggered(journal(home)) == Self.pointIDs)
         #expect(journal(home).last?["name"] as? String == "tour_completed")
         let written = try Data(contentsOf: pcm)
-        let expected = try referencePCM(1...5)
+        let expected = try referencePCM(1...5, tour: tour)
         #expect(written.count == expected.count)
         #expect(written == expected)
     }
 
+    /// Outputs that take PCM as fast as it comes: a WAV file, and ALSA's `file` device.
+    enum UnpacedOutput: String, CaseIterable { case wav, alsaFile }
+
+    @Test(arguments: UnpacedOutput.allCases)
+    func narrationToAnUnpacedOutputTakesRealTimeAndThePointBehindItWaits(output: UnpacedOutput) async throws {
+        let home = try TemporaryDirectory()
+        let tour = try Self.shortDemo(in: home)
+        let gpsd = try GPSDHarness()
+        let target = home.file(output == .wav ? "out.wav" : "out.raw")
+        let flags = output == .wav ? ["--output", target.path] : ["--audio-device", "file:'\(target.path)',raw"]
+        let child = try walk(["--no-input"] + flags, home: home, gpsd: gpsd, tour: tour)
+        #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10))
+        async let fed = feed(gpsd, 0..<Self.epochs.count) { child.output.contains("triggered: 2. ") }
+        let playing1 = await whenSeen(child, "playing: 1. ")
+        let heard1 = await whenSeen(child, "heard: 1/5")
+        let playing2 = await whenSeen(child, "playing: 2. ")
+        _ = await fed
+        #expect(await child.waitForOutput("heard: 2/5", timeout: 15))
+        child.signal(SIGTERM)
+        #expect(await child.wait(timeout: 10) == 128 + SIGTERM, "output: \(child.output)")
+
+        // Point 1's narration lasts 4 s of wall-clock time; point 2 triggers meanwhile and waits.
+        let start = try #require(playing1), end = try #require(heard1), next = try #require(playing2)
+        #expect(end - start >= .milliseconds(3800), "narration 1 was heard in \(end - start)")
+        #expect(next - start >= .milliseconds(3800), "narration 2 started \(next - start) after narration 1")
+        let lines = child.output.split(separator: "\n").map(String.init)
+        func index(_ prefix: String) -> Int { lines.firstIndex { $0.hasPrefix(prefix) } ?? -1 }
+        #expect(index("triggered: 2. ") < index("heard: 1/5"), "\(lines)")
+        // And what was written is still exactly the decoded narrations, back to back.
+        let written = output == .wav ? try FixtureAudio.readWAV(target).pcm : try Data(contentsOf: target)
+        #expect(written == (try referencePCM(1...2, tour: tour)))
+    }
+
     @Test func killedWalkResumesAtTheRightPointWithoutReplaying() async throws {
         let home = try TemporaryDirectory()
+        let tour = try Self.shortDemo(in: home)
         let gpsd = try GPSDHarness()
-        let first = try walk(["--no-input", "--audio-device", "file:'\(home.file("a.raw").path)',raw"], home: home, gpsd: gpsd)
+        let first = try walk(["--no-input", "--audio-device", "file:'\(home.file("a.raw").path)',raw"], home: home,
+                             gpsd: gpsd, tour: tour)
         #expect(await first.waitForOutput("gps: waiting for a fix", timeout: 10))
-        _ = await feed(gpsd, 0..<Self.epochs.count) { first.output.contains("heard: 2/5") }
+        _ = await feed(gpsd, 0..<Self.epochs.count) { first.output.contains("triggered: 2. ") }
+        #expect(await first.waitForOutput("heard: 2/5", timeout: 15))
         first.signal(SIGKILL)
         #expect(await first.wait(timeout: 10) == 128 + SIGKILL)
         #expect(triggered(journal(home)) == Array(Self.pointIDs.prefix(2)))
 
-        let second = try walk(["--no-input", "--audio-device", "file:'\(home.file("b.raw").path)',raw"], home: home, gpsd: gpsd)
+        let second = try walk(["--no-input", "--audio-device", "file:'\(home.file("b.raw").path)',raw"], home: home,
+                              gpsd: gpsd, tour: tour)
         #expect(await second.waitForOutput("Resuming", timeout: 10))
         #expect(second.output.contains("2 of 5 heard; next is 3. "))
         #expect(await second.waitForOutput("gps: waiting for a fix", timeout: 10))
@@ -95,13 +169,203 @@ struct LiveWalkCommandTests {
         _ = await feed(gpsd, 0..<Self.epochs.count) { !second.isRunning }
         #expect(await second.wait(timeout: 30) == 0, "output: \(second.output)")
         #expect(triggered(journal(home)) == Self.pointIDs)
-        #expect(try Data(contentsOf: home.file("b.raw")) == referencePCM(3...5))
+        #expect(try Data(contentsOf: home.file("b.raw")) == referencePCM(3...5, tour: tour))
+    }
+
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aWalkEndedBySignalResumesAtTheNextPointInTheSameSession(signal: Int32) async throws {
+        let home = try TemporaryDirectory()
+        let tour = try Self.shortDemo(in: home)
+        let gpsd = try GPSDHarness()
+        let first = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
+        #expect(await first.waitForOutput("gps: waiting for a fix", timeout: 10))
+        // Stop walking once point 2 has triggered, so point 3 is still ahead when both are heard.
+        let stoppedAt = await feed(gpsd, 0..<Self.epochs.count) { first.output.contains("triggered: 2. ") }
+        #expect(await first.waitForOutput("heard: 2/5", timeout: 15))
+        first.signal(signal)
+        #expect(await first.wait(timeout: 10) == 128 + signal, "output: \(first.output)")
+        #expect(first.output.contains("Walk ended early; progress saved."))
+        #expect(triggered(journal(home)) == Array(Self.pointIDs.prefix(2)))
+        #expect(journal(home).last?["name"] as? String == "tour_abandoned")
+
+        let second = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
+        #expect(await second.waitForOutput("Resuming", timeout: 10))
+        #expect(second.output.contains("Resuming Florence: from the Duomo to Palazzo Pitti: 2 of 5 heard; next is 3. "),
+                "output: \(second.output)")
+        #expect(await second.waitForOutput("gps: waiting for a fix", timeout: 10))
+        _ = await feed(gpsd, stoppedAt..<Self.epochs.count) { second.output.contains("triggered: 3. ") }
+        #expect(triggered(journal(home)) == Array(Self.pointIDs.prefix(3)))   // 1 and 2 never again
+        #expect(events(home, named: "tour_started") == 1)                    // the same walk session
+        second.signal(SIGTERM)
+        #expect(await second.wait(timeout: 10) == 128 + SIGTERM, "output: \(second.output)")
+    }
+
+    @Test func aWalkQuitMidNarrationPlaysThatPointAgainFromItsStartOnResume() async throws {
+        let home = try TemporaryDirectory()
+        let tour = try Self.shortDemo(in: home)
+        let gpsd = try GPSDHarness()
+        let first = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
+        #expect(await first.waitForOutput("gps: waiting for a fix", timeout: 10))
+        let stoppedAt = await feed(gpsd, 0..<Self.epochs.count) { first.output.contains("playing: 1. ") }
+        first.signal(SIGINT)
+        #expect(await first.wait(timeout: 10) == 130)
+        #expect(!first.output.contains("heard: 1/5"))
+
+        let second = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
+        #expect(await second.waitForOutput("Resuming", timeout: 10))
+        #expect(second.output.contains("0 of 5 heard; 1. Piazza del Duomo plays again from its start."),
+                "output: \(second.output)")
+        #expect(await second.waitForOutput("playing: 1. Piazza del Duomo", timeout: 10))   // before any fix
+        #expect(await second.waitForOutput("heard: 1/5", timeout: 10))
+        _ = await feed(gpsd, stoppedAt..<Self.epochs.count) { !second.isRunning }
+        #expect(await second.wait(timeout: 30) == 0, "output: \(second.output)")
+        #expect(triggered(journal(home)) == Self.pointIDs)
+        // One walk session: started once, abandoned when the walker stopped, completed at the end.
+        #expect(events(home, named: "tour_started") == 1)
+        #expect(events(home, named: "tour_abandoned") == 1)
+        #expect(journal(home).last?["name"] as? String == "tour_completed")
+        #expect(journal(home).last?["properties"].flatMap { ($0 as? [String: Any])?["pointsVisited"] as? Int } == 5)
+    }
+
+    @Test func progressSavedByAnEarlierVersionUnderTheOldFileNameIsResumed() async throws {
+        let home = try TemporaryDirectory()
+        let gpsd = try GPSDHarness()
+        let tourID = "3b6f7a0e-2c55-4c1e-8f4a-7d2f5e0c9a10"
+        var saved = WalkProgress(tourID: tourID, language: "en", pointIDs: Self.pointIDs)
+        saved.startedAt = Date(timeIntervalSince1970: 1_776_500_000)
+        for i in 0..<2 { saved.points[i].status = .played; saved.points[i].triggerType = .gps }
+        saved.nextIndex = 2
+        saved.lastHeard = Self.pointIDs[1]
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let legacy = home.file("state/progress/\(tourID).json")
+        try FileManager.default.createDirectory(at: legacy.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try encoder.encode(saved).write(to: legacy)
+
+        let child = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd)
+        #expect(await child.waitForOutput("Resuming", timeout: 10))
+        #expect(child.output.contains("2 of 5 heard; next is 3. "), "output: \(child.output)")
+        child.signal(SIGTERM)
+        #expect(await child.wait(timeout: 10) == 128 + SIGTERM)
+        let files = try FileManager.default.contentsOfDirectory(atPath: legacy.deletingLastPathComponent().path)
+        #expect(!files.contains("\(tourID).json"))
+        #expect(files.filter { $0.hasSuffix(".progress.json") }.count == 1, "\(files)")
+    }
+
+    @Test func aSecondWalkOfTheSameTourIsRefusedWhileTheFirstRuns() async throws {
+        let home = try TemporaryDirectory()
+        let gpsd = try GPSDHarness()
+        let first = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd)
+        #expect(await first.waitForOutput("gps: waiting for a fix", timeout: 10))
+
+        let second = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd)
+        #expect(await second.wait(timeout: 10) == 69, "output: \(second.output)")
+        #expect(second.output == "walkscape: another walk of Florence: from the Duomo to Palazzo Pitti is running (pid \(first.pid)); end it first, or wait for it to end\n")
+        #expect(first.isRunning)
+
+        first.signal(SIGTERM)
+        #expect(await first.wait(timeout: 10) == 128 + SIGTERM)
+        // The lock went with the first walk: a new one starts (and resumes its walk).
+        let third = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd)
+        #expect(await third.waitForOutput("gps: waiting for a fix", timeout: 10), "output: \(third.output)")
+        third.signal(SIGTERM)
+        #expect(await third.wait(timeout: 10) == 128 + SIGTERM)
+    }
+
+    /// A full disk, made real with a file size limit (`prlimit`, RLIMIT_FSIZE) that works for root
+    /// and for anyone, and can be lifted while the walk runs: writes past 350 bytes fail with
+    /// EFBIG (the first event fits; the next line is cut short; the progress file never fits).
+    @Test func aFullDiskWarnsOnceTheWalkGoesOnAndEverythingIsWrittenWhenThereIsRoomAgain() async throws {
+        let prlimit = try #require(which("prlimit"), "prlimit (util-linux) is needed")
+        let home = try TemporaryDirectory()
+        let tour = try Self.shortDemo(in: home)
+        let gpsd = try GPSDHarness()
+        let child = try ChildProcess(prlimit, ["--fsize=350:unlimited", TestPaths.walkscape.path, "walk", tour.path,
+                                               "--no-input", "--no-audio", "--gpsd-port", "\(gpsd.port)", "--home", home.path],
+                                     environment: ["NO_COLOR": "1"])
+        #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10))
+        let stoppedAt = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("triggered: 2. ") }
+        #expect(await child.waitForOutput("heard: 2/5", timeout: 15))
+        #expect(child.isRunning, "output: \(child.output)")
+        let notes = child.output.split(separator: "\n").filter { $0.hasPrefix("note: ") }
+        #expect(notes.count == 1, "warned once: \(notes)")
+        #expect(notes.first?.contains("cannot ") == true && notes.first?.contains("File too large") == true, "\(notes)")
+        #expect(events(home, named: "tour_started") == 1)   // what fitted is there, nothing half-written
+        #expect(events(home, named: "point_triggered") == 0)
+
+        // Room again: the next change writes what was held back, in order, then goes on.
+        let lifted = try run(prlimit, ["--pid", "\(child.pid)", "--fsize=unlimited:unlimited"])
+        #expect(lifted.status == 0, "\(lifted.stderr)")
+        _ = await feed(gpsd, stoppedAt..<Self.epochs.count) { !child.isRunning }
+        #expect(await child.wait(timeout: 30) == 0, "output: \(child.output)")
+        #expect(child.output.contains("note: saving works again"))
+        let lines = try String(contentsOf: home.file("state/outbox.jsonl"), encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 7)
+        #expect(journal(home).count == 7, "every line whole: \(lines)")
+        #expect(journal(home).compactMap { $0["name"] as? String }
+                == ["tour_started"] + Array(repeating: "point_triggered", count: 5) + ["tour_completed"])
+        #expect(triggered(journal(home)) == Self.pointIDs)
+        let progress = try FileManager.default.contentsOfDirectory(atPath: home.file("state/progress").path)
+        #expect(progress.contains { $0.hasSuffix(".progress.json") }, "\(progress)")
+    }
+
+    @Test func aLogThatCannotBeWrittenDoesNotStopTheWalk() async throws {
+        // `walk --no-input > walk.log` on a full disk: the log is lost, the walk is not.
+        let home = try TemporaryDirectory()
+        let tour = try Self.shortDemo(in: home)
+        let gpsd = try GPSDHarness()
+        let child = try ChildProcess(URL(fileURLWithPath: "/bin/sh"),
+                                     ["-c", "exec \"$@\" > /dev/full", "sh", TestPaths.walkscape.path, "walk", tour.path,
+                                      "--no-input", "--no-audio", "--gpsd-port", "\(gpsd.port)", "--home", home.path])
+        try await Task.sleep(for: .seconds(1))
+        _ = await feed(gpsd, 0..<Self.epochs.count) { triggered(journal(home)).count == 2 || !child.isRunning }
+        #expect(child.isRunning, "output: \(child.output)")   // it used to trap on its first log line
+        #expect(triggered(journal(home)) == Array(Self.pointIDs.prefix(2)))
+        child.signal(SIGTERM)
+        #expect(await child.wait(timeout: 10) == 128 + SIGTERM, "output: \(child.output)")
+        #expect(journal(home).last?["name"] as? String == "tour_abandoned")
+    }
+
+    @Test func aWalkPausedWhenItStoppedGoesOnWhenResumedWithoutKeys() async throws {
+        let home = try TemporaryDirectory()
+        let tour = try Self.shortDemo(in: home)
+        let gpsd = try GPSDHarness()
+        let store = ProgressStore(folder: home.file("state/progress"))
+        var saved = WalkProgress(tourID: "3b6f7a0e-2c55-4c1e-8f4a-7d2f5e0c9a10", language: "en", pointIDs: Self.pointIDs)
+        saved.startedAt = Date(timeIntervalSince1970: 1_776_500_000)
+        saved.points[0].status = .playing
+        saved.nextIndex = 1
+        saved.playing = .init(pointID: Self.pointIDs[0], isReplay: false)
+        saved.isPaused = true
+        try store.save(saved)
+        let child = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
+        #expect(await child.waitForOutput("Resuming", timeout: 10))
+        #expect(child.output.contains("0 of 5 heard; 1. Piazza del Duomo plays again from its start."), "\(child.output)")
+        #expect(await child.waitForOutput("heard: 1/5", timeout: 10), "output: \(child.output)")
+        child.signal(SIGTERM)
+        #expect(await child.wait(timeout: 10) == 128 + SIGTERM)
+    }
+
+    @Test func restartWithASoundCardThatCannotBeOpenedForgetsNothing() throws {
+        let home = try TemporaryDirectory()
+        let store = ProgressStore(folder: home.file("state/progress"))
+        var saved = WalkProgress(tourID: "3b6f7a0e-2c55-4c1e-8f4a-7d2f5e0c9a10", language: "en", pointIDs: Self.pointIDs)
+        saved.startedAt = Date(timeIntervalSince1970: 1_776_500_000)
+        saved.points[0].status = .played
+        saved.nextIndex = 1
+        try store.save(saved)
+        let result = try runWalkscape(["walk", Self.demo.path, "--restart", "--no-input", "--audio-device", "hw:7,7"], home: home)
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("walkscape: no sound card"))
+        #expect(try store.load(tourID: saved.tourID) == saved)   // the walk never began: nothing forgotten
     }
 
     @Test func gpsdGoingAwayIsShownAndTheWalkGoesOnWhenItReturns() async throws {
         let home = try TemporaryDirectory()
+        let tour = try Self.shortDemo(in: home)
         let gpsd = try GPSDHarness()
-        let child = try walk(["--no-input", "--audio-device", "null", "--gpsd-timeout", "1"], home: home, gpsd: gpsd)
+        let child = try walk(["--no-input", "--audio-device", "null", "--gpsd-timeout", "1"], home: home, gpsd: gpsd,
+                             tour: tour)
         #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10))
         let stoppedAt = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("heard: 1/5") }
         gpsd.stop()
@@ -118,14 +382,18 @@ struct LiveWalkCommandTests {
         #expect(states.last == "gps: 3D fix")
     }
 
-    @Test func sigintRestoresTheTerminalAndRecordsTheAbandonment() async throws {
+    /// Every signal that ends a walk goes the same way: the walk is recorded as abandoned (and
+    /// resumes later), and the terminal is given back as it was: cooked mode, echo, the main
+    /// screen, a visible cursor.
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP, SIGQUIT])
+    func aSignalRestoresTheTerminalAndRecordsTheAbandonment(signal: Int32) async throws {
         let home = try TemporaryDirectory()
         let gpsd = try GPSDHarness()
         let child = try walk(["--no-audio"], home: home, gpsd: gpsd, pty: true)
         #expect(await child.waitForOutput("\u{1B}[?1049h", timeout: 10))  // the status screen is up
         #expect(await child.waitForOutput("Next 1. ", timeout: 10))
-        child.signal(SIGINT)
-        #expect(await child.wait(timeout: 10) == 130)
+        child.signal(signal)
+        #expect(await child.wait(timeout: 10) == 128 + signal)
         let out = child.output
         let leave = try #require(out.range(of: "\u{1B}[?1049l", options: .backwards))
         #expect(out[leave.upperBound...].contains("Walk ended early; progress saved."))
@@ -136,6 +404,66 @@ struct LiveWalkCommandTests {
         #expect(attributes.c_lflag & tcflag_t(ECHO) != 0)
         #expect(attributes.c_lflag & tcflag_t(ICANON) != 0)
         #expect(journal(home).last?["name"] as? String == "tour_abandoned")
+    }
+
+    /// A sound device that stops taking audio (here ALSA's `file` device writing into a FIFO whose
+    /// reader never reads) makes the walk hang as it closes the device after the first signal;
+    /// the second gives the terminal back and exits at once.
+    @Test func aSecondSignalEndsAWalkStuckOnItsSoundDeviceAndStillRestoresTheTerminal() async throws {
+        let home = try TemporaryDirectory()
+        let gpsd = try GPSDHarness()
+        let fifo = home.file("stuck.pcm")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let reader = open(fifo.path, O_RDONLY | O_NONBLOCK)
+        #expect(reader >= 0)
+        defer { close(reader) }
+        let child = try walk(["--audio-device", "file:'\(fifo.path)',raw"], home: home, gpsd: gpsd, pty: true)
+        #expect(await child.waitForOutput("Next 1. ", timeout: 10))
+        _ = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("Now  1. Piazza del Duomo") }
+        try await Task.sleep(for: .seconds(2.5))   // 13 s of narration at 44 kB/s: the 64 kB pipe is full
+        child.signal(SIGTERM)
+        #expect(await child.wait(timeout: 3) == nil, "stuck closing the device")
+        #expect(journal(home).last?["name"] as? String == "tour_abandoned")   // recorded before it got stuck
+        child.signal(SIGINT)
+        #expect(await child.wait(timeout: 5) == 128 + SIGINT)
+        #expect(child.output.contains("\u{1B}[?1049l") && child.output.contains("\u{1B}[?25h"))
+        #expect(child.output.contains("walkscape: stopped at once; progress is as it was last saved"))
+        var attributes = termios()
+        let tty = try #require(child.terminalFD)
+        #expect(tcgetattr(tty, &attributes) == 0)
+        #expect(attributes.c_lflag & tcflag_t(ECHO) != 0)
+        #expect(attributes.c_lflag & tcflag_t(ICANON) != 0)
+    }
+
+    @Test func noAudioWalkShowsElapsedTimeAndSubtitlesOnTheStatusScreen() async throws {
+        let home = try TemporaryDirectory()
+        let gpsd = try GPSDHarness()
+        let child = try walk(["--no-audio"], home: home, gpsd: gpsd, pty: true)
+        #expect(await child.waitForOutput("Next 1. ", timeout: 10))
+        _ = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("Now  1. Piazza del Duomo") }
+        // 13.4 s of narration in silence: the clock runs and the first cue shows.
+        #expect(await child.waitForOutput("Now  1. Piazza del Duomo  0:02 / 0:13", timeout: 10))
+        #expect(child.output.contains("Welcome to the heart of Florence."))
+        #expect(await child.waitForOutput("In front of you rises Giotto's bell tower", timeout: 10))
+        child.signal(SIGTERM)
+        #expect(await child.wait(timeout: 10) == 128 + SIGTERM)
+    }
+
+    @Test func plainLogPrintsEachSubtitleCueOnceAsItIsHeard() async throws {
+        let home = try TemporaryDirectory()
+        let gpsd = try GPSDHarness()
+        let child = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd)
+        #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10))
+        _ = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("playing: 1. ") }
+        #expect(await child.waitForOutput("subtitle: In front of you rises Giotto's bell tower", timeout: 10))
+        child.signal(SIGTERM)
+        #expect(await child.wait(timeout: 10) == 128 + SIGTERM)
+        let lines = child.output.split(separator: "\n")
+        let cues = lines.filter { $0.hasPrefix("subtitle: ") }
+        #expect(cues.first == "subtitle: Welcome to the heart of Florence.")
+        #expect(Set(cues).count == cues.count, "each cue once: \(cues)")
+        let playing = try #require(lines.firstIndex { $0.hasPrefix("playing: 1. ") })
+        #expect(lines.firstIndex { $0.hasPrefix("subtitle: ") }.map { $0 > playing } == true)
     }
 
     @Test func keysPauseSkipAndQuit() async throws {
@@ -174,8 +502,12 @@ struct LiveWalkCommandTests {
         #expect(child.output.contains("Walk ended early; progress saved."))
         let names = journal(home).compactMap { $0["name"] as? String }
         #expect(names.last == "tour_abandoned")
-        let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: home.file("state/progress/3b6f7a0e-2c55-4c1e-8f4a-7d2f5e0c9a10.json"))) as? [String: Any]
-        let statuses = (saved?["points"] as? [[String: Any]])?.compactMap { $0["status"] as? String }
-        #expect(statuses?.first == "played")
+
+        // Quitting with `q` keeps the walk: the next one resumes after the skipped point.
+        let again = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd)
+        #expect(await again.waitForOutput("Resuming", timeout: 10))
+        #expect(again.output.contains("1 of 5 heard; next is 2. "), "output: \(again.output)")
+        again.signal(SIGTERM)
+        #expect(await again.wait(timeout: 10) == 128 + SIGTERM)
     }
 }

@@ -136,6 +136,53 @@ import TestSupport
         #expect(inner.totalFrames == 2000)
     }
 
+    @Test(arguments: ["null", "file", "plug:null"])
+    func alsaDevicesWithoutAClockSaySoOnTheirFirstWrite(device: String) throws {
+        let dir = try TemporaryDirectory()
+        let name = device == "file" ? "file:'\(dir.file("out.raw").path)',raw" : device
+        let sink = try ALSASink(device: name)
+        #expect(sink.keepsTime)   // nothing written yet: assumed a sound card
+        try sink.configure(PCMFormat(sampleRate: 22050, channels: 1))
+        try [Int16](repeating: 0, count: 2205).withUnsafeBytes { try sink.write($0) }
+        #expect(!sink.keepsTime)
+        try sink.close()
+    }
+
+    @Test func pacedSinkMakesTheALSANullDeviceTakeRealTime() throws {
+        let sink = PacedSink(wrapping: try ALSASink(device: "null"), lead: .milliseconds(50))
+        try sink.configure(PCMFormat(sampleRate: 10_000, channels: 1))
+        let started = ContinuousClock.now
+        let tenth = [Int16](repeating: 0, count: 1000)
+        for _ in 0..<5 { try tenth.withUnsafeBytes { try sink.write($0) } }
+        #expect(ContinuousClock.now - started >= .milliseconds(420))   // 0.5 s less the 50 ms lead
+        #expect(sink.playedFrames < 5000)
+        try sink.drain()
+        #expect(ContinuousClock.now - started >= .milliseconds(500))
+        #expect(sink.playedFrames == 5000)
+    }
+
+    /// A sink with a clock of its own, as a sound card is (a seam: there is no sound card here).
+    final class ClockedSink: PCMSink, @unchecked Sendable {
+        var written = 0
+        func configure(_ format: PCMFormat) throws(PlaybackError) {}
+        func write(_ pcm: UnsafeRawBufferPointer) throws(PlaybackError) { written += pcm.count / 2 }
+        func drain() throws(PlaybackError) {}
+        var playedFrames: Int { written / 2 }
+        var keepsTime: Bool { true }
+        func close() throws(PlaybackError) {}
+    }
+
+    @Test func pacedSinkStepsAsideForASinkThatKeepsTime() throws {
+        let inner = ClockedSink()
+        let sink = PacedSink(wrapping: inner, lead: .milliseconds(50))
+        try sink.configure(PCMFormat(sampleRate: 10_000, channels: 1))
+        let started = ContinuousClock.now
+        try [Int16](repeating: 0, count: 50_000).withUnsafeBytes { try sink.write($0) }   // 5 s
+        try sink.drain()
+        #expect(ContinuousClock.now - started < .seconds(1))   // the device's clock, not ours
+        #expect(sink.playedFrames == 25_000)                   // what the device says it played
+    }
+
     @Test func wavFileSinkConvertsALaterItemToTheFilesFormat() throws {
         let dir = try TemporaryDirectory()
         let out = dir.file("mixed.wav")

@@ -62,24 +62,77 @@ private func fix(_ second: Double, north metres: Double, mode: Fix.Mode = .three
         #expect(filter.lastAccepted?.time == t0.addingTimeInterval(3))
     }
 
-    @Test func acceptsAPositionThatPersists() {
+    /// A walker at walking pace for ten seconds, then an 868 m multipath burst (good HDOP, the
+    /// burst's fixes agreeing with each other within a metre), then the walk goes on.
+    @Test(arguments: [3, 5, 10])
+    func aMultipathBurstOfAgreeingFixesIsNeverBelieved(length: Int) {
         var filter = FixFilter(configuration: .init())
+        for s in 0..<10 { #expect(filter.evaluate(fix(Double(s), north: Double(s) * 1.4)) == .accepted) }
+        for i in 0..<length {
+            let verdict = filter.evaluate(fix(Double(10 + i), north: 868 + Double(i % 2)))
+            #expect(verdict == .rejected(.implausibleJump), "burst fix \(i + 1) of \(length)")
+        }
+        let after = 10 + length
+        #expect(filter.evaluate(fix(Double(after), north: Double(after) * 1.4)) == .accepted)
+        #expect(filter.lastAccepted?.time == t0.addingTimeInterval(Double(after)))
+    }
+
+    @Test func aRelocationIsAcceptedOnceItHasPersistedForTheJumpPersistence() {
+        var filter = FixFilter(configuration: .init(jumpPersistence: 20))
         #expect(filter.evaluate(fix(0, north: 0)) == .accepted)
-        #expect(filter.evaluate(fix(1, north: 400)) == .rejected(.implausibleJump))
-        #expect(filter.evaluate(fix(2, north: 401)) == .accepted)
-        #expect(filter.evaluate(fix(3, north: 402)) == .accepted)
+        // 400 m away from second 1 on, holding still: believed when it has lasted 20 s (second 21),
+        // long before the walker could have walked there at 10 m/s (second 39).
+        for s in 1...20 {
+            #expect(filter.evaluate(fix(Double(s), north: 400 + Double(s % 3))) == .rejected(.implausibleJump), "second \(s)")
+        }
+        #expect(filter.evaluate(fix(21, north: 401)) == .accepted)
+        #expect(filter.evaluate(fix(22, north: 402)) == .accepted)
+    }
+
+    @Test func aHeldJumpIsAcceptedAsSoonAsTheWalkerCouldHaveGotThere() {
+        var filter = FixFilter(configuration: .init(maxSpeed: 10, jumpPersistence: 600))
+        #expect(filter.evaluate(fix(0, north: 0)) == .accepted)
+        // 868 m, less both 5 m estimates, at 10 m/s: plausible from second 85.8 on.
+        for s in 1...85 {
+            #expect(filter.evaluate(fix(Double(s), north: 868)) == .rejected(.implausibleJump), "second \(s)")
+        }
+        #expect(filter.evaluate(fix(86, north: 868)) == .accepted)
+    }
+
+    @Test func aTunnelExitIsAcceptedAtOnce() {
+        var filter = FixFilter(configuration: .init())
+        for s in 0..<5 { #expect(filter.evaluate(fix(Double(s), north: Double(s) * 1.4)) == .accepted) }
+        // Two minutes without a fix, then 300 m further on: 2.5 m/s, no persistence needed.
+        #expect(filter.evaluate(fix(124, north: 305)) == .accepted)
+        #expect(filter.evaluate(fix(125, north: 306.4)) == .accepted)
+    }
+
+    @Test func burstsInterleavedWithTheWalkNeverAccumulate() {
+        var filter = FixFilter(configuration: .init())
+        // Every other fix 868 m off for a minute: the true fixes keep resetting the candidate.
+        for s in 0..<60 {
+            let verdict = filter.evaluate(fix(Double(s), north: s % 2 == 0 ? Double(s) * 1.4 : 868))
+            #expect(verdict == (s % 2 == 0 ? .accepted : .rejected(.implausibleJump)), "second \(s)")
+        }
     }
 
     @Test func threeConfirmationsNeedTwoAgreeingFixes() {
-        var filter = FixFilter(configuration: .init(jumpConfirmations: 3))
+        var filter = FixFilter(configuration: .init(jumpConfirmations: 3, jumpPersistence: 0))
         #expect(filter.evaluate(fix(0, north: 0)) == .accepted)
         #expect(filter.evaluate(fix(1, north: 400)) == .rejected(.implausibleJump))
         #expect(filter.evaluate(fix(2, north: 401)) == .rejected(.implausibleJump))
         #expect(filter.evaluate(fix(3, north: 402)) == .accepted)
     }
 
+    @Test func withoutPersistenceTwoAgreeingFixesConfirmAJump() {
+        var filter = FixFilter(configuration: .init(jumpConfirmations: 2, jumpPersistence: 0))
+        #expect(filter.evaluate(fix(0, north: 0)) == .accepted)
+        #expect(filter.evaluate(fix(1, north: 400)) == .rejected(.implausibleJump))
+        #expect(filter.evaluate(fix(2, north: 401)) == .accepted)
+    }
+
     @Test func twoDifferentOutliersDoNotConfirmEachOther() {
-        var filter = FixFilter(configuration: .init())
+        var filter = FixFilter(configuration: .init(jumpPersistence: 0))
         #expect(filter.evaluate(fix(0, north: 0)) == .accepted)
         #expect(filter.evaluate(fix(1, north: 400)) == .rejected(.implausibleJump))
         #expect(filter.evaluate(fix(2, north: -400)) == .rejected(.implausibleJump))

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The result of running a command to completion.
 public struct ProcessResult: Sendable {
@@ -6,6 +9,8 @@ public struct ProcessResult: Sendable {
     public var stdout: String
     public var stderr: String
     public var stdoutData: Data
+    /// True when the command outlived the `timeout` it was given and was killed.
+    public var timedOut = false
 }
 
 public enum TestPaths {
@@ -56,8 +61,10 @@ public func which(_ name: String) -> URL? {
 
 /// Runs `executable` with `arguments`, feeding `stdin`, and waits for it.
 /// Output is drained concurrently so a chatty child never blocks on a full pipe.
+/// With a `timeout` (seconds), a child still running then is killed and the result says
+/// `timedOut`: a test of something that used to hang fails instead of hanging the suite.
 public func run(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
-                stdin: Data? = nil, currentDirectory: URL? = nil) throws -> ProcessResult {
+                stdin: Data? = nil, currentDirectory: URL? = nil, timeout: Double? = nil) throws -> ProcessResult {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
@@ -77,20 +84,30 @@ public func run(_ executable: URL, _ arguments: [String], environment: [String: 
     DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
     if let stdin { input.fileHandleForWriting.write(stdin) }
     try? input.fileHandleForWriting.close()
+    var timedOut = false
+    if let timeout {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            timedOut = true
+            kill(process.processIdentifier, SIGKILL)
+        }
+    }
     process.waitUntilExit()
     group.wait()
     return ProcessResult(status: process.terminationStatus,
                          stdout: String(decoding: outData, as: UTF8.self),
                          stderr: String(decoding: errData, as: UTF8.self),
-                         stdoutData: outData)
+                         stdoutData: outData, timedOut: timedOut)
 }
 
 /// Runs the built `walkscape` with a private home so no test touches the user's files.
 public func runWalkscape(_ arguments: [String], home: TemporaryDirectory? = nil,
-                         environment: [String: String] = [:], stdin: Data? = nil) throws -> ProcessResult {
+                         environment: [String: String] = [:], stdin: Data? = nil,
+                         timeout: Double? = nil) throws -> ProcessResult {
     var env = environment
     if let home { env["WALKSCAPE_HOME"] = home.path }
     env["NO_COLOR"] = env["NO_COLOR"] ?? "1"
     return try run(TestPaths.walkscape, arguments, environment: env, stdin: stdin,
-                   currentDirectory: TestPaths.packageRoot)
+                   currentDirectory: TestPaths.packageRoot, timeout: timeout)
 }

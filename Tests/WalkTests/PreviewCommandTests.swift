@@ -90,6 +90,48 @@ struct PreviewCommandTests {
         #expect(r.timeline.contains { $0.kind == .gpsGap && $0.offsetSeconds == 556 })
     }
 
+    /// The demo walk's first `seconds` seconds, with `burst` epochs from `burstAt` on replaced by
+    /// fixes at the last point (Palazzo Pitti) with a good HDOP: a multipath burst, as receivers
+    /// emit in street canyons.
+    static func demoTraceWithBurst(burstAt: Int, burst: Int, seconds: Int) throws -> String {
+        let text = try String(contentsOf: demo.appendingPathComponent("traces/walk.nmea"), encoding: .utf8)
+        func checksummed(_ body: String) -> String {
+            "$\(body)*\(String(format: "%02X", body.utf8.reduce(UInt8(0)) { $0 ^ $1 }))"
+        }
+        var out: [String] = []
+        var second = -1
+        for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("$") {
+            if line.hasPrefix("$GPRMC") { second += 1 }
+            guard second < seconds else { break }
+            if second >= burstAt && second < burstAt + burst {
+                guard line.hasPrefix("$GPRMC") else { continue }
+                let time = String(format: "0830%02d.00", second % 60).replacingOccurrences(of: "0830", with: String(format: "08%02d", 30 + second / 60))
+                out.append(checksummed("GPRMC,\(time),A,4345.93600,N,01115.02400,E,0.100,0.00,180426,,,A"))
+                out.append(checksummed("GPGGA,\(time),4345.93600,N,01115.02400,E,1,08,0.80,52.0,M,46.6,M,,"))
+            } else {
+                out.append(String(line))
+            }
+        }
+        return out.joined(separator: "\r\n") + "\r\n"
+    }
+
+    @Test("a multipath burst at the last point early in the walk triggers nothing, even under --missed play",
+          arguments: [3, 10])
+    func multipathBurstAtTheLastPoint(burst: Int) throws {
+        let dir = try TemporaryDirectory()
+        // Point 1 triggers at 138 s; at 150 s the walker is just past it, 877 m from the last point.
+        let trace = try dir.write("burst.nmea", Self.demoTraceWithBurst(burstAt: 150, burst: burst, seconds: 200))
+        let (result, report) = try preview(["tours/demo", "--trace", trace.path, "--json", "--missed", "play"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let r = try #require(report)
+        #expect(r.points.map(\.status) == [.heard] + Array(repeating: .notReached, count: 4))
+        #expect(!r.summary.completed)
+        #expect(r.summary.rejectedFixes["implausibleJump"] == burst)
+        let ignored = r.timeline.filter { $0.kind == .ignoredFix }
+        #expect(ignored.count == burst)
+        #expect(ignored.allSatisfy { $0.text.contains("877 m away") }, "\(ignored.map(\.text))")
+    }
+
     @Test("the GPX of the same walk gives the same triggers; Italian narration changes only the audio")
     func demoGPXInItalian() throws {
         let (result, report) = try preview(["tours/demo", "--trace", "tours/demo/traces/walk.gpx", "-l", "it", "--json"])
@@ -296,6 +338,27 @@ struct PreviewCommandTests {
         let order = ["♪ First plays", "“Subtitle of point 1”", "◼ First ends", "♪ Second plays", "◼ Second ends",
                      "✓ tour completed: Bye"].map { key in lines.firstIndex { $0.contains(key) } ?? -1 }
         #expect(order == order.sorted() && !order.contains(-1), "\(result.stdout)")
+    }
+
+    /// Ctrl-C in the middle of a real-time preview: the timeline stops where it was, no report or
+    /// summary follows, exit 130. Also when the preview was started with SIGINT ignored (from a
+    /// script's `trap '' INT`, or a tool that ignores it for its children), where it used to play
+    /// the rest of the timeline and exit 0.
+    @Test("Ctrl-C stops a --speed preview at once: exit 130, nothing more printed", arguments: [false, true])
+    func interruptedPreviewStops(startedIgnoringSIGINT: Bool) async throws {
+        let dir = try TemporaryDirectory()
+        let root = try Self.smallTour(in: dir)
+        let command = [TestPaths.walkscape.path, "preview", root.path, "--trace", root.appendingPathComponent("walk.gpx").path,
+                       "--speed", "2", "--no-audio"]
+        let child = startedIgnoringSIGINT
+            ? try ChildProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "trap '' INT; exec \"$@\"", "sh"] + command)
+            : try ChildProcess(TestPaths.walkscape, Array(command.dropFirst()))
+        #expect(await child.waitForOutput("First plays", timeout: 10))
+        child.signal(SIGINT)
+        let code = await child.wait(timeout: 10)
+        #expect(code == 130, "output: \(child.output)")
+        #expect(!child.output.contains("Second"), "the walk to point 2 takes a minute at 2x: \(child.output)")
+        #expect(!child.output.contains("points heard"))
     }
 
     @Test("with no such sound device: one line that says what to do, exit 69")

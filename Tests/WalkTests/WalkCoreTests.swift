@@ -23,20 +23,34 @@ struct WalkCoreTests {
         #expect(all.rejections == [.implausibleJump])
     }
 
-    @Test("rule 1: a jump that persists is real (the first fix after a tunnel), and counts from then on")
+    @Test("rule 1: a jump that persists for the jump persistence (20 s) is real, and counts from then on")
     func persistentJumpIsAccepted() {
         var core = WalkCore(tour: northTour())
         var all: [WalkEffect] = []
         all += core.feed(fix(0, 44.99900))
         all += core.feed(fix(1, 44.99900))
-        all += core.feed(fix(2, 45.00200))   // 333 m in a second: not yet believed
-        #expect(all.rejections == [.implausibleJump])
-        let second = core.feed(fix(3, 45.00200))   // still there: believed, first fix inside P2
-        #expect(second.rejections.isEmpty)
-        #expect(second.triggered.isEmpty)
-        let third = core.feed(fix(4, 45.00200))
-        #expect(third.triggered.map(\.pointID) == ["p1", "p2"])
-        #expect(third.triggered.map(\.type) == [.caughtUp, .gps])
+        for s in 2...21 { all += core.feed(fix(Double(s), 45.00200)) }   // 333 m in a second, then holding
+        #expect(all.rejections == Array(repeating: .implausibleJump, count: 20))
+        #expect(all.triggered.isEmpty)
+        let believed = core.feed(fix(22, 45.00200))   // 20 s after the jump: believed, first fix inside P2
+        #expect(believed.rejections.isEmpty)
+        #expect(believed.triggered.isEmpty)
+        let next = core.feed(fix(23, 45.00200))
+        #expect(next.triggered.map(\.pointID) == ["p1", "p2"])
+        #expect(next.triggered.map(\.type) == [.caughtUp, .gps])
+    }
+
+    @Test("rule 1: a three-fix multipath burst at the last point fires nothing, even with missed points played")
+    func multipathBurstDoesNotTrigger() {
+        var core = WalkCore(tour: northTour(), policy: WalkPolicy(missed: .play))
+        var all: [WalkEffect] = []
+        for s in 0..<5 { all += core.feed(fix(Double(s), 44.99990)) }   // inside P1: triggered
+        all += core.handle(.audioFinished(pointID: "p1"), at: at(20))
+        for s in 21..<24 { all += core.feed(fix(Double(s), 45.00400)) }  // 445 m off, dead centre of P3
+        for s in 24..<30 { all += core.feed(fix(Double(s), 44.99990 + Double(s - 24) * 0.00001)) }
+        #expect(all.triggered.map(\.pointID) == ["p1"])
+        #expect(all.rejections == Array(repeating: .implausibleJump, count: 3))
+        #expect(!all.isCompleted)
     }
 
     @Test("rule 1: fixes without a position or with a large error do not count")
@@ -380,6 +394,75 @@ struct WalkCoreTests {
         #expect(resume.played == ["p1"])            // not `.resume`: the old player is gone
         #expect(!resume.contains(.resume))
         #expect(resumed.progress.points[0].status == .playing)
+    }
+
+    @Test("rule 9: a walk quit mid-narration resumes: that point plays again from its start, then the queue; one session")
+    func resumeAfterQuit() throws {
+        let tour = northTour()
+        var core = WalkCore(tour: tour)
+        var events: [WalkEvent] = []
+        events += core.feed(fix(0, 45.0)).events
+        events += core.feed(fix(1, 45.0)).events              // P1 plays
+        events += core.feed(fix(60, 45.0019)).events
+        events += core.feed(fix(61, 45.00195)).events         // P2 entered while P1 plays: queued
+        #expect(core.progress.queue == ["p2"])
+        let quit = core.handle(.command(.quit), at: at(62))
+        events += quit.events
+        #expect(quit.first == .stop)
+        let saved = try #require(quit.saved.last)
+        #expect(saved.outcome == .abandoned)
+        #expect(saved.playing?.pointID == "p1")
+        #expect(saved.queue == ["p2"])
+        #expect(saved.points.map(\.status) == [.playing, .queued, .pending])
+
+        let data = try JSONEncoder().encode(saved)
+        var resumed = try WalkCore(tour: tour, resuming: try JSONDecoder().decode(WalkProgress.self, from: data))
+        #expect(!resumed.isFinished)
+        let start = resumed.handle(.start, at: at(3600))
+        #expect(start.played == ["p1"])                       // from its start
+        #expect(start.events.isEmpty)                         // the same session: no second tour_started
+        events += start.events
+        let p1 = resumed.handle(.audioFinished(pointID: "p1"), at: at(3610))
+        #expect(p1.played == ["p2"])                          // then the queue, in order
+        events += p1.events
+        events += resumed.handle(.audioFinished(pointID: "p2"), at: at(3620)).events
+        events += resumed.feed(fix(3700, 45.004)).events
+        events += resumed.feed(fix(3701, 45.004)).events
+        let end = resumed.handle(.audioFinished(pointID: "p3"), at: at(3720))
+        events += end.events
+        #expect(end.isCompleted)
+        #expect(events.map(\.name) == [.tourStarted, .pointTriggered, .pointTriggered, .tourAbandoned,
+                                       .pointTriggered, .tourCompleted])
+        #expect(events.filter { $0.name == .pointTriggered }.map(\.pointID) == ["p1", "p2", "p3"])
+        #expect(end.events.first?.properties["durationMinutes"] == .int(62))   // from the original start
+        #expect(resumed.progress.endedAt == at(3720))
+    }
+
+    @Test("rule 9: a walk quit while idle resumes at the next point with the points heard still heard")
+    func resumeAfterQuitWhileIdle() throws {
+        let tour = northTour()
+        var core = WalkCore(tour: tour)
+        _ = core.feed(fix(0, 45.0))
+        _ = core.feed(fix(1, 45.0))
+        _ = core.handle(.audioFinished(pointID: "p1"), at: at(20))
+        let saved = try #require(core.handle(.command(.quit), at: at(30)).saved.last)
+        var resumed = try WalkCore(tour: tour, resuming: saved)
+        #expect(resumed.handle(.start, at: at(100)).played.isEmpty)
+        #expect(resumed.progress.points.map(\.status) == [.played, .pending, .pending])
+        #expect(resumed.progress.nextIndex == 1)
+        _ = resumed.feed(fix(200, 45.002))
+        #expect(resumed.feed(fix(201, 45.002)).triggered.map(\.pointID) == ["p2"])
+    }
+
+    @Test("rule 9: a completed walk is not resumed")
+    func completedWalkIsNotResumed() throws {
+        let tour = northTour(points: 1)
+        var core = WalkCore(tour: tour)
+        _ = core.feed(fix(0, 45.0))
+        _ = core.feed(fix(1, 45.0))
+        let saved = try #require(core.handle(.audioFinished(pointID: "p1"), at: at(20)).saved.last)
+        #expect(saved.outcome == .completed)
+        #expect(throws: WalkError.self) { try WalkCore(tour: tour, resuming: saved) }
     }
 
     @Test("rule 9: progress saved for another tour is refused with a clear message")

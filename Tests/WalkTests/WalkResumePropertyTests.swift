@@ -5,7 +5,7 @@ import Testing
 import TourModel
 @testable import Walk
 
-/// Rule 9 as a property: a walk that crashes anywhere and resumes from its last saved progress
+/// Rule 9 as a property: a walk that crashes (or is quit) anywhere and resumes from its last saved progress
 /// (through JSON, as the live walk stores it) still hears every point once, in order, and ends.
 @Suite("Walk core: resuming after a crash at a random moment")
 struct WalkResumePropertyTests {
@@ -27,7 +27,10 @@ struct WalkResumePropertyTests {
                 for effect in core.handle(step, at: time) {
                     switch effect {
                     case .triggered(let t): triggered.append(t.pointID)
-                    case .saveProgress(let p): saved = p
+                    case .saveProgress(let p):
+                        saved = p
+                        // What the core saves, its own resume must accept (WalkProgress.problem).
+                        if let problem = p.problem { Issue.record("the core saved a progress it refuses: \(problem)") }
                     case .completed: completed = true
                     case .announce(let p, _) where !firstPlays.contains(p.id): firstPlays.append(p.id)
                     case .play(let p):
@@ -51,10 +54,11 @@ struct WalkResumePropertyTests {
         }
     }
 
-    @Test("crash anywhere, resume from the saved progress: every point heard once, in order, tour complete")
+    @Test("crash or quit anywhere, resume from the saved progress: every point heard once, in order, tour complete")
     func resumeAnywhere() async {
-        await propertyCheck(count: 200, input: Gen.int(in: 1...6), Gen.int(in: 0...1_000_000), Gen.double(in: 0...1)) {
-            points, seed, crashFraction in
+        await propertyCheck(count: 200, input: Gen.int(in: 1...6), Gen.int(in: 0...1_000_000), Gen.double(in: 0...1),
+                            Gen.int(in: 0...1)) {
+            points, seed, crashFraction, quits in
             let walk = RandomWalk(.init(points: points, seed: UInt64(seed), sigma: 1, passThrough: true, outlierRate: 0.01))
             var driver = Driver(core: WalkCore(tour: walk.tour), narrations: walk.narrations)
             let crashAt = Int(Double(walk.fixes.count - 1) * crashFraction)
@@ -63,16 +67,22 @@ struct WalkResumePropertyTests {
                 if n == 0 { driver.feed(.start, at: fix.time) }
                 driver.finishAudio(upTo: fix.time)
                 driver.feed(.fix(fix), at: fix.time)
-                if n == crashAt && !crashed {
+                // A completed walk starts over instead of resuming: nothing to interrupt.
+                if n == crashAt && !crashed && !driver.completed {
                     crashed = true
-                    // Power cut: only the saved progress survives, through JSON.
+                    // The walker quits (q, Ctrl-C), or the power is cut; either way only the saved
+                    // progress survives, through its file.
+                    if quits == 1 {
+                        driver.feed(.command(.quit), at: fix.time)
+                        #expect(driver.saved?.outcome == .abandoned)
+                    }
                     guard let saved = driver.saved,
-                          let data = try? JSONEncoder().encode(saved),
-                          let restored = try? JSONDecoder().decode(WalkProgress.self, from: data) else {
+                          let data = try? saved.fileData(),
+                          let restored = try? WalkProgress.decode(fileData: data) else {
                         Issue.record("no progress saved before fix \(n)")
                         return
                     }
-                    #expect(restored == saved)
+                    #expect(restored.sameWalk(as: saved))
                     do {
                         driver.core = try WalkCore(tour: walk.tour, resuming: restored)
                     } catch {
@@ -85,7 +95,7 @@ struct WalkResumePropertyTests {
             }
             driver.finishAudio(upTo: .distantFuture)
             let ids = walk.tour.points.map(\.id)
-            #expect(driver.triggered == ids, "each point triggers once, in order, across the crash")
+            #expect(driver.triggered == ids, "each point triggers once, in order, across the interruption")
             #expect(driver.firstPlays == ids)
             #expect(driver.completed)
         }

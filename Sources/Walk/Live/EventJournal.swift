@@ -24,15 +24,30 @@ public struct EventJournal: Sendable {
         do {
             var line = try WalkscapeJSON.encode(event, dialect: .live)
             line.append(UInt8(ascii: "\n"))
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try StateFolder.create(url.deletingLastPathComponent())
             let fd = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
             defer { close(fd) }
-            // One write(2) per line with O_APPEND: lines never interleave, and fsync makes it survive a crash.
-            let written = line.withUnsafeBytes { Foundation.write(fd, $0.baseAddress!, $0.count) }
-            guard written == line.count, fsync(fd) == 0 else { throw POSIXError(.EIO) }
+            // Walks of different tours share the journal: one appender at a time, so a line cut
+            // short can be taken back before anyone appends after it.
+            guard flock(fd, LOCK_EX) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            var status = stat()
+            guard fstat(fd, &status) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            // O_APPEND and the lock: lines never interleave; fsync makes each survive a crash.
+            var offset = 0
+            while offset < line.count {
+                let n = line.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                if n > 0 { offset += n; continue }
+                if n < 0 && errno == EINTR { continue }
+                let code = n < 0 ? errno : EIO
+                // A full disk (or a file size limit) took part of the line: cut it off again, or
+                // the next line would be glued to it and both lost to the reader.
+                if offset > 0 { _ = ftruncate(fd, status.st_size) }
+                throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+            }
+            guard fsync(fd) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         } catch {
-            throw WalkError("cannot record the analytics event \(event.name) in \(url.path): \(error.localizedDescription)")
+            throw WalkError("cannot record the analytics event \(event.name) in \(url.path): \(StateFolder.reason(error))")
         }
     }
 

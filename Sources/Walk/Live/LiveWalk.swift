@@ -11,6 +11,19 @@ public enum LiveWalkOutcome: Sendable, Hashable {
     case inputEnded
 }
 
+/// A live walk's end: how it ended, and what of its bookkeeping never reached the disk.
+public struct LiveWalkResult: Sendable, Hashable {
+    public var outcome: LiveWalkOutcome
+    /// Set when progress or analytics events could not be written even at the end (a disk that
+    /// stayed full or read-only): what was lost, for the walker.
+    public var unsaved: String?
+
+    public init(outcome: LiveWalkOutcome, unsaved: String? = nil) {
+        self.outcome = outcome
+        self.unsaved = unsaved
+    }
+}
+
 /// The live runtime: drives the walk core from a position source, narration and key commands, in
 /// wall-clock time, and carries out its effects (DESIGN.md, "The walk core").
 ///
@@ -22,17 +35,21 @@ public final class LiveWalk: Sendable {
         public var narration: any Narration
         public var progress: ProgressStore
         public var journal: EventJournal
+        /// The tour's walk lock. The writer makes sure it is held before each save: a state
+        /// folder that was not writable when the walk began may not have let the walk take it.
+        public var lock: ProgressLock?
         /// Stamps inputs (injected so tests can pin time).
         public var now: @Sendable () -> Date
         /// Called after every change with what the screen should show.
         public var display: @Sendable (LiveWalkStatus) -> Void
 
-        public init(narration: any Narration, progress: ProgressStore, journal: EventJournal,
+        public init(narration: any Narration, progress: ProgressStore, journal: EventJournal, lock: ProgressLock? = nil,
                     now: @escaping @Sendable () -> Date = { Date() },
                     display: @escaping @Sendable (LiveWalkStatus) -> Void) {
             self.narration = narration
             self.progress = progress
             self.journal = journal
+            self.lock = lock
             self.now = now
             self.display = display
         }
@@ -55,7 +72,8 @@ public final class LiveWalk: Sendable {
 
     /// Runs the walk to its end. `positions` and `commands` may be endless; the walk ends on
     /// completion, on `quit`, or when both positions and commands have ended with nothing playing.
-    public func run<Positions: AsyncSequence & Sendable>(positions: Positions, commands: AsyncStream<WalkCommand>) async throws(WalkError) -> LiveWalkOutcome
+    /// A disk that will not take progress or events does not end it (`WalkStateWriter`).
+    public func run<Positions: AsyncSequence & Sendable>(positions: Positions, commands: AsyncStream<WalkCommand>) async -> LiveWalkResult
     where Positions.Element == GPSDEvent {
         let deps = dependencies
         let (inputs, sink) = AsyncStream.makeStream(of: Input.self)
@@ -83,8 +101,18 @@ public final class LiveWalk: Sendable {
         var subtitles: SubtitleTrack?
         var endedSources = 0
         var outcome: LiveWalkOutcome?
+        var writer = WalkStateWriter(store: deps.progress, journal: deps.journal, lock: deps.lock)
 
-        func apply(_ effects: [WalkEffect]) async throws(WalkError) {
+        /// Says once that saving stopped working, and once that it works again.
+        func note(_ report: WalkStateWriter.Report?) {
+            switch report {
+            case .failing(let why)?: status.notice = "\(why); the walk goes on and saves when it can"
+            case .recovered?: status.notice = "saving works again: progress and analytics are on disk"
+            case nil: break
+            }
+        }
+
+        func apply(_ effects: [WalkEffect]) async {
             for effect in effects {
                 switch effect {
                 case .play(let point):
@@ -113,9 +141,9 @@ public final class LiveWalk: Sendable {
                     status.rejectedFixes += 1
                     status.lastRejection = reason
                 case .track(let event):
-                    try deps.journal.append(event)
+                    note(writer.record(event, at: deps.now()))
                 case .saveProgress(let progress):
-                    try deps.progress.save(progress)
+                    note(writer.save(progress, at: deps.now()))
                 case .completed(let message):
                     outcome = .completed(message: message)
                 case .abandoned:
@@ -126,16 +154,17 @@ public final class LiveWalk: Sendable {
             if core.progress.playing == nil { status.nowPlaying = nil; status.subtitle = nil }
         }
 
-        try await apply(core.handle(.start, at: deps.now()))
+        await apply(core.handle(.start, at: deps.now()))
         deps.display(status)
 
         for await input in inputs {
             let now = deps.now()
+            note(writer.retryIfDue(at: now))
             switch input {
             case .position(.fix(let fix)):
                 status.lastFix = fix
                 status.gps = .connected
-                try await apply(core.handle(.fix(fix), at: now))
+                await apply(core.handle(.fix(fix), at: now))
             case .position(.state(let state)):
                 status.gps = state
             case .narration(let event):
@@ -152,14 +181,14 @@ public final class LiveWalk: Sendable {
                         status.subtitle = subtitles?.cue(at: seconds)?.text
                     }
                 case .finished(let id):
-                    try await apply(core.handle(.audioFinished(pointID: id), at: now))
+                    await apply(core.handle(.audioFinished(pointID: id), at: now))
                 case .failed(let id, let message):
-                    try await apply(core.handle(.audioFailed(pointID: id, reason: message), at: now))
+                    await apply(core.handle(.audioFailed(pointID: id, reason: message), at: now))
                 case .warning(_, let message):
                     status.notice = message
                 }
             case .command(let command):
-                try await apply(core.handle(.command(command), at: now))
+                await apply(core.handle(.command(command), at: now))
             case .sourceEnded:
                 endedSources += 1
             }
@@ -171,7 +200,8 @@ public final class LiveWalk: Sendable {
             }
         }
         await deps.narration.shutdown()
-        return outcome ?? .inputEnded
+        if writer.isBehind { _ = writer.flush(at: deps.now()) }
+        return LiveWalkResult(outcome: outcome ?? .inputEnded, unsaved: writer.unsaved)
     }
 }
 

@@ -71,19 +71,26 @@ public final class QueueNarration: Narration {
 }
 
 /// `--no-audio`: each narration "plays" for its decoded duration of wall-clock time, so the walk
-/// (queueing, completion, progress) behaves as it would with sound. Pausing holds the remaining time.
+/// (queueing, completion, progress) behaves as it would with sound. Like the real queue it reports
+/// how far it has got every `positionInterval` (the screen's clock and subtitles follow it) and
+/// once more on pause; pausing holds the remaining time.
 public actor SilentNarration: Narration {
     public nonisolated let events: AsyncStream<NarrationEvent>
     private let continuation: AsyncStream<NarrationEvent>.Continuation
     private let clock: any Clock<Duration>
-    private var current: (id: String, remaining: Double, startedAt: ContinuousClock.Instant)?
+    private let positionInterval: Double
+    /// The narration "playing": its length, the seconds heard before `since`, and since when it
+    /// has been running (nil while paused).
+    private var current: (id: String, duration: Double, heard: Double, since: ContinuousClock.Instant?)?
     private var timer: Task<Void, Never>?
     private var paused = false
     private var generation = 0
 
-    public init(clock: any Clock<Duration> = ContinuousClock()) {
+    public init(clock: any Clock<Duration> = ContinuousClock(),
+                positionInterval: Duration = AudioQueue.defaultPositionInterval) {
         (events, continuation) = AsyncStream.makeStream(of: NarrationEvent.self)
         self.clock = clock
+        self.positionInterval = max(0.01, Self.seconds(positionInterval))
     }
 
     public func play(_ point: PlayablePoint) async {
@@ -91,7 +98,7 @@ public actor SilentNarration: Narration {
         do {
             let info = try AudioProbe.inspect(url)
             stopTimer()
-            current = (point.id, info.duration, ContinuousClock.now)
+            current = (point.id, info.duration, 0, paused ? nil : ContinuousClock.now)
             continuation.yield(.started(pointID: point.id, duration: info.duration))
             if !paused { arm() }
         } catch {
@@ -107,20 +114,19 @@ public actor SilentNarration: Narration {
     public func pause() async {
         guard !paused else { return }
         paused = true
-        if let c = current {
-            let elapsed = ContinuousClock.now - c.startedAt
-            current?.remaining = max(0, c.remaining - Self.seconds(elapsed))
-        }
         stopTimer()
+        guard let c = current else { return }
+        let heard = self.heard(c)
+        current = (c.id, c.duration, heard, nil)
+        continuation.yield(.position(pointID: c.id, seconds: heard))
     }
 
     public func resume() async {
         guard paused else { return }
         paused = false
-        if current != nil {
-            current?.startedAt = ContinuousClock.now
-            arm()
-        }
+        guard let c = current else { return }
+        current = (c.id, c.duration, c.heard, ContinuousClock.now)
+        arm()
     }
 
     public func shutdown() async {
@@ -128,23 +134,36 @@ public actor SilentNarration: Narration {
         continuation.finish()
     }
 
+    private func heard(_ c: (id: String, duration: Double, heard: Double, since: ContinuousClock.Instant?)) -> Double {
+        min(c.duration, c.heard + (c.since.map { Self.seconds(ContinuousClock.now - $0) } ?? 0))
+    }
+
+    /// Sleeps until the next position report or the end, whichever comes first.
     private func arm() {
         guard let c = current else { return }
         generation += 1
         let token = generation
         let clock = clock
+        let wait = min(positionInterval, max(0, c.duration - heard(c)))
         timer = Task { [weak self] in
-            try? await clock.sleep(for: .milliseconds(Int64((c.remaining * 1000).rounded())))
+            try? await clock.sleep(for: .microseconds(Int64((wait * 1_000_000).rounded(.up))))
             guard !Task.isCancelled else { return }
-            await self?.fire(token: token)
+            await self?.tick(token: token)
         }
     }
 
-    private func fire(token: Int) {
+    private func tick(token: Int) {
         guard token == generation, let c = current else { return }
-        current = nil
-        timer = nil
-        continuation.yield(.finished(pointID: c.id))
+        let heard = self.heard(c)
+        // Within a millisecond of the end is the end: sleeping is never that exact.
+        if heard >= c.duration - 0.001 {
+            current = nil
+            timer = nil
+            continuation.yield(.finished(pointID: c.id))
+            return
+        }
+        continuation.yield(.position(pointID: c.id, seconds: heard))
+        arm()
     }
 
     private func stopTimer() {

@@ -4,6 +4,12 @@ import Foundation
 ///
 /// Every save is atomic (write a sibling, fsync, rename), so a crash or a power cut mid-save leaves
 /// the previous progress, never half a file.
+///
+/// Files are named by the FNV-1a 64 hash of the tour id (`<16 hex digits>.progress.json`): ids come
+/// from the service or a tour folder and may hold any character at any length, and two ids must
+/// never share a file. The file keeps the full id (`WalkProgress.tourID`) and `load` checks it.
+/// Progress saved before names were hashed (the id with unsafe characters replaced by `_`, then
+/// `.json`) is found there and moved to its new name the first time the walk is resumed.
 public struct ProgressStore: Sendable {
     public let folder: URL
 
@@ -12,38 +18,87 @@ public struct ProgressStore: Sendable {
     }
 
     public func url(forTour tourID: String) -> URL {
-        // Ids come from the service or a tour folder; keep the file name safe whatever they hold.
+        folder.appendingPathComponent("\(FNV1a64.hex(tourID)).progress.json")
+    }
+
+    /// The lock a walk of the tour holds while it runs (`ProgressLock`), beside its progress.
+    public func lock(forTour tourID: String) -> ProgressLock {
+        ProgressLock(url: folder.appendingPathComponent("\(FNV1a64.hex(tourID)).lock"))
+    }
+
+    /// Where progress was saved before names were hashed. The rule is kept only to find it.
+    func legacyURL(forTour tourID: String) -> URL {
         let safe = String(tourID.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
         return folder.appendingPathComponent("\(safe).json")
     }
 
     public func load(tourID: String) throws(WalkError) -> WalkProgress? {
         let url = url(forTour: tourID)
-        guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
-        do {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .secondsSince1970
-            return try decoder.decode(WalkProgress.self, from: data)
-        } catch {
-            throw WalkError("the saved progress in \(url.path) is unreadable; start again with --restart")
+        if let data = try Self.contents(of: url) {
+            let progress = try Self.decode(data, from: url)
+            guard progress.tourID == tourID else {
+                throw WalkError("\(url.path) holds the walk of another tour (\(progress.tourID)), not of \(tourID); move it away or start again with --restart")
+            }
+            return progress
         }
+        return try migrateLegacy(tourID: tourID, to: url)
+    }
+
+    /// Moves progress saved under the old name to the new one, if it is this tour's. The old
+    /// names collided (`tour/1` and `tour_1`), so the id inside says whose it is.
+    private func migrateLegacy(tourID: String, to url: URL) throws(WalkError) -> WalkProgress? {
+        let legacy = legacyURL(forTour: tourID)
+        guard let data = try Self.contents(of: legacy) else { return nil }
+        let progress = try Self.decode(data, from: legacy)
+        guard progress.tourID == tourID else { return nil }  // another tour's walk: its own to move
+        // If the folder is read-only for now, the walk resumes from the old file all the same and
+        // its first save writes the new one, which is read first from then on.
+        _ = rename(legacy.path, url.path)
+        return progress
     }
 
     public func save(_ progress: WalkProgress) throws(WalkError) {
         let url = url(forTour: progress.tourID)
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            encoder.dateEncodingStrategy = .secondsSince1970
-            try AtomicFile.write(try encoder.encode(progress), to: url)
+            try StateFolder.create(folder)
+            try AtomicFile.write(try progress.fileData(), to: url)
         } catch {
-            throw WalkError("cannot save walk progress to \(url.path): \(error.localizedDescription)")
+            throw WalkError("cannot save walk progress to \(url.path): \(StateFolder.reason(error))")
         }
     }
 
+    /// Forgets the tour's walk, under its name and under the old one if that is this tour's (or
+    /// unreadable, as `--restart` is the way out of an unreadable file).
     public func remove(tourID: String) {
         try? FileManager.default.removeItem(at: url(forTour: tourID))
+        let legacy = legacyURL(forTour: tourID)
+        if let data = try? Self.contents(of: legacy),
+           (try? Self.decode(data, from: legacy))?.tourID ?? tourID == tourID {
+            try? FileManager.default.removeItem(at: legacy)
+        }
+    }
+
+    /// The file's bytes; nil when there is no such file (or no such folder).
+    private static func contents(of url: URL) throws(WalkError) -> Data? {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return nil }
+            throw WalkError("cannot read the saved progress in \(url.path): \(String(cString: strerror(code)))")
+        }
+        do {
+            return try FileHandle(fileDescriptor: fd, closeOnDealloc: true).readToEnd() ?? Data()
+        } catch {
+            throw WalkError("cannot read the saved progress in \(url.path): \(error.localizedDescription)")
+        }
+    }
+
+    private static func decode(_ data: Data, from url: URL) throws(WalkError) -> WalkProgress {
+        do {
+            return try WalkProgress.decode(fileData: data)
+        } catch {
+            throw WalkError("the saved progress in \(url.path) is unreadable (\(error.message)); start again with --restart")
+        }
     }
 }
 

@@ -6,15 +6,16 @@ import Walk
 final class LiveWalkUI: @unchecked Sendable {
     private let terminal: TerminalSession?
     private let color: Bool
-    private let plain = PlainWalkLog()
+    private let plain: PlainWalkLog
     private let lock = NSLock()
     private var last: LiveWalkStatus?
     private var prompt: String?
     private var showHelp = false
 
-    init(terminal: TerminalSession?, color: Bool) {
+    init(terminal: TerminalSession?, color: Bool, plain: PlainWalkLog = PlainWalkLog()) {
         self.terminal = terminal
         self.color = color
+        self.plain = plain
     }
 
     func show(_ status: LiveWalkStatus) {

@@ -4,19 +4,21 @@ import TourModel
 import Walk
 
 /// Without a terminal (a pipe, a log, a service), the walk prints one line per thing that happened.
+/// Titles and notices come from the tour: each line goes out through `Console`, which sanitises it.
 final class PlainWalkLog: @unchecked Sendable {
     private var lastGPS: String?
     private var lastPlaying: String?
     private var lastHeard = 0
     private var lastNotice: String?
     private var lastTrigger: String?
+    private var lastSubtitle: String?
     private let lock = NSLock()
     private let write: @Sendable (String) -> Void
 
-    init(write: @escaping @Sendable (String) -> Void = { line in
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
-    }) {
-        self.write = write
+    /// By default each line goes to stdout through `Console`, which never traps on a failed write
+    /// (a full disk under `walk > log`, a terminal gone): the line is lost, never the walk.
+    init(write: @escaping @Sendable (String) -> Void = { line in Console.out(line) }) {
+        self.write = { line in write(TerminalText.line(line)) }
     }
 
     func update(_ s: LiveWalkStatus) {
@@ -40,7 +42,14 @@ final class PlainWalkLog: @unchecked Sendable {
         if playing != lastPlaying {
             if let playing { write("playing: \(playing)") }
             lastPlaying = playing
+            lastSubtitle = nil
         }
+        // Each cue once, as it is heard: a log read later (or a walker without a screen) still
+        // has the words.
+        if let subtitle = s.subtitle, subtitle != lastSubtitle {
+            write("subtitle: " + subtitle.split(whereSeparator: \.isNewline).joined(separator: " / "))
+        }
+        if s.subtitle != nil { lastSubtitle = s.subtitle }
         if s.heardCount != lastHeard { write("heard: \(s.heardCount)/\(s.tour.points.count)"); lastHeard = s.heardCount }
         if let notice = s.notice, notice != lastNotice { write("note: \(notice)"); lastNotice = notice }
     }

@@ -5,6 +5,8 @@ import Walk
 
 /// Draws the live walk's status area: one glance tells GPS quality, where the next point is, what
 /// plays, what waits. Pure: status in, lines out, so it is tested without a terminal.
+/// Text from the tour (titles, subtitles, notices) is sanitised piece by piece (`TerminalText`)
+/// before the view adds escape sequences of its own.
 struct StatusView {
     var width: Int
     var color: Bool
@@ -15,35 +17,35 @@ struct StatusView {
         var lines: [String] = []
         let heard = "\(s.heardCount)/\(s.tour.points.count) heard"
         let paused = s.progress.isPaused ? "  " + paint("[paused]", "33") : ""
-        lines.append(bold(s.tour.title) + " — " + heard + paused)
+        lines.append(bold(text(s.tour.title)) + " — " + heard + paused)
         lines.append(label("GPS ") + gpsLine(s))
         if let next = s.nextPoint {
-            var text = "\(next.order). \(next.title)"
+            var line = "\(next.order). \(text(next.title))"
             if let fix = s.lastFix {
                 let d = fix.coordinate.distance(to: next.coordinate)
                 let b = fix.coordinate.bearing(to: next.coordinate)
-                text += " — \(Self.distance(d)) \(Self.compass(b))"
-                if d <= next.triggerRadiusMeters { text += " (inside)" }
+                line += " — \(Self.distance(d)) \(Self.compass(b))"
+                if d <= next.triggerRadiusMeters { line += " (inside)" }
             }
-            lines.append(label("Next") + text)
+            lines.append(label("Next") + line)
         } else {
             lines.append(label("Next") + "no more points")
         }
         if let playing = s.nowPlaying {
-            var text = "\(playing.point.order). \(playing.point.title)  \(Self.clock(playing.elapsed))"
-            if let total = playing.duration { text += " / \(Self.clock(total))" }
-            lines.append(label("Now ") + text)
+            var line = "\(playing.point.order). \(text(playing.point.title))  \(Self.clock(playing.elapsed))"
+            if let total = playing.duration { line += " / \(Self.clock(total))" }
+            lines.append(label("Now ") + line)
             if let sub = s.subtitle {
-                for line in sub.split(separator: "\n") { lines.append("     " + paint("\(line)", "36")) }
+                for part in sub.split(separator: "\n") { lines.append("     " + paint(text(String(part)), "36")) }
             }
         } else {
             lines.append(label("Now ") + "silence")
         }
         let queued = s.queuedPoints
         if !queued.isEmpty {
-            lines.append(label("Queue") + queued.map { "\($0.order). \($0.title)" }.joined(separator: ", "))
+            lines.append(label("Queue") + queued.map { "\($0.order). \(text($0.title))" }.joined(separator: ", "))
         }
-        if let notice = s.notice { lines.append(label("Note") + notice) }
+        if let notice = s.notice { lines.append(label("Note") + text(notice)) }
         if let prompt { lines.append(paint(prompt, "33")) }
         if showHelp {
             lines += ["", "space  pause / resume", "n      skip this narration (counts as heard)",
@@ -71,7 +73,7 @@ struct StatusView {
             case .twoD: parts.append(paint("2D fix", "33"))
             case .threeD: parts.append(paint("3D fix", "32"))
             }
-            if let e = fix.horizontalError { parts.append("±\(Int(e.rounded())) m") }
+            if let e = fix.horizontalError { parts.append("±\(Int(saturating: e.rounded())) m") }
             if let sats = fix.satellites { parts.append("\(sats) sats") }
             if s.rejectedFixes > 0, let why = s.lastRejection { parts.append("\(s.rejectedFixes) fixes ignored (last: \(why.rawValue))") }
             return parts.joined(separator: " · ")
@@ -93,6 +95,9 @@ struct StatusView {
         let s = max(0, Int(seconds.rounded(.down)))
         return String(format: "%d:%02d", s / 60, s % 60)
     }
+
+    /// Text from the tour, safe to draw.
+    private func text(_ raw: String) -> String { TerminalText.line(raw) }
 
     private func label(_ text: String) -> String { bold(text.padding(toLength: 5, withPad: " ", startingAt: 0)) }
     private func bold(_ text: String) -> String { color ? "\u{1B}[1m\(text)\u{1B}[0m" : text }

@@ -4,8 +4,9 @@ import Glibc
 #endif
 
 /// Owns the terminal while a live walk runs: raw keys (no echo, no line buffering), the alternate
-/// screen, a hidden cursor. Everything is put back on `restore()`, which also runs from the SIGINT
-/// and SIGTERM handlers, so a walker never gets back a shell that does not echo.
+/// screen, a hidden cursor. Everything is put back on `restore()`: when the walk ends, however it
+/// ends (every ending signal goes through `SignalTrap`, a second one restores at once), so a
+/// walker never gets back a shell that does not echo.
 final class TerminalSession: @unchecked Sendable {
     private let input: Int32
     private let output: Int32
@@ -18,8 +19,11 @@ final class TerminalSession: @unchecked Sendable {
         self.output = output
     }
 
-    /// True when both ends are terminals: only then is there a screen to draw and keys to read.
-    static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 }
+    /// True when both ends are terminals that can draw a screen (TERM not dumb): only then is
+    /// there a screen to draw and keys to read. Otherwise the walk prints plain log lines.
+    static var isInteractive: Bool {
+        isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 && Terminal.hasEscapeSequences()
+    }
 
     func enter() {
         lock.lock(); defer { lock.unlock() }

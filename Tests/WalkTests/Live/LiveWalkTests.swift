@@ -46,10 +46,10 @@ struct LiveWalkTests {
         let (commands, commandSink) = AsyncStream.makeStream(of: WalkCommand.self)
         commandSink.finish()
         let started = ContinuousClock.now
-        let outcome = try await walk.run(positions: AsyncStream { c in
+        let outcome = await walk.run(positions: AsyncStream { c in
             for u in fixes(for: tour, start: Date(timeIntervalSince1970: 1_800_000_000)) { c.yield(u) }
             // The source stays open like gpsd would, so only the narration can end the walk.
-        }, commands: commands)
+        }, commands: commands).outcome
         let elapsed = ContinuousClock.now - started
 
         #expect(outcome == .completed(message: "Done!"))
@@ -82,14 +82,74 @@ struct LiveWalkTests {
                 if status.nowPlaying?.point.id == "p1" { commandSink.yield(.quit) }
             }))
         let all = fixes(for: tour, start: Date(timeIntervalSince1970: 1_800_000_000))
-        let outcome = try await walk.run(positions: AsyncStream { c in
+        let outcome = await walk.run(positions: AsyncStream { c in
             for u in all.prefix(3) { c.yield(u) }
-        }, commands: commands)
+        }, commands: commands).outcome
         #expect(outcome == .abandoned)
         let saved = try #require(try store.load(tourID: "live-tour"))
         #expect(saved.outcome == .abandoned)
         #expect(journal.read().last?.name == .tourAbandoned)
         #expect(journal.read().last?.properties["lastPointIndex"] == .int(0))
+    }
+
+    @Test func aStateFolderThatCannotBeWrittenWarnsOnceAndEverythingIsWrittenWhenItCanBe() async throws {
+        let home = try TemporaryDirectory()
+        // A regular file where the state folder should be: nothing can be created under it, for
+        // root as for anyone (chmod does not stop root).
+        let state = try home.write("state", "not a folder")
+        let tone = try FixtureAudio.tone(seconds: 0.3)
+        let tour = tour(audio: [tone.mp3, tone.mp3, tone.mp3])
+        let store = ProgressStore(folder: state.appendingPathComponent("progress"))
+        let journal = EventJournal(url: state.appendingPathComponent("outbox.jsonl"))
+        let statuses = StatusRecorder()
+        let walk = LiveWalk(core: WalkCore(tour: tour), dependencies: .init(
+            narration: SilentNarration(), progress: store, journal: journal,
+            display: { status in
+                statuses.append(status)
+                // The disk comes back once point 2 has been heard (its events held back until then).
+                if status.heardCount == 2, (try? state.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+                    try? FileManager.default.removeItem(at: state)
+                    try? FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+                }
+            }))
+        let (commands, commandSink) = AsyncStream.makeStream(of: WalkCommand.self)
+        commandSink.finish()
+        let result = await walk.run(positions: AsyncStream { c in
+            for u in fixes(for: tour, start: Date(timeIntervalSince1970: 1_800_000_000)) { c.yield(u) }
+        }, commands: commands)
+
+        #expect(result.outcome == .completed(message: "Done!"))   // the walk went on, narrating
+        #expect(result.unsaved == nil)
+        let notices = statuses.all.compactMap(\.notice).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
+        #expect(notices.count == 2, "\(notices)")
+        #expect(notices.first?.hasPrefix("cannot ") == true)
+        #expect(notices.first?.contains("Not a directory") == true)
+        #expect(notices.last?.hasPrefix("saving works again") == true)
+        // Every event, once, in the order it happened.
+        let events = journal.read()
+        #expect(events.map(\.name.rawValue) == ["tour_started", "point_triggered", "point_triggered", "point_triggered", "tour_completed"])
+        #expect(events.filter { $0.name == .pointTriggered }.compactMap(\.pointID) == ["p1", "p2", "p3"])
+        #expect(events.map(\.timestamp) == events.map(\.timestamp).sorted())
+        #expect(Set(events.compactMap { $0.properties["eventId"] }).count == 5)
+        #expect(try store.load(tourID: "live-tour")?.outcome == .completed)
+    }
+
+    @Test func whatCouldNeverBeWrittenIsSaidAtTheEnd() async throws {
+        let home = try TemporaryDirectory()
+        let state = try home.write("state", "not a folder")
+        let tour = tour(audio: [nil])
+        let walk = LiveWalk(core: WalkCore(tour: tour), dependencies: .init(
+            narration: SilentNarration(), progress: ProgressStore(folder: state.appendingPathComponent("progress")),
+            journal: EventJournal(url: state.appendingPathComponent("outbox.jsonl")), display: { _ in }))
+        let (commands, commandSink) = AsyncStream.makeStream(of: WalkCommand.self)
+        commandSink.finish()
+        let result = await walk.run(positions: AsyncStream { c in
+            for u in fixes(for: tour, start: Date(timeIntervalSince1970: 1_800_000_000)) { c.yield(u) }
+        }, commands: commands)
+        #expect(result.outcome == .completed(message: "Done!"))
+        let unsaved = try #require(result.unsaved)
+        #expect(unsaved.contains("3 analytics events"), "\(unsaved)")
+        #expect(unsaved.contains("progress"), "\(unsaved)")
     }
 
     @Test func progressFileIsReplacedAtomicallyAndRoundTrips() throws {
@@ -100,13 +160,153 @@ struct LiveWalkTests {
         progress.nextIndex = 1
         progress.points[0].status = .played
         try store.save(progress)
-        #expect(store.url(forTour: "a/b:c").lastPathComponent == "a_b_c.json")
+        let name = store.url(forTour: "a/b:c").lastPathComponent
         #expect(try store.load(tourID: "a/b:c") == progress)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: home.file("progress").path)
-        #expect(leftovers == ["a_b_c.json"])  // no temporary file left behind
+        #expect(leftovers == [name])  // no temporary file left behind
         try Data("{not json".utf8).write(to: store.url(forTour: "broken"))
         #expect(throws: WalkError.self) { try store.load(tourID: "broken") }
         #expect(try store.load(tourID: "never-walked") == nil)
+    }
+
+    @Test func silentWalkShowsElapsedTimeAndSubtitlesAsTheNarrationGoesOn() async throws {
+        let home = try TemporaryDirectory()
+        let tone = try FixtureAudio.tone(seconds: 1.5)
+        let srt = try home.write("p1.srt", "1\n00:00:00,000 --> 00:00:00,700\nFirst cue\n\n2\n00:00:00,800 --> 00:00:01,400\nSecond cue\n")
+        var tour = tour(audio: [tone.mp3])
+        tour.points[0].subtitles = srt
+        let statuses = StatusRecorder()
+        let walk = LiveWalk(core: WalkCore(tour: tour), dependencies: .init(
+            narration: SilentNarration(), progress: ProgressStore(folder: home.file("progress")),
+            journal: EventJournal(url: home.file("outbox.jsonl")), display: { statuses.append($0) }))
+        let (commands, commandSink) = AsyncStream.makeStream(of: WalkCommand.self)
+        commandSink.finish()
+        let outcome = await walk.run(positions: AsyncStream { c in
+            for u in fixes(for: tour, start: Date(timeIntervalSince1970: 1_800_000_000)) { c.yield(u) }
+        }, commands: commands).outcome
+        #expect(outcome == .completed(message: "Done!"))
+        let playing = statuses.all.compactMap { s in s.nowPlaying.map { (elapsed: $0.elapsed, subtitle: s.subtitle) } }
+        let elapsed = playing.map(\.elapsed)
+        #expect(elapsed == elapsed.sorted(), "elapsed time only moves forward")
+        #expect(elapsed.contains { $0 >= 1.0 }, "\(elapsed)")
+        // Every quarter of a second, as the real queue reports: 1.5 s gives at least five steps.
+        #expect(Set(elapsed.filter { $0 > 0 }).count >= 5, "\(elapsed)")
+        let subtitles = playing.compactMap(\.subtitle)
+        #expect(subtitles.first == "First cue")
+        #expect(subtitles.contains("Second cue"))
+    }
+
+    @Test func silentNarrationReportsPositionsEveryIntervalAndHoldsThemWhilePaused() async throws {
+        let tone = try FixtureAudio.tone(seconds: 1.2)
+        let narration = SilentNarration()
+        let point = PlayablePoint(id: "p", order: 1, coordinate: Self.origin, triggerRadiusMeters: 20, title: "P", audio: tone.mp3)
+        await narration.play(point)
+        try await Task.sleep(for: .milliseconds(600))
+        await narration.pause()
+        try await Task.sleep(for: .milliseconds(600))
+        await narration.resume()
+        var positions: [Double] = []
+        for await event in narration.events {
+            if case .position(_, let seconds) = event { positions.append(seconds) }
+            if case .finished = event { break }
+        }
+        await narration.shutdown()
+        #expect(positions == positions.sorted())
+        #expect(positions.allSatisfy { $0 <= tone.duration })
+        // Two or three ticks before the pause, the pause itself, then ticks to the end: never a
+        // jump of the paused 0.6 s.
+        #expect(positions.count >= 4, "\(positions)")
+        let steps = zip(positions.dropFirst(), positions).map { $0 - $1 }
+        #expect(steps.allSatisfy { $0 < 0.45 }, "\(positions)")
+    }
+
+    @Test func progressFilesOfIdsThatSanitiseAlikeDoNotCollide() throws {
+        let home = try TemporaryDirectory()
+        let store = ProgressStore(folder: home.file("progress"))
+        var slash = WalkProgress(tourID: "tour/1", language: "en", pointIDs: ["a"])
+        // A real walk past its first point: the store refuses a progress no walk could write.
+        slash.startedAt = Date(timeIntervalSince1970: 1_800_000_000)
+        slash.points[0] = .init(id: "a", status: .played, triggeredAt: slash.startedAt, triggerType: .gps)
+        slash.lastHeard = "a"
+        slash.nextIndex = 1
+        let underscore = WalkProgress(tourID: "tour_1", language: "it", pointIDs: ["b", "c"])
+        try store.save(slash)
+        try store.save(underscore)
+        #expect(store.url(forTour: "tour/1") != store.url(forTour: "tour_1"))
+        #expect(try store.load(tourID: "tour/1") == slash)
+        #expect(try store.load(tourID: "tour_1") == underscore)
+    }
+
+    @Test func aVeryLongTourIDHasAShortProgressFileName() throws {
+        let home = try TemporaryDirectory()
+        let store = ProgressStore(folder: home.file("progress"))
+        let id = String(repeating: "x", count: 300)
+        let progress = WalkProgress(tourID: id, language: "en", pointIDs: ["a"])
+        try store.save(progress)
+        #expect(try store.load(tourID: id) == progress)
+        #expect(store.url(forTour: id).lastPathComponent.utf8.count < 64)
+    }
+
+    @Test func progressFileNamesAreTheFNV1a64OfTheTourID() {
+        // Published FNV-1a 64-bit test vectors (Fowler, Noll and Vo's reference suite).
+        #expect(FNV1a64.hex("") == "cbf29ce484222325")
+        #expect(FNV1a64.hex("a") == "af63dc4c8601ec8c")
+        #expect(FNV1a64.hex("foobar") == "85944171f73967e8")
+        let store = ProgressStore(folder: URL(fileURLWithPath: "/state/progress"))
+        #expect(store.url(forTour: "foobar").path == "/state/progress/85944171f73967e8.progress.json")
+    }
+
+    @Test func aProgressFileHoldingAnotherToursWalkIsNeverTakenForThisOne() throws {
+        // Two ids with the same 64-bit name would share a file: the id stored inside tells them apart.
+        let home = try TemporaryDirectory()
+        let store = ProgressStore(folder: home.file("progress"))
+        try store.save(WalkProgress(tourID: "other", language: "en", pointIDs: ["a"]))
+        try FileManager.default.moveItem(at: store.url(forTour: "other"), to: store.url(forTour: "mine"))
+        #expect(throws: WalkError.self) { try store.load(tourID: "mine") }
+        do { _ = try store.load(tourID: "mine") } catch { #expect(error.message.contains("other")) }
+    }
+
+    @Test func progressSavedUnderTheOldFileNameIsFoundAndMoved() throws {
+        let home = try TemporaryDirectory()
+        let folder = home.file("progress")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let store = ProgressStore(folder: folder)
+        var slash = WalkProgress(tourID: "tour/1", language: "en", pointIDs: ["a", "b"])
+        slash.nextIndex = 1
+        slash.points[0].status = .played
+        // Before names were hashed, "tour/1" was saved as tour_1.json (and so would "tour_1" be).
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        try encoder.encode(slash).write(to: folder.appendingPathComponent("tour_1.json"))
+        #expect(try store.load(tourID: "tour_1") == nil)   // not its walk: left where it is
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("tour_1.json").path))
+        #expect(try store.load(tourID: "tour/1") == slash)
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("tour_1.json").path))
+        #expect(try store.load(tourID: "tour/1") == slash)  // from its new name now
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [store.url(forTour: "tour/1").lastPathComponent])
+    }
+
+    @Test func aTourLockIsHeldByOneHolderAtATimeAndNamesItsPID() throws {
+        let home = try TemporaryDirectory()
+        let store = ProgressStore(folder: home.file("progress"))
+        let first = store.lock(forTour: "tour/1"), second = store.lock(forTour: "tour/1")
+        #expect(first.acquire() == .held)
+        #expect(first.acquire() == .held)                       // again: still ours
+        #expect(second.acquire() == .busy(pid: getpid()))
+        #expect(store.lock(forTour: "tour_1").acquire() == .held)  // another tour, another lock
+        first.release()
+        #expect(second.acquire() == .held)
+    }
+
+    @Test func aTourLockInAFolderThatCannotExistIsUnavailable() throws {
+        let home = try TemporaryDirectory()
+        try home.write("state", "a file where the state folder should be")
+        let lock = ProgressStore(folder: home.file("state/progress")).lock(forTour: "t")
+        guard case .unavailable(let reason) = lock.acquire() else {
+            Issue.record("expected unavailable")
+            return
+        }
+        #expect(reason == "Not a directory")
     }
 
     @Test func silentNarrationHoldsTimeWhilePaused() async throws {

@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why a file could not be opened, read or written, in the operating system's own terms where it
+/// has some: one line for the person at the terminal, and enough structure for a caller to choose
+/// its exit code.
+public struct FileAccessError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Cause: Sendable, Hashable {
+        /// Nothing at the path (ENOENT).
+        case missing
+        /// Something other than a regular file where one was needed.
+        case notRegular(FileKind)
+        /// An output's folder is not there.
+        case missingFolder(String)
+        /// An output named by a symbolic link that points nowhere.
+        case danglingLink(String)
+        /// The file changed kind between two looks at it (a race, or a hostile folder).
+        case changed
+        /// Any other error from the system, by errno.
+        case system(Int32)
+    }
+
+    /// The path as the user or the tour named it.
+    public var path: String
+    public var cause: Cause
+
+    public init(path: String, cause: Cause) {
+        self.path = path
+        self.cause = cause
+    }
+
+    /// An error from errno; ENOENT becomes `.missing`.
+    public init(path: String, errno code: Int32) {
+        self.init(path: path, cause: code == ENOENT ? .missing : .system(code))
+    }
+
+    /// The reason alone, without the path: "is a FIFO, not a regular file", "permission denied".
+    public var reason: String {
+        switch cause {
+        case .missing: "no such file"
+        case .notRegular(let kind): kind.refusal
+        case .missingFolder(let folder): "the folder \(folder) does not exist"
+        case .danglingLink(let target): "a symbolic link to \(target), which does not exist"
+        case .changed: "changed while it was being opened"
+        case .system(let code): Self.describe(errno: code)
+        }
+    }
+
+    /// `path: reason`.
+    public var message: String { "\(path): \(reason)" }
+    public var description: String { message }
+
+    /// strerror(3), in the lower case of the rest of a message ("permission denied").
+    static func describe(errno code: Int32) -> String {
+        let text = String(cString: strerror(code))
+        guard let first = text.first else { return "error \(code)" }
+        // "No space left on device" -> "no space left on device"; keep acronyms like "I/O".
+        let second = text.dropFirst().first
+        return second.map { $0.isUppercase } == true ? text : first.lowercased() + text.dropFirst()
+    }
+}

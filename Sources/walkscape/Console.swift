@@ -1,0 +1,31 @@
+import Foundation
+
+/// Where commands print: standard output and standard error, unbuffered (a line shows when it
+/// happens, even through a pipe), and always through `TerminalText`, so text from a tour or a
+/// trace reaches the terminal as text. A write that fails (a full disk under `> log`, a terminal
+/// gone after a hangup) loses that text, never the command: `FileHandle.write(_:)` would trap.
+enum Console {
+    /// Writes `text` and a newline (or `terminator`) to standard output.
+    static func out(_ text: String, terminator: String = "\n") {
+        write(Data((TerminalText.sanitized(text) + terminator).utf8), to: .standardOutput)
+    }
+
+    /// Writes `text` and a newline to standard error.
+    static func err(_ text: String) {
+        write(Data((TerminalText.sanitized(text) + "\n").utf8), to: .standardError)
+    }
+
+    /// Writes `text` and a newline to standard error or standard output.
+    static func say(_ text: String, toStandardError: Bool) {
+        toStandardError ? err(text) : out(text)
+    }
+
+    /// Writes encoded JSON and a newline to standard output.
+    static func json(_ data: Data) {
+        write(TerminalText.sanitizedJSON(data) + Data("\n".utf8), to: .standardOutput)
+    }
+
+    private static func write(_ data: Data, to handle: FileHandle) {
+        try? handle.write(contentsOf: data)
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// Text on its way to a terminal. Titles, descriptions, subtitles and file names come from tours
+/// and traces made by others, and a terminal obeys control characters in what it prints: an
+/// escape sequence in a title could retitle the window, clear the screen, or rewrite what the
+/// user sees. So every control character (the C0 set except the newline, DEL, and the C1 set
+/// U+0080...U+009F, which some terminals take as 8-bit escapes) becomes U+FFFD, visibly there
+/// but inert; a tab becomes a space. Newlines stay where a printer means a line break.
+///
+/// Printers that draw with escape sequences of their own (the live status view) sanitise the
+/// pieces they are given, then add their colours.
+enum TerminalText {
+    static func sanitized(_ text: String, keepingNewlines: Bool = true) -> String {
+        guard text.unicodeScalars.contains(where: { isControl($0) }) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar == "\n" && keepingNewlines {
+                out.append(scalar)
+            } else if scalar == "\t" {
+                out.append(" ")
+            } else if isControl(scalar) {
+                out.append("\u{FFFD}")
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    /// One line: a newline inside (a title typed with one) becomes U+FFFD too.
+    static func line(_ text: String) -> String { sanitized(text, keepingNewlines: false) }
+
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    /// JSON for a terminal, the same data: JSON already escapes C0 controls, and DEL and the C1
+    /// controls can only occur inside its strings, where `\u00XX` means the same character.
+    static func sanitizedJSON(_ json: Data) -> Data {
+        var out = Data(capacity: json.count)
+        var i = json.startIndex
+        while i < json.endIndex {
+            let byte = json[i]
+            if byte == 0x7F {
+                out.append(contentsOf: Array("\\u007f".utf8))
+            } else if byte == 0xC2, i + 1 < json.endIndex, (0x80...0x9F).contains(json[i + 1]) {
+                out.append(contentsOf: Array(String(format: "\\u%04x", Int(json[i + 1])).utf8))
+                i += 1
+            } else {
+                out.append(byte)
+            }
+            i += 1
+        }
+        return out
+    }
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Scale benchmark (issue 9 item 18):
+#   walkscape lint on a 10,000-point tour whose radii overlap densely: wall time, peak memory, and
+#     how many lines it prints (every pair used to be compared and printed: 29 s, 390 MB);
+#   walkscape map --trace on a 2,000,000-fix log against walkscape trace on the same log (the peer:
+#     a streaming pass over the same fixes): peak memory of each and their ratio.
+# Goals: lint under 5 s and 100 MiB; map's peak within 1.5x trace's (plus 10 MiB for the picture).
+# Usage: scripts/bench-scale.sh BINDIR [RUNS]
+set -euo pipefail
+bindir="${1:?usage: scripts/bench-scale.sh BINDIR [RUNS]}"
+runs="${2:-3}"
+cd "$(dirname "$0")/.."
+walkscape="$(cd "$bindir" && pwd)/walkscape"
+for tool in farm-bench python3; do
+  command -v "$tool" >/dev/null || { echo "bench-scale: $tool is not installed (make deps-bench)" >&2; exit 1; }
+done
+work="$PWD/.build-bench"
+mkdir -p "$work"
+tour="$work/scale-tour-10k"
+log="$work/trace-2m.nmea"
+[ -s "$tour/tour.json" ] || python3 scripts/make-scale-bench.py tour 10000 "$tour"
+[ -s "$log" ] || python3 scripts/make-scale-bench.py trace 2000000 "$log"
+fixes=$("$walkscape" trace --json "$log" | python3 -c 'import json,sys; print(json.load(sys.stdin)["fixes"])')
+lines=$("$walkscape" lint "$tour" | wc -l)
+findings=$("$walkscape" lint "$tour" --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+echo "tour: 10000 points; lint prints $lines lines for $findings findings"
+echo "log: $fixes fixes, $(du -h "$log" | cut -f1)"
+
+lint_out="$work/farm-bench-lint.txt"
+farm-bench -n "$runs" --timeout 600 -- sh -c "exec $walkscape lint $tour > /dev/null" | tee "$lint_out"
+map_out="$work/farm-bench-map.txt"
+farm-bench -n "$runs" --timeout 1800 --vs "sh -c 'exec $walkscape trace $log > /dev/null'" \
+  -- sh -c "exec $walkscape map tours/demo --trace $log -o $work/map-2m.svg > /dev/null" | tee "$map_out"
+
+median() { awk -v key="$2" 'index($0, key) == 1 { print $(NF-1) }' "$1"; }
+python3 - "$(median "$lint_out" "A wall s")" "$(median "$lint_out" "A peak MiB")" \
+  "$(median "$map_out" "A wall s")" "$(median "$map_out" "A peak MiB")" \
+  "$(median "$map_out" "B wall s")" "$(median "$map_out" "B peak MiB")" "$lines" <<'PY'
+import sys
+lint_wall, lint_peak, map_wall, map_peak, trace_wall, trace_peak, lines = map(float, sys.argv[1:])
+print(f"lint, 10,000 points: {lint_wall:.2f} s, peak {lint_peak:.1f} MiB, {lines:.0f} lines (goal: < 5 s, < 100 MiB)")
+print(f"map, 2M fixes:   {map_wall:.2f} s, peak {map_peak:.1f} MiB")
+print(f"trace, 2M fixes: {trace_wall:.2f} s, peak {trace_peak:.1f} MiB")
+print(f"map/trace peak memory: {map_peak / trace_peak:.2f}x (goal: <= 1.5x + 10 MiB)")
+ok = lint_wall < 5 and lint_peak < 100 and map_peak <= 1.5 * trace_peak + 10
+print("bench-scale:", "OK" if ok else "BELOW GOAL")
+sys.exit(0 if ok else 1)
+PY

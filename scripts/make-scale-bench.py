@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Writes the inputs of the scale benchmark (scripts/bench-scale.sh).
+
+  make-scale-bench.py tour POINTS FOLDER   a tour of POINTS points on a square grid 15 m apart,
+                                           radius 30 m, so each overlaps a couple of dozen
+                                           neighbours (lint's overlap check at its worst)
+  make-scale-bench.py trace FIXES FILE     an NMEA log of FIXES fixes, one GGA a second (hdop 0.9),
+                                           a walker circling 200 m round the demo tour's middle
+"""
+import json, math, os, sys
+
+def nmea(body):
+    s = 0
+    for c in body.encode():
+        s ^= c
+    return "$%s*%02X\n" % (body, s)
+
+def ddmm(v, width):
+    a = abs(v)
+    d = int(a)
+    return "%0*d%07.4f" % (width, d, (a - d) * 60)
+
+def tour(count, folder):
+    side = math.ceil(math.sqrt(count))
+    points = []
+    for i in range(count):
+        lat = 44.49 + (i // side) * 15 / 111_132.95
+        lng = 11.34 + (i % side) * 15 / 79_000
+        points.append({"id": "p%d" % (i + 1), "order": i + 1, "location": {"lat": round(lat, 7), "lng": round(lng, 7)},
+                       "triggerRadiusMeters": 30, "content": {"en": {"title": "Point %d" % (i + 1)}}})
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "tour.json"), "w") as f:
+        json.dump({"format": 1, "id": "scale", "slug": "scale",
+                   "languages": {"en": {"title": "Scale", "completionMessage": "Done"}}, "points": points}, f)
+
+def trace(count, path):
+    lat0, lon0 = 43.7700, 11.2540
+    with open(path, "w") as f:
+        for t in range(count):
+            angle = t * 1.3 / 200
+            lat = lat0 + 200 * math.sin(angle) / 111_132.95
+            lon = lon0 + 200 * math.cos(angle) / 80_400
+            hms = "%02d%02d%02d.00" % (t // 3600 % 24, t // 60 % 60, t % 60)
+            f.write(nmea("GPGGA,%s,%s,N,%s,E,1,09,0.9,50.0,M,46.9,M,," % (hms, ddmm(lat, 2), ddmm(lon, 3))))
+
+if __name__ == "__main__":
+    kind, count, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    {"tour": tour, "trace": trace}[kind](count, out)
