@@ -75,10 +75,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The analytics outbox (GRDB) and the batcher that flushes it through TourAPI.
+        .target(
+            name: "Analytics",
+            dependencies: [
+                "TourModel", "TourAPI",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "walkscape",
             dependencies: [
-                "TourModel", "FileAccess", "Positioning", "Playback", "Walk", "TourAPI", "CSQLite",
+                "TourModel", "FileAccess", "Positioning", "Playback", "Walk", "TourAPI", "Analytics", "CSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -136,6 +147,9 @@ let package = Package(
                                    .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "TourAPITests", dependencies: ["TourAPI", "TourModel", "TestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "AnalyticsTests",
+                    dependencies: ["Analytics", "TourAPI", "TourModel", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "CLITests",
                     dependencies: ["TestSupport", "TourModel", "walkscape", "Walk", "Positioning", "TourAPI",
