@@ -11,12 +11,26 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "walkscape", targets: ["walkscape"]),
+        .executable(name: "walkscape-server", targets: ["walkscape-server"]),
         .executable(name: "fuzz-nmea", targets: ["FuzzNMEA"]),
         .executable(name: "fuzz-srt", targets: ["FuzzSRT"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // walkscape-server only (its NIO stack never enters the walker's binary). Hummingbird's
+        // default traits pull in swift-configuration, which nothing here uses.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // TourAPI, the walker's HTTP client (the server's tests drive it over real HTTP with it too).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
     ],
     targets: [
         // System libraries: module map + shim.h each. Only Positioning and Playback import them.
@@ -42,11 +56,54 @@ let package = Package(
         .target(name: "Playback", dependencies: ["TourModel", "FileAccess", "CMPG123", "CALSA"], swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzSRT", dependencies: ["Playback", "CFuzzerShim"], swiftSettings: swiftSettings),
         .target(name: "Walk", dependencies: ["TourModel", "FileAccess", "Positioning", "Playback"], swiftSettings: swiftSettings),
+        // The HTTP client of the service. NIO types stay inside it: its interface speaks TourModel,
+        // Foundation and its own request/response values.
+        .target(
+            name: "TourAPI",
+            dependencies: [
+                "TourModel",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "walkscape",
             dependencies: [
-                "TourModel", "FileAccess", "Positioning", "Playback", "Walk", "CSQLite",
+                "TourModel", "FileAccess", "Positioning", "Playback", "Walk", "TourAPI", "CSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The Sonic Walkscape API over tour folders: routes, state (GRDB), signing, faults.
+        .target(
+            name: "WalkscapeServer",
+            dependencies: [
+                "TourModel",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "walkscape-server",
+            dependencies: [
+                "WalkscapeServer", "TourModel",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -66,7 +123,18 @@ let package = Package(
                     dependencies: ["Walk", "TestSupport",
                                    .product(name: "PropertyBased", package: "swift-property-based")],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport", "TourModel", "walkscape", "Walk", "Positioning"],
+        .testTarget(name: "ServerTests",
+                    dependencies: ["WalkscapeServer", "TourModel", "TestSupport", "walkscape-server",
+                                   .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                                   .product(name: "NIOCore", package: "swift-nio"),
+                                   .product(name: "NIOHTTP1", package: "swift-nio"),
+                                   .product(name: "Crypto", package: "swift-crypto")],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "TourAPITests", dependencies: ["TourAPI", "TourModel", "TestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "CLITests",
+                    dependencies: ["TestSupport", "TourModel", "walkscape", "Walk", "Positioning", "TourAPI",
+                                   .product(name: "ArgumentParser", package: "swift-argument-parser")],
                     swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -8,9 +8,11 @@ import Foundation
 ///     gpsd-port = 2947
 ///     audio-device = default
 ///     language = it
+///     api-timeout = 20
+///     allow-insecure-http = false
 struct ConfigFile: Sendable, Hashable {
     static let knownKeys: Set<String> = ["api-url", "gpsd-host", "gpsd-port", "audio-device", "language",
-                                         "allow-insecure-http", "max-error", "missed"]
+                                         "allow-insecure-http", "api-timeout", "max-error", "missed"]
     var values: [String: String] = [:]
 
     init(values: [String: String] = [:]) { self.values = values }

@@ -2,6 +2,8 @@ import CSQLite
 import Foundation
 import Playback
 import Positioning
+import TourAPI
+import TourModel
 
 /// The machine checks behind `walkscape doctor`, each answering one question a walker would ask
 /// before heading out.
@@ -9,8 +11,11 @@ struct DoctorChecks {
     var settings: Settings
     var audioDevice: String
 
-    func all() -> [DoctorCheck] {
-        [gpsd(), audio(), mpg123(), sqlite()] + directories() + [api()]
+    /// How long the API check waits for `/health`: a check must not hang.
+    var apiTimeout: Duration = .seconds(3)
+
+    func all() async -> [DoctorCheck] {
+        [gpsd(), audio(), mpg123(), sqlite()] + directories() + [await api(), credentials()]
     }
 
     func gpsd() -> DoctorCheck {
@@ -81,18 +86,67 @@ struct DoctorChecks {
         return nil
     }
 
-    func api() -> DoctorCheck {
+    func api() async -> DoctorCheck {
         guard let text = settings.apiURL else {
             return DoctorCheck(name: "api", status: .warn, detail: "no API URL configured (tour folders still work offline)",
                                hint: "set --api-url URL, WALKSCAPE_API_URL, or `api-url = URL` in \(settings.paths.configFile.path)")
         }
+        let url: URL
         switch APIEndpoint.validate(text, allowInsecure: settings.allowInsecureHTTP) {
-        case .success(let url):
-            return DoctorCheck(name: "api", status: .ok, detail: "\(url) (from \(settings.origins["api-url"] ?? "default"))")
+        case .success(let valid):
+            url = valid
         case .failure(let problem):
             return DoctorCheck(name: "api", status: .fail, detail: problem.message,
-                               hint: "use an https:// URL; plain http:// is for loopback hosts unless allow-insecure-http = true")
+                               hint: "use an https:// URL; plain http:// is for loopback hosts unless --insecure-http or allow-insecure-http = true")
+        }
+        let origin = "\(url.absoluteString) (from \(settings.origins["api-url"] ?? "default"))"
+        let timeout = settings.apiTimeout.map { min(apiTimeout, .milliseconds(Int64($0 * 1000))) } ?? apiTimeout
+        do {
+            let report = try await ServiceConnection.run(settings) { client in try await client.health(timeout: timeout) }
+            let ms = Int((Double(report.latency.components.attoseconds) / 1e15 + Double(report.latency.components.seconds) * 1000).rounded())
+            if report.isHealthy {
+                return DoctorCheck(name: "api", status: .ok, detail: "\(origin) answers /health in \(ms) ms")
+            }
+            return DoctorCheck(name: "api", status: .fail,
+                               detail: "\(origin) is not healthy (HTTP \(report.status)\(report.health.map { ", status \($0.status)" } ?? ""))",
+                               hint: "the service reports a problem of its own; try again later")
+        } catch {
+            let message = (error as? CLIError)?.message ?? "\(error)"
+            return DoctorCheck(name: "api", status: .fail, detail: "\(origin): \(message)",
+                               hint: "check the URL and the network; a local server runs with walkscape-server TOURS --port 8080")
         }
     }
 
+    /// Is there a session, for this service, and until when can it be renewed (the refresh
+    /// token's expiry)? Also that nobody else can read the tokens.
+    func credentials() -> DoctorCheck {
+        let file = CredentialsFile(url: settings.paths.credentialsFile)
+        let saved: Credentials?
+        do { saved = try file.load() } catch {
+            return DoctorCheck(name: "login", status: .fail, detail: error.message, hint: "walkscape logout, then walkscape login")
+        }
+        guard let saved else {
+            return DoctorCheck(name: "login", status: .warn, detail: "not logged in (free tours still work)",
+                               hint: "walkscape login, or walkscape register for a new account")
+        }
+        if let mode = file.permissions, mode & 0o077 != 0 {
+            return DoctorCheck(name: "login", status: .fail,
+                               detail: "\(file.url.path) can be read by others (mode \(String(mode, radix: 8)))",
+                               hint: "chmod 600 \(file.url.path)")
+        }
+        let who = saved.email ?? "an account"
+        if let text = settings.apiURL, case .success(let url) = APIEndpoint.validate(text, allowInsecure: settings.allowInsecureHTTP),
+           ServiceURL.key(url) != saved.service {
+            return DoctorCheck(name: "login", status: .warn, detail: "logged in as \(who) on \(saved.service), not on \(ServiceURL.key(url))",
+                               hint: "walkscape login to use this service")
+        }
+        guard let end = saved.sessionExpiresAt else {
+            return DoctorCheck(name: "login", status: .ok, detail: "logged in as \(who)")
+        }
+        if saved.sessionHasExpired(at: Date()) {
+            return DoctorCheck(name: "login", status: .warn, detail: "the session of \(who) expired on \(HumanDate.format(end))",
+                               hint: "walkscape login")
+        }
+        return DoctorCheck(name: "login", status: .ok, detail: "logged in as \(who), session valid until \(HumanDate.format(end))")
+    }
 }

@@ -16,9 +16,18 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("API base URL (env: WALKSCAPE_API_URL).", valueName: "url"))
     var apiURL: String?
 
+    @Flag(name: .long, help: "Allow a plain http:// API URL to a host that is not this machine (env: WALKSCAPE_ALLOW_INSECURE_HTTP).")
+    var insecureHTTP = false
+
+    @Option(name: .long, help: ArgumentHelp("Seconds to wait for the API to answer before giving up (env: WALKSCAPE_API_TIMEOUT; default 20).", valueName: "s"))
+    var timeout: Double?
+
     func validate() throws {
         if let gpsdPort, !(1...65535).contains(gpsdPort) {
             throw ValidationError("--gpsd-port must be between 1 and 65535, not \(gpsdPort)")
+        }
+        if let timeout, !(timeout > 0 && timeout <= 3600) {
+            throw ValidationError("--timeout must be between 0 and 3600 seconds")
         }
     }
 
@@ -43,6 +52,8 @@ struct Settings: Sendable {
     var audioDevice: String
     var language: String?
     var allowInsecureHTTP: Bool
+    /// Seconds the API may take to answer; nil for the client's defaults.
+    var apiTimeout: Double?
     /// Which layer each value came from, for `doctor`.
     var origins: [String: String]
 
@@ -68,8 +79,14 @@ struct Settings: Sendable {
         apiURL = pick("api-url", flag: flags.apiURL, env: "WALKSCAPE_API_URL")
         audioDevice = pick("audio-device", flag: nil, env: "WALKSCAPE_AUDIO_DEVICE") ?? Self.defaultAudioDevice
         language = pick("language", flag: nil, env: "WALKSCAPE_LANGUAGE")
-        let insecure = pick("allow-insecure-http", flag: nil, env: "WALKSCAPE_ALLOW_INSECURE_HTTP")?.lowercased()
+        let insecure = pick("allow-insecure-http", flag: flags.insecureHTTP ? "true" : nil, env: "WALKSCAPE_ALLOW_INSECURE_HTTP")?.lowercased()
         allowInsecureHTTP = ["1", "true", "yes"].contains(insecure ?? "")
+        if let text = pick("api-timeout", flag: flags.timeout.map { String($0) }, env: "WALKSCAPE_API_TIMEOUT") {
+            guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
+                throw CLIError.usage("API timeout '\(text)' (from \(origins["api-timeout"] ?? "?")) is not a number of seconds between 0 and 3600")
+            }
+            apiTimeout = seconds
+        }
         self.origins = origins
     }
 }

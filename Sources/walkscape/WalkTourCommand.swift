@@ -69,7 +69,7 @@ struct WalkTourCommand: AsyncParsableCommand {
         let playable = try TourArgument.playable(TourArgument.folder(tour), language: language, settings: settings)
         let policy = triggering.policy
         let store = ProgressStore(folder: settings.paths.progress)
-        let journal = EventJournal(url: settings.paths.state.appendingPathComponent("outbox.jsonl"))
+        let journal = EventJournal(url: settings.paths.outbox)
         let interactive = TerminalSession.isInteractive && !noInput
 
         // One walk of a tour at a time: the second would save its progress over the first's.

@@ -46,7 +46,8 @@ final class SignalTrap: @unchecked Sendable {
     /// The first signal caught, if any.
     var caught: Int32? { lock.withLock { caughtSignal } }
 
-    /// Stops catching and puts back what each signal did before.
+    /// Stops catching, and gives each signal back the disposition it had (so a command that
+    /// trapped Ctrl-C for a moment, around a password prompt, can be interrupted again).
     func cancel() {
         sources.forEach { $0.cancel() }
         sources = []

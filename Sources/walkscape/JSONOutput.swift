@@ -1,0 +1,14 @@
+import Foundation
+
+/// `--json`: one pretty-printed document on stdout, keys sorted, for scripts.
+enum JSONOutput {
+    static func write(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var c = encoder.singleValueContainer()
+            try c.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        }
+        FileHandle.standardOutput.write(try encoder.encode(value) + Data("\n".utf8))
+    }
+}
