@@ -63,7 +63,8 @@ public enum WalkscapeServerApp {
     }
 
     static func makeRouter(_ services: ServerServices) -> Router<ServerContext> {
-        let router = Router(context: ServerContext.self)
+        // HEAD answers for every GET, as the live service's framework gives them.
+        let router = Router(context: ServerContext.self, options: .autoGenerateHeadEndpoints)
         // Middleware first (it wraps the routes added after it); faults outermost, so they see the
         // final answer, errors included.
         router.add(middleware: FaultMiddleware(plan: services.configuration.faults, dialect: services.dialect,

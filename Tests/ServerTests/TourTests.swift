@@ -23,6 +23,8 @@ struct TourTests {
         #expect(demo.city == "Florence" && demo.durationMinutes == 20 && demo.distanceKm == 1.18 && demo.difficulty == "easy")
         #expect(demo.route.count == 16 && demo.completionMessage["it"] != nil && demo.busInfo["it"] == nil)
         #expect(demo.hasAccess == nil && anonymous.json.arrayValue?.first?["hasAccess"] == nil)
+        let head = try await http.send(.HEAD, "/tours")
+        #expect(head.status == 200 && head.body.isEmpty && head.header("content-length") == String(anonymous.body.count))
         let session = try await http.register("ada@example.org")
         let mine: [TourSummary] = try await http.get("/tours", token: session.tokens.accessToken).decode()
         #expect(mine.first?.hasAccess == true)

@@ -103,6 +103,6 @@ struct ServedTour: Sendable {
             }
         }
         let digest = SHA256.hash(data: Data(lines.joined(separator: "\n").utf8))
-        return digest.map { String(format: "%02x", $0) }.joined()
+        return Hex.encode(digest)
     }
 }

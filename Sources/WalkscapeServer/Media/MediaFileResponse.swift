@@ -14,6 +14,8 @@ struct MediaFileResponse {
     /// The real path of the tour folder: the file's real path must stay under it.
     let rootRealPath: String
     let throttle: Int
+    /// The connection's event loop, which the body's writes are handed to.
+    let eventLoop: any EventLoop
 
     func make(for request: Request, head: Bool) throws -> Response {
         // Resolved again now: a symlink swapped in since the tour was loaded must not lead out.
@@ -61,11 +63,17 @@ struct MediaFileResponse {
         guard !head, let bytes else { return Response(status: status, headers: headers) }
         let path = real
         let throttle = self.throttle
+        let loop = eventLoop
         let body = ResponseBody(contentLength: length) { writer in
             var out: any ResponseBodyWriter = throttle > 0 ? PacedBodyWriter(inner: writer, bytesPerSecond: throttle) : writer
             try await FileSystem.shared.withFileHandle(forReadingAt: .init(path)) { handle in
                 for try await chunk in handle.readChunks(in: bytes, chunkLength: .bytes(Int64(Self.chunkLength))) {
                     try await out.write(chunk)
+                    // A write only queues the chunk for the event loop; the connection's backpressure
+                    // is felt once the loop has handed it to the socket. Waiting for the loop to get
+                    // this far keeps at most a chunk or two in memory, even when the loop is starved
+                    // of CPU (without it, a busy machine saw the whole file pile up in the queue).
+                    try await loop.submit {}.get()
                 }
             }
             try await out.finish(nil)

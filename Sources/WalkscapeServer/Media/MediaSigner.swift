@@ -23,9 +23,15 @@ public struct MediaSigner: Sendable {
     }
 
     let key: SymmetricKey
+    /// HMAC with the key already absorbed; copied for each signature (a manifest signs a dozen).
+    private let keyed: HMAC<SHA256>
 
-    public init(key: SymmetricKey) { self.key = key }
-    public init(secrets: ServerSecrets) { key = secrets.mediaURLKey }
+    public init(key: SymmetricKey) {
+        self.key = key
+        keyed = HMAC<SHA256>(key: key)
+    }
+
+    public init(secrets: ServerSecrets) { self.init(key: secrets.mediaURLKey) }
 
     /// `/media/TOUR/PATH`, each segment percent-encoded.
     public static func path(tourID: String, relativePath: String) -> String {
@@ -35,22 +41,30 @@ public struct MediaSigner: Sendable {
 
     /// The query that signs `path` from `date` for `seconds`.
     public func query(path: String, date: Date, seconds: Int) -> String {
-        let amzDate = PresignedURL.formatAmzDate(date)
-        let expires = String(seconds)
+        query(path: path, amzDate: PresignedURL.formatAmzDate(date), expires: String(seconds))
+    }
+
+    /// The same with the date already formatted (a manifest signs all its URLs from one moment).
+    func query(path: String, amzDate: String, expires: String) -> String {
         let signature = sign(canonicalPath: path, amzDate: amzDate, expires: expires)
         return "X-Amz-Algorithm=\(Self.algorithm)&X-Amz-Date=\(amzDate)&X-Amz-Expires=\(expires)&X-Amz-Signature=\(signature)"
     }
 
     /// A complete signed URL under `base` (`http://host:port`, no trailing slash).
     public func url(base: String, tourID: String, relativePath: String, date: Date, seconds: Int) -> String {
+        url(base: base, tourID: tourID, relativePath: relativePath, amzDate: PresignedURL.formatAmzDate(date),
+            expires: String(seconds))
+    }
+
+    func url(base: String, tourID: String, relativePath: String, amzDate: String, expires: String) -> String {
         let path = Self.path(tourID: tourID, relativePath: relativePath)
-        return base + path + "?" + query(path: path, date: date, seconds: seconds)
+        return base + path + "?" + query(path: path, amzDate: amzDate, expires: expires)
     }
 
     func sign(canonicalPath: String, amzDate: String, expires: String) -> String {
-        let message = "\(canonicalPath)\n\(amzDate)\n\(expires)"
-        let code = HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: key)
-        return code.map { String(format: "%02x", $0) }.joined()
+        var hmac = keyed
+        hmac.update(data: Data("\(canonicalPath)\n\(amzDate)\n\(expires)".utf8))
+        return Hex.encode(hmac.finalize())
     }
 
     /// Checks a request: `rawPath` exactly as received (still percent-encoded), `query` decoded.
@@ -103,17 +117,19 @@ public struct MediaSigner: Sendable {
 
     /// RFC 3986: unreserved characters as they are, every other byte as `%XX`.
     static func encode(_ segment: String) -> String {
-        var out = ""
+        let upper = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(segment.utf8.count)
         for byte in segment.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
                  UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
+                out.append(byte)
             default:
-                out += String(format: "%%%02X", byte)
+                out += [UInt8(ascii: "%"), upper[Int(byte >> 4)], upper[Int(byte & 0x0F)]]
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     static func hexBytes(_ text: String) -> Data? {

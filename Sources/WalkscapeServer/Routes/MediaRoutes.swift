@@ -10,11 +10,11 @@ struct MediaRoutes: Sendable {
     let services: ServerServices
 
     func register(on router: Router<ServerContext>) {
-        router.get("/media/**") { request, _ in try serve(request, head: false) }
-        router.head("/media/**") { request, _ in try serve(request, head: true) }
+        router.get("/media/**") { request, context in try serve(request, context, head: false) }
+        router.head("/media/**") { request, context in try serve(request, context, head: true) }
     }
 
-    func serve(_ request: Request, head: Bool) throws -> Response {
+    func serve(_ request: Request, _ context: ServerContext, head: Bool) throws -> Response {
         let now = Date()
         var query: [String: String] = [:]
         for (key, value) in request.uri.queryParameters where query[String(key)] == nil {
@@ -36,7 +36,8 @@ struct MediaRoutes: Sendable {
                 throw S3Error.noSuchKey(key)
             }
             let root = realPath(tour.folder.root.path) ?? tour.folder.root.path
-            return try MediaFileResponse(entry: entry, rootRealPath: root, throttle: services.configuration.faults.throttleBytesPerSecond)
+            return try MediaFileResponse(entry: entry, rootRealPath: root, throttle: services.configuration.faults.throttleBytesPerSecond,
+                                         eventLoop: context.channel.eventLoop)
                 .make(for: request, head: head)
         }
     }

@@ -7,15 +7,27 @@ struct TourPresenter {
     let configuration: ServerConfiguration
     let signer: MediaSigner
     let base: String
-    let now: Date
+    /// Every URL of one answer is signed from the same second.
+    let amzDate: String
+    let expires: String
+    let expiresAt: Date
+
+    init(configuration: ServerConfiguration, signer: MediaSigner, base: String, now: Date) {
+        self.configuration = configuration
+        self.signer = signer
+        self.base = base
+        let second = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+        amzDate = PresignedURL.formatAmzDate(second)
+        expires = String(configuration.mediaURLTTL)
+        expiresAt = second.addingTimeInterval(Double(configuration.mediaURLTTL))
+    }
 
     /// Tile template on a host that never resolves: the live service's offline map is a placeholder too.
     static let tilesTemplate = "https://tiles.walkscape.invalid/{z}/{x}/{y}.png"
     static let previewLength = 200
 
     func url(_ tour: ServedTour, _ entry: MediaEntry) -> String {
-        signer.url(base: base, tourID: tour.id, relativePath: entry.relativePath, date: now,
-                   seconds: configuration.mediaURLTTL)
+        signer.url(base: base, tourID: tour.id, relativePath: entry.relativePath, amzDate: amzDate, expires: expires)
     }
 
     func url(_ tour: ServedTour, file: URL?) -> String? {
@@ -65,7 +77,7 @@ struct TourPresenter {
         var audio: [MediaFile] = [], images: [MediaFile] = [], subtitles: [MediaFile] = []
         func file(_ entry: MediaEntry, point: PlayablePoint, order: Int? = nil, language: String? = nil, index: Int) -> MediaFile {
             MediaFile(pointID: point.id, order: order, language: language, url: url(tour, entry),
-                      sizeBytes: declaredSize(entry.stamp.size, index: index))
+                      sizeBytes: declaredSize(entry.stamp.size, index: index), expiresAt: expiresAt)
         }
         for point in playable.points {
             if let entry = tour.entry(for: point.audio) {
