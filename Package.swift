@@ -41,10 +41,6 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa",
                        providers: [.apt(["libasound2-dev"])]),
 
-        // Until the content store (GRDB) arrives, `doctor` reads the SQLite version through this.
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
-                       providers: [.apt(["libsqlite3-dev"])]),
-
         // How files a user or a tour names are read (regular files only) and written (atomically,
         // or through to a device or FIFO). Below everything, so every module opens files one way.
         .target(name: "FileAccess", swiftSettings: swiftSettings),
@@ -85,7 +81,7 @@ let package = Package(
         .executableTarget(
             name: "walkscape",
             dependencies: [
-                "TourModel", "FileAccess", "Positioning", "Playback", "Walk", "TourAPI", "TourStore", "CSQLite",
+                "TourModel", "FileAccess", "Positioning", "Playback", "Walk", "TourAPI", "TourStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
