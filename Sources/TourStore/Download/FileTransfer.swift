@@ -112,7 +112,7 @@ struct FileTransfer: Sendable {
                 if Task.isCancelled { throw StoreError(.cancelled, "cancelled") }
                 failures += 1
                 guard error.kind == .temporary, failures < Self.maxFailures else { throw StoreError(error) }
-                try await pause(after: failures, reason: error.message)
+                try await pause(after: failures, reason: "\(error.message); trying again")
                 continue
             }
 
@@ -160,7 +160,7 @@ struct FileTransfer: Sendable {
                     failures += 1
                     let error = APIError.status(response.status, body: nil, request: "GET \(identity.fileName)", retryAfter: nil)
                     guard error.kind == .temporary, failures < Self.maxFailures else { throw Problem.stop(StoreError(error)) }
-                    try await wrapAsync { () async throws(StoreError) in try await pause(after: failures, reason: "HTTP \(response.status)") }
+                    try await wrapAsync { () async throws(StoreError) in try await pause(after: failures, reason: "HTTP \(response.status); trying again") }
                     continue
                 }
 
@@ -196,7 +196,7 @@ struct FileTransfer: Sendable {
                     guard failures < Self.maxFailures else {
                         throw Problem.stop(StoreError(.service(.temporary), "\(label): the download keeps breaking off (\(reason)); run the command again to resume"))
                     }
-                    try await wrapAsync { () async throws(StoreError) in try await pause(after: failures, reason: "\(reason) at byte \(part.length)") }
+                    try await wrapAsync { () async throws(StoreError) in try await pause(after: failures, reason: "\(reason) at byte \(part.length); resuming from there") }
                     continue
                 }
                 // A complete answer that stops short: the file is smaller than declared.
@@ -208,14 +208,16 @@ struct FileTransfer: Sendable {
                 case .sizeMismatch(let actual):
                     await response.body.discard(upTo: 0)
                     guard !retriedMismatch else {
-                        try? startOver()
+                        // Nothing of it is worth keeping.
+                        store.blobs.removePart(identity)
+                        try? store.forgetPartial(identity)
                         let said = actual.map { "\($0) bytes" } ?? "more bytes"
-                        throw StoreError(.badData, "\(label) (\(identity.fileName)): the service declares \(declared) bytes but sends \(said); tell the tour's curator, or try again later")
+                        throw StoreError(.badData, "\(label): the service declares \(declared) bytes but sends \(said); tell the tour's curator, or try again later")
                     }
                     retriedMismatch = true
                     try startOver()
                     counters.addRetry()
-                    report(.retrying(label: label, reason: "its size is not the declared \(declared) bytes; trying once more"))
+                    report(.retrying(label: label, reason: "its size is not the declared \(declared) bytes; trying once more from the start"))
                 }
             }
         }

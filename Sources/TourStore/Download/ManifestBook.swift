@@ -48,7 +48,9 @@ actor ManifestBook {
         } else {
             let source = self.source, tourID = self.tourID, now = self.now
             task = Task {
-                let manifest = try await source.manifest(ofTour: tourID, language: language)
+                let manifest = try await Persistence.call { () async throws(APIError) in
+                    try await source.manifest(ofTour: tourID, language: language)
+                }
                 let at = now()
                 return Entry(manifest: manifest, fetchedAt: at, trustExpiry: Self.fresh(manifest, at: at))
             }

@@ -34,9 +34,13 @@ public struct TourDownloader: Sendable {
         var contents: [String: TourContent] = [:]
         for language in Set(languages).sorted() {
             do {
-                let detail = try await source.tour(tourID, language: language)
-                let points = try await source.points(ofTour: tourID, language: language)
-                let manifest = try await source.manifest(ofTour: tourID, language: language)
+                let detail = try await Persistence.call { () async throws(APIError) in try await source.tour(tourID, language: language) }
+                let points = try await Persistence.call { () async throws(APIError) in
+                    try await source.points(ofTour: tourID, language: language)
+                }
+                let manifest = try await Persistence.call { () async throws(APIError) in
+                    try await source.manifest(ofTour: tourID, language: language)
+                }
                 contents[language] = TourContent(detail: detail, points: points, manifest: manifest)
             } catch {
                 throw StoreError(error)
@@ -216,7 +220,7 @@ public struct TourDownloader: Sendable {
         let needed = plan.bytesToFetch - plan.resumableBytes
         guard needed > 0, let free = FreeSpace.available(at: store.location.dataFolder) else { return }
         // Room for the catalog's own growth too.
-        let margin: Int64 = 1 << 20
+        let margin: Int64 = 256 << 10
         if needed + margin > free {
             throw StoreError(.noSpace, "not enough free space for \(plan.slug) in \(store.location.dataFolder.path): the download needs \(ByteCount.format(needed + margin)), \(ByteCount.format(free)) is free")
         }

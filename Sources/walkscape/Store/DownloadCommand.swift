@@ -44,7 +44,8 @@ struct DownloadCommand: AsyncParsableCommand {
                 reporter.stopped(command: "walkscape download \(tour)", keptBytes: reporter.keptBytes)
             }) {
                 try await ServiceConnection.run(settings) { client in
-                    let summary = try CatalogTour.resolve(tour, in: try await client.tours())
+                    let catalog = try await Persistence.call { () async throws(APIError) in try await client.tours() }
+                    let summary = try CatalogTour.resolve(tour, in: catalog)
                     try Self.checkAccess(summary)
                     var languages: [String] = []
                     for requested in language.isEmpty ? [nil] : language.map(Optional.some) {

@@ -173,6 +173,8 @@ final class DownloadReporter: @unchecked Sendable {
                 received = resumed
                 started = now
                 samples = [(now, resumed)]
+                // The first progress line after an interval, not at the first chunk.
+                lastShown = now
                 if mode == .json {
                     var line = Line("start")
                     line.files = files
@@ -203,7 +205,7 @@ final class DownloadReporter: @unchecked Sendable {
                     line.reason = reason
                     emit(line)
                 case .plain, .live:
-                    sayAboveLiveLine("  \(label): \(reason); trying again")
+                    sayAboveLiveLine("  \(label): \(reason)")
                 case .silent:
                     break
                 }
