@@ -135,6 +135,16 @@ public struct Outbox: Sendable {
         return batch
     }
 
+    /// Whether events for `service` recorded at or after `date` still wait (a command asks whether
+    /// it recorded something to send).
+    public func hasWaiting(for service: String, recordedSince date: Date) throws(OutboxError) -> Bool {
+        try read { db in
+            try Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM event WHERE state = 'waiting' AND service = ? AND recordedAt >= ?)
+                """, arguments: [service, date]) ?? false
+        }
+    }
+
     /// The newest event's place in the recording order (0 when empty).
     public func lastSeq() throws(OutboxError) -> Int64 {
         try read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM event") ?? 0 }
