@@ -291,11 +291,34 @@ public struct Outbox: Sendable {
         }
     }
 
-    /// SQLite's own words plus what the system said (a full disk, a file size limit).
+    /// SQLite's own words plus the system's (a full disk, a file size limit): SQLite's errno when
+    /// it kept one, else what the files and the disk say now.
     private func failure(_ what: String, _ error: any Error) -> OutboxError {
-        let systemErrno = database.inDatabase { db in sqlite3_system_errno(db.sqliteConnection) }
+        var systemErrno = database.inDatabase { db in sqlite3_system_errno(db.sqliteConnection) }
+        if systemErrno == 0, let code = (error as? DatabaseError)?.resultCode, code == .SQLITE_IOERR || code == .SQLITE_FULL {
+            systemErrno = Self.diskErrno(files: [url, URL(fileURLWithPath: url.path + "-wal")])
+        }
         return OutboxError(OutboxError.kind(of: error),
                            "cannot \(what) in \(url.path): \(OutboxError.describe(error, systemErrno: systemErrno))")
+    }
+
+    /// EFBIG when one of `files` has reached the process's file size limit, ENOSPC when their
+    /// disk has no free block left, else 0.
+    static func diskErrno(files: [URL]) -> Int32 {
+        var limit = rlimit()
+        if getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max {
+            for file in files {
+                var status = stat()
+                if stat(file.path, &status) == 0, UInt64(status.st_size) >= UInt64(limit.rlim_cur) { return EFBIG }
+            }
+        }
+        // Root may write into the blocks reserved for it; anyone else stops where they begin.
+        var disk = statvfs()
+        if let folder = files.first?.deletingLastPathComponent(), statvfs(folder.path, &disk) == 0,
+           (getuid() == 0 ? disk.f_bfree : disk.f_bavail) == 0 {
+            return ENOSPC
+        }
+        return 0
     }
 
     static func reason(_ error: any Error) -> String {
