@@ -1,11 +1,27 @@
-import Analytics
+@testable import Analytics
 import Foundation
+import GRDB
 import TestSupport
 import Testing
 import TourModel
 
 @Suite struct OutboxTests {
     typealias F = OutboxFixtures
+
+    /// Recorded means on disk: each commit syncs the write-ahead log (`synchronous = FULL`), so a
+    /// power cut keeps the event. GRDB sets NORMAL when it turns WAL on (synced only at the next
+    /// checkpoint, which a kill survives and a power cut does not), after the connection's own set-up.
+    @Test func everyCommitIsSyncedToDiskInWriteAheadLogMode() throws {
+        let home = try TemporaryDirectory()
+        // Made, then opened again as every later command finds it.
+        for outbox in [try F.outbox(home), try #require(try Outbox.openIfPresent(at: home.file("state/analytics.sqlite")))] {
+            let (journal, synchronous) = try outbox.database.read { db in
+                (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"))
+            }
+            #expect(journal == "wal")
+            #expect(synchronous == 2, "PRAGMA synchronous is \(synchronous.map(String.init) ?? "nil") (2 is FULL)")
+        }
+    }
 
     @Test func eventsComeBackInTheOrderTheyWereRecordedWithTheirIdsAndNothingElse() throws {
         let home = try TemporaryDirectory()

@@ -48,12 +48,12 @@ public struct Outbox: Sendable {
         // A walk recording while a sync marks a batch sent waits a moment instead of failing.
         configuration.busyMode = .timeout(5)
         configuration.label = "walkscape-outbox"
-        configuration.prepareDatabase { db in
-            // Recorded means on disk, not only in the page cache: a power cut keeps it.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
         do {
             database = try DatabaseQueue(path: url.path, configuration: configuration)
+            // Recorded means on disk, not only in the page cache: a power cut keeps it. Set here,
+            // not in `prepareDatabase`: GRDB turns WAL on after that, and sets NORMAL with it (the
+            // log synced only at checkpoints). The queue's one connection keeps it for its life.
+            try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
             try OutboxSchema.migrator.migrate(database)
         } catch {
             let kind = OutboxError.kind(of: error)
