@@ -8,7 +8,9 @@ import _NIOFileSystem
 /// single `Range`s (206, or 416 with `Content-Range: bytes */SIZE`), `If-Range` (by ETag or date),
 /// `If-None-Match` (304). The body is streamed from disk in chunks; a file is never loaded whole.
 struct MediaFileResponse {
-    static let chunkLength = 256 * 1024
+    // Measured on loopback against nginx: 256 KiB chunks reached about 0.7-0.9x, 512 KiB about parity;
+    // 1 MiB was no faster and its peak memory crept up with each transfer.
+    static let chunkLength = 512 * 1024
 
     let entry: MediaEntry
     /// The real path of the tour folder: the file's real path must stay under it.
