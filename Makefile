@@ -13,8 +13,9 @@ BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)/walkscape
 APT_PACKAGES = pkg-config libmpg123-dev libasound2-dev libgps-dev libsqlite3-dev gpsd \
                espeak-ng lame mpg123 alsa-utils
 # gpsdecode (the trace benchmark's peer) lives in gpsd-clients, which pulls in GTK:
-# only `make bench` asks for it.
-BENCH_APT_PACKAGES = gpsd-clients curl time python3
+# only `make bench` asks for it. nginx and wrk are the server benchmark's peer and load generator
+# (nginx is started by the script on a loopback port, never as the system service).
+BENCH_APT_PACKAGES = gpsd-clients curl time python3 nginx wrk
 
 # Release builds link the Swift runtime and Foundation statically: start-up halves (about 7 ms
 # instead of 15 ms for `--version`) and the resident set shrinks by 6 MiB, which is what a walker's
@@ -66,7 +67,9 @@ fuzz-nmea fuzz-srt fuzz-progress fuzz-tour: deps
 install: deps
 	$(SWIFT) build $(RELEASE_FLAGS) $(BUILD_FLAGS)
 	install -d $(DESTDIR)$(PREFIX)/bin
-	install -s -m 0755 "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/walkscape" $(DESTDIR)$(PREFIX)/bin/walkscape
+	for bin in walkscape walkscape-server; do \
+	  install -s -m 0755 "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/$$bin" $(DESTDIR)$(PREFIX)/bin/$$bin || exit 1; \
+	done
 
 clean:
 	rm -rf .build .build-*

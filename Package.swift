@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "walkscape", targets: ["walkscape"]),
+        .executable(name: "walkscape-server", targets: ["walkscape-server"]),
         .executable(name: "fuzz-nmea", targets: ["FuzzNMEA"]),
         .executable(name: "fuzz-srt", targets: ["FuzzSRT"]),
         .executable(name: "fuzz-progress", targets: ["FuzzProgress"]),
@@ -19,6 +20,18 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // walkscape-server only (its NIO stack never enters the walker's binary). Hummingbird's
+        // default traits pull in swift-configuration, which nothing here uses.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Tests drive the server over real HTTP with it (the API client will use it too).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // System libraries: module map + shim.h each. Only Positioning and Playback import them.
@@ -56,6 +69,35 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The Sonic Walkscape API over tour folders: routes, state (GRDB), signing, faults.
+        .target(
+            name: "WalkscapeServer",
+            dependencies: [
+                "TourModel",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "walkscape-server",
+            dependencies: [
+                "WalkscapeServer", "TourModel",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // Shared by every test target: temporary homes, a real gpsd on a pty, fixture MP3s.
         .target(name: "TestSupport", dependencies: ["TourModel"], path: "Tests/TestSupport",
                 swiftSettings: swiftSettings),
@@ -70,6 +112,13 @@ let package = Package(
         .testTarget(name: "WalkTests",
                     dependencies: ["Walk", "TestSupport",
                                    .product(name: "PropertyBased", package: "swift-property-based")],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "ServerTests",
+                    dependencies: ["WalkscapeServer", "TourModel", "TestSupport", "walkscape-server",
+                                   .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                                   .product(name: "NIOCore", package: "swift-nio"),
+                                   .product(name: "NIOHTTP1", package: "swift-nio"),
+                                   .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "TourModel", "walkscape", "Walk", "Positioning"],
                     swiftSettings: swiftSettings),

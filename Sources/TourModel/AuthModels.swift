@@ -2,7 +2,7 @@ import Foundation
 
 /// An access/refresh token pair. Live: `{accessToken, refreshToken}`; guide/older servers:
 /// `access_token`/`refresh_token`/`expires_in`, at the top level or under `tokens`.
-public struct AuthTokens: Sendable, Hashable, Codable {
+public struct AuthTokens: Sendable, Hashable, Codable, APIEncodable {
     public var accessToken: String
     public var refreshToken: String?
     /// When the access token stops working: from the token's `exp`, else `expires_in`.
@@ -37,6 +37,14 @@ public struct AuthTokens: Sendable, Hashable, Codable {
         try c.encodeIfPresent(accessExpiresAt.map(ISO8601.format), forKey: .accessExpiresAt)
     }
 
+    /// The wire form (`POST /auth/refresh`'s answer, `tokens` of register/login): the pair only.
+    /// `encode(to:)` above is the stored form, which also keeps the expiry.
+    public func encode(to encoder: any Encoder, dialect: APIDialect) throws {
+        var c = encoder.container(keyedBy: AnyKey.self)
+        try c.put(accessToken, "accessToken")
+        try c.putIfPresent(refreshToken, "refreshToken")
+    }
+
     /// True when the access token should be refreshed now: public routes silently ignore an expired
     /// token (and answer 403 on protected ones), so waiting for a 401 is too late.
     public func needsRefresh(at now: Date, margin: TimeInterval = 60) -> Bool {
@@ -67,7 +75,7 @@ public struct JWTClaims: Sendable, Hashable {
 }
 
 /// `GET /auth/me`, and the `user` of register/login answers.
-public struct UserProfile: Sendable, Hashable, Decodable {
+public struct UserProfile: Sendable, Hashable, Decodable, APIEncodable {
     public var id: String
     public var email: String
     public var name: String?
@@ -75,6 +83,17 @@ public struct UserProfile: Sendable, Hashable, Decodable {
     public var mailingListOptIn: Bool?
     public var createdAt: Date?
     public var updatedAt: Date?
+
+    public init(id: String, email: String, name: String? = nil, preferredLanguage: String? = nil,
+                mailingListOptIn: Bool? = nil, createdAt: Date? = nil, updatedAt: Date? = nil) {
+        self.id = id
+        self.email = email
+        self.name = name
+        self.preferredLanguage = preferredLanguage
+        self.mailingListOptIn = mailingListOptIn
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: AnyKey.self)
@@ -86,16 +105,42 @@ public struct UserProfile: Sendable, Hashable, Decodable {
         createdAt = try c.first(String.self, "createdAt").flatMap(ISO8601.parse)
         updatedAt = try c.first(String.self, "updatedAt").flatMap(ISO8601.parse)
     }
+
+    /// `{id, email, name, preferredLanguage, mailingListOptIn, createdAt, updatedAt}`, unset ones as null.
+    public func encode(to encoder: any Encoder, dialect: APIDialect) throws {
+        var c = encoder.container(keyedBy: AnyKey.self)
+        try c.put(id, "id")
+        try c.put(email, "email")
+        try c.putOrNull(name, "name")
+        try c.putOrNull(preferredLanguage, "preferredLanguage")
+        try c.putOrNull(mailingListOptIn, "mailingListOptIn")
+        try c.putOrNull(createdAt.map(ISO8601.format), "createdAt")
+        try c.putOrNull(updatedAt.map(ISO8601.format), "updatedAt")
+    }
 }
 
 /// The answer of `POST /auth/register` and `POST /auth/login`.
-public struct AuthSession: Sendable, Hashable, Decodable {
+public struct AuthSession: Sendable, Hashable, Decodable, APIEncodable {
     public var user: UserProfile?
     public var tokens: AuthTokens
+
+    public init(user: UserProfile?, tokens: AuthTokens) {
+        self.user = user
+        self.tokens = tokens
+    }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: AnyKey.self)
         user = try c.first(UserProfile.self, "user")
         tokens = try AuthTokens(from: decoder)
+    }
+}
+
+extension AuthSession {
+    /// `{user, tokens: {accessToken, refreshToken}}`, in both dialects (the guide shows the same).
+    public func encode(to encoder: any Encoder, dialect: APIDialect) throws {
+        var c = encoder.container(keyedBy: AnyKey.self)
+        if let user { try c.put(user, "user", dialect: dialect) }
+        try c.put(tokens, "tokens", dialect: dialect)
     }
 }

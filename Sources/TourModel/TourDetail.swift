@@ -1,7 +1,7 @@
 import Foundation
 
 /// `GET /tours/:id?language=L`: one tour in one language. Live: flat; guide: most fields under `version`.
-public struct TourDetail: Sendable, Hashable, Decodable {
+public struct TourDetail: Sendable, Hashable, Decodable, APIEncodable {
     public var id: String
     public var slug: String
     public var language: String?
@@ -23,6 +23,33 @@ public struct TourDetail: Sendable, Hashable, Decodable {
     public var route: [Coordinate]
     /// Only the guide dialect says.
     public var pointCount: Int?
+
+    public init(id: String, slug: String, language: String? = nil, title: String, description: String = "",
+                completionMessage: String? = nil, busInfo: String? = nil, city: String? = nil,
+                durationMinutes: Double? = nil, distanceKm: Double? = nil, difficulty: String? = nil,
+                languages: [String], isProtected: Bool = false, hasAccess: Bool? = nil, imageURL: String? = nil,
+                coverTrailerURL: String? = nil, startingPoint: Coordinate? = nil, route: [Coordinate] = [],
+                pointCount: Int? = nil) {
+        self.id = id
+        self.slug = slug
+        self.language = language
+        self.title = title
+        self.description = description
+        self.completionMessage = completionMessage
+        self.busInfo = busInfo
+        self.city = city
+        self.durationMinutes = durationMinutes
+        self.distanceKm = distanceKm
+        self.difficulty = difficulty
+        self.languages = languages
+        self.isProtected = isProtected
+        self.hasAccess = hasAccess
+        self.imageURL = imageURL
+        self.coverTrailerURL = coverTrailerURL
+        self.startingPoint = startingPoint
+        self.route = route
+        self.pointCount = pointCount
+    }
 
     public init(from decoder: any Decoder) throws {
         let top = try decoder.container(keyedBy: AnyKey.self)
@@ -58,5 +85,56 @@ public struct TourDetail: Sendable, Hashable, Decodable {
             if let m = try? c.decode([String: String].self, forKey: k) { return m.best(nil) }
         }
         return nil
+    }
+}
+
+extension TourDetail {
+    /// Live: flat, with `startingPoint` as `{lat, lng}` (nulls when unset) and the service's
+    /// `downloadInfo` placeholder. Guide: the language version nested under `version`, plus `pointCount`.
+    public func encode(to encoder: any Encoder, dialect: APIDialect) throws {
+        var c = encoder.container(keyedBy: AnyKey.self)
+        try c.put(id, "id")
+        try c.put(slug, "slug")
+        switch dialect {
+        case .live:
+            try c.put(title, "title")
+            try c.put(description, "description")
+            try c.putOrNull(completionMessage, "completionMessage")
+            try c.putOrNull(busInfo, "busInfo")
+            try c.putOrNull(city, "city")
+            try c.putOrNull(durationMinutes, "durationMinutes")
+            try c.putOrNull(distanceKm, "distanceKm")
+            try c.putOrNull(difficulty, "difficulty")
+            try c.put(languages, "languages")
+            try c.put(isProtected, "isProtected")
+            try c.putIfPresent(hasAccess, "hasAccess")
+            try c.putOrNull(imageURL, "imageUrl")
+            try c.putOrNull(coverTrailerURL, "coverTrailerUrl")
+            try Self.putStart(startingPoint, into: &c)
+            try c.putOrNull(route.isEmpty ? nil : RoutePolyline.format(route), "routePolyline")
+            try c.put(["placeholder": true] as JSONValue, "downloadInfo")
+        case .guide:
+            try c.put(isProtected, "isProtected")
+            try c.putIfPresent(hasAccess, "hasAccess")
+            var v = c.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey("version"))
+            let lang = language ?? languages.first ?? ""
+            try v.put(GuideVersion.identifier(tour: id, language: lang), "id")
+            try v.put(lang, "language")
+            try v.put(title, "title")
+            try v.put(description, "description")
+            try Self.putStart(startingPoint, into: &v)
+            try v.putOrNull(city, "city")
+            try v.putOrNull(durationMinutes, "durationMinutes")
+            try v.putOrNull(distanceKm, "distanceKm")
+            try v.putOrNull(imageURL, "coverImageUrl")
+            try v.putOrNull(coverTrailerURL, "videoUrl")
+            try c.putIfPresent(pointCount, "pointCount")
+        }
+    }
+
+    private static func putStart(_ point: Coordinate?, into c: inout KeyedEncodingContainer<AnyKey>) throws {
+        var s = c.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey("startingPoint"))
+        try s.putOrNull(point?.latitude, "lat")
+        try s.putOrNull(point?.longitude, "lng")
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// `GET /tours/:id/manifest?language=L`: the media to download for one language version.
-public struct TourManifest: Sendable, Hashable, Decodable {
+public struct TourManifest: Sendable, Hashable, Decodable, APIEncodable {
     public var tourID: String
     public var language: String
     /// Changes only when a language version is republished, so it is not enough to tell whether a
@@ -54,8 +54,23 @@ public struct TourManifest: Sendable, Hashable, Decodable {
     }
 }
 
+extension TourManifest {
+    /// Live: `fileUrl`/`fileSizeBytes`; guide: `url`/`sizeBytes`/`expiresAt`. A numeric version is sent
+    /// as a number, as both dialects do.
+    public func encode(to encoder: any Encoder, dialect: APIDialect) throws {
+        var c = encoder.container(keyedBy: AnyKey.self)
+        try c.put(tourID, "tourId")
+        try c.put(language, "language")
+        if let number = Int(version) { try c.put(number, "version") } else { try c.put(version, "version") }
+        try c.put(audio, "audio", dialect: dialect)
+        try c.put(images, "images", dialect: dialect)
+        try c.put(subtitles, "subtitles", dialect: dialect)
+        try c.putOrNull(offlineMap, "offlineMap")
+    }
+}
+
 /// One downloadable file. `url` is opaque (a presigned S3 URL in production).
-public struct MediaFile: Sendable, Hashable, Decodable {
+public struct MediaFile: Sendable, Hashable, Decodable, APIEncodable {
     public var pointID: String?
     public var order: Int?
     public var language: String?
@@ -88,24 +103,64 @@ public struct MediaFile: Sendable, Hashable, Decodable {
             expiresAt = PresignedURL.expiry(of: url)
         }
     }
+
+    public func encode(to encoder: any Encoder, dialect: APIDialect) throws {
+        var c = encoder.container(keyedBy: AnyKey.self)
+        try c.putIfPresent(pointID, "pointId")
+        try c.putIfPresent(order, "order")
+        try c.putIfPresent(language, "language")
+        switch dialect {
+        case .live:
+            try c.put(url, "fileUrl")
+            try c.putIfPresent(sizeBytes, "fileSizeBytes")
+        case .guide:
+            try c.put(url, "url")
+            try c.putIfPresent(expiresAt.map(ISO8601.format), "expiresAt")
+            try c.putIfPresent(sizeBytes, "sizeBytes")
+        }
+    }
 }
 
-public struct OfflineMap: Sendable, Hashable, Decodable {
-    public struct Bounds: Sendable, Hashable, Decodable {
+public struct OfflineMap: Sendable, Hashable, Codable, APIEncodable {
+    public struct Bounds: Sendable, Hashable, Codable {
         public var north: Double
         public var south: Double
         public var east: Double
         public var west: Double
+
+        public init(north: Double, south: Double, east: Double, west: Double) {
+            self.north = north
+            self.south = south
+            self.east = east
+            self.west = west
+        }
     }
     public var tilesURLTemplate: String?
     public var bounds: Bounds?
     public var recommendedZoomLevels: [Int]
+
+    public init(tilesURLTemplate: String?, bounds: Bounds?, recommendedZoomLevels: [Int]) {
+        self.tilesURLTemplate = tilesURLTemplate
+        self.bounds = bounds
+        self.recommendedZoomLevels = recommendedZoomLevels
+    }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: AnyKey.self)
         tilesURLTemplate = try c.first(String.self, "tilesUrlTemplate")
         bounds = try? c.first(Bounds.self, "bounds")
         recommendedZoomLevels = (try? c.first([Int].self, "recommendedZoomLevels")) ?? []
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: AnyKey.self)
+        try c.putOrNull(tilesURLTemplate, "tilesUrlTemplate")
+        try c.putOrNull(bounds, "bounds")
+        try c.put(recommendedZoomLevels, "recommendedZoomLevels")
+    }
+
+    public func encode(to encoder: any Encoder, dialect: APIDialect) throws {
+        try encode(to: encoder)
     }
 }
 
@@ -128,7 +183,16 @@ public enum PresignedURL {
     }
 
     /// `yyyyMMdd'T'HHmmss'Z'`, always UTC.
-    static func parseAmzDate(_ text: String) -> Date? {
+    public static func formatAmzDate(_ date: Date) -> String {
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = TimeZone(identifier: "UTC")!
+        let c = cal.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        func two(_ v: Int?) -> String { let v = v ?? 0; return v < 10 ? "0\(v)" : "\(v)" }
+        return "\(c.year ?? 1970)\(two(c.month))\(two(c.day))T\(two(c.hour))\(two(c.minute))\(two(c.second))Z"
+    }
+
+    /// `yyyyMMdd'T'HHmmss'Z'`, always UTC.
+    public static func parseAmzDate(_ text: String) -> Date? {
         let u = Array(text.utf8)
         guard u.count == 16, u[8] == UInt8(ascii: "T"), u[15] == UInt8(ascii: "Z") else { return nil }
         func num(_ r: Range<Int>) -> Int? { Int(String(decoding: u[r], as: UTF8.self)) }

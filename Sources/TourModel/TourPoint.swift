@@ -3,7 +3,7 @@ import Foundation
 /// One element of `GET /tours/:id/points?language=L`.
 /// Live: `{id, order, title, description, location: {lat, lng}, triggerRadiusMeters}`.
 /// Guide: `{id, order, lat, lng, triggerRadiusMeters, localization: {title, contentText, audioUrl, imageUrl}}`.
-public struct TourPoint: Sendable, Hashable, Decodable, Identifiable {
+public struct TourPoint: Sendable, Hashable, Decodable, Identifiable, APIEncodable {
     public var id: String
     public var order: Int
     public var coordinate: Coordinate
@@ -52,5 +52,31 @@ public struct TourPoint: Sendable, Hashable, Decodable, Identifiable {
         description = try c.first(String.self, "description", "contentText") ?? loc?.first(String.self, "contentText", "description") ?? ""
         audioURL = try loc?.first(String.self, "audioUrl") ?? c.first(String.self, "audioUrl")
         imageURL = try loc?.first(String.self, "imageUrl") ?? c.first(String.self, "imageUrl")
+    }
+}
+
+extension TourPoint {
+    public func encode(to encoder: any Encoder, dialect: APIDialect) throws {
+        var c = encoder.container(keyedBy: AnyKey.self)
+        try c.put(id, "id")
+        try c.put(order, "order")
+        switch dialect {
+        case .live:
+            try c.put(title, "title")
+            try c.put(description, "description")
+            var loc = c.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey("location"))
+            try loc.put(coordinate.latitude, "lat")
+            try loc.put(coordinate.longitude, "lng")
+            try c.put(triggerRadiusMeters, "triggerRadiusMeters")
+        case .guide:
+            try c.put(coordinate.latitude, "lat")
+            try c.put(coordinate.longitude, "lng")
+            try c.put(triggerRadiusMeters, "triggerRadiusMeters")
+            var loc = c.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey("localization"))
+            try loc.put(title, "title")
+            try loc.put(description, "contentText")
+            try loc.putOrNull(audioURL, "audioUrl")
+            try loc.putOrNull(imageURL, "imageUrl")
+        }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A tour as `GET /tours` lists it. Decodes the live shape (titles per language at the top) and the
 /// guide's (`versions: [{language, title, ...}]`).
-public struct TourSummary: Sendable, Hashable, Decodable {
+public struct TourSummary: Sendable, Hashable, Decodable, APIEncodable {
     public var id: String
     public var slug: String
     public var title: LocalizedText
@@ -86,8 +86,51 @@ public struct TourSummary: Sendable, Hashable, Decodable {
     }
 }
 
+extension TourSummary {
+    public func encode(to encoder: any Encoder, dialect: APIDialect) throws {
+        var c = encoder.container(keyedBy: AnyKey.self)
+        try c.put(id, "id")
+        try c.put(slug, "slug")
+        switch dialect {
+        case .live:
+            try c.put(title, "title")
+            try c.put(descriptionPreview, "descriptionPreview")
+            try c.putOrNull(completionMessage.isEmpty ? nil : completionMessage, "completionMessage")
+            try c.putOrNull(busInfo.isEmpty ? nil : busInfo, "busInfo")
+            try c.putOrNull(city, "city")
+            try c.putOrNull(durationMinutes, "durationMinutes")
+            try c.putOrNull(distanceKm, "distanceKm")
+            try c.putOrNull(difficulty, "difficulty")
+            try c.put(languages, "languages")
+            try c.put(isProtected, "isProtected")
+            try c.putOrNull(imageURL, "imageUrl")
+            try c.putOrNull(coverTrailerURL, "coverTrailerUrl")
+            try c.putOrNull(route.isEmpty ? nil : RoutePolyline.format(route), "routePolyline")
+            try c.putIfPresent(hasAccess, "hasAccess")
+        case .guide:
+            try c.put(isProtected, "isProtected")
+            try c.putIfPresent(hasAccess, "hasAccess")
+            var versions = c.nestedUnkeyedContainer(forKey: AnyKey("versions"))
+            for language in languages {
+                var v = versions.nestedContainer(keyedBy: AnyKey.self)
+                try v.put(GuideVersion.identifier(tour: id, language: language), "id")
+                try v.put(language, "language")
+                try v.putOrNull(title[language], "title")
+                try v.putOrNull(descriptionPreview[language], "description")
+                try v.putOrNull(city, "city")
+                try v.putOrNull(durationMinutes, "durationMinutes")
+                try v.putOrNull(distanceKm, "distanceKm")
+                try v.putOrNull(imageURL, "coverImageUrl")
+            }
+        }
+    }
+}
+
 /// One element of the guide dialect's `versions`.
 struct GuideVersion: Decodable {
+    /// The guide gives each language version an id of its own; a folder has none, so it is derived.
+    static func identifier(tour: String, language: String) -> String { "\(tour)@\(language)" }
+
     var language: String
     var title: String?
     var description: String?

@@ -11,14 +11,22 @@ public final class ChildProcess: @unchecked Sendable {
     public let pid: pid_t
     private let lock = NSLock()
     private let collected = OutputBuffer()
+    private let collectedErrors = OutputBuffer()
     private var exitStatus: Int32?
     private let outputFD: Int32
+    /// The read end of the child's stderr when it is kept apart from stdout.
+    private let errorFD: Int32?
     private let inputFD: Int32
     /// The child's side of the pty, kept open to read its terminal settings after exit.
     public let terminalFD: Int32?
     private let reader: Thread
+    private let errorReader: Thread?
 
-    public init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], pty: Bool = false) throws {
+    /// With `separateErrorOutput`, stderr is collected apart (`errorOutput`) and `output` is stdout
+    /// alone: for a child whose first line of stdout is an answer (a server's base URL) and whose
+    /// stderr is a log.
+    public init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], pty: Bool = false,
+                separateErrorOutput: Bool = false) throws {
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
         var actions = posix_spawn_file_actions_t()
@@ -39,9 +47,19 @@ public final class ChildProcess: @unchecked Sendable {
             posix_spawn_file_actions_addclose(&actions, inPipe[1])
             posix_spawn_file_actions_addclose(&actions, outPipe[0])
         }
+        var childErr = childOut
+        if separateErrorOutput {
+            var errPipe: [Int32] = [0, 0]
+            pipe(&errPipe)
+            childErr = errPipe[1]
+            errorFD = errPipe[0]
+            posix_spawn_file_actions_addclose(&actions, errPipe[0])
+        } else {
+            errorFD = nil
+        }
         posix_spawn_file_actions_adddup2(&actions, childIn, 0)
         posix_spawn_file_actions_adddup2(&actions, childOut, 1)
-        posix_spawn_file_actions_adddup2(&actions, childOut, 2)
+        posix_spawn_file_actions_adddup2(&actions, childErr, 2)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -57,11 +75,17 @@ public final class ChildProcess: @unchecked Sendable {
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
         if !pty { close(childIn); close(childOut) }
+        if childErr != childOut { close(childErr) }
         guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .ENOENT) }
         self.pid = pid
-        let fd = outputFD
-        let sink = collected
-        reader = Thread {
+        let (out, errors) = (collected, collectedErrors)
+        reader = Self.drain(outputFD, into: out)
+        errorReader = errorFD.map { Self.drain($0, into: errors) }
+    }
+
+    /// Reads `fd` to its end on a thread of its own.
+    private static func drain(_ fd: Int32, into sink: OutputBuffer) -> Thread {
+        let thread = Thread {
             var chunk = [UInt8](repeating: 0, count: 4096)
             while true {
                 let n = read(fd, &chunk, chunk.count)
@@ -74,7 +98,8 @@ public final class ChildProcess: @unchecked Sendable {
                 }
             }
         }
-        reader.start()
+        thread.start()
+        return thread
     }
 
     deinit {
@@ -84,12 +109,16 @@ public final class ChildProcess: @unchecked Sendable {
             _ = waitpid(pid, &status, 0)
         }
         close(outputFD)
+        if let errorFD { close(errorFD) }
         if inputFD != outputFD { close(inputFD) }
         if let terminalFD { close(terminalFD) }
     }
 
-    /// Everything the child has written so far.
+    /// Everything the child has written so far (stdout alone with `separateErrorOutput`).
     public var output: String { collected.text }
+
+    /// What the child wrote to stderr, with `separateErrorOutput` (else it is in `output`).
+    public var errorOutput: String { collectedErrors.text }
 
     /// Types into the child's stdin.
     public func send(_ text: String) {

@@ -32,6 +32,12 @@ public enum TestPaths {
 
     public static var walkscape: URL { buildProducts.appendingPathComponent("walkscape") }
 
+    /// The local API server, built beside `walkscape`.
+    public static var walkscapeServer: URL { buildProducts.appendingPathComponent("walkscape-server") }
+
+    /// The bundled demo tour folder.
+    public static var demoTour: URL { packageRoot.appendingPathComponent("tours/demo", isDirectory: true) }
+
     /// The package root (for `tours/demo`, `../shared/corpus`).
     public static var packageRoot: URL {
         var url = URL(fileURLWithPath: #filePath)

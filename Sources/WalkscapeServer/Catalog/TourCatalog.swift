@@ -1,0 +1,163 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import TourModel
+
+/// The tours being served, re-read when their folders change.
+///
+/// Requests ask for the current snapshot; at most once per `reloadInterval` that costs a `stat` of
+/// each tour's files (no reading), and a tour whose files changed is loaded again. A broken edit never
+/// takes a tour down: the last good version stays served and the problem is logged, once per distinct
+/// problem. `reload()` (SIGHUP) checks at once.
+public final class TourCatalog: Sendable {
+    enum Source: Sendable, Hashable {
+        /// A tour folder named on the command line: broken at start-up is an error.
+        case folder(URL)
+        /// A folder of tour folders: each sub-folder with a tour.json, as they come and go.
+        case parent(URL)
+    }
+
+    struct Snapshot: Sendable {
+        var tours: [ServedTour] = []
+        var byID: [String: ServedTour] = [:]
+    }
+
+    private struct State {
+        var loaded: [String: ServedTour] = [:]
+        var lastProblem: [String: String] = [:]
+        var lastCheck: Date = .distantPast
+        var sweeping = false
+        var snapshot = Snapshot()
+    }
+
+    let sources: [Source]
+    let versions: TourVersionStore
+    let reloadInterval: Double
+    let logger: Logger
+    private let state = NIOLockedValueBox(State())
+
+    public init(paths: [URL], versions: TourVersionStore, reloadInterval: Double, logger: Logger) throws(ServerError) {
+        var sources: [Source] = []
+        for path in paths {
+            let url = path.standardizedFileURL
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+                throw ServerError(.usage, "\(path.path): no such folder")
+            }
+            guard isDirectory.boolValue else {
+                throw ServerError(.usage, "\(path.path): is a file; name a tour folder or a folder of tour folders")
+            }
+            sources.append(TourFolder.isTourFolder(url) ? .folder(url) : .parent(url))
+        }
+        self.sources = sources
+        self.versions = versions
+        self.reloadInterval = reloadInterval
+        self.logger = logger
+        try sweep(initial: true)
+    }
+
+    /// The tours as of now (checking the folders first when the last check is older than the interval).
+    func current() -> Snapshot {
+        let due = state.withLockedValue { s -> Bool in
+            guard !s.sweeping, Date().timeIntervalSince(s.lastCheck) >= reloadInterval else { return false }
+            s.sweeping = true
+            return true
+        }
+        if due { try? sweep(initial: false) }
+        return state.withLockedValue { $0.snapshot }
+    }
+
+    /// Checks every folder now (SIGHUP).
+    public func reload() {
+        state.withLockedValue { $0.sweeping = true }
+        try? sweep(initial: false)
+        logger.info("tour folders checked", metadata: ["tours": "\(count)"])
+    }
+
+    public var count: Int { state.withLockedValue { $0.snapshot.tours.count } }
+
+    private func folders() -> [(url: URL, explicit: Bool)] {
+        var result: [(URL, Bool)] = []
+        for source in sources {
+            switch source {
+            case .folder(let url):
+                result.append((url, true))
+            case .parent(let url):
+                let children = (try? FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)) ?? []
+                for child in children.sorted(by: { $0.lastPathComponent < $1.lastPathComponent })
+                where !child.lastPathComponent.hasPrefix(".") && TourFolder.isTourFolder(child) {
+                    result.append((child.standardizedFileURL, false))
+                }
+            }
+        }
+        return result
+    }
+
+    private func sweep(initial: Bool) throws(ServerError) {
+        defer { state.withLockedValue { $0.sweeping = false; $0.lastCheck = Date() } }
+        let (previous, problems) = state.withLockedValue { ($0.loaded, $0.lastProblem) }
+        var loaded: [String: ServedTour] = [:]
+        var newProblems = problems
+        let list = folders()
+        for (url, explicit) in list {
+            let key = url.path
+            let old = previous[key]
+            if let old, !old.hasChangedOnDisk {
+                loaded[key] = old
+                continue
+            }
+            var isDirectory: ObjCBool = false
+            if !FileManager.default.fileExists(atPath: key, isDirectory: &isDirectory) || !isDirectory.boolValue {
+                if old != nil { logger.warning("tour folder is gone; no longer served", metadata: ["folder": "\(key)"]) }
+                continue
+            }
+            do {
+                var tour = try ServedTour.load(from: url)
+                for (language, hash) in tour.contentHashes {
+                    do {
+                        tour.versions[language] = try versions.version(tourID: tour.id, language: language, contentHash: hash)
+                    } catch {
+                        logger.error("cannot record the tour's version", metadata: ["folder": "\(key)", "error": "\(error)"])
+                        tour.versions[language] = old?.versions[language] ?? 1
+                    }
+                }
+                for path in tour.refused {
+                    logger.error("not served: the file's real path leaves the tour folder (or it is not a regular file)",
+                                 metadata: ["folder": "\(key)", "file": "\(path)"])
+                }
+                if old != nil { logger.info("tour reloaded", metadata: ["folder": "\(key)", "tour": "\(tour.id)"]) }
+                newProblems[key] = nil
+                loaded[key] = tour
+            } catch {
+                if initial && explicit {
+                    throw ServerError(.data, "\(key)/\(error.message)")
+                }
+                if newProblems[key] != error.message {
+                    newProblems[key] = error.message
+                    logger.error(old == nil ? "tour folder not served" : "tour folder edit is broken; still serving the last good version",
+                                 metadata: ["folder": "\(key)", "problem": "\(error.message)"])
+                }
+                if let old { loaded[key] = old }
+            }
+        }
+        var snapshot = Snapshot()
+        for (url, _) in list {
+            guard let tour = loaded[url.path] else { continue }
+            if let other = snapshot.byID[tour.id] {
+                let problem = "tour id \(tour.id) is also used by \(other.folder.root.path)"
+                if newProblems[url.path] != problem {
+                    newProblems[url.path] = problem
+                    logger.error("tour folder not served", metadata: ["folder": "\(url.path)", "problem": "\(problem)"])
+                }
+                continue
+            }
+            snapshot.tours.append(tour)
+            snapshot.byID[tour.id] = tour
+        }
+        state.withLockedValue {
+            $0.loaded = loaded
+            $0.lastProblem = newProblems
+            $0.snapshot = snapshot
+        }
+    }
+}

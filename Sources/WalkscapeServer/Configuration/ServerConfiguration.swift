@@ -1,0 +1,49 @@
+import Foundation
+import TourModel
+
+/// Everything `walkscape-server` is started with. A value: the command line builds it, the
+/// application reads it, tests can build one directly.
+public struct ServerConfiguration: Sendable {
+    /// Tour folders, or folders whose sub-folders are tour folders.
+    public var tourPaths: [URL]
+    public var host: String
+    /// 0: the kernel picks a free port (printed as the first line of stdout).
+    public var port: Int
+    /// Users, grants, vouchers, received events, the signing secret.
+    public var dataDirectory: URL
+    /// The base URL signed into media URLs. Nil: the request's `Host`, as a LAN client reached us.
+    public var publicURL: String?
+    public var dialect: APIDialect
+    /// Lifetime of access tokens, seconds (live: 15 min).
+    public var accessTokenTTL: Int
+    /// Lifetime of refresh tokens, seconds (live: 7 days).
+    public var refreshTokenTTL: Int
+    /// Lifetime of signed media URLs, seconds (live: 24 h).
+    public var mediaURLTTL: Int
+    /// bcrypt's cost; low in tests, where hashing dominates an auth round trip.
+    public var bcryptCost: Int
+    /// At most one check of the tour folders for changes per this many seconds.
+    public var reloadInterval: Double
+    /// JSON bodies above this are refused with 413 (the live service keeps Express's 100 kB default).
+    public var bodyLimit: Int
+    public var faults: FaultPlan
+
+    public init(tourPaths: [URL], host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL,
+                publicURL: String? = nil, dialect: APIDialect = .live, accessTokenTTL: Int = 900,
+                refreshTokenTTL: Int = 7 * 24 * 3600, mediaURLTTL: Int = 24 * 3600, bcryptCost: Int = 10,
+                reloadInterval: Double = 1, bodyLimit: Int = 100 * 1024, faults: FaultPlan = FaultPlan()) {
+        self.tourPaths = tourPaths
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.publicURL = publicURL
+        self.dialect = dialect
+        self.accessTokenTTL = accessTokenTTL
+        self.refreshTokenTTL = refreshTokenTTL
+        self.mediaURLTTL = mediaURLTTL
+        self.bcryptCost = bcryptCost
+        self.reloadInterval = reloadInterval
+        self.bodyLimit = bodyLimit
+        self.faults = faults
+    }
+}

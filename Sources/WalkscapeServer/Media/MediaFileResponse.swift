@@ -1,0 +1,85 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import _NIOFileSystem
+
+/// Answers a GET or HEAD for one served file, as S3 does: `ETag`, `Last-Modified`, `Accept-Ranges`,
+/// single `Range`s (206, or 416 with `Content-Range: bytes */SIZE`), `If-Range` (by ETag or date),
+/// `If-None-Match` (304). The body is streamed from disk in chunks; a file is never loaded whole.
+struct MediaFileResponse {
+    // Each chunk costs a hop to the file thread pool and one to the event loop: 512 KiB moved a 200 MB
+    // file on loopback faster than 256 KiB did; 1 MiB was no faster and its peak memory crept up.
+    static let chunkLength = 512 * 1024
+
+    let entry: MediaEntry
+    /// The real path of the tour folder: the file's real path must stay under it.
+    let rootRealPath: String
+    let throttle: Int
+    /// The connection's event loop, which the body's writes are handed to.
+    let eventLoop: any EventLoop
+
+    func make(for request: Request, head: Bool) throws -> Response {
+        // Resolved again now: a symlink swapped in since the tour was loaded must not lead out.
+        guard let real = realPath(entry.file.path), real.hasPrefix(rootRealPath + "/"),
+              let stamp = FileStamp.of(real), stamp.isRegularFile else {
+            throw S3Error.noSuchKey(entry.relativePath)
+        }
+        let size = stamp.size
+        let etag = stamp.etag
+        let lastModified = HTTPDate.format(stamp.modified)
+        var headers: HTTPFields = [
+            .acceptRanges: "bytes", .eTag: etag, .lastModified: lastModified, .contentType: entry.contentType,
+        ]
+        if let match = request.headers[.ifNoneMatch] {
+            let tags = match.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            if tags.contains("*") || tags.contains(etag) || tags.contains("W/" + etag) {
+                return Response(status: .notModified, headers: headers)
+            }
+        } else if let since = request.headers[.ifModifiedSince].flatMap(HTTPDate.parse),
+                  Int(since.timeIntervalSince1970) >= stamp.modifiedSeconds {
+            return Response(status: .notModified, headers: headers)
+        }
+
+        var range = ByteRange.parse(request.headers[.range], size: size)
+        if let condition = request.headers[.ifRange]?.trimmingCharacters(in: .whitespaces) {
+            // Only an unchanged file may be resumed; otherwise the whole (new) file is sent.
+            let unchanged = condition.hasPrefix("\"") ? condition == etag : condition == lastModified
+            if !unchanged { range = .whole }
+        }
+        let bytes: ClosedRange<Int64>?
+        let status: HTTPResponse.Status
+        switch range {
+        case .unsatisfiable:
+            throw S3Error.invalidRange(size: size)
+        case .partial(let r):
+            bytes = r
+            status = .partialContent
+            headers[.contentRange] = "bytes \(r.lowerBound)-\(r.upperBound)/\(size)"
+        case .whole:
+            bytes = size > 0 ? 0...(size - 1) : nil
+            status = .ok
+        }
+        let length = bytes.map { Int($0.upperBound - $0.lowerBound + 1) } ?? 0
+        headers[.contentLength] = String(length)
+        guard !head, let bytes else { return Response(status: status, headers: headers) }
+        let path = real
+        let throttle = self.throttle
+        let loop = eventLoop
+        let body = ResponseBody(contentLength: length) { writer in
+            var out: any ResponseBodyWriter = throttle > 0 ? PacedBodyWriter(inner: writer, bytesPerSecond: throttle) : writer
+            try await FileSystem.shared.withFileHandle(forReadingAt: .init(path)) { handle in
+                for try await chunk in handle.readChunks(in: bytes, chunkLength: .bytes(Int64(Self.chunkLength))) {
+                    try await out.write(chunk)
+                    // A write only queues the chunk for the event loop; the connection's backpressure
+                    // is felt once the loop has handed it to the socket. Waiting for the loop to get
+                    // this far keeps at most a chunk or two in memory, even when the loop is starved
+                    // of CPU (without it, a busy machine saw the whole file pile up in the queue).
+                    try await loop.submit {}.get()
+                }
+            }
+            try await out.finish(nil)
+        }
+        return Response(status: status, headers: headers, body: body)
+    }
+}

@@ -1,0 +1,73 @@
+import Crypto
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The secret everything the server signs derives from: access tokens, refresh tokens and media URLs
+/// each get a key of their own, so a token of one kind never verifies as another.
+///
+/// Kept in `DATA/secret` (32 random bytes, hex, mode 0600), created on first run, so tokens and URLs
+/// stay valid across restarts with the same data folder.
+public struct ServerSecrets: Sendable {
+    public static let fileName = "secret"
+    let master: SymmetricKey
+
+    public init(master: SymmetricKey) { self.master = master }
+
+    public var accessTokenKey: SymmetricKey { derive("walkscape access token") }
+    public var refreshTokenKey: SymmetricKey { derive("walkscape refresh token") }
+    public var mediaURLKey: SymmetricKey { derive("walkscape media url") }
+
+    private func derive(_ label: String) -> SymmetricKey {
+        SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: Data(label.utf8), using: master)))
+    }
+
+    /// Reads the data folder's secret, creating it when there is none. Two processes starting at
+    /// once agree: the secret is written aside and linked into place, and the loser reads the winner's.
+    public static func load(dataDirectory: URL) throws(ServerError) -> ServerSecrets {
+        try DataDirectory.prepare(dataDirectory)
+        let target = dataDirectory.appendingPathComponent(fileName)
+        if let existing = try read(target) { return existing }
+        var bytes = [UInt8](repeating: 0, count: 32)
+        var generator = SystemRandomNumberGenerator()
+        for i in bytes.indices { bytes[i] = UInt8.random(in: .min ... .max, using: &generator) }
+        let hex = Hex.encode(bytes) + "\n"
+        let aside = dataDirectory.appendingPathComponent(".secret-\(getpid())-\(UInt32.random(in: 0 ... .max))")
+        let fd = open(aside.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard fd >= 0 else {
+            throw ServerError(.unavailable, "\(aside.path): cannot be created (\(String(cString: strerror(errno))))")
+        }
+        let written = hex.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count - 1) }
+        fsync(fd)
+        close(fd)
+        defer { unlink(aside.path) }
+        guard written == hex.utf8.count else {
+            throw ServerError(.unavailable, "\(aside.path): cannot be written")
+        }
+        if link(aside.path, target.path) != 0 && errno != EEXIST {
+            throw ServerError(.unavailable, "\(target.path): cannot be created (\(String(cString: strerror(errno))))")
+        }
+        guard let secret = try read(target) else {
+            throw ServerError(.unavailable, "\(target.path): cannot be read")
+        }
+        return secret
+    }
+
+    private static func read(_ url: URL) throws(ServerError) -> ServerSecrets? {
+        guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        var bytes: [UInt8] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(index, offsetBy: 2, limitedBy: text.endIndex) ?? text.endIndex
+            guard let byte = UInt8(text[index..<next], radix: 16) else { bytes = []; break }
+            bytes.append(byte)
+            index = next
+        }
+        guard bytes.count >= 16 else {
+            throw ServerError(.data, "\(url.path): is not a secret this server wrote (expected hex bytes); remove it to make a new one")
+        }
+        return ServerSecrets(master: SymmetricKey(data: bytes))
+    }
+}

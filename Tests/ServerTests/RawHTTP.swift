@@ -1,0 +1,67 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// HTTP/1.1 over a plain socket, for requests a client library would tidy up (`..` and `%2e%2e` in
+/// paths) and for watching a connection being cut: exactly the bytes sent, every byte received.
+enum RawHTTP {
+    struct Answer {
+        var status: Int
+        var headers: [String: String]
+        var body: Data
+        /// False when the server closed before sending `Content-Length` bytes.
+        var complete: Bool
+    }
+
+    static func send(port: Int, _ request: String, timeout: Double = 20) throws -> Answer {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        defer { close(fd) }
+        var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ECONNREFUSED) }
+        let bytes = Array(request.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { throw POSIXError(.EPIPE) }
+            sent += n
+        }
+        var received = Data()
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(fd, &chunk, chunk.count)
+            if n > 0 { received.append(contentsOf: chunk[0..<n]) } else if n < 0 && errno == EINTR { continue } else { break }
+        }
+        return try parse(received)
+    }
+
+    static func parse(_ data: Data) throws -> Answer {
+        guard let end = data.range(of: Data("\r\n\r\n".utf8)) else { throw Unexpected("no HTTP head in \(data.count) bytes") }
+        let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusParts = head[0].split(separator: " ")
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else { throw Unexpected("bad status line \(head[0])") }
+        var headers: [String: String] = [:]
+        for line in head.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        let body = Data(data[end.upperBound...])
+        let expected = headers["content-length"].flatMap(Int.init) ?? body.count
+        return Answer(status: status, headers: headers, body: body.prefix(expected), complete: body.count >= expected)
+    }
+
+    /// `GET path` with `Connection: close`.
+    static func get(port: Int, _ path: String, headers: [String] = []) throws -> Answer {
+        let extra = headers.map { "\($0)\r\n" }.joined()
+        return try send(port: port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(extra)Connection: close\r\n\r\n")
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+import TestSupport
+import TourModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Starting, stopping, and refusing to start.
+struct ServerLifecycleTests {
+    @Test func printsItsBaseURLFirstServesHealthAndStopsGracefullyOnSIGTERM() async throws {
+        let server = try await ServerProcess.start()
+        #expect(server.baseURL == "http://127.0.0.1:\(server.port)")
+        let health = try await HTTPTestClient(server).get("/health")
+        #expect(health.status == 200)
+        #expect(try health.decode(HealthStatus.self).isOK)
+        #expect(health.json["details"]?["tours"]?["count"] == 1)
+        #expect(await server.stop() == 0)
+    }
+
+    @Test func sigintStopsItToo() async throws {
+        let server = try await ServerProcess.start()
+        server.signal(SIGINT)
+        #expect(await server.stop() == 0)
+    }
+
+    @Test func aBrokenTourFolderAtStartIsOneLineAndExitCode65() throws {
+        let dir = try TemporaryDirectory()
+        let tour = try TourFixture().write(in: dir.url)
+        try Data(#"{"format": 1, "id": "x", "slug": "Bad Slug""#.utf8).write(to: tour.appendingPathComponent("tour.json"))
+        let result = try run(TestPaths.walkscapeServer, [tour.path, "--port", "0", "--data", dir.file("data").path])
+        #expect(result.status == 65)
+        #expect(result.stderr.hasPrefix("walkscape-server: \(tour.path)/tour.json: not valid JSON"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func badFlagsAreUsageErrors() throws {
+        let dir = try TemporaryDirectory()
+        for args in [["--fault-rate", "2"], ["--port", "70000"], ["--token-ttl", "0"], ["--public-url", "ftp://x"], []] {
+            let tours = args.isEmpty ? [] : [TestPaths.demoTour.path]
+            let result = try run(TestPaths.walkscapeServer, tours + args + ["--data", dir.path])
+            #expect(result.status == 64, "\(args): \(result.stderr)")
+        }
+        let missing = try run(TestPaths.walkscapeServer, [dir.file("nothing-here").path, "--data", dir.path])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("no such folder"))
+    }
+
+    @Test func aPortInUseIsReportedNotCrashedOn() async throws {
+        let first = try await ServerProcess.start()
+        let dir = try TemporaryDirectory()
+        let result = try run(TestPaths.walkscapeServer, [TestPaths.demoTour.path, "--port", String(first.port),
+                                                         "--data", dir.path, "--log-level", "critical"])
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("cannot listen on 127.0.0.1:\(first.port)"))
+        await first.stop()
+    }
+
+    @Test func theDataFolderAndSecretArePrivate() async throws {
+        let server = try await ServerProcess.start()
+        let attributes = try FileManager.default.attributesOfItem(atPath: server.dataDirectory.appendingPathComponent("secret").path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        await server.stop()
+    }
+}

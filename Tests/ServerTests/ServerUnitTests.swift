@@ -1,0 +1,94 @@
+import Crypto
+import Foundation
+import Testing
+import TourModel
+@testable import WalkscapeServer
+
+/// The server's pure parts, without a process.
+struct ServerUnitTests {
+    @Test(arguments: [
+        ("bytes=0-99", ByteRange.partial(0...99)), ("bytes=100-", .partial(100...999)), ("bytes=-100", .partial(900...999)),
+        ("bytes=-5000", .partial(0...999)), ("bytes=990-5000", .partial(990...999)), ("bytes=1000-", .unsatisfiable),
+        ("bytes=-0", .unsatisfiable), ("bytes=5-4", .whole), ("bytes=0-1,4-5", .whole), ("items=0-1", .whole),
+        ("bytes=abc", .whole), ("bytes=+1-2", .whole), ("bytes= 10 - 19 ", .partial(10...19)),
+    ])
+    func rangeHeaders(header: String, expected: ByteRange) {
+        #expect(ByteRange.parse(header, size: 1000) == expected)
+    }
+
+    @Test func anyRangeOfAnEmptyFileIsUnsatisfiable() {
+        #expect(ByteRange.parse("bytes=0-", size: 0) == .unsatisfiable)
+        #expect(ByteRange.parse(nil, size: 0) == .whole)
+    }
+
+    @Test func signedPathsVerifyAndEveryEditBreaksThem() throws {
+        let signer = MediaSigner(key: SymmetricKey(size: .bits256))
+        let date = Date(timeIntervalSince1970: 1_777_626_000)
+        let path = MediaSigner.path(tourID: "t 1", relativePath: "media/en/01 à.mp3")
+        #expect(path == "/media/t%201/media/en/01%20%C3%A0.mp3")
+        func query(_ q: String) -> [String: String] {
+            Dictionary(uniqueKeysWithValues: q.split(separator: "&").map {
+                let kv = $0.split(separator: "=", maxSplits: 1)
+                return (String(kv[0]), String(kv[1]))
+            })
+        }
+        let q = query(signer.query(path: path, date: date, seconds: 60))
+        #expect(q["X-Amz-Date"] == "20260501T090000Z" && q["X-Amz-Expires"] == "60")
+        #expect(signer.check(rawPath: path, query: q, now: date.addingTimeInterval(60)) == .valid(segments: ["t 1", "media", "en", "01 à.mp3"]))
+        // Lower-case escapes are the same path.
+        #expect(signer.check(rawPath: "/media/t%201/media/en/01%20%c3%a0.mp3", query: q, now: date) != .mismatch)
+        #expect(signer.check(rawPath: path, query: q, now: date.addingTimeInterval(61)) == .expired(expires: date.addingTimeInterval(60), seconds: "60"))
+        var longer = q; longer["X-Amz-Expires"] = "6000"
+        #expect(signer.check(rawPath: path, query: longer, now: date) == .mismatch)
+        var earlier = q; earlier["X-Amz-Date"] = "20260501T085959Z"
+        #expect(signer.check(rawPath: path, query: earlier, now: date) == .mismatch)
+        #expect(signer.check(rawPath: "/media/t%201/media/en/02.mp3", query: q, now: date) == .mismatch)
+        #expect(MediaSigner(key: SymmetricKey(size: .bits256)).check(rawPath: path, query: q, now: date) == .mismatch)
+        var missing = q; missing["X-Amz-Date"] = nil
+        if case .malformed = signer.check(rawPath: path, query: missing, now: date) {} else { Issue.record("missing date accepted") }
+        if case .malformed = signer.check(rawPath: "/media/t%zz/x", query: q, now: date) {} else { Issue.record("broken escape accepted") }
+    }
+
+    @Test func emailAddressesAreCheckedLoosely() {
+        for good in ["ada@example.org", "a.b+c@sub.example.co"] { #expect(BodyValidator.isEmail(good), "\(good)") }
+        for bad in ["", "ada", "@example.org", "ada@", "ada@example", "a da@example.org", "a@b@c.org", "ada@example."] {
+            #expect(!BodyValidator.isEmail(bad), "\(bad)")
+        }
+    }
+
+    @Test func faultDiceDependOnlyOnTheSeedAndTheRequestNumber() {
+        let a = FaultDice(seed: 7), b = FaultDice(seed: 7), c = FaultDice(seed: 8)
+        let rollsA = (0..<50).map { _ in a.next().fault }
+        #expect(rollsA == (0..<50).map { _ in b.next().fault })
+        #expect(rollsA != (0..<50).map { _ in c.next().fault })
+        #expect(rollsA.allSatisfy { (0..<1).contains($0) })
+        let share = Double(rollsA.filter { $0 < 0.5 }.count) / 50
+        #expect(share > 0.2 && share < 0.8)
+    }
+
+    @Test func httpDatesRoundTrip() throws {
+        let date = Date(timeIntervalSince1970: 784_111_777)
+        #expect(HTTPDate.format(date) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == date)
+        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == nil)
+    }
+
+    @Test func descriptionPreviewsCutAtAWord() {
+        #expect(TourPresenter.preview("Short.") == "Short.")
+        let long = String(repeating: "walk ", count: 60)
+        let preview = TourPresenter.preview(long)
+        #expect(preview.count <= 201 && preview.hasSuffix("walk…"))
+    }
+
+    @Test func analyticsValidationNamesEveryProblem() throws {
+        let body: [String: JSONValue] = ["events": [["name": "login", "tourId": 5, "extra": true]]]
+        do {
+            _ = try AnalyticsRoutes.validate(body, dialect: .live)
+            Issue.record("accepted")
+        } catch let error as APIError {
+            #expect(error.messages == ["events.0.property extra should not exist", "events.0.tourId must be a string"])
+        }
+        let ok = try AnalyticsRoutes.validate(["events": [["name": "login", "offline": false]]], dialect: .live)
+        #expect(ok == [AnalyticsEvent(name: "login", offline: false)])
+    }
+}
