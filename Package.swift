@@ -30,8 +30,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        // Tests drive the server over real HTTP with it (the API client will use it too).
+        // TourAPI, the walker's HTTP client (the server's tests drive it over real HTTP with it too).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
     ],
     targets: [
         // System libraries: module map + shim.h each. Only Positioning and Playback import them.
@@ -60,10 +61,24 @@ let package = Package(
         .executableTarget(name: "FuzzProgress", dependencies: ["Walk", "Positioning", "TourModel", "CFuzzerShim"],
                           swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzTour", dependencies: ["TourModel", "CFuzzerShim"], swiftSettings: swiftSettings),
+        // The HTTP client of the service. NIO types stay inside it: its interface speaks TourModel,
+        // Foundation and its own request/response values.
+        .target(
+            name: "TourAPI",
+            dependencies: [
+                "TourModel",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "walkscape",
             dependencies: [
-                "TourModel", "FileAccess", "Positioning", "Playback", "Walk", "CSQLite",
+                "TourModel", "FileAccess", "Positioning", "Playback", "Walk", "TourAPI", "CSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -120,7 +135,11 @@ let package = Package(
                                    .product(name: "NIOHTTP1", package: "swift-nio"),
                                    .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport", "TourModel", "walkscape", "Walk", "Positioning"],
+        .testTarget(name: "TourAPITests", dependencies: ["TourAPI", "TourModel", "TestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "CLITests",
+                    dependencies: ["TestSupport", "TourModel", "walkscape", "Walk", "Positioning", "TourAPI",
+                                   .product(name: "ArgumentParser", package: "swift-argument-parser")],
                     swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

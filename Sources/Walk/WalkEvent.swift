@@ -6,7 +6,8 @@ import TourModel
 ///
 /// Encodes to exactly the contract's keys (`name`, `tourId`, `pointId`, `language`, `timestamp`,
 /// `properties`). The outbox adds what the core cannot know without I/O or randomness:
-/// `properties.eventId`, `anonymousId`, `device`, `osVersion`, `offline`.
+/// `properties.eventId`, `anonymousId`, `device`, `osVersion`, `offline`. The journal stores it as
+/// the general `AnalyticsEvent`, beside the events of commands that are not walks (`login`, ...).
 public struct WalkEvent: Sendable, Hashable, Codable {
     public enum Name: String, Sendable, Hashable, Codable, CaseIterable {
         case tourStarted = "tour_started"
@@ -61,5 +62,20 @@ public struct WalkEvent: Sendable, Hashable, Codable {
         try c.encode(language, forKey: .language)
         try c.encode(ISO8601.format(timestamp), forKey: .timestamp)
         try c.encode(properties, forKey: .properties)
+    }
+}
+
+extension WalkEvent {
+    /// The same event in the general shape the journal and the outbox store.
+    public var analyticsEvent: AnalyticsEvent {
+        AnalyticsEvent(name: name.rawValue, tourID: tourID, pointID: pointID, language: language, timestamp: timestamp,
+                       properties: properties.mapValues { value in
+                           switch value {
+                           case .string(let s): .string(s)
+                           case .int(let i): .number(Double(i))
+                           case .double(let d): .number(d)
+                           case .bool(let b): .bool(b)
+                           }
+                       })
     }
 }

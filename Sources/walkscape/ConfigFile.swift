@@ -8,13 +8,15 @@ import Foundation
 ///     gpsd-port = 2947      # gpsd's own port
 ///     audio-device = "hw:1"
 ///     language = it
+///     api-timeout = 20
+///     allow-insecure-http = false
 ///
 /// A `#` at the start of a line, or after a space or tab outside double quotes, starts a comment
 /// that runs to the end of the line (so `https://host/#part` keeps its `#`). A value in double
 /// quotes is taken as written, ` #` included.
 struct ConfigFile: Sendable, Hashable {
     static let knownKeys: Set<String> = ["api-url", "gpsd-host", "gpsd-port", "audio-device", "language",
-                                         "allow-insecure-http", "max-error", "missed"]
+                                         "allow-insecure-http", "api-timeout", "max-error", "missed"]
     var values: [String: String] = [:]
 
     init(values: [String: String] = [:]) { self.values = values }

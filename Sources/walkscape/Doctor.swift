@@ -3,7 +3,7 @@ import Foundation
 
 struct Doctor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check gpsd, audio, storage and the API configuration.",
+        abstract: "Check gpsd, audio, storage, the API and the login.",
         discussion: """
         One line per check: OK, WARN or FAIL, with a hint for anything not OK.
         Exits 0 when nothing FAILs.
@@ -26,7 +26,7 @@ struct Doctor: AsyncParsableCommand {
         let (settings, fileProblem) = global.settingsReportingFileProblem()
         var report = DoctorReport(version: Walkscape.version)
         let device = audioDevice ?? settings.audioDevice
-        report.checks = DoctorChecks(settings: settings, audioDevice: device, fileProblem: fileProblem).all()
+        report.checks = await DoctorChecks(settings: settings, audioDevice: device, fileProblem: fileProblem).all()
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

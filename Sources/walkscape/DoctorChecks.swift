@@ -2,6 +2,8 @@ import CSQLite
 import Foundation
 import Playback
 import Positioning
+import TourAPI
+import TourModel
 
 /// The machine checks behind `walkscape doctor`, each answering one question a walker would ask
 /// before heading out.
@@ -11,7 +13,10 @@ struct DoctorChecks {
     /// Why the config file could not be read, if it could not.
     var fileProblem: String? = nil
 
-    func all() -> [DoctorCheck] {
+    /// How long the API check waits for `/health`: a check must not hang.
+    var apiTimeout: Duration = .seconds(3)
+
+    func all() async -> [DoctorCheck] {
         // The config file's problems belong to the config folder's line.
         let folders = directories().map { check in
             guard check.name == "config", let problem = configFileProblem() else { return check }
@@ -19,7 +24,7 @@ struct DoctorChecks {
                                detail: check.status == .ok ? problem : "\(problem); \(check.detail)",
                                hint: "fix it in \(settings.paths.configFile.path) (the README's Configuration lists the keys and their values)")
         }
-        return [gpsd(), audio(), mpg123(), sqlite()] + folders + [api()]
+        return [gpsd(), audio(), mpg123(), sqlite()] + folders + [await api(), credentials()]
     }
 
     func gpsd() -> DoctorCheck {
@@ -107,23 +112,77 @@ struct DoctorChecks {
         return nil
     }
 
-    func api() -> DoctorCheck {
+    func api() async -> DoctorCheck {
         guard let text = settings.apiURL else {
             return DoctorCheck(name: "api", status: .warn, detail: "no API URL configured (tour folders still work offline)",
                                hint: "set --api-url URL, WALKSCAPE_API_URL, or `api-url = URL` in \(settings.paths.configFile.path)")
         }
         let allowInsecure: Bool
-        do { allowInsecure = try settings.allowInsecureHTTP() } catch {
+        let timeoutSetting: Double?
+        do {
+            allowInsecure = try settings.allowInsecureHTTP()
+            timeoutSetting = try settings.apiTimeout()
+        } catch {
             return DoctorCheck(name: "api", status: .fail, detail: error.message,
-                               hint: "write allow-insecure-http = true or false")
+                               hint: "fix it in \(settings.paths.configFile.path), the environment or the flag")
         }
+        let url: URL
         switch APIEndpoint.validate(text, allowInsecure: allowInsecure) {
-        case .success(let url):
-            return DoctorCheck(name: "api", status: .ok, detail: "\(url) (from \(settings.origins["api-url"] ?? "default"))")
+        case .success(let valid):
+            url = valid
         case .failure(let problem):
             return DoctorCheck(name: "api", status: .fail, detail: problem.message,
-                               hint: "use an https:// URL; plain http:// is for loopback hosts unless allow-insecure-http = true")
+                               hint: "use an https:// URL; plain http:// is for loopback hosts unless --insecure-http or allow-insecure-http = true")
+        }
+        let origin = "\(url.absoluteString) (from \(settings.origins["api-url"] ?? "default"))"
+        let timeout = timeoutSetting.map { min(apiTimeout, .milliseconds(Int64($0 * 1000))) } ?? apiTimeout
+        do {
+            let report = try await ServiceConnection.run(settings) { client in try await client.health(timeout: timeout) }
+            let ms = Int((Double(report.latency.components.attoseconds) / 1e15 + Double(report.latency.components.seconds) * 1000).rounded())
+            if report.isHealthy {
+                return DoctorCheck(name: "api", status: .ok, detail: "\(origin) answers /health in \(ms) ms")
+            }
+            return DoctorCheck(name: "api", status: .fail,
+                               detail: "\(origin) is not healthy (HTTP \(report.status)\(report.health.map { ", status \($0.status)" } ?? ""))",
+                               hint: "the service reports a problem of its own; try again later")
+        } catch {
+            let message = (error as? CLIError)?.message ?? "\(error)"
+            return DoctorCheck(name: "api", status: .fail, detail: "\(origin): \(message)",
+                               hint: "check the URL and the network; a local server runs with walkscape-server TOURS --port 8080")
         }
     }
 
+    /// Is there a session, for this service, and until when can it be renewed (the refresh
+    /// token's expiry)? Also that nobody else can read the tokens.
+    func credentials() -> DoctorCheck {
+        let file = CredentialsFile(url: settings.paths.credentialsFile)
+        let saved: Credentials?
+        do { saved = try file.load() } catch {
+            return DoctorCheck(name: "login", status: .fail, detail: error.message, hint: "walkscape logout, then walkscape login")
+        }
+        guard let saved else {
+            return DoctorCheck(name: "login", status: .warn, detail: "not logged in (free tours still work)",
+                               hint: "walkscape login, or walkscape register for a new account")
+        }
+        if let mode = file.permissions, mode & 0o077 != 0 {
+            return DoctorCheck(name: "login", status: .fail,
+                               detail: "\(file.url.path) can be read by others (mode \(String(mode, radix: 8)))",
+                               hint: "chmod 600 \(file.url.path)")
+        }
+        let who = saved.email ?? "an account"
+        if let text = settings.apiURL,
+           case .success(let url) = APIEndpoint.validate(text, allowInsecure: (try? settings.allowInsecureHTTP()) ?? false),
+           ServiceURL.key(url) != saved.service {
+            return DoctorCheck(name: "login", status: .warn, detail: "logged in as \(who) on \(saved.service), not on \(ServiceURL.key(url))",
+                               hint: "walkscape login to use this service")
+        }
+        guard let end = saved.sessionExpiresAt else {
+            return DoctorCheck(name: "login", status: .ok, detail: "logged in as \(who)")
+        }
+        if saved.sessionHasExpired(at: Date()) {
+            return DoctorCheck(name: "login", status: .warn, detail: "the session of \(who) expired on \(HumanDate.format(end))",
+                               hint: "walkscape login")
+        }
+        return DoctorCheck(name: "login", status: .ok, detail: "logged in as \(who), session valid until \(HumanDate.format(end))")
+    }
 }

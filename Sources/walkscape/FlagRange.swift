@@ -49,4 +49,7 @@ enum Limits {
     /// Walking pace for lint's narration-length check.
     static let walkingSpeed = FlagRange(0.1...10.0, unit: "m/s")
     static let mapWidth = FlagRange(300...10_000, unit: "pixels")
+    /// How long the API may take to answer: under a tenth of a second is not a network, over an
+    /// hour is a hang.
+    static let apiTimeout = FlagRange(0.1...3600.0, unit: "seconds")
 }

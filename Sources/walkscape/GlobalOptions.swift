@@ -17,8 +17,15 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("API base URL (env: WALKSCAPE_API_URL).", valueName: "url"))
     var apiURL: String?
 
+    @Flag(name: .long, help: "Allow a plain http:// API URL to a host that is not this machine (env: WALKSCAPE_ALLOW_INSECURE_HTTP).")
+    var insecureHTTP = false
+
+    @Option(name: .long, help: ArgumentHelp("Seconds to wait for the API to answer before giving up (env: WALKSCAPE_API_TIMEOUT; default 20).", valueName: "s"))
+    var timeout: Double?
+
     func validate() throws {
         if let gpsdPort { try Limits.gpsdPort.check(gpsdPort, flag: "--gpsd-port") }
+        if let timeout { try Limits.apiTimeout.check(timeout, flag: "--timeout") }
     }
 
     /// Reads the environment and the config file once, for the command that asks. A config file
@@ -78,7 +85,9 @@ struct Settings: Sendable {
         language = pick("language", flag: nil, env: "WALKSCAPE_LANGUAGE")
         var raw: [String: String] = [:]
         raw["gpsd-port"] = pick("gpsd-port", flag: flags.gpsdPort.map(String.init), env: "WALKSCAPE_GPSD_PORT")
-        raw["allow-insecure-http"] = pick("allow-insecure-http", flag: nil, env: "WALKSCAPE_ALLOW_INSECURE_HTTP")
+        raw["allow-insecure-http"] = pick("allow-insecure-http", flag: flags.insecureHTTP ? "true" : nil,
+                                          env: "WALKSCAPE_ALLOW_INSECURE_HTTP")
+        raw["api-timeout"] = pick("api-timeout", flag: flags.timeout.map { String($0) }, env: "WALKSCAPE_API_TIMEOUT")
         raw["max-error"] = pick("max-error", flag: nil, env: "WALKSCAPE_MAX_ERROR")
         raw["missed"] = pick("missed", flag: nil, env: "WALKSCAPE_MISSED")
         self.raw = raw
@@ -103,6 +112,15 @@ struct Settings: Sendable {
         if ["1", "true", "yes"].contains(text) { return true }
         if ["0", "false", "no"].contains(text) { return false }
         throw invalid("allow-insecure-http", "is not true or false")
+    }
+
+    /// Seconds the API may take to answer; nil for the client's own timeouts.
+    func apiTimeout() throws(CLIError) -> Double? {
+        guard let text = raw["api-timeout"] else { return nil }
+        guard let seconds = Double(text), Limits.apiTimeout.contains(seconds) else {
+            throw invalid("api-timeout", "is not a number of seconds \(Limits.apiTimeout.phrase)")
+        }
+        return seconds
     }
 
     /// The fix filter's error bound when no `--max-error` is given, in metres.

@@ -70,7 +70,7 @@ struct WalkTourCommand: AsyncParsableCommand {
         let policy = try triggering.policy(settings)
         let gpsdPort = try settings.gpsdPort()
         let store = ProgressStore(folder: settings.paths.progress)
-        let journal = EventJournal(url: settings.paths.state.appendingPathComponent("outbox.jsonl"))
+        let journal = EventJournal(url: settings.paths.outbox)
         let interactive = TerminalSession.isInteractive && !noInput
 
         // One walk of a tour at a time: the second would save its progress over the first's.

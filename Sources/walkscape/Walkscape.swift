@@ -12,6 +12,13 @@ struct Walkscape: AsyncParsableCommand {
         Examples:
           walkscape doctor
           walkscape preview tours/demo --trace tours/demo/traces/walk.nmea --fast
+          walkscape login --api-url https://api.example.org
+          walkscape tours -l it
+          walkscape redeem SPRING-2026
+
+        Exit codes: 0 done, 1 failure, 64 usage, 65 bad data or refused input, 66 not found, \
+        69 unavailable, 73 already exists, 75 temporary (try again), 76 unexpected answer, \
+        77 not logged in or not allowed.
         """,
         version: "walkscape \(version)",
         subcommands: [
@@ -22,6 +29,14 @@ struct Walkscape: AsyncParsableCommand {
             PlayCommand.self,
             WalkTourCommand.self,
             TraceCommand.self,
+            RegisterCommand.self,
+            LoginCommand.self,
+            LogoutCommand.self,
+            WhoamiCommand.self,
+            ToursCommand.self,
+            ShowCommand.self,
+            RedeemCommand.self,
+            MyToursCommand.self,
         ]
     )
 

@@ -12,6 +12,8 @@ struct WalkscapePaths: Sendable, Hashable {
     var catalog: URL { data.appendingPathComponent("catalog.sqlite") }
     var media: URL { data.appendingPathComponent("media", isDirectory: true) }
     var progress: URL { state.appendingPathComponent("progress", isDirectory: true) }
+    /// Analytics events waiting to be sent (the walk's and the account commands').
+    var outbox: URL { state.appendingPathComponent("outbox.jsonl") }
 
     static func resolve(home: String?, environment: [String: String]) -> WalkscapePaths {
         if let home = home ?? environment["WALKSCAPE_HOME"], !home.isEmpty {

@@ -1,7 +1,9 @@
 import Foundation
+import TourModel
 
-/// The walk's analytics events, appended durably to a JSON-lines file in the state folder until the
-/// analytics outbox sends them. Each line is one event in the live service's shape, with the
+/// Analytics events, appended durably to a JSON-lines file in the state folder until the analytics
+/// outbox sends them: the walk's events and those of other commands (`login`, `signup`,
+/// `voucher_redeemed`). Each line is one event in the live service's shape, with the
 /// client-generated `properties.eventId` that lets a retried batch be de-duplicated and
 /// `properties.platform` the dashboard reads.
 public struct EventJournal: Sendable {
@@ -12,13 +14,15 @@ public struct EventJournal: Sendable {
     }
 
     public func append(_ event: WalkEvent, eventID: UUID = UUID()) throws(WalkError) {
+        try append(event.analyticsEvent, eventID: eventID)
+    }
+
+    public func append(_ event: AnalyticsEvent, eventID: UUID = UUID()) throws(WalkError) {
         var event = event
         event.properties["eventId"] = .string(eventID.uuidString.lowercased())
         event.properties["platform"] = .string("linux")
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            var line = try encoder.encode(event)
+            var line = try WalkscapeJSON.encode(event, dialect: .live)
             line.append(UInt8(ascii: "\n"))
             try StateFolder.create(url.deletingLastPathComponent())
             let fd = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
@@ -43,13 +47,22 @@ public struct EventJournal: Sendable {
             }
             guard fsync(fd) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         } catch {
-            throw WalkError("cannot record the analytics event \(event.name.rawValue) in \(url.path): \(StateFolder.reason(error))")
+            throw WalkError("cannot record the analytics event \(event.name) in \(url.path): \(StateFolder.reason(error))")
         }
     }
 
     /// Every event recorded so far (for tests and the later outbox import); unreadable lines are skipped.
+    public func events() -> [AnalyticsEvent] {
+        lines().compactMap { try? WalkscapeJSON.decoder().decode(AnalyticsEvent.self, from: $0) }
+    }
+
+    /// The walk's own events recorded so far; other commands' events are skipped.
     public func read() -> [WalkEvent] {
+        lines().compactMap { try? JSONDecoder().decode(WalkEvent.self, from: $0) }
+    }
+
+    private func lines() -> [Data] {
         guard let data = FileManager.default.contents(atPath: url.path) else { return [] }
-        return data.split(separator: UInt8(ascii: "\n")).compactMap { try? JSONDecoder().decode(WalkEvent.self, from: Data($0)) }
+        return data.split(separator: UInt8(ascii: "\n")).map { Data($0) }
     }
 }

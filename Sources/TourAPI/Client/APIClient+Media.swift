@@ -1,0 +1,22 @@
+import Foundation
+
+extension APIClient {
+    /// The download seam: a GET of a media URL from a manifest (opaque, often presigned on another
+    /// host), with the caller's headers (`Range`, `If-Range`), its body streamed. Never carries the
+    /// session's token. Retried like any GET until the answer's head arrives; every status is the
+    /// caller's to judge (206, 200, 416, or 403 for an expired URL), and a body that breaks off is
+    /// the caller's to resume.
+    public func fetch(_ url: URL, headers: HTTPHeaderFields = [:], timeout: Duration? = nil) async throws(APIError) -> HTTPResponse {
+        guard ServiceURL.permits(url, allowInsecureHTTP: channel.executor.redirects.allowInsecureHTTP) else {
+            throw APIError(.invalidConfiguration, "refusing to download over plain http from \(ServiceURL.origin(url))")
+        }
+        var request = HTTPRequest(method: .get, url: url, headers: headers, timeout: timeout)
+        request.headers["User-Agent"] = channel.userAgent
+        request.headers.remove("Authorization")
+        do {
+            return try await channel.executor.send(request, idempotent: true)
+        } catch {
+            throw APIError(error, service: url)
+        }
+    }
+}

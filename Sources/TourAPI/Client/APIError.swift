@@ -1,0 +1,140 @@
+import Foundation
+import TourModel
+
+/// A failure of the API client, phrased for the person at the terminal: one line, never a token,
+/// a header or a response body. `kind` says what sort of failure it is; the command line turns it
+/// into an exit code.
+public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        /// A service URL walkscape will not use.
+        case invalidConfiguration
+        /// No credentials for this service.
+        case notLoggedIn
+        /// The session cannot be renewed (the refresh token expired or was refused): log in again.
+        case sessionExpired
+        /// Wrong email or password.
+        case invalidCredentials
+        /// 403: a protected tour without access.
+        case forbidden
+        /// 404: no such tour, voucher, or language version.
+        case notFound
+        /// 409: the account or the access exists already.
+        case alreadyExists
+        /// 400: the service refused what was sent (an expired voucher, a short password).
+        case rejected
+        /// 413: a body larger than the service accepts.
+        case tooLarge
+        /// The service cannot be reached at all: refused, no such host, no secure connection.
+        case unavailable
+        /// Worth trying again later: timed out, connection broken, busy (429) or failing (5xx).
+        case temporary
+        /// An answer in neither dialect, or a status the contract does not have.
+        case protocolError
+        /// The local credentials cannot be read or written.
+        case local
+    }
+
+    public var kind: Kind
+    public var message: String
+    /// The HTTP status, when the service answered.
+    public var status: Int?
+    /// The service's own messages (`message` of the error body): a rejected analytics batch names
+    /// its bad events there.
+    public var serverMessages: [String]
+
+    public init(_ kind: Kind, _ message: String, status: Int? = nil, serverMessages: [String] = []) {
+        self.kind = kind
+        self.message = message
+        self.status = status
+        self.serverMessages = serverMessages
+    }
+
+    public var description: String { message }
+
+    public static let loginAgain = "log in again: walkscape login"
+
+    public static var sessionExpired: APIError { APIError(.sessionExpired, loginAgain) }
+
+    public static func notLoggedIn(_ service: URL) -> APIError {
+        APIError(.notLoggedIn, "not logged in to \(ServiceURL.origin(service)): walkscape login (or walkscape register)")
+    }
+
+    /// A failure below HTTP.
+    public init(_ error: TransportError, service: URL) {
+        let origin = ServiceURL.origin(service)
+        switch error.kind {
+        case .cannotConnect:
+            self.init(.unavailable, "cannot reach the service at \(origin) (\(error.detail))")
+        case .connectTimeout:
+            self.init(.temporary, "cannot reach the service at \(origin): \(error.detail); try again later")
+        case .timedOut:
+            self.init(.temporary, "the service at \(origin) did not answer: \(error.detail); try again later")
+        case .connectionLost:
+            self.init(.temporary, "the connection to \(origin) broke: \(error.detail); try again")
+        case .tls:
+            self.init(.unavailable, "no secure connection to \(origin): \(error.detail)")
+        case .tooLarge:
+            self.init(.protocolError, "the service at \(origin) sent an answer too large to read: \(error.detail)")
+        case .invalidRequest:
+            self.init(.invalidConfiguration, "cannot send a request to \(origin): \(error.detail)")
+        case .cancelled:
+            self.init(.local, "cancelled")
+        }
+    }
+
+    /// An error status with nothing more specific to say than the contract's status table.
+    public static func status(_ status: Int, body: APIErrorBody?, request: String, retryAfter: Duration?) -> APIError {
+        let said = body.map { ": \($0.summary)" } ?? ""
+        let messages = body?.messages ?? []
+        switch status {
+        case 400:
+            return APIError(.rejected, "the service refused \(request)\(said)", status: status, serverMessages: messages)
+        case 401:
+            return APIError(.sessionExpired, loginAgain, status: status)
+        case 403:
+            return APIError(.forbidden, "the service denies access to \(request)\(said)", status: status)
+        case 404:
+            return APIError(.notFound, "not found: \(request)\(said)", status: status)
+        case 409:
+            return APIError(.alreadyExists, "the service says it exists already (\(request))\(said)", status: status)
+        case 413:
+            return APIError(.tooLarge, "the service refused \(request) as too large", status: status)
+        case 429:
+            let when = retryAfter.map { "; try again in \(Self.seconds($0))" } ?? "; try again later"
+            return APIError(.temporary, "the service is busy (too many requests)\(when)", status: status)
+        case 500...599:
+            return APIError(.temporary, "the service failed on \(request) (HTTP \(status)); try again later", status: status)
+        case 300...399:
+            return APIError(.protocolError, "the service redirected \(request) somewhere walkscape does not follow (HTTP \(status))", status: status)
+        default:
+            return APIError(.protocolError, "unexpected HTTP \(status) from \(request)", status: status)
+        }
+    }
+
+    /// An answer that is in neither of the API's dialects.
+    public static func undecodable(_ request: String, _ error: any Error) -> APIError {
+        APIError(.protocolError, "the service's answer to \(request) is not understood (\(describe(error)))")
+    }
+
+    static func describe(_ error: any Error) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }.description
+        }
+        switch error {
+        case DecodingError.keyNotFound(let key, let context):
+            let at = path(context.codingPath + [key])
+            return "\(at): missing"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+             DecodingError.dataCorrupted(let context):
+            let at = path(context.codingPath)
+            return at.isEmpty ? context.debugDescription : "\(at): \(context.debugDescription)"
+        default:
+            return "not JSON"
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        let s = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return s.rounded(.up) == s ? "\(Int(s)) s" : "\(Int(s.rounded(.up))) s"
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// The rules for a service base URL (API-CONTRACT.md): http(s) only, no credentials in it, and
+/// plain http only to this machine unless the user explicitly allows it.
+public enum ServiceURL {
+    /// localhost, 127.0.0.0/8 and ::1: traffic that never leaves the machine.
+    public static func isLoopback(_ host: String) -> Bool {
+        let h = host.lowercased()
+        return h == "localhost" || h.hasSuffix(".localhost") || h.hasPrefix("127.") || h == "::1" || h == "[::1]"
+    }
+
+    public static func validate(_ text: String, allowInsecureHTTP: Bool) -> Result<URL, APIError> {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+              let host = components.host, !host.isEmpty, let url = components.url else {
+            return .failure(APIError(.invalidConfiguration, "'\(text)' is not a URL (expected https://host[:port])"))
+        }
+        guard components.user == nil, components.password == nil else {
+            return .failure(APIError(.invalidConfiguration, "the service URL must not contain a user name or password"))
+        }
+        guard components.query == nil, components.fragment == nil else {
+            return .failure(APIError(.invalidConfiguration, "'\(text)' has a query or fragment; give the service's base URL"))
+        }
+        switch scheme {
+        case "https":
+            return .success(url)
+        case "http":
+            if isLoopback(host) || allowInsecureHTTP { return .success(url) }
+            return .failure(APIError(.invalidConfiguration, "'\(text)' uses plain http to a host that is not this machine"))
+        default:
+            return .failure(APIError(.invalidConfiguration, "'\(text)' must start with https:// (or http:// for a local server)"))
+        }
+    }
+
+    /// True for an https URL, and for plain http to this machine or when explicitly allowed: the
+    /// rule for anything fetched (media, redirects) besides the service URL itself.
+    public static func permits(_ url: URL, allowInsecureHTTP: Bool) -> Bool {
+        switch url.scheme?.lowercased() {
+        case "https": return true
+        case "http": return allowInsecureHTTP || isLoopback(url.host ?? "")
+        default: return false
+        }
+    }
+
+    /// One spelling per service (scheme and host lowercased, default port and trailing slash
+    /// dropped), so saved credentials are matched to the service they came from.
+    public static func key(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
+        components.scheme = components.scheme?.lowercased()
+        components.host = components.host?.lowercased()
+        if (components.scheme == "https" && components.port == 443) || (components.scheme == "http" && components.port == 80) {
+            components.port = nil
+        }
+        while components.percentEncodedPath.hasSuffix("/") { components.percentEncodedPath.removeLast() }
+        return components.string ?? url.absoluteString
+    }
+
+    /// `host:port` (or `host`) for messages.
+    public static func origin(_ url: URL) -> String {
+        let host = url.host ?? url.absoluteString
+        return url.port.map { "\(host):\($0)" } ?? host
+    }
+}

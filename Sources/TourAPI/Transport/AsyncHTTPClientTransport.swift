@@ -1,0 +1,125 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// The real transport: one AsyncHTTPClient on one event-loop thread, for the whole process.
+///
+/// It follows no redirect (`RequestExecutor` does, under `RedirectRule`, so a bearer token never
+/// travels to another origin) and never retries a failed connection by itself (the executor does,
+/// knowing which requests may be repeated). Call `shutdown()` on every path before exiting.
+public final class AsyncHTTPClientTransport: HTTPTransport {
+    public let configuration: TransportConfiguration
+    private let group: MultiThreadedEventLoopGroup
+    private let client: HTTPClient
+
+    public init(configuration: TransportConfiguration = TransportConfiguration()) {
+        self.configuration = configuration
+        // One thread is plenty for a command-line client, and it is ours to shut down.
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        var ahc = HTTPClient.Configuration()
+        ahc.redirectConfiguration = .disallow
+        ahc.timeout = .init(connect: Self.timeAmount(configuration.connectTimeout),
+                            read: Self.timeAmount(configuration.readTimeout))
+        ahc.connectionPool.retryConnectionEstablishment = false
+        ahc.decompression = .disabled
+        client = HTTPClient(eventLoopGroup: group, configuration: ahc)
+    }
+
+    public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
+        for field in request.headers { outgoing.headers.add(name: field.name, value: field.value) }
+        if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        let timeout = request.timeout ?? configuration.requestTimeout
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(outgoing, timeout: Self.timeAmount(timeout))
+        } catch {
+            throw Self.classify(error, timeout: timeout, configuration: configuration)
+        }
+        var headers = HTTPHeaderFields()
+        for (name, value) in response.headers { headers.add(name, value) }
+        let body = response.body
+        let configuration = configuration
+        return HTTPResponse(status: Int(response.status.code), headers: headers, body: ResponseBody {
+            var chunks = body.makeAsyncIterator()
+            return ResponseBody.AsyncIterator {
+                do {
+                    return try await chunks.next().map { Array($0.readableBytesView) }
+                } catch {
+                    throw Self.classify(error, timeout: timeout, configuration: configuration)
+                }
+            }
+        }, url: request.url)
+    }
+
+    public func shutdown() async throws {
+        try await client.shutdown()
+        try await group.shutdownGracefully()
+    }
+
+    /// Names what went wrong in the terms the retry rules need: was anything sent, is it worth
+    /// another attempt.
+    static func classify(_ error: any Error, timeout: Duration, configuration: TransportConfiguration) -> TransportError {
+        switch error {
+        case let error as TransportError:
+            return error
+        case let error as HTTPClientError:
+            switch error {
+            case .connectTimeout, .tlsHandshakeTimeout:
+                return TransportError(.connectTimeout, "no connection within \(seconds(configuration.connectTimeout))")
+            case .readTimeout:
+                return TransportError(.timedOut, "no answer within \(seconds(configuration.readTimeout))")
+            case .deadlineExceeded:
+                return TransportError(.timedOut, "no answer within \(seconds(timeout))")
+            case .remoteConnectionClosed:
+                return TransportError(.connectionLost, "the connection closed before the answer was complete")
+            case .cancelled:
+                return TransportError(.cancelled, "cancelled")
+            case .invalidURL, .emptyHost, .emptyScheme:
+                return TransportError(.invalidRequest, "not a URL walkscape can request")
+            default:
+                return TransportError(.connectionLost, "the exchange failed (\(error))")
+            }
+        case let error as NIOConnectionError:
+            if error.connectionErrors.isEmpty, error.dnsAError != nil || error.dnsAAAAError != nil {
+                return TransportError(.cannotConnect, "the host name \(error.host) does not resolve")
+            }
+            let reasons = error.connectionErrors.map { failure in
+                (failure.error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? String(describing: failure.error)
+            }
+            return TransportError(.cannotConnect, Set(reasons).sorted().joined(separator: ", ").lowercased())
+        case let error as IOError:
+            if [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH].contains(error.errnoCode) {
+                return TransportError(.cannotConnect, String(cString: strerror(error.errnoCode)).lowercased())
+            }
+            return TransportError(.connectionLost, String(cString: strerror(error.errnoCode)).lowercased())
+        case let error as HTTPParserError:
+            // The service closed the connection part-way through its answer, or sent something
+            // that is not HTTP: either way another attempt may fare better.
+            if error == .invalidEOFState || error == .closedConnection {
+                return TransportError(.connectionLost, "the connection closed before the answer was complete")
+            }
+            return TransportError(.connectionLost, "the answer was not valid HTTP (\(error))")
+        case is NIOSSLError, is BoringSSLError:
+            return TransportError(.tls, "the secure connection failed (\(error))")
+        case is CancellationError:
+            return TransportError(.cancelled, "cancelled")
+        default:
+            return TransportError(.connectionLost, "the exchange failed (\(error))")
+        }
+    }
+
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// One HTTP request as the transport sends it. The body is whole bytes, never a stream, so a
+/// request can be sent again unchanged when it may be retried.
+public struct HTTPRequest: Sendable {
+    public enum Method: String, Sendable, Hashable {
+        case get = "GET", head = "HEAD", post = "POST", put = "PUT", patch = "PATCH", delete = "DELETE"
+    }
+
+    public var method: Method
+    public var url: URL
+    public var headers: HTTPHeaderFields
+    public var body: Data?
+    /// How long the exchange may take until the answer's head has arrived (connecting included);
+    /// nil for the transport's default. A body then streams under the transport's read timeout.
+    public var timeout: Duration?
+
+    public init(method: Method, url: URL, headers: HTTPHeaderFields = [:], body: Data? = nil, timeout: Duration? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+
+    /// `GET /tours/abc`: for messages. Never the query (a presigned URL's signature lives there)
+    /// and never a header (the bearer token does).
+    public var summary: String {
+        "\(method.rawValue) \(url.path.isEmpty ? "/" : url.path)"
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// A response body as an asynchronous sequence of byte chunks, read once. Errors while reading are
+/// `TransportError`s (a stalled or broken connection mid-body).
+public struct ResponseBody: AsyncSequence, Sendable {
+    public typealias Element = [UInt8]
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        private var pull: () async throws -> [UInt8]?
+
+        public init(pull: @escaping () async throws -> [UInt8]?) {
+            self.pull = pull
+        }
+
+        public mutating func next() async throws -> [UInt8]? { try await pull() }
+    }
+
+    private let iterate: @Sendable () -> AsyncIterator
+
+    /// `iterate` makes the one iterator that reads the body.
+    public init(_ iterate: @escaping @Sendable () -> AsyncIterator) {
+        self.iterate = iterate
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { iterate() }
+
+    public static let empty = ResponseBody { AsyncIterator { nil } }
+
+    /// A body already in memory, in one chunk.
+    public static func bytes(_ data: Data) -> ResponseBody {
+        ResponseBody {
+            var sent = data.isEmpty
+            return AsyncIterator {
+                if sent { return nil }
+                sent = true
+                return [UInt8](data)
+            }
+        }
+    }
+
+    /// The whole body. More than `limit` bytes is refused: an API answer is small, and a huge one
+    /// is a mistake or an attack, not something to hold in memory.
+    public func collect(upTo limit: Int) async throws(TransportError) -> Data {
+        var data = Data()
+        do {
+            for try await chunk in self {
+                guard data.count + chunk.count <= limit else {
+                    throw TransportError(.tooLarge, "the answer is larger than \(limit) bytes")
+                }
+                data.append(contentsOf: chunk)
+            }
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw TransportError(.connectionLost, String(describing: error))
+        }
+        return data
+    }
+
+    /// Reads and drops what is left (up to `limit` bytes), so the connection can carry the next
+    /// request; errors are ignored because the answer was already judged.
+    public func discard(upTo limit: Int = 64 * 1024) async {
+        _ = try? await collect(upTo: limit)
+    }
+}

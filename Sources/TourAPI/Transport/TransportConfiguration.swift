@@ -1,0 +1,17 @@
+/// Timeouts and limits of the real transport.
+public struct TransportConfiguration: Sendable, Hashable {
+    /// How long to wait for a connection (TCP and TLS) to be established.
+    public var connectTimeout: Duration
+    /// How long a connection may stay silent while an answer is expected (head or body).
+    public var readTimeout: Duration
+    /// How long an exchange may take until the answer's head has arrived, when the request does
+    /// not say.
+    public var requestTimeout: Duration
+
+    public init(connectTimeout: Duration = .seconds(5), readTimeout: Duration = .seconds(20),
+                requestTimeout: Duration = .seconds(30)) {
+        self.connectTimeout = connectTimeout
+        self.readTimeout = readTimeout
+        self.requestTimeout = requestTimeout
+    }
+}

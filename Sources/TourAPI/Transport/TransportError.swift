@@ -1,0 +1,43 @@
+/// Why an exchange failed below HTTP: no status was received, or the body broke off.
+public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        /// Refused, unreachable, or the host name does not resolve: nothing was sent.
+        case cannotConnect
+        /// No connection within the connect timeout: nothing was sent.
+        case connectTimeout
+        /// Connected, but the answer (or the next bytes of its body) did not come in time.
+        case timedOut
+        /// The connection broke during the exchange: the request may have reached the server.
+        case connectionLost
+        /// The secure connection could not be set up or its certificate verified.
+        case tls
+        /// The answer was larger than the caller accepts.
+        case tooLarge
+        /// The request itself cannot be sent (a malformed URL).
+        case invalidRequest
+        case cancelled
+    }
+
+    public var kind: Kind
+    /// What happened, in words; never a header or a body (they may hold credentials).
+    public var detail: String
+
+    public init(_ kind: Kind, _ detail: String) {
+        self.kind = kind
+        self.detail = detail
+    }
+
+    /// True when the request cannot have reached the server, so even a request that must not be
+    /// repeated (a login, a voucher) may be sent again.
+    public var requestWasNotSent: Bool { kind == .cannotConnect || kind == .connectTimeout }
+
+    /// True for failures that another attempt may not meet.
+    public var isTransient: Bool {
+        switch kind {
+        case .cannotConnect, .connectTimeout, .timedOut, .connectionLost: true
+        case .tls, .tooLarge, .invalidRequest, .cancelled: false
+        }
+    }
+
+    public var description: String { detail }
+}

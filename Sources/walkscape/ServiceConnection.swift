@@ -1,0 +1,46 @@
+import Foundation
+import TourAPI
+
+/// Opens the one HTTP client of a run, hands the command an `APIClient`, and shuts the client down
+/// on every path, errors included.
+enum ServiceConnection {
+    /// The validated API URL, or why there is none to use.
+    static func serviceURL(_ settings: Settings) throws(CLIError) -> URL {
+        guard let text = settings.apiURL else {
+            throw CLIError.usage("no API URL configured: pass --api-url URL, set WALKSCAPE_API_URL, or put `api-url = URL` in \(settings.paths.configFile.path)")
+        }
+        return try APIEndpoint.validate(text, allowInsecure: settings.allowInsecureHTTP()).get()
+    }
+
+    static func transportConfiguration(_ settings: Settings) throws(CLIError) -> TransportConfiguration {
+        guard let seconds = try settings.apiTimeout() else { return TransportConfiguration() }
+        let timeout = Duration.milliseconds(Int64(seconds * 1000))
+        return TransportConfiguration(connectTimeout: min(.seconds(5), timeout), readTimeout: timeout, requestTimeout: timeout)
+    }
+
+    /// Runs `body` with a client of the configured service. API failures leave as `CLIError`s
+    /// with their exit codes; retries are announced on stderr so a wait is never a mystery.
+    static func run<T>(_ settings: Settings, _ body: (APIClient) async throws -> T) async throws -> T {
+        let service = try serviceURL(settings)
+        let configuration = try transportConfiguration(settings)
+        let redirects = RedirectRule(allowInsecureHTTP: try settings.allowInsecureHTTP())
+        let transport = AsyncHTTPClientTransport(configuration: configuration)
+        let executor = RequestExecutor(transport: transport, redirects: redirects,
+                                       onRetry: { notice in
+            let wait = Double(notice.delay.components.seconds) + Double(notice.delay.components.attoseconds) / 1e18
+            Console.err("walkscape: \(notice.request): \(notice.reason); trying again in \(String(format: "%.1f", wait)) s (attempt \(notice.attempt) of \(notice.maxAttempts))")
+        })
+        let channel = ServiceChannel(service: service, executor: executor, userAgent: "walkscape/\(Walkscape.version) (linux)")
+        let client = APIClient(channel: channel, credentials: CredentialsFile(url: settings.paths.credentialsFile))
+        let result: T
+        do {
+            result = try await body(client)
+        } catch {
+            try? await transport.shutdown()
+            if let error = error as? APIError { throw CLIError(error) }
+            throw error
+        }
+        do { try await transport.shutdown() } catch { throw CLIError.failure("cannot close the connection to the service: \(error)") }
+        return result
+    }
+}

@@ -1,0 +1,19 @@
+import Foundation
+
+/// Columns of text aligned under a header, for the commands that list things.
+struct TextTable {
+    var header: [String]
+    var rows: [[String]] = []
+
+    /// Cells are made one line each (text from the service may hold newlines or control
+    /// characters), so the columns stay columns.
+    func render() -> String {
+        let all = ([header] + rows).map { $0.map { TerminalText.sanitized($0, keepingNewlines: false) } }
+        let widths = header.indices.map { column in all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0 }
+        return all.map { row in
+            row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+}

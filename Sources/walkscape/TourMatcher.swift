@@ -1,0 +1,36 @@
+import Foundation
+
+/// Finds the tour a person means among candidates (the service's catalog; installed tours later):
+/// by id, by slug, or by a title prefix in any language. Case and accents do not matter. A name
+/// that fits several tours is a usage error listing them, never a guess.
+struct TourMatcher<Candidate> {
+    var id: (Candidate) -> String
+    var slug: (Candidate) -> String
+    /// Every title of the tour, in every language.
+    var titles: (Candidate) -> [String]
+    /// How a candidate is listed when a name is ambiguous: `slug (Title)`.
+    var label: (Candidate) -> String
+
+    func match(_ query: String, in candidates: [Candidate]) throws(CLIError) -> Candidate {
+        let wanted = Self.fold(query)
+        guard !wanted.isEmpty else { throw CLIError.usage("name a tour by its id, slug or title") }
+        if let hit = candidates.first(where: { Self.fold(id($0)) == wanted }) { return hit }
+        if let hit = candidates.first(where: { Self.fold(slug($0)) == wanted }) { return hit }
+        let exact = candidates.filter { titles($0).contains { Self.fold($0) == wanted } }
+        if exact.count == 1 { return exact[0] }
+        let prefixed = exact.isEmpty ? candidates.filter { titles($0).contains { Self.fold($0).hasPrefix(wanted) } } : exact
+        switch prefixed.count {
+        case 1:
+            return prefixed[0]
+        case 0:
+            throw CLIError.notFound("no tour matches '\(query)' (walkscape tours lists them)")
+        default:
+            let names = prefixed.map(label).sorted().joined(separator: ", ")
+            throw CLIError.usage("'\(query)' could be any of \(prefixed.count) tours: \(names); name one by its slug or id")
+        }
+    }
+
+    static func fold(_ text: String) -> String {
+        text.trimmingCharacters(in: .whitespacesAndNewlines).folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+    }
+}

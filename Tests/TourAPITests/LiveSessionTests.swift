@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+import TestSupport
+import TourAPI
+import TourModel
+
+/// TourAPI in-process against the real walkscape-server: many requests in flight with an expiring
+/// token share one refresh, counted by the server.
+@Suite(.serialized)
+struct LiveSessionTests {
+    @Test func concurrentRequestsWithAnExpiringTokenCauseOneRefresh() async throws {
+        let server = try await ServerProcess.start(.init(tokenTTL: 2))
+        try server.addUser("ada@example.org", password: "correct horse battery")
+        let transport = AsyncHTTPClientTransport()
+        let channel = ServiceChannel(service: URL(string: server.baseURL)!, executor: RequestExecutor(transport: transport),
+                                     userAgent: "walkscape-tests")
+        let client = APIClient(channel: channel, credentials: MemoryCredentialStore())
+        do {
+            _ = try await client.login(email: "ada@example.org", password: "correct horse battery")
+            try await Task.sleep(for: .milliseconds(2500))
+            let emails = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<16 { group.addTask { try await client.me().email } }
+                return try await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(emails == Array(repeating: "ada@example.org", count: 16))
+            #expect(await client.session.refreshCount == 1)
+            #expect(try server.stats()["refreshes"] == 1)
+        } catch {
+            try? await transport.shutdown()
+            throw error
+        }
+        try await transport.shutdown()
+        await server.stop()
+    }
+}
