@@ -24,7 +24,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib
 
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-bench build test demo bench install clean fuzz-nmea fuzz-srt
+.PHONY: all deps deps-bench build test demo bench install clean fuzz-nmea fuzz-srt fuzz-progress fuzz-tour
 
 all: build
 
@@ -61,7 +61,7 @@ bench: deps-bench
 	$(SWIFT) build $(RELEASE_FLAGS) $(BUILD_FLAGS)
 	@scripts/bench.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
 
-fuzz-nmea fuzz-srt: deps
+fuzz-nmea fuzz-srt fuzz-progress fuzz-tour: deps
 	@scripts/fuzz.sh $(@:fuzz-%=%) $(FUZZ_SECONDS)
 
 install: deps

@@ -14,6 +14,8 @@ let package = Package(
         .executable(name: "walkscape-server", targets: ["walkscape-server"]),
         .executable(name: "fuzz-nmea", targets: ["FuzzNMEA"]),
         .executable(name: "fuzz-srt", targets: ["FuzzSRT"]),
+        .executable(name: "fuzz-progress", targets: ["FuzzProgress"]),
+        .executable(name: "fuzz-tour", targets: ["FuzzTour"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -53,6 +55,9 @@ let package = Package(
         .target(name: "Playback", dependencies: ["TourModel", "FileAccess", "CMPG123", "CALSA"], swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzSRT", dependencies: ["Playback", "CFuzzerShim"], swiftSettings: swiftSettings),
         .target(name: "Walk", dependencies: ["TourModel", "FileAccess", "Positioning", "Playback"], swiftSettings: swiftSettings),
+        .executableTarget(name: "FuzzProgress", dependencies: ["Walk", "Positioning", "TourModel", "CFuzzerShim"],
+                          swiftSettings: swiftSettings),
+        .executableTarget(name: "FuzzTour", dependencies: ["TourModel", "CFuzzerShim"], swiftSettings: swiftSettings),
         // The HTTP client of the service. NIO types stay inside it: its interface speaks TourModel,
         // Foundation and its own request/response values.
         .target(

@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
-# Runs a libFuzzer target for a while: scripts/fuzz.sh nmea [SECONDS]   (make fuzz-nmea FUZZ_SECONDS=600)
+# Runs a libFuzzer target for a while: scripts/fuzz.sh NAME [SECONDS]   (make fuzz-NAME FUZZ_SECONDS=600)
+# Targets: nmea (NMEA parser and trace files), srt (subtitles), progress (saved walk progress and
+# resuming the walk core from it), tour (tour.json in a tour folder).
 # Links with lld: gold hits an internal error on the fuzzer runtime's debug info.
 # Builds with its own scratch path so it never shares a build lock or objects with normal builds.
 # Seeds (nmea): the gpsd corpus logs beside the checkout (../shared/corpus/gpsd-3.22) and the
-# tours' GPX traces, cut into 4 KiB pieces. Crashes land in .build-fuzz/artifacts-NAME/; the run's last status line (execs, cov)
+# tours' GPX traces, cut into 4 KiB pieces; (tour) the bundled tours' tour.json; srt and progress
+# seed themselves into an empty corpus folder. Crashes land in .build-fuzz/artifacts-NAME/; the run's last status line (execs, cov)
 # is printed at the end.
 set -euo pipefail
-name="${1:?usage: scripts/fuzz.sh nmea [seconds]}"
+name="${1:?usage: scripts/fuzz.sh nmea|srt|progress|tour [seconds]}"
 seconds="${2:-600}"
 cd "$(dirname "$0")/.."
 scratch=.build-fuzz
 case "$name" in
   nmea) product=fuzz-nmea ;;
   srt) product=fuzz-srt ;;  # seeds itself into an empty corpus folder
-  *) echo "fuzz.sh: no fuzz target '$name' (known: nmea)" >&2; exit 64 ;;
+  progress) product=fuzz-progress ;;  # seeds itself into an empty corpus folder
+  tour) product=fuzz-tour ;;
+  *) echo "fuzz.sh: no fuzz target '$name' (known: nmea, srt, progress, tour)" >&2; exit 64 ;;
 esac
+# A tour.json is bigger than a trace piece: the demo's is 5.5 KB.
+max_len=4096
+[ "$name" = tour ] && max_len=16384
 if ! swift build -c release --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld --product "$product"; then
   echo "fuzz.sh: build failed" >&2; exit 1
 fi
@@ -34,12 +42,18 @@ if [ "$name" = nmea ]; then
     [ -e "$seeds/gpx-$(basename "$gpx" .gpx)-00" ] || split -b 4096 -d "$gpx" "$seeds/gpx-$(basename "$gpx" .gpx)-"
   done
 fi
+if [ "$name" = tour ]; then
+  for manifest in tours/*/tour.json; do
+    [ -e "$manifest" ] || continue
+    cp "$manifest" "$seeds/$(basename "$(dirname "$manifest")").json"
+  done
+fi
 log="$scratch/fuzz-$name.log"
 # Let libFuzzer, not the Swift runtime's backtracer, handle a crash, so it saves the input.
 export SWIFT_BACKTRACE=enable=no
 echo "fuzz.sh: running $product for ${seconds}s (log: $log)"
 set +e
-"$bin" -max_total_time="$seconds" -max_len=4096 -timeout=10 -print_final_stats=1 \
+"$bin" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -print_final_stats=1 \
   -artifact_prefix="$artifacts/" "$seeds" >"$log" 2>&1
 status=$?
 set -e

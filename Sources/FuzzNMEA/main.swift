@@ -69,6 +69,10 @@ func traceFileRoundTrip(_ data: UnsafePointer<UInt8>, _ size: Int, expectedNMEAF
         count += 1
     }
     precondition(stats.fixes == count, "trace counter \(stats.fixes) != \(count)")
+    // What `walkscape trace` prints, from the same bytes (an absurd <hdop> once trapped here).
+    let summary = TraceSummary(file: trace)
+    precondition(summary.fixes == count, "summary counted \(summary.fixes) fixes, the file \(count)")
+    _ = summary.text
     precondition(stats.readError == nil, "read error \(stats.readError ?? "")")
     if trace.format == .nmea {
         // Lines longer than the buffer are cut into pieces by the reader, and pieces can parse

@@ -10,8 +10,12 @@ struct MPEGFrameHeader: Sendable, Hashable {
     /// 1, 2 or 3.
     var layer: Int
     var hasCRC: Bool
-    /// Kilobits per second.
+    /// Kilobits per second; 0 for a free-format stream (bitrate index 0), whose frame length the
+    /// header does not say: `freeFormatLength` holds it once the stream has shown it.
     var bitrate: Int
+    /// Bytes of an unpadded frame in a free-format stream, learnt from the distance between
+    /// frames (`withFreeFormatLength(in:at:)`); nil until then, and for every other stream.
+    var freeFormatLength: Int?
     var sampleRate: Int
     var padding: Bool
     var channels: Int
@@ -24,8 +28,15 @@ struct MPEGFrameHeader: Sendable, Hashable {
         [8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160],          // MPEG-2/2.5 layers II, III
     ]
 
+    /// The largest frame libmpg123 decodes (its MAXFRAMESIZE): a free-format frame is looked for
+    /// no further away than this.
+    static let maxFrameLength = 3456
+
+    var isFreeFormat: Bool { bitrate == 0 }
+
     /// Parses the header at `bytes[offset...]`, or returns nil when those bytes cannot be one.
-    /// Free-format frames (bitrate index 0) are refused: their length cannot be known from the header.
+    /// A free-format header (bitrate index 0, which the standard allows and mpg123 plays) parses
+    /// with `bitrate` 0; its length comes from `withFreeFormatLength(in:at:)`.
     init?(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
         guard offset >= 0, offset + 4 <= bytes.count else { return nil }
         let b0 = bytes[offset], b1 = bytes[offset + 1], b2 = bytes[offset + 2], b3 = bytes[offset + 3]
@@ -44,9 +55,9 @@ struct MPEGFrameHeader: Sendable, Hashable {
         }
         hasCRC = b1 & 1 == 0
         let bitrateIndex = Int(b2 >> 4)
-        guard bitrateIndex != 0, bitrateIndex != 15 else { return nil }
+        guard bitrateIndex != 15 else { return nil }
         let table = version == .mpeg1 ? layer - 1 : (layer == 1 ? 3 : 4)
-        bitrate = Self.bitrates[table][bitrateIndex - 1]
+        bitrate = bitrateIndex == 0 ? 0 : Self.bitrates[table][bitrateIndex - 1]
         let rateIndex = Int((b2 >> 2) & 3)
         guard rateIndex != 3 else { return nil }
         let base = [44100, 48000, 32000][rateIndex]
@@ -66,8 +77,13 @@ struct MPEGFrameHeader: Sendable, Hashable {
         }
     }
 
-    /// Bytes from this header to the next one.
+    /// Bytes a padding bit adds: one slot, 4 bytes in layer I, 1 byte in layers II and III.
+    var paddingLength: Int { layer == 1 ? 4 : 1 }
+
+    /// Bytes from this header to the next one (for a free-format header, once its length is known;
+    /// 0 before).
     var frameLength: Int {
+        if isFreeFormat { return freeFormatLength.map { $0 + (padding ? paddingLength : 0) } ?? 0 }
         let bps = bitrate * 1000
         switch layer {
         case 1: return (12 * bps / sampleRate + (padding ? 1 : 0)) * 4
@@ -82,8 +98,34 @@ struct MPEGFrameHeader: Sendable, Hashable {
         return 4 + (hasCRC ? 2 : 0) + sideInfo
     }
 
-    /// True when `other` can follow this header in the same stream.
+    /// True when `other` can follow this header in the same stream (a free-format stream stays
+    /// free-format: its frames have no bitrate to switch to).
     func isCompatible(with other: MPEGFrameHeader) -> Bool {
         other.version == version && other.layer == layer && other.sampleRate == sampleRate
+            && other.isFreeFormat == isFreeFormat
+    }
+
+    /// This free-format header with its stream's frame length, learnt the way decoders do: the
+    /// next compatible header is found at some distance, and a third one exactly where that
+    /// length (with each frame's own padding) says it must be. Nil when the bytes do not show
+    /// two more frames at one constant length, which random data practically never does.
+    func withFreeFormatLength(in bytes: UnsafeRawBufferPointer, at offset: Int) -> MPEGFrameHeader? {
+        guard isFreeFormat else { return self }
+        // The smallest frame holds its header and side information.
+        let shortest = xingOffset
+        var distance = shortest
+        while distance <= Self.maxFrameLength, offset + distance + 4 <= bytes.count {
+            defer { distance += 1 }
+            guard bytes[offset + distance] == 0xFF, let second = MPEGFrameHeader(bytes, at: offset + distance),
+                  isCompatible(with: second) else { continue }
+            let length = distance - (padding ? paddingLength : 0)
+            guard length >= shortest else { continue }
+            let third = offset + distance + length + (second.padding ? paddingLength : 0)
+            guard let next = MPEGFrameHeader(bytes, at: third), isCompatible(with: next) else { continue }
+            var header = self
+            header.freeFormatLength = length
+            return header
+        }
+        return nil
     }
 }

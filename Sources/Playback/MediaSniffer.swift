@@ -11,7 +11,9 @@ import Foundation
 /// Names lie (an AAC file named `.mp3` is common upstream), and libmpg123 resyncs through anything
 /// that contains a sync word, so "no frames" is not enough to recognise non-MPEG data: random bytes
 /// would play as noise. MPEG audio is accepted only when two consecutive, mutually consistent frame
-/// headers are found, which random data practically never has.
+/// headers are found, which random data practically never has. A free-format stream (no bitrate
+/// in its headers; mpg123 plays it) shows its frame length only by the distance between frames,
+/// so it needs three headers at one constant length.
 public enum MediaSniffer {
     /// How far into the file (after any ID3v2 tag) MPEG audio is looked for.
     static let searchWindow = 64 * 1024
@@ -107,11 +109,14 @@ public enum MediaSniffer {
         let limit = min(bytes.count - 4, searchWindow)
         var offset = 0
         while offset < limit {
-            if bytes[offset] == 0xFF, let header = MPEGFrameHeader(bytes, at: offset) {
+            if bytes[offset] == 0xFF, let parsed = MPEGFrameHeader(bytes, at: offset),
+               let header = parsed.withFreeFormatLength(in: bytes, at: offset) {
                 let next = offset + header.frameLength
                 let confirmed: Bool
                 if let second = MPEGFrameHeader(bytes, at: next) {
                     confirmed = header.isCompatible(with: second)
+                } else if header.isFreeFormat {
+                    confirmed = false
                 } else {
                     // A one-frame file ends exactly where its only frame does.
                     confirmed = baseOffset + next == fileSize && offset == 0

@@ -9,7 +9,8 @@ struct ErrorHistogram {
 
     mutating func add(_ value: Double) {
         let v = Swift.max(0, value)
-        bins[Swift.min(Self.binCount, Int(v / Self.binWidth))] += 1
+        // Clamp before converting: an absurd estimate (a GPX <hdop>1e300</hdop>) trapped in Int().
+        bins[Int(Swift.min(Double(Self.binCount), v / Self.binWidth))] += 1
         count += 1
         max = Swift.max(max ?? v, v)
     }

@@ -115,8 +115,8 @@ struct FieldCursor {
         guard r.count >= 6 else { return nil }
         guard let hh = twoDigits(r.lowerBound), let mm = twoDigits(r.lowerBound + 2),
               let ss = twoDigits(r.lowerBound + 4) else { return nil }
-        // 60 seconds is a leap second; keep it rather than drop a real fix.
-        guard hh < 24, mm < 60, ss <= 60 else { return nil }
+        // 23:59:60 is a leap second; keep it rather than drop a real fix. Any other :60 is not a time.
+        guard CivilDate.isValidTime(hour: hh, minute: mm, second: ss) else { return nil }
         var millis = 0
         if r.count > 6 {
             guard p[r.lowerBound + 6] == 46 else { return nil }
@@ -141,8 +141,8 @@ struct FieldCursor {
     func ddmmyy(_ r: Range<Int>) -> Int? {
         guard r.count == 6, let n = integer(r) else { return nil }
         let dd = n / 10000, mm = n / 100 % 100, yy = n % 100
-        guard (1...31).contains(dd), (1...12).contains(mm) else { return nil }
         let year = yy >= 80 ? 1900 + yy : 2000 + yy
+        guard CivilDate.isValid(year: year, month: mm, day: dd) else { return nil }
         return CivilDate.days(year: year, month: mm, day: dd)
     }
 }

@@ -13,6 +13,13 @@ import TourModel
 /// attributes and its `time`, `ele`, `hdop`, `sat`, `fix`, `speed` and `course` children. That
 /// keeps memory flat on files of any length, and ignores everything else (metadata, extensions,
 /// routes' names). A point without `<time>` cannot be replayed and is counted as `untimed`.
+///
+/// XML rules it follows all the same: GPX elements may carry a namespace prefix
+/// (`<gpx:trkpt>`), as any prefix the root element binds to the GPX namespace
+/// (`xmlns:gpx="http://www.topografix.com/GPX/1/1"`, or the root's own prefix); unprefixed names
+/// are read too, as files without any `xmlns` are common. Elements of other namespaces
+/// (`<ext:time>` in an extension) are not GPX's. A child's text may be CDATA
+/// (`<time><![CDATA[...]]></time>`), and its start tag may have attributes or spaces.
 struct GPXReader {
     struct Counters: Sendable, Hashable {
         var points = 0
@@ -23,25 +30,47 @@ struct GPXReader {
 
     private(set) var counters = Counters()
     private let reader: ByteReader
+    /// The prefixes GPX elements are written with, `gpx:` style, `""` for none; from the root
+    /// element (`readRoot()`), before the first point is looked for.
+    private var prefixes: [[UInt8]] = [[]] {
+        didSet {
+            closers = prefixes.map { prefix in Self.kinds.map { Array("</".utf8) + prefix + $0 } }
+            longestStart = (prefixes.map(\.count).max() ?? 0) + 7
+        }
+    }
+    /// Bytes needed to tell a point's start tag: `<`, the longest prefix, `trkpt`, a delimiter.
+    private var longestStart = 7
+    /// `</` + prefix + kind, by prefix and kind, made once.
+    private var closers: [[[UInt8]]] = [kinds.map { Array("</".utf8) + $0 }]
+    private var rootRead = false
 
     init(reader: ByteReader) {
         self.reader = reader
     }
 
     private static let kinds: [[UInt8]] = [Array("trkpt".utf8), Array("rtept".utf8), Array("wpt".utf8)]
-    private static let closers: [[UInt8]] = kinds.map { Array("</".utf8) + $0 }
     /// The byte strings searched for in every point, made once.
     private enum Tag {
         static let lat = Array("lat".utf8), lon = Array("lon".utf8)
-        static let time = Array("<time>".utf8), ele = Array("<ele>".utf8), hdop = Array("<hdop>".utf8)
-        static let sat = Array("<sat>".utf8), fix = Array("<fix>".utf8), speed = Array("<speed>".utf8)
-        static let course = Array("<course>".utf8)
+        static let time = Array("time".utf8), ele = Array("ele".utf8), hdop = Array("hdop".utf8)
+        static let sat = Array("sat".utf8), fix = Array("fix".utf8), speed = Array("speed".utf8)
+        static let course = Array("course".utf8)
+        static let cdataOpen = Array("<![CDATA[".utf8), cdataClose = Array("]]>".utf8)
+        static let namespace = Array("topografix.com/GPX/".utf8)
+        static let xmlns = Array("xmlns".utf8)
     }
+    /// How far into the file the root element is looked for (past the XML declaration, comments,
+    /// a DOCTYPE).
+    static let rootWindow = 64 * 1024
 
     mutating func next() -> Fix? {
+        if !rootRead {
+            rootRead = true
+            readRoot()
+        }
         while true {
-            guard let kind = findPointStart() else { return nil }
-            guard let elementEnd = findPointEnd(kind: kind) else {
+            guard let (kind, prefix) = findPointStart() else { return nil }
+            guard let elementEnd = findPointEnd(closer: closers[prefix][kind]) else {
                 // Unterminated (truncated file or a point larger than the reader may grow): skip it.
                 counters.points += 1
                 counters.malformed += 1
@@ -58,8 +87,75 @@ struct GPXReader {
         }
     }
 
-    /// Positions `reader.start` at the next point's `<` and returns its kind.
-    private func findPointStart() -> Int? {
+    /// Reads the namespace prefixes bound to GPX from the root element's start tag (without
+    /// consuming anything): its own prefix when its name is `P:gpx`, and every `xmlns:P` whose
+    /// URI is a topografix GPX namespace.
+    private mutating func readRoot() {
+        var searched = 0
+        while true {
+            let p = reader.buffer
+            var i = reader.start + searched
+            while i < reader.end {
+                guard let lt = memchr(p + i, 60, reader.end - i) else { i = reader.end; break }
+                let at = p.distance(to: lt.assumingMemoryBound(to: UInt8.self))
+                guard at + 1 < reader.end else { i = at; break }
+                let next = p[at + 1]
+                if next == 63 || next == 33 {  // <? and <! (declaration, comment, DOCTYPE): not elements
+                    i = at + 1
+                    continue
+                }
+                guard let gt = memchr(p + at, 62, reader.end - at) else { i = at; break }
+                let end = p.distance(to: gt.assumingMemoryBound(to: UInt8.self))
+                learnPrefixes(UnsafeBufferPointer(start: p + at + 1, count: end - at - 1))
+                return
+            }
+            searched = i - reader.start
+            if searched > Self.rootWindow || !reader.fill(grow: true) { return }
+        }
+    }
+
+    private mutating func learnPrefixes(_ tag: UnsafeBufferPointer<UInt8>) {
+        var nameEnd = 0
+        while nameEnd < tag.count, !Self.isSpace(tag[nameEnd]), tag[nameEnd] != 47 { nameEnd += 1 }
+        let name = Array(tag[0..<nameEnd])
+        if let colon = name.firstIndex(of: 58), Array(name[(colon + 1)...]) == Array("gpx".utf8) {
+            let prefix = Array(name[...colon])
+            if !prefixes.contains(prefix) { prefixes.append(prefix) }
+        }
+        // xmlns:P="...topografix.com/GPX/..." declarations.
+        var i = nameEnd
+        while i < tag.count {
+            while i < tag.count, Self.isSpace(tag[i]) { i += 1 }
+            let nameStart = i
+            while i < tag.count, tag[i] != 61, !Self.isSpace(tag[i]) { i += 1 }
+            let attribute = Array(tag[nameStart..<i])
+            while i < tag.count, tag[i] != 34, tag[i] != 39 { i += 1 }
+            guard i < tag.count else { return }
+            let quote = tag[i]
+            let valueStart = i + 1
+            i = valueStart
+            while i < tag.count, tag[i] != quote { i += 1 }
+            let value = Array(tag[valueStart..<min(i, tag.count)])
+            i += 1
+            guard attribute.count > Tag.xmlns.count + 1, Array(attribute[0..<Tag.xmlns.count]) == Tag.xmlns,
+                  attribute[Tag.xmlns.count] == 58, Self.contains(value, Tag.namespace) else { continue }
+            let prefix = Array(attribute[(Tag.xmlns.count + 1)...]) + [58]
+            if !prefixes.contains(prefix) { prefixes.append(prefix) }
+        }
+    }
+
+    private static func isSpace(_ c: UInt8) -> Bool { c == 32 || c == 9 || c == 10 || c == 13 }
+
+    private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard needle.count <= haystack.count else { return false }
+        return (0...(haystack.count - needle.count)).contains { start in
+            (0..<needle.count).allSatisfy { haystack[start + $0] == needle[$0] }
+        }
+    }
+
+    /// Positions `reader.start` at the next point's `<` and returns its kind and prefix.
+    private func findPointStart() -> (kind: Int, prefix: Int)? {
+        let longest = longestStart
         while true {
             let p = reader.buffer
             var i = reader.start
@@ -67,15 +163,19 @@ struct GPXReader {
                 guard let lt = memchr(p + i, 60, reader.end - i) else { i = reader.end; break }
                 let at = p.distance(to: lt.assumingMemoryBound(to: UInt8.self))
                 // Need the tag name and one delimiter after it.
-                if reader.end - at < 7 {
+                if reader.end - at < longest, !reader.isAtEOF {
                     i = at
                     break
                 }
-                for (k, name) in Self.kinds.enumerated() where matches(p, at + 1, name) {
-                    let after = p[at + 1 + name.count]
-                    if after == 32 || after == 9 || after == 10 || after == 13 || after == 62 || after == 47 {
-                        reader.start = at
-                        return k
+                for (n, prefix) in prefixes.enumerated() where matches(p, at + 1, prefix) {
+                    for (k, name) in Self.kinds.enumerated() where matches(p, at + 1 + prefix.count, name) {
+                        let after = at + 1 + prefix.count + name.count
+                        guard after < reader.end else { continue }
+                        let c = p[after]
+                        if Self.isSpace(c) || c == 62 || c == 47 {
+                            reader.start = at
+                            return (k, n)
+                        }
                     }
                 }
                 i = at + 1
@@ -87,8 +187,7 @@ struct GPXReader {
 
     /// The index just past the end tag (or `/>`) of the point starting at `reader.start`,
     /// reading more input if needed (which may move the point to the front of the buffer).
-    private func findPointEnd(kind: Int) -> Int? {
-        let close = Self.closers[kind]
+    private func findPointEnd(closer close: [UInt8]) -> Int? {
         var offset = 0  // searched so far, relative to the point's start
         while true {
             let p = reader.buffer
@@ -186,22 +285,48 @@ struct GPXReader {
         return nil
     }
 
-    /// The text of the first `<name>...</...>` child, trimmed.
-    private func child(_ body: UnsafeBufferPointer<UInt8>, _ open: [UInt8]) -> UnsafeBufferPointer<UInt8>? {
-        guard open.count <= body.count else { return nil }
+    /// The text of the first `<name>` child in any GPX prefix (`<time>`, `<gpx:time >`,
+    /// `<time kind="x">`), trimmed; CDATA sections (`<![CDATA[...]]>`) are read as text.
+    private func child(_ body: UnsafeBufferPointer<UInt8>, _ name: [UInt8]) -> UnsafeBufferPointer<UInt8>? {
+        guard let base = body.baseAddress else { return nil }
         var i = 0
-        while i + open.count <= body.count {
-            if body[i] == 60, (1..<open.count).allSatisfy({ body[i + $0] == open[$0] }) {
-                var s = i + open.count
-                var e = s
-                while e < body.count, body[e] != 60 { e += 1 }
-                while s < e, body[s] == 32 || body[s] == 10 || body[s] == 13 || body[s] == 9 { s += 1 }
-                while e > s, body[e - 1] == 32 || body[e - 1] == 10 || body[e - 1] == 13 || body[e - 1] == 9 { e -= 1 }
-                return UnsafeBufferPointer(rebasing: body[s..<e])
+        while i < body.count, let lt = memchr(base + i, 60, body.count - i) {
+            let at = base.distance(to: lt.assumingMemoryBound(to: UInt8.self))
+            i = at + 1
+            for prefix in prefixes {
+                let nameAt = at + 1 + prefix.count
+                var j = nameAt + name.count
+                guard j < body.count, body[nameAt] == name[0], matches(body, at + 1, prefix), matches(body, nameAt, name),
+                      body[j] == 62 || Self.isSpace(body[j]) else { continue }
+                while j < body.count, body[j] != 62 { j += 1 }  // attributes
+                guard j < body.count, body[j - 1] != 47 else { return nil }  // <time/>: empty
+                return text(body, from: j + 1)
             }
-            i += 1
         }
         return nil
+    }
+
+    /// An element's text from `start` to the next tag, trimmed; or a CDATA section's content.
+    private func text(_ body: UnsafeBufferPointer<UInt8>, from start: Int) -> UnsafeBufferPointer<UInt8> {
+        var s = start
+        while s < body.count, Self.isSpace(body[s]) { s += 1 }
+        var e = s
+        if matches(body, s, Tag.cdataOpen) {
+            s += Tag.cdataOpen.count
+            e = s
+            while e < body.count, !matches(body, e, Tag.cdataClose) { e += 1 }
+        } else {
+            while e < body.count, body[e] != 60 { e += 1 }
+        }
+        while s < e, Self.isSpace(body[s]) { s += 1 }
+        while e > s, Self.isSpace(body[e - 1]) { e -= 1 }
+        return UnsafeBufferPointer(rebasing: body[s..<e])
+    }
+
+    private func matches(_ body: UnsafeBufferPointer<UInt8>, _ at: Int, _ name: [UInt8]) -> Bool {
+        guard at >= 0, at + name.count <= body.count else { return false }
+        for (j, c) in name.enumerated() where body[at + j] != c { return false }
+        return true
     }
 
     /// Plain decimals are read in place; anything fancier (exponents) goes through `Double`.

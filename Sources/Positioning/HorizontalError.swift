@@ -23,11 +23,13 @@ public enum HorizontalError {
 
     public static func fromHDOP(_ hdop: Double) -> Double { hdop * hdopFactor }
 
-    /// gpsd's figures, any of which may be NaN (libgps's "not reported").
+    /// gpsd's figures, any of which may be NaN (libgps's "not reported"), negative or absurd; a
+    /// figure that does not make a finite, non-negative estimate counts as not reported.
     public static func fromGPSD(epx: Double, epy: Double, eph: Double, hdop: Double) -> Double? {
-        if epx.isFinite, epy.isFinite { return (epx * epx + epy * epy).squareRoot() / gpsdConfidenceDivisor }
-        if eph.isFinite { return eph / gpsdConfidenceDivisor }
-        if hdop.isFinite, hdop > 0 { return fromHDOP(hdop) }
+        func usable(_ value: Double) -> Double? { value.isFinite && value >= 0 ? value : nil }
+        if epx.isFinite, epy.isFinite, let e = usable((epx * epx + epy * epy).squareRoot() / gpsdConfidenceDivisor) { return e }
+        if let e = usable(eph / gpsdConfidenceDivisor) { return e }
+        if hdop.isFinite, hdop > 0, let e = usable(fromHDOP(hdop)) { return e }
         return nil
     }
 }

@@ -17,11 +17,13 @@ enum ISO8601 {
         guard t.count >= 19, let year = digits(0, 4), t[4] == 45, let month = digits(5, 2), t[7] == 45,
               let day = digits(8, 2), t[10] == 84 || t[10] == 32, let hour = digits(11, 2), t[13] == 58,
               let minute = digits(14, 2), t[16] == 58, let second = digits(17, 2),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60 else { return nil }
+              CivilDate.isValid(year: year, month: month, day: day),
+              (0..<24).contains(hour), (0..<60).contains(minute), (0...60).contains(second) else { return nil }
         var i = 19
         var fraction = 0.0
         if i < t.count, t[i] == 46 {
             i += 1
+            guard i < t.count, (48...57).contains(t[i]) else { return nil }
             var scale = 0.1
             while i < t.count, (48...57).contains(t[i]) {
                 fraction += Double(t[i] - 48) * scale
@@ -35,9 +37,9 @@ enum ISO8601 {
             case 90: i += 1  // Z
             case 43, 45:
                 let sign = t[i] == 45 ? -1 : 1
-                guard let hh = digits(i + 1, 2) else { return nil }
+                guard let hh = digits(i + 1, 2), hh < 24 else { return nil }
                 var mm = 0
-                if let m = digits(i + 3, 2) { mm = m; i += 5 } else if i + 3 < t.count, t[i + 3] == 58, let m = digits(i + 4, 2) {
+                if let m = digits(i + 3, 2), m < 60 { mm = m; i += 5 } else if i + 3 < t.count, t[i + 3] == 58, let m = digits(i + 4, 2), m < 60 {
                     mm = m
                     i += 6
                 } else {
@@ -48,6 +50,11 @@ enum ISO8601 {
             }
         }
         guard i == t.count else { return nil }
+        // A leap second is 23:59:60 in UTC, whatever the zone the time is written in.
+        if second == 60 {
+            let utcMinute = ((hour * 60 + minute - offset / 60) % 1440 + 1440) % 1440
+            guard utcMinute == 23 * 60 + 59 else { return nil }
+        }
         let days = CivilDate.days(year: year, month: month, day: day)
         let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
         return Date(timeIntervalSince1970: seconds)

@@ -257,9 +257,12 @@ public struct NMEAParser: Sendable {
             return noFix(at: timeField, f)
         }
         guard let tod = timeOfDay(f, timeField) else { return malformed() }
+        // An impossible date (31 February) is a broken sentence, never carried into March.
+        let newDay = f.ddmmyy(date)
+        guard newDay != nil || f.isEmpty(date) else { return malformed() }
         // Begin the epoch first, so the previous one keeps the date it had.
         let fix = beginEpoch(tod)
-        if let d = f.ddmmyy(date) {
+        if let d = newDay {
             day = d
             rolloverDays = 0
             epoch.day = d
@@ -358,8 +361,10 @@ public struct NMEAParser: Sendable {
     private mutating func zda(_ f: inout FieldCursor) {
         let timeField = f.next()
         let dd = f.next(), mm = f.next(), yyyy = f.next()
-        guard let d = f.integer(dd), let m = f.integer(mm), let y = f.integer(yyyy),
-              (1...31).contains(d), (1...12).contains(m), (1980...2200).contains(y) else {
+        // An impossible date or time (31 February, 24:00:00) is a broken sentence, never normalised.
+        let tod = f.hhmmss(timeField)
+        guard let d = f.integer(dd), let m = f.integer(mm), let y = f.integer(yyyy), (1980...2200).contains(y),
+              CivilDate.isValid(year: y, month: m, day: d), tod != nil || f.isEmpty(timeField) else {
             statistics.malformed += 1
             return
         }
@@ -369,7 +374,7 @@ public struct NMEAParser: Sendable {
         rolloverDays = 0
         // The date belongs to ZDA's own time: midnight rollovers are counted from there. It
         // dates the epoch in progress only if it is stamped with that epoch's time.
-        if let tod = f.hhmmss(timeField) {
+        if let tod {
             lastTimeOfDay = tod
             if tod == epoch.timeOfDay { epoch.day = date }
         }

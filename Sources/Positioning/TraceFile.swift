@@ -58,7 +58,7 @@ public final class TraceFile: Sendable {
         lastStatistics.withLock { $0 = statistics }
     }
 
-    /// GPX if the first markup is XML with a `<gpx` element; NMEA if a line starts with `$`, `!`
+    /// GPX if the first markup is XML with a `<gpx` element (or `<P:gpx`, namespace-prefixed); NMEA if a line starts with `$`, `!`
     /// or `#` (comments), or a `$` sentence appears in the first block (logs with binary noise).
     static func detect(_ head: UnsafeBufferPointer<UInt8>) -> Format? {
         var i = 0
@@ -67,7 +67,7 @@ public final class TraceFile: Sendable {
         guard i < head.count else { return nil }
         if head[i] == 60 {  // '<'
             let text = String(decoding: UnsafeBufferPointer(rebasing: head[i...]), as: UTF8.self)
-            return text.contains("<gpx") ? .gpx : nil
+            return text.range(of: #"<([A-Za-z_][A-Za-z0-9_.-]*:)?gpx[\s>/]"#, options: .regularExpression) != nil ? .gpx : nil
         }
         if head[i] == 36 || head[i] == 33 || head[i] == 35 { return .nmea }
         // A `$` followed by five letters/digits and a comma, anywhere in the first block.

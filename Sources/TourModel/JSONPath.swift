@@ -1,6 +1,6 @@
 /// Renders a Codable coding path the way a person reads JSON: `points[2].location.lat`.
-enum JSONPath {
-    static func render(_ path: [any CodingKey]) -> String {
+public enum JSONPath {
+    public static func render(_ path: [any CodingKey]) -> String {
         var out = ""
         for key in path {
             if let index = key.intValue {
@@ -13,7 +13,7 @@ enum JSONPath {
         return out
     }
 
-    static func render(_ path: [any CodingKey], appending key: String) -> String {
+    public static func render(_ path: [any CodingKey], appending key: String) -> String {
         let base = render(path)
         return base.isEmpty ? key : "\(base).\(key)"
     }

@@ -57,7 +57,7 @@ public struct TourDetail: Sendable, Hashable, Decodable, APIEncodable {
         slug = try top.first(String.self, "slug") ?? id
         isProtected = try top.first(Bool.self, "isProtected") ?? false
         hasAccess = try top.first(Bool.self, "hasAccess")
-        pointCount = try top.first(Int.self, "pointCount")
+        pointCount = try top.first(JSONInteger.self, "pointCount")?.value
         // The guide nests the language version; the live service is flat. Read either.
         let c = try top.nested("version") ?? top
         language = try c.first(String.self, "language")

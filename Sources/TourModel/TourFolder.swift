@@ -120,6 +120,10 @@ public struct TourFolder: Sendable, Hashable {
             throw TourModelError(file: root.path, reason: "cannot be read (\(error.reason))")
         }
         let data = try paths.manifest()
+        // The decoder keeps one of two equal keys without a word; the curator must choose.
+        if let duplicate = JSONDuplicateKeys.first(in: data) {
+            throw TourModelError(file: manifestName, field: duplicate.path, reason: "\"\(duplicate.key)\" appears twice")
+        }
         let raw: RawTour
         do {
             raw = try JSONDecoder().decode(RawTour.self, from: data)
@@ -164,6 +168,7 @@ public struct TourFolder: Sendable, Hashable {
             return TourModelError(file: manifestName, field: JSONPath.render(context.codingPath, appending: key.stringValue),
                                   reason: "is required")
         case .typeMismatch(let type, let context):
+            if context.codingPath.isEmpty { return TourModelError(file: manifestName, reason: "the top level must be an object") }
             return TourModelError(file: manifestName, field: JSONPath.render(context.codingPath),
                                   reason: "must be \(Self.typeName(type))")
         case .valueNotFound(let type, let context):
@@ -184,7 +189,10 @@ public struct TourFolder: Sendable, Hashable {
     /// which we turn into the line and column an editor shows.
     static func syntaxProblem(in data: Data) -> String {
         do {
-            _ = try JSONSerialization.jsonObject(with: data)
+            if try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed) is [String: Any] {
+                // Well-formed, yet the decoder refused a value without saying where.
+                return "a value cannot be read"
+            }
             return "the top level must be an object"
         } catch {
             let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
@@ -218,13 +226,13 @@ public struct TourFolder: Sendable, Hashable {
 // MARK: - Raw shapes (decoding only)
 
 struct RawTour: Decodable {
-    var format: Int
+    var format: JSONInteger
     var id: String
     var slug: String
     var city: String?
     var difficulty: String?
-    var durationMinutes: Double?
-    var distanceKm: Double?
+    var durationMinutes: JSONNumber?
+    var distanceKm: JSONNumber?
     var isProtected: Bool?
     var defaultLanguage: String?
     var route: String?
@@ -242,15 +250,15 @@ struct RawLanguage: Decodable {
 }
 
 struct RawLocation: Decodable {
-    var lat: Double
-    var lng: Double
+    var lat: JSONNumber
+    var lng: JSONNumber
 }
 
 struct RawPoint: Decodable {
     var id: String
-    var order: Int
+    var order: JSONInteger
     var location: RawLocation
-    var triggerRadiusMeters: Double
+    var triggerRadiusMeters: JSONNumber
     var content: [String: RawPointContent]
 }
 
@@ -275,15 +283,15 @@ private struct Validator {
     }
 
     func validate() throws(TourModelError) -> TourFolder {
-        guard raw.format == TourFolder.supportedFormat else {
-            throw fail("format", "\(raw.format) is not supported (this walkscape reads format \(TourFolder.supportedFormat))")
+        guard raw.format.value == TourFolder.supportedFormat else {
+            throw fail("format", "\(raw.format.value) is not supported (this walkscape reads format \(TourFolder.supportedFormat))")
         }
         guard !raw.id.trimmingCharacters(in: .whitespaces).isEmpty else { throw fail("id", "must not be empty") }
         guard !raw.slug.isEmpty, raw.slug.allSatisfy({ ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "-" }) else {
             throw fail("slug", "\"\(raw.slug)\" must be lowercase letters, digits and -")
         }
-        if let d = raw.durationMinutes, !(d >= 0) { throw fail("durationMinutes", "\(d) must not be negative") }
-        if let d = raw.distanceKm, !(d >= 0) { throw fail("distanceKm", "\(d) must not be negative") }
+        if let d = raw.durationMinutes?.value, !(d >= 0) { throw fail("durationMinutes", "\(d) must not be negative") }
+        if let d = raw.distanceKm?.value, !(d >= 0) { throw fail("distanceKm", "\(d) must not be negative") }
 
         guard !raw.languages.isEmpty else { throw fail("languages", "must name at least one language") }
         var languageInfo: [String: TourFolder.LanguageInfo] = [:]
@@ -314,23 +322,25 @@ private struct Validator {
         var seenOrders: [Int: Int] = [:]
         for (i, p) in raw.points.enumerated() {
             let at = "points[\(i)]"
+            let order = p.order.value, lat = p.location.lat.value, lng = p.location.lng.value
+            let radius = p.triggerRadiusMeters.value
             guard !p.id.trimmingCharacters(in: .whitespaces).isEmpty else { throw fail("\(at).id", "must not be empty") }
             if let first = seenIDs[p.id] {
                 throw fail("\(at).id", "\"\(p.id)\" is used twice (points[\(first)] and \(at))")
             }
             seenIDs[p.id] = i
-            if let first = seenOrders[p.order] {
-                throw fail("\(at).order", "\(p.order) is used twice (points[\(first)] and \(at))")
+            if let first = seenOrders[order] {
+                throw fail("\(at).order", "\(order) is used twice (points[\(first)] and \(at))")
             }
-            seenOrders[p.order] = i
-            guard p.location.lat.isFinite, abs(p.location.lat) <= 90 else {
-                throw fail("\(at).location.lat", "\(p.location.lat) is not a latitude (must be within -90...90)")
+            seenOrders[order] = i
+            guard lat.isFinite, abs(lat) <= 90 else {
+                throw fail("\(at).location.lat", "\(lat) is not a latitude (must be within -90...90)")
             }
-            guard p.location.lng.isFinite, abs(p.location.lng) <= 180 else {
-                throw fail("\(at).location.lng", "\(p.location.lng) is not a longitude (must be within -180...180)")
+            guard lng.isFinite, abs(lng) <= 180 else {
+                throw fail("\(at).location.lng", "\(lng) is not a longitude (must be within -180...180)")
             }
-            guard p.triggerRadiusMeters > 0, p.triggerRadiusMeters <= 1000 else {
-                throw fail("\(at).triggerRadiusMeters", "\(p.triggerRadiusMeters) must be greater than 0 and at most 1000 metres")
+            guard radius > 0, radius <= 1000 else {
+                throw fail("\(at).triggerRadiusMeters", "\(radius) must be greater than 0 and at most 1000 metres")
             }
             guard !p.content.isEmpty else { throw fail("\(at).content", "must have content in at least one language") }
             var content: [String: TourFolder.PointContent] = [:]
@@ -348,9 +358,9 @@ private struct Validator {
                     subtitles: try c.subtitles.map { x throws(TourModelError) in try media(x, field: "\(cAt).subtitles") },
                     image: try c.image.map { x throws(TourModelError) in try media(x, field: "\(cAt).image") })
             }
-            points.append(.init(id: p.id, order: p.order,
-                                coordinate: Coordinate(latitude: p.location.lat, longitude: p.location.lng),
-                                triggerRadiusMeters: p.triggerRadiusMeters, content: content))
+            points.append(.init(id: p.id, order: order,
+                                coordinate: Coordinate(latitude: lat, longitude: lng),
+                                triggerRadiusMeters: radius, content: content))
         }
         points.sort { $0.order < $1.order }
 
@@ -360,7 +370,7 @@ private struct Validator {
         }
 
         return TourFolder(root: root, id: raw.id, slug: raw.slug, city: raw.city, difficulty: raw.difficulty,
-                          durationMinutes: raw.durationMinutes, distanceKm: raw.distanceKm,
+                          durationMinutes: raw.durationMinutes?.value, distanceKm: raw.distanceKm?.value,
                           isProtected: raw.isProtected ?? false, defaultLanguage: defaultLanguage,
                           languageInfo: languageInfo, points: points, route: route, image: image, traces: traces)
     }

@@ -93,7 +93,7 @@ public struct MediaFile: Sendable, Hashable, Decodable, APIEncodable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: AnyKey.self)
         pointID = try c.identifier("pointId")
-        order = try c.first(Int.self, "order")
+        order = try c.first(JSONInteger.self, "order")?.value
         language = try c.first(String.self, "language")
         url = try c.require(String.self, "fileUrl", "url")
         sizeBytes = try c.number("fileSizeBytes", "sizeBytes").map { Int64($0) }

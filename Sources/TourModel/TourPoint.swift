@@ -29,7 +29,7 @@ public struct TourPoint: Sendable, Hashable, Decodable, Identifiable, APIEncodab
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: AnyKey.self)
         id = try c.requireIdentifier("id")
-        order = try c.require(Int.self, "order")
+        order = try c.require(JSONInteger.self, "order").value
         if let loc = try c.latLng("location") {
             coordinate = loc
         } else if let lat = try c.number("lat", "latitude"), let lng = try c.number("lng", "longitude") {

@@ -115,7 +115,7 @@ public struct PreviewReport: Sendable, Hashable, Codable {
 
     public func renderedTimeline() -> String {
         var out = "\(tour.title) [\(tour.language)]: \(summary.fixes) fixes (\(summary.acceptedFixes) usable), "
-        out += "policy \(policy.missed.rawValue), error bound \(Int(policy.maxHorizontalError)) m, "
+        out += "policy \(policy.missed.rawValue), error bound \(String(format: "%g", policy.maxHorizontalError)) m, "
         out += "\(policy.confirmationFixes) fixes to confirm\n\n"
         for entry in timeline {
             out += "  \(WalkTime.offset(entry.offsetSeconds).padding(toLength: 9, withPad: " ", startingAt: 0)) \(entry.text)\n"

@@ -45,6 +45,7 @@ public struct WalkCore: Sendable {
     /// second `tour_started` would count one walk twice).
     public init(tour: PlayableTour, policy: WalkPolicy = WalkPolicy(), resuming saved: WalkProgress) throws(WalkError) {
         self.init(tour: tour, policy: policy)
+        if let problem = saved.problem { throw WalkError("the saved walk is inconsistent (\(problem)); start it again") }
         guard saved.tourID == tour.id else {
             throw WalkError("the saved walk belongs to another tour (\(saved.tourID)); start it again")
         }
@@ -314,7 +315,7 @@ public struct WalkCore: Sendable {
     private func endProperties(at time: Date) -> [String: WalkEventValue] {
         let minutes = progress.startedAt.map { max(0, time.timeIntervalSince($0)) / 60 } ?? 0
         return [
-            "durationMinutes": .int(Int(minutes.rounded())),
+            "durationMinutes": .int(Int(saturating: minutes.rounded())),
             "pointsVisited": .int(progress.pointsVisited),
             "lastPointIndex": .int(progress.lastPointIndex),
         ]

@@ -1,4 +1,5 @@
 import Foundation
+import TourModel
 
 /// Everything the walk core must remember to carry a walk across a crash or a reboot
 /// (triggering rule 9). The core hands out a copy after every change (`saveProgress`); the live
@@ -86,6 +87,125 @@ public struct WalkProgress: Sendable, Hashable, Codable {
 
     public var pointsVisited: Int { points.count { $0.wasTriggered } }
 
+    /// What is wrong with this progress, or nil when the walk core can continue from it.
+    ///
+    /// A progress file is data like any other: a crash mid-save cannot corrupt it (saves are
+    /// atomic), but a hand edit, a disk error or another program can. Every rule here is one the
+    /// core keeps for every progress it hands out, so a file that breaks one was not written by a
+    /// walk, and resuming from it could index past the tour or play a point that is not in it.
+    public var problem: String? {
+        guard (0...points.count).contains(nextIndex) else {
+            return "nextIndex \(nextIndex) is outside 0...\(points.count)"
+        }
+        var index: [String: Int] = [:]
+        for (i, point) in points.enumerated() {
+            if let first = index[point.id] { return "point \"\(point.id)\" is listed twice (\(first) and \(i))" }
+            index[point.id] = i
+            // Triggering moves forward only: what lies before nextIndex was triggered or missed,
+            // nothing after it was.
+            if i < nextIndex, point.status == .pending {
+                return "point \(i) is pending, but the walk is past it (nextIndex \(nextIndex))"
+            }
+            if i >= nextIndex, point.status != .pending {
+                return "point \(i) is \(point.status.rawValue), but the walk has not reached it (nextIndex \(nextIndex))"
+            }
+            if let date = point.triggeredAt, !Self.isPlausible(date) { return "point \(i) has an impossible trigger time" }
+        }
+        for (name, date) in [("startedAt", startedAt), ("endedAt", endedAt)] {
+            if let date, !Self.isPlausible(date) { return "\(name) is an impossible time" }
+        }
+        var queued: Set<String> = []
+        for id in queue {
+            guard let i = index[id] else { return "the queue names an unknown point \"\(id)\"" }
+            guard points[i].wasTriggered else { return "the queue holds point \(i), which was never triggered" }
+            guard queued.insert(id).inserted else { return "the queue holds point \(i) twice" }
+        }
+        if let playing {
+            guard let i = index[playing.pointID] else { return "an unknown point \"\(playing.pointID)\" is playing" }
+            // A first hearing is `playing`; a replay (previous, replay) is of a point already heard.
+            let expected: PointStatus = playing.isReplay ? .played : .playing
+            guard points[i].status == expected else {
+                return "point \(i) is playing\(playing.isReplay ? " again" : ""), but its status is \(points[i].status.rawValue)"
+            }
+            guard !queued.contains(playing.pointID) else { return "point \(i) is playing and queued at once" }
+        }
+        for (i, point) in points.enumerated() {
+            switch point.status {
+            case .queued where !queued.contains(point.id):
+                return "point \(i) is queued, but not in the queue"
+            // A walk that ended (quit) stopped its narration mid-way: that point stays `playing`.
+            case .playing where outcome == nil && !queued.contains(point.id) && playing?.pointID != point.id:
+                return "point \(i) is playing, but nothing plays it"
+            default: break
+            }
+        }
+        if let lastHeard {
+            guard let i = index[lastHeard] else { return "the last point heard, \"\(lastHeard)\", is unknown" }
+            // `replay` plays it again as a replay, which only a point already heard can be.
+            guard points[i].status == .played else {
+                return "point \(i) is the last heard, but its status is \(points[i].status.rawValue)"
+            }
+        }
+        return nil
+    }
+
+    /// Within a few thousand years of 1970: what any clock a walk runs on can say, and far enough
+    /// from the limits that durations computed from it stay ordinary numbers.
+    static func isPlausible(_ date: Date) -> Bool {
+        abs(date.timeIntervalSince1970) < 1e11
+    }
+
     /// 0-based index of the furthest point triggered, -1 when none was.
     public var lastPointIndex: Int { points.lastIndex { $0.wasTriggered } ?? -1 }
+
+    private enum CodingKeys: String, CodingKey {
+        case tourID, language, startedAt, points, nextIndex, queue, playing, lastHeard, isPaused, outcome, endedAt
+    }
+
+    /// Decoding checks the whole progress (`problem`, thrown as a `WalkError`): a file that
+    /// decodes is one the core can resume from, whoever reads it.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        tourID = try c.decode(String.self, forKey: .tourID)
+        language = try c.decode(String.self, forKey: .language)
+        startedAt = try c.decodeIfPresent(Date.self, forKey: .startedAt)
+        points = try c.decode([PointRecord].self, forKey: .points)
+        nextIndex = try c.decode(JSONInteger.self, forKey: .nextIndex).value
+        queue = try c.decode([String].self, forKey: .queue)
+        playing = try c.decodeIfPresent(Playing.self, forKey: .playing)
+        lastHeard = try c.decodeIfPresent(String.self, forKey: .lastHeard)
+        isPaused = try c.decode(Bool.self, forKey: .isPaused)
+        outcome = try c.decodeIfPresent(Outcome.self, forKey: .outcome)
+        endedAt = try c.decodeIfPresent(Date.self, forKey: .endedAt)
+        if let problem { throw WalkError(problem) }
+    }
+
+    /// The progress file's bytes, as `ProgressStore` writes them (dates in seconds since 1970, so
+    /// they come back within a microsecond, not to the bit).
+    public func fileData() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .secondsSince1970
+        return try encoder.encode(self)
+    }
+
+    /// Reads a progress file's bytes; the error says what is wrong (not JSON, a field missing, or
+    /// a `problem`).
+    public static func decode(fileData data: Data) throws(WalkError) -> WalkProgress {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        do {
+            return try decoder.decode(WalkProgress.self, from: data)
+        } catch let problem as WalkError {
+            throw problem
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw WalkError("\(key.stringValue) is missing")
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+            throw WalkError("\(JSONPath.render(context.codingPath)) has the wrong type")
+        } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
+            throw WalkError("\(JSONPath.render(context.codingPath)) is not valid")
+        } catch {
+            throw WalkError("not valid JSON")
+        }
+    }
 }

@@ -79,15 +79,3 @@ public enum WalkscapeServerApp {
         return router
     }
 }
-
-/// Re-reads the tour folders on SIGHUP.
-struct ReloadOnHangup: Service {
-    let catalog: TourCatalog
-    let signals: UnixSignalsSequence
-
-    func run() async throws {
-        for await _ in signals.cancelOnGracefulShutdown() {
-            catalog.reload()
-        }
-    }
-}

@@ -22,7 +22,7 @@ struct AccountEvents {
     func record(_ name: Name, userID: String?, tourID: String? = nil) {
         let event = AnalyticsEvent(name: name.rawValue, userID: userID, tourID: tourID, timestamp: Date())
         do { try journal.append(event) } catch {
-            FileHandle.standardError.write(Data("walkscape: warning: \(error.message)\n".utf8))
+            Console.err("walkscape: warning: \(error.message)")
         }
     }
 }

@@ -5,11 +5,15 @@ import Foundation
 ///
 ///     api-url = https://api.example.org
 ///     gpsd-host = 127.0.0.1
-///     gpsd-port = 2947
-///     audio-device = default
+///     gpsd-port = 2947      # gpsd's own port
+///     audio-device = "hw:1"
 ///     language = it
 ///     api-timeout = 20
 ///     allow-insecure-http = false
+///
+/// A `#` at the start of a line, or after a space or tab outside double quotes, starts a comment
+/// that runs to the end of the line (so `https://host/#part` keeps its `#`). A value in double
+/// quotes is taken as written, ` #` included.
 struct ConfigFile: Sendable, Hashable {
     static let knownKeys: Set<String> = ["api-url", "gpsd-host", "gpsd-port", "audio-device", "language",
                                          "allow-insecure-http", "api-timeout", "max-error", "missed"]
@@ -31,7 +35,7 @@ struct ConfigFile: Sendable, Hashable {
     static func parse(_ text: String, file: String) throws(CLIError) -> ConfigFile {
         var values: [String: String] = [:]
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
+            let line = withoutComment(rawLine).trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard let eq = line.firstIndex(of: "=") else {
                 throw CLIError.usage("\(file): line \(index + 1): expected key = value")
@@ -48,4 +52,17 @@ struct ConfigFile: Sendable, Hashable {
     }
 
     subscript(key: String) -> String? { values[key] }
+
+    /// The line up to its comment: a `#` at the start or after a space or tab, outside quotes.
+    static func withoutComment(_ line: Substring) -> Substring {
+        var inQuotes = false
+        var previous: Character = " "
+        for i in line.indices {
+            let c = line[i]
+            if c == "\"" { inQuotes.toggle() }
+            if c == "#", !inQuotes, previous == " " || previous == "\t" { return line[..<i] }
+            previous = c
+        }
+        return line
+    }
 }

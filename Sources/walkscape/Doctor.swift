@@ -22,10 +22,11 @@ struct Doctor: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let settings = try global.settings()
+        // A broken setting is one of doctor's findings, never a reason not to check the rest.
+        let (settings, fileProblem) = global.settingsReportingFileProblem()
         var report = DoctorReport(version: Walkscape.version)
         let device = audioDevice ?? settings.audioDevice
-        report.checks = await DoctorChecks(settings: settings, audioDevice: device).all()
+        report.checks = await DoctorChecks(settings: settings, audioDevice: device, fileProblem: fileProblem).all()
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -10,16 +10,29 @@ import TourStore
 struct DoctorChecks {
     var settings: Settings
     var audioDevice: String
+    /// Why the config file could not be read, if it could not.
+    var fileProblem: String? = nil
 
     /// How long the API check waits for `/health`: a check must not hang.
     var apiTimeout: Duration = .seconds(3)
 
     func all() async -> [DoctorCheck] {
-        [gpsd(), audio(), mpg123(), sqlite()] + directories() + [store(), await api(), credentials()]
+        // The config file's problems belong to the config folder's line.
+        let folders = directories().map { check in
+            guard check.name == "config", let problem = configFileProblem() else { return check }
+            return DoctorCheck(name: "config", status: .fail,
+                               detail: check.status == .ok ? problem : "\(problem); \(check.detail)",
+                               hint: "fix it in \(settings.paths.configFile.path) (the README's Configuration lists the keys and their values)")
+        }
+        return [gpsd(), audio(), mpg123(), sqlite()] + folders + [store(), await api(), credentials()]
     }
 
     func gpsd() -> DoctorCheck {
-        let host = settings.gpsdHost, port = settings.gpsdPort
+        let host = settings.gpsdHost, port: Int
+        do { port = try settings.gpsdPort() } catch {
+            return DoctorCheck(name: "gpsd", status: .fail, detail: error.message,
+                               hint: "set a port from 1 to 65535 (2947 is gpsd's own) with --gpsd-port, WALKSCAPE_GPSD_PORT or `gpsd-port = 2947` in \(settings.paths.configFile.path)")
+        }
         switch GPSDProbe.probe(host: host, port: port, timeout: 2) {
         case .success(let v):
             return DoctorCheck(name: "gpsd", status: .ok,
@@ -113,13 +126,35 @@ struct DoctorChecks {
         return nil
     }
 
+    /// What is wrong with the config file as a whole, or with the settings no other check uses
+    /// (the walk's triggering); nil when nothing is.
+    func configFileProblem() -> String? {
+        if let fileProblem { return fileProblem }
+        do {
+            _ = try settings.maxError()
+            _ = try settings.missed()
+        } catch {
+            return error.message
+        }
+        return nil
+    }
+
     func api() async -> DoctorCheck {
         guard let text = settings.apiURL else {
             return DoctorCheck(name: "api", status: .warn, detail: "no API URL configured (tour folders still work offline)",
                                hint: "set --api-url URL, WALKSCAPE_API_URL, or `api-url = URL` in \(settings.paths.configFile.path)")
         }
+        let allowInsecure: Bool
+        let timeoutSetting: Double?
+        do {
+            allowInsecure = try settings.allowInsecureHTTP()
+            timeoutSetting = try settings.apiTimeout()
+        } catch {
+            return DoctorCheck(name: "api", status: .fail, detail: error.message,
+                               hint: "fix it in \(settings.paths.configFile.path), the environment or the flag")
+        }
         let url: URL
-        switch APIEndpoint.validate(text, allowInsecure: settings.allowInsecureHTTP) {
+        switch APIEndpoint.validate(text, allowInsecure: allowInsecure) {
         case .success(let valid):
             url = valid
         case .failure(let problem):
@@ -127,7 +162,7 @@ struct DoctorChecks {
                                hint: "use an https:// URL; plain http:// is for loopback hosts unless --insecure-http or allow-insecure-http = true")
         }
         let origin = "\(url.absoluteString) (from \(settings.origins["api-url"] ?? "default"))"
-        let timeout = settings.apiTimeout.map { min(apiTimeout, .milliseconds(Int64($0 * 1000))) } ?? apiTimeout
+        let timeout = timeoutSetting.map { min(apiTimeout, .milliseconds(Int64($0 * 1000))) } ?? apiTimeout
         do {
             let report = try await ServiceConnection.run(settings) { client in try await client.health(timeout: timeout) }
             let ms = Int((Double(report.latency.components.attoseconds) / 1e15 + Double(report.latency.components.seconds) * 1000).rounded())
@@ -162,7 +197,8 @@ struct DoctorChecks {
                                hint: "chmod 600 \(file.url.path)")
         }
         let who = saved.email ?? "an account"
-        if let text = settings.apiURL, case .success(let url) = APIEndpoint.validate(text, allowInsecure: settings.allowInsecureHTTP),
+        if let text = settings.apiURL,
+           case .success(let url) = APIEndpoint.validate(text, allowInsecure: (try? settings.allowInsecureHTTP()) ?? false),
            ServiceURL.key(url) != saved.service {
             return DoctorCheck(name: "login", status: .warn, detail: "logged in as \(who) on \(saved.service), not on \(ServiceURL.key(url))",
                                hint: "walkscape login to use this service")

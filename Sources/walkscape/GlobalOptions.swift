@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Walk
 
 /// Options every command shares. Each setting resolves the same way everywhere:
 /// the flag, else the environment variable, else the config file, else the default.
@@ -23,23 +24,37 @@ struct GlobalOptions: ParsableArguments {
     var timeout: Double?
 
     func validate() throws {
-        if let gpsdPort, !(1...65535).contains(gpsdPort) {
-            throw ValidationError("--gpsd-port must be between 1 and 65535, not \(gpsdPort)")
-        }
-        if let timeout, !(timeout > 0 && timeout <= 3600) {
-            throw ValidationError("--timeout must be between 0 and 3600 seconds")
-        }
+        if let gpsdPort { try Limits.gpsdPort.check(gpsdPort, flag: "--gpsd-port") }
+        if let timeout { try Limits.apiTimeout.check(timeout, flag: "--timeout") }
     }
 
-    /// Reads the environment and the config file once, for the command that asks.
+    /// Reads the environment and the config file once, for the command that asks. A config file
+    /// that cannot be read as a whole (a line that is not `key = value`, an unknown key) stops
+    /// the command: a misspelt key may be the very setting it needs. Values are checked only
+    /// when a command uses them (`Settings.gpsdPort()`), so a bad gpsd port never stops an
+    /// offline preview.
     func settings(environment: [String: String] = ProcessInfo.processInfo.environment) throws(CLIError) -> Settings {
         let paths = WalkscapePaths.resolve(home: home, environment: environment)
         let file = try ConfigFile.load(paths.configFile)
-        return try Settings(paths: paths, flags: self, environment: environment, file: file)
+        return Settings(paths: paths, flags: self, environment: environment, file: file)
+    }
+
+    /// For `doctor`, which reports a broken config file as one of its findings and checks the
+    /// rest with the defaults.
+    func settingsReportingFileProblem(environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> (settings: Settings, fileProblem: String?) {
+        let paths = WalkscapePaths.resolve(home: home, environment: environment)
+        do throws(CLIError) {
+            let file = try ConfigFile.load(paths.configFile)
+            return (Settings(paths: paths, flags: self, environment: environment, file: file), nil)
+        } catch {
+            return (Settings(paths: paths, flags: self, environment: environment, file: ConfigFile()), error.message)
+        }
     }
 }
 
-/// The resolved settings of one run.
+/// The resolved settings of one run: each value as written (flag, environment or config file),
+/// checked by the accessor of the command that uses it.
 struct Settings: Sendable {
     static let defaultGPSDHost = "127.0.0.1"
     static let defaultGPSDPort = 2947
@@ -47,17 +62,15 @@ struct Settings: Sendable {
 
     var paths: WalkscapePaths
     var gpsdHost: String
-    var gpsdPort: Int
     var apiURL: String?
     var audioDevice: String
     var language: String?
-    var allowInsecureHTTP: Bool
-    /// Seconds the API may take to answer; nil for the client's defaults.
-    var apiTimeout: Double?
-    /// Which layer each value came from, for `doctor`.
+    /// Which layer each value came from, for `doctor` and for messages.
     var origins: [String: String]
+    /// Values not checked at start-up, by config file key.
+    private var raw: [String: String]
 
-    init(paths: WalkscapePaths, flags: GlobalOptions, environment: [String: String], file: ConfigFile) throws(CLIError) {
+    init(paths: WalkscapePaths, flags: GlobalOptions, environment: [String: String], file: ConfigFile) {
         self.paths = paths
         var origins: [String: String] = [:]
         func pick(_ key: String, flag: String?, env: String) -> String? {
@@ -67,26 +80,64 @@ struct Settings: Sendable {
             return nil
         }
         gpsdHost = pick("gpsd-host", flag: flags.gpsdHost, env: "WALKSCAPE_GPSD_HOST") ?? Self.defaultGPSDHost
-        let portText = pick("gpsd-port", flag: flags.gpsdPort.map(String.init), env: "WALKSCAPE_GPSD_PORT")
-        if let portText {
-            guard let port = Int(portText), (1...65535).contains(port) else {
-                throw CLIError.usage("gpsd port '\(portText)' (from \(origins["gpsd-port"] ?? "?")) is not a port number")
-            }
-            gpsdPort = port
-        } else {
-            gpsdPort = Self.defaultGPSDPort
-        }
         apiURL = pick("api-url", flag: flags.apiURL, env: "WALKSCAPE_API_URL")
         audioDevice = pick("audio-device", flag: nil, env: "WALKSCAPE_AUDIO_DEVICE") ?? Self.defaultAudioDevice
         language = pick("language", flag: nil, env: "WALKSCAPE_LANGUAGE")
-        let insecure = pick("allow-insecure-http", flag: flags.insecureHTTP ? "true" : nil, env: "WALKSCAPE_ALLOW_INSECURE_HTTP")?.lowercased()
-        allowInsecureHTTP = ["1", "true", "yes"].contains(insecure ?? "")
-        if let text = pick("api-timeout", flag: flags.timeout.map { String($0) }, env: "WALKSCAPE_API_TIMEOUT") {
-            guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
-                throw CLIError.usage("API timeout '\(text)' (from \(origins["api-timeout"] ?? "?")) is not a number of seconds between 0 and 3600")
-            }
-            apiTimeout = seconds
-        }
+        var raw: [String: String] = [:]
+        raw["gpsd-port"] = pick("gpsd-port", flag: flags.gpsdPort.map(String.init), env: "WALKSCAPE_GPSD_PORT")
+        raw["allow-insecure-http"] = pick("allow-insecure-http", flag: flags.insecureHTTP ? "true" : nil,
+                                          env: "WALKSCAPE_ALLOW_INSECURE_HTTP")
+        raw["api-timeout"] = pick("api-timeout", flag: flags.timeout.map { String($0) }, env: "WALKSCAPE_API_TIMEOUT")
+        raw["max-error"] = pick("max-error", flag: nil, env: "WALKSCAPE_MAX_ERROR")
+        raw["missed"] = pick("missed", flag: nil, env: "WALKSCAPE_MISSED")
+        self.raw = raw
         self.origins = origins
+    }
+
+    /// `gpsd port 'x' (from config file) is not a port number (1-65535)`.
+    private func invalid(_ key: String, _ what: String) -> CLIError {
+        CLIError.usage("\(key) '\(raw[key] ?? "")' (from \(origins[key] ?? "?")) \(what)")
+    }
+
+    func gpsdPort() throws(CLIError) -> Int {
+        guard let text = raw["gpsd-port"] else { return Self.defaultGPSDPort }
+        guard let port = Int(text), Limits.gpsdPort.contains(port) else {
+            throw invalid("gpsd-port", "is not a port number (\(Limits.gpsdPort.phrase))")
+        }
+        return port
+    }
+
+    func allowInsecureHTTP() throws(CLIError) -> Bool {
+        guard let text = raw["allow-insecure-http"]?.lowercased() else { return false }
+        if ["1", "true", "yes"].contains(text) { return true }
+        if ["0", "false", "no"].contains(text) { return false }
+        throw invalid("allow-insecure-http", "is not true or false")
+    }
+
+    /// Seconds the API may take to answer; nil for the client's own timeouts.
+    func apiTimeout() throws(CLIError) -> Double? {
+        guard let text = raw["api-timeout"] else { return nil }
+        guard let seconds = Double(text), Limits.apiTimeout.contains(seconds) else {
+            throw invalid("api-timeout", "is not a number of seconds \(Limits.apiTimeout.phrase)")
+        }
+        return seconds
+    }
+
+    /// The fix filter's error bound when no `--max-error` is given, in metres.
+    func maxError() throws(CLIError) -> Double? {
+        guard let text = raw["max-error"] else { return nil }
+        guard let metres = Double(text), Limits.maxError.contains(metres) else {
+            throw invalid("max-error", "is not a number \(Limits.maxError.phrase)")
+        }
+        return metres
+    }
+
+    /// What happens to missed points when no `--missed` is given.
+    func missed() throws(CLIError) -> WalkPolicy.MissedPoints? {
+        guard let text = raw["missed"] else { return nil }
+        guard let policy = WalkPolicy.MissedPoints(rawValue: text.lowercased()) else {
+            throw invalid("missed", "is not one of \(WalkPolicy.MissedPoints.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return policy
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// `--json`: one pretty-printed document on stdout, keys sorted, for scripts.
+/// `--json`: one pretty-printed document on stdout, keys sorted, for scripts; dates as ISO-8601
+/// with milliseconds, as the service writes them.
 enum JSONOutput {
     static func write(_ value: some Encodable) throws {
         let encoder = JSONEncoder()
@@ -9,6 +10,6 @@ enum JSONOutput {
             var c = encoder.singleValueContainer()
             try c.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
         }
-        FileHandle.standardOutput.write(try encoder.encode(value) + Data("\n".utf8))
+        Console.json(try encoder.encode(value))
     }
 }

@@ -37,10 +37,11 @@ struct LintCommand: AsyncParsableCommand {
     var walkingSpeed: Double = 1.3
 
     func validate() throws {
-        if !(walkingSpeed > 0 && walkingSpeed < 10) { throw ValidationError("--walking-speed must be between 0 and 10 m/s") }
+        try Limits.walkingSpeed.check(walkingSpeed, flag: "--walking-speed")
     }
 
     func run() async throws {
+        let tour = TourArgument.folderName(self.tour)
         var lint = TourLint()
         lint.walkingSpeed = walkingSpeed
         let result: TourLint.Result
@@ -74,26 +75,17 @@ struct LintCommand: AsyncParsableCommand {
         case installed(ResolvedTour)
     }
 
-    /// The tour folder or installed tour TOUR names (`TourArgument`'s rules); a folder that does
-    /// not load is still a folder to lint.
+    /// The tour folder or installed tour TOUR names (`TourArgument`'s rules); a tour folder whose
+    /// tour.json does not load is still a folder to lint (lint says everything wrong with it).
     private func resolve() throws -> Target {
-        let url = URL(fileURLWithPath: tour)
-        var isDirectory: ObjCBool = false
-        let isDirectoryHere = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
-        if tour.contains("/") || tour == "." || tour == ".." {
-            guard isDirectoryHere else { throw CLIError.usage("\(tour): no such tour folder") }
-            return .folder(url)
-        }
-        // A folder without a tour.json, or whose tour.json does not load, is still a folder to
-        // lint: lint says everything wrong with it.
-        if isDirectoryHere && !TourFolder.isTourFolder(url) { return .folder(url) }
+        if tour.contains("/") || tour == "." || tour == ".." { return .folder(try TourArgument.folderURL(tour)) }
         let settings = try global.settings()
         let resolved: ResolvedTour
         do { resolved = try TourArgument.resolve(tour, settings: settings) } catch {
-            if isDirectoryHere && error.kind == .data { return .folder(url) }
+            if error.kind == .data, let url = try? TourArgument.folderURL(tour) { return .folder(url) }
             throw error
         }
         if case .installed = resolved { return .installed(resolved) }
-        return .folder(url)
+        return .folder(try TourArgument.folderURL(tour))
     }
 }

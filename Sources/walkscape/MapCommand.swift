@@ -41,7 +41,7 @@ struct MapCommand: AsyncParsableCommand {
     var width: Int = 1000
 
     func validate() throws {
-        if !(300...10_000).contains(width) { throw ValidationError("--width must be between 300 and 10000 pixels") }
+        try Limits.mapWidth.check(width, flag: "--width")
         if output.isEmpty { throw ValidationError("-o needs a file name") }
     }
 

@@ -11,7 +11,7 @@ enum PasswordPrompt {
 
     /// A line typed on the terminal, echoed.
     static func askLine(_ prompt: String) throws(CLIError) -> String {
-        FileHandle.standardError.write(Data(prompt.utf8))
+        try? FileHandle.standardError.write(contentsOf: Data(prompt.utf8))
         guard let line = readLine(strippingNewline: true) else { throw CLIError.usage("no answer to '\(prompt)'") }
         return line.trimmingCharacters(in: .whitespaces)
     }
@@ -30,11 +30,11 @@ enum PasswordPrompt {
         let trap = SignalTrap(signals: [SIGINT, SIGTERM, SIGHUP]) { number in
             var original = restore
             tcsetattr(STDIN_FILENO, TCSAFLUSH, &original)
-            FileHandle.standardError.write(Data("\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("\n".utf8))
             exit(128 + number)
         }
         defer { trap.cancel() }
-        FileHandle.standardError.write(Data(prompt.utf8))
+        try? FileHandle.standardError.write(contentsOf: Data(prompt.utf8))
         tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
         let line = readLine(strippingNewline: true)
         tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)

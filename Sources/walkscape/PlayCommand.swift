@@ -55,7 +55,7 @@ struct PlayCommand: AsyncParsableCommand {
         if subtitles.count > files.count {
             throw ValidationError("\(subtitles.count) --subtitles for \(files.count) file\(files.count == 1 ? "" : "s"): give at most one per file")
         }
-        if !(0...1).contains(volume) { throw ValidationError("--volume must be between 0 and 1, not \(volume)") }
+        try Limits.volume.check(volume, flag: "--volume")
         if let output, OutputFile(output).isStandardOutput, isatty(STDOUT_FILENO) == 1 {
             throw ValidationError("--output - would write a WAV to the terminal: redirect it to a file or a player")
         }

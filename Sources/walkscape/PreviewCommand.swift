@@ -55,7 +55,7 @@ struct PreviewCommand: AsyncParsableCommand {
 
     func validate() throws {
         if fast && speed != nil { throw ValidationError("--fast and --speed exclude each other") }
-        if let speed, !(speed > 0 && speed.isFinite) { throw ValidationError("--speed must be a positive number, not \(speed)") }
+        if let speed { try Limits.speed.check(speed, flag: "--speed") }
     }
 
     func run() async throws {
@@ -66,12 +66,18 @@ struct PreviewCommand: AsyncParsableCommand {
         let traceFile: TraceFile
         do { traceFile = try TraceFile(url: traceURL) } catch { throw CLIError.data(error.message) }
 
-        let policy = triggering.policy
+        let policy = try triggering.policy(settings)
         let simulation = WalkSimulation(tour: playable, policy: policy,
                                         narrations: WalkSimulation.probeNarrations(of: playable))
         let report = simulation.run(fixes: traceFile.fixes())
         if report.summary.fixes == 0 {
             throw CLIError.data("\(traceURL.path): no usable position in this trace")
+        }
+        // A walk where every fix is ignored triggers nothing; say why instead of a silent timeline.
+        if report.summary.acceptedFixes == 0 {
+            let reasons = report.summary.rejectedFixes.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+                .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            throw CLIError.data("\(traceURL.path): no fix passes the quality filter (\(report.summary.fixes) fixes: \(reasons))")
         }
 
         let computeOnly = fast || (json && speed == nil)

@@ -9,11 +9,11 @@ enum ServiceConnection {
         guard let text = settings.apiURL else {
             throw CLIError.usage("no API URL configured: pass --api-url URL, set WALKSCAPE_API_URL, or put `api-url = URL` in \(settings.paths.configFile.path)")
         }
-        return try APIEndpoint.validate(text, allowInsecure: settings.allowInsecureHTTP).get()
+        return try APIEndpoint.validate(text, allowInsecure: settings.allowInsecureHTTP()).get()
     }
 
-    static func transportConfiguration(_ settings: Settings) -> TransportConfiguration {
-        guard let seconds = settings.apiTimeout else { return TransportConfiguration() }
+    static func transportConfiguration(_ settings: Settings) throws(CLIError) -> TransportConfiguration {
+        guard let seconds = try settings.apiTimeout() else { return TransportConfiguration() }
         let timeout = Duration.milliseconds(Int64(seconds * 1000))
         return TransportConfiguration(connectTimeout: min(.seconds(5), timeout), readTimeout: timeout, requestTimeout: timeout)
     }
@@ -22,12 +22,13 @@ enum ServiceConnection {
     /// with their exit codes; retries are announced on stderr so a wait is never a mystery.
     static func run<T>(_ settings: Settings, _ body: (APIClient) async throws -> T) async throws -> T {
         let service = try serviceURL(settings)
-        let transport = AsyncHTTPClientTransport(configuration: transportConfiguration(settings))
-        let executor = RequestExecutor(transport: transport, redirects: RedirectRule(allowInsecureHTTP: settings.allowInsecureHTTP),
+        let configuration = try transportConfiguration(settings)
+        let redirects = RedirectRule(allowInsecureHTTP: try settings.allowInsecureHTTP())
+        let transport = AsyncHTTPClientTransport(configuration: configuration)
+        let executor = RequestExecutor(transport: transport, redirects: redirects,
                                        onRetry: { notice in
             let wait = Double(notice.delay.components.seconds) + Double(notice.delay.components.attoseconds) / 1e18
-            let line = "walkscape: \(notice.request): \(notice.reason); trying again in \(String(format: "%.1f", wait)) s (attempt \(notice.attempt) of \(notice.maxAttempts))\n"
-            FileHandle.standardError.write(Data(line.utf8))
+            Console.err("walkscape: \(notice.request): \(notice.reason); trying again in \(String(format: "%.1f", wait)) s (attempt \(notice.attempt) of \(notice.maxAttempts))")
         })
         let channel = ServiceChannel(service: service, executor: executor, userAgent: "walkscape/\(Walkscape.version) (linux)")
         let client = APIClient(channel: channel, credentials: CredentialsFile(url: settings.paths.credentialsFile))

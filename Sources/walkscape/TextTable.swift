@@ -5,8 +5,10 @@ struct TextTable {
     var header: [String]
     var rows: [[String]] = []
 
+    /// Cells are made one line each (text from the service may hold newlines or control
+    /// characters), so the columns stay columns.
     func render() -> String {
-        let all = [header] + rows
+        let all = ([header] + rows).map { $0.map { TerminalText.sanitized($0, keepingNewlines: false) } }
         let widths = header.indices.map { column in all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0 }
         return all.map { row in
             row.enumerated().map { column, cell in

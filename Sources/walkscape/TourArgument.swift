@@ -45,16 +45,37 @@ enum TourArgument {
         }
     }
 
-    static func folder(_ path: String) throws(CLIError) -> TourFolder {
+    /// The folder a TOUR argument names: the folder itself, or its `tour.json` (what a shell's
+    /// completion or a curator's editor hands over as often as the folder).
+    static func folderURL(_ path: String) throws(CLIError) -> URL {
         let url = URL(fileURLWithPath: path)
-        guard TourFolder.isTourFolder(url) else {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
-                throw CLIError.usage("\(path): not a tour folder (no tour.json)")
-            }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             throw CLIError.usage("\(path): no such tour folder")
         }
-        do { return try TourFolder.load(from: url) } catch { throw CLIError.data("\(path)/\(error.message)") }
+        if isDirectory.boolValue {
+            guard TourFolder.isTourFolder(url) else { throw CLIError.usage("\(path): not a tour folder (no tour.json)") }
+            return url
+        }
+        guard url.lastPathComponent == TourFolder.manifestName else {
+            throw CLIError.usage("\(path): a file, not a tour folder (name the folder that holds tour.json)")
+        }
+        return url.deletingLastPathComponent()
+    }
+
+    /// The argument as the folder's name in messages: `tours/demo` for `tours/demo/tour.json`.
+    static func folderName(_ path: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        guard url.lastPathComponent == TourFolder.manifestName, !url.hasDirectoryPath else { return path }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { return path }
+        let parent = (path as NSString).deletingLastPathComponent
+        return parent.isEmpty ? "." : parent
+    }
+
+    static func folder(_ path: String) throws(CLIError) -> TourFolder {
+        let url = try folderURL(path)
+        do { return try TourFolder.load(from: url) } catch { throw CLIError.data("\(folderName(path))/\(error.message)") }
     }
 
     /// The tour in the language asked for: the flag, else the configured language if the tour has

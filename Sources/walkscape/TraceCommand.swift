@@ -10,7 +10,8 @@ struct TraceCommand: AsyncParsableCommand {
         discussion: """
         The format is detected from the content, not the file name. Fixes go through the same \
         quality filter as a walk (mode 2D or better, error estimate within --max-error, time \
-        moving forward, no impossible jumps); distance and bounds count accepted fixes only.
+        moving forward, no impossible jumps); distance and bounds count accepted fixes only. \
+        A trace without a single accepted fix is reported (exit 65) after its summary.
 
         Examples:
           walkscape trace tours/demo/traces/walk.nmea
@@ -27,7 +28,7 @@ struct TraceCommand: AsyncParsableCommand {
     var maxError: Double = FixFilter.Configuration.default.maxHorizontalError
 
     func validate() throws {
-        guard maxError.isFinite, maxError > 0 else { throw ValidationError("--max-error must be a positive number of metres") }
+        try Limits.maxError.check(maxError, flag: "--max-error")
     }
 
     func run() async throws {
@@ -47,5 +48,10 @@ struct TraceCommand: AsyncParsableCommand {
             Console.out(summary.text)
         }
         if let readError = summary.readError { throw CLIError.data("\(file): \(readError)") }
+        // Nothing to preview or walk with: say so in the exit status, not only in the summary.
+        if summary.acceptedFixes == 0 {
+            let why = summary.fixes == 0 ? "no usable position in this trace" : "no fix passes the quality filter"
+            throw CLIError.data("\(file): \(why) (\(summary.records) \(summary.format == .nmea ? "sentences" : "points") read)")
+        }
     }
 }

@@ -56,7 +56,7 @@ struct WalkTourCommand: AsyncParsableCommand {
         if [audioDevice != nil, output != nil, noAudio].filter({ $0 }).count > 1 {
             throw ValidationError("choose one of --audio-device, --output and --no-audio")
         }
-        if !(gpsdTimeout > 0) { throw ValidationError("--gpsd-timeout must be a positive number of seconds") }
+        try Limits.gpsdTimeout.check(gpsdTimeout, flag: "--gpsd-timeout")
         if let output, OutputFile(output).isStandardOutput, isatty(STDOUT_FILENO) == 1 {
             throw ValidationError("--output - would write a WAV to the terminal: redirect it to a file or a player")
         }
@@ -69,7 +69,8 @@ struct WalkTourCommand: AsyncParsableCommand {
         let settings = try global.settings()
         let resolved = try TourArgument.resolve(tour, settings: settings)
         let playable = try resolved.playable(language: language, settings: settings)
-        let policy = triggering.policy
+        let policy = try triggering.policy(settings)
+        let gpsdPort = try settings.gpsdPort()
         let store = ProgressStore(folder: settings.paths.progress)
         let journal = EventJournal(url: settings.paths.outbox)
         let interactive = TerminalSession.isInteractive && !noInput
@@ -127,7 +128,7 @@ struct WalkTourCommand: AsyncParsableCommand {
         // Without keys the stream stays open all the same: SIGINT/SIGTERM arrive through it as `quit`.
         terminal?.enter()
 
-        let positions = GPSDSource(configuration: .init(host: settings.gpsdHost, port: settings.gpsdPort,
+        let positions = GPSDSource(configuration: .init(host: settings.gpsdHost, port: gpsdPort,
                                                         silenceTimeout: gpsdTimeout))
         let walk = LiveWalk(core: core, dependencies: .init(
             narration: narration, progress: store, journal: journal, lock: lock,
@@ -179,7 +180,7 @@ struct WalkTourCommand: AsyncParsableCommand {
             let when = progress.isPaused && staysPaused ? "from its start when you resume (paused: space goes on)" : "from its start"
             return "Resuming \(tour.title): \(heard) of \(tour.points.count) heard; \(point.order). \(point.title) plays again \(when)."
         }
-        if progress.nextIndex < tour.points.count {
+        if tour.points.indices.contains(progress.nextIndex) {
             let next = tour.points[progress.nextIndex]
             return "Resuming \(tour.title): \(heard) of \(tour.points.count) heard; next is \(next.order). \(next.title)."
         }

@@ -54,6 +54,7 @@ struct Walkscape: AsyncParsableCommand {
         // reports and the walk survives, not kill the process with SIGXFSZ.
         signal(SIGXFSZ, SIG_IGN)
         do {
+            try checkHelpTopic(Array(CommandLine.arguments.dropFirst()))
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
@@ -65,6 +66,27 @@ struct Walkscape: AsyncParsableCommand {
             Foundation.exit(error.exitCode.rawValue)
         } catch {
             exit(withError: error)
+        }
+    }
+
+    /// `walkscape help NAME...` must name commands: ArgumentParser's own help quietly shows the
+    /// top-level help for a name it does not know, and exits 0 as if it had answered.
+    static func checkHelpTopic(_ arguments: [String]) throws(CLIError) {
+        guard arguments.first == "help" else { return }
+        var path: [String] = []
+        var subcommands = configuration.subcommands
+        for name in arguments.dropFirst() where !name.hasPrefix("-") {
+            let names = subcommands.map { $0._commandName }
+            guard let index = subcommands.indices.first(where: {
+                names[$0] == name || subcommands[$0].configuration.aliases.contains(name)
+            }) else {
+                let whose = path.isEmpty ? "" : " in \(path.joined(separator: " "))"
+                throw CLIError.usage(names.isEmpty
+                    ? "\(path.joined(separator: " ")) has no subcommands (no help for '\(name)')"
+                    : "no command '\(name)'\(whose) (commands: \(names.joined(separator: ", ")))")
+            }
+            path.append(names[index])
+            subcommands = subcommands[index].configuration.subcommands
         }
     }
 }

@@ -97,15 +97,6 @@ struct DoctorTests {
         #expect(try gpsdDetail(["--gpsd-host", "127.0.0.4"]).contains("127.0.0.4:3001"))
     }
 
-    @Test func malformedConfigFileIsOneLineErrorNamingTheLine() throws {
-        let home = try TemporaryDirectory()
-        try home.write("config/config", "gpsd-host = localhost\nthis is not a setting\n")
-        let r = try runWalkscape(["doctor"], home: home)
-        #expect(r.status == 64)
-        #expect(r.stderr == "walkscape: \(home.path)/config/config: line 2: expected key = value\n")
-        #expect(r.stdout.isEmpty)
-    }
-
     /// The URL rules decide before anything is sent; an accepted URL is then asked for /health
     /// (here nothing listens, so it fails fast on the refused connection rather than hanging).
     @Test func apiURLRules() throws {

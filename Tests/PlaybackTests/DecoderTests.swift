@@ -43,6 +43,38 @@ import TestSupport
         #expect(try Self.decodeAll(decoder).count == 33_333 * 2)
     }
 
+    @Test func freeFormatMP3IsMPEGAudioThatDecodesAndProbesExactly() throws {
+        // Bitrate index 0 in every header: the frame length shows only as the distance between frames.
+        let text = "Free format streams carry no bitrate in their headers."
+        let fixture = try FixtureAudio.speech(text, lameArguments: ["--freeformat", "-b", "64"])
+        let bytes = try Data(contentsOf: fixture.mp3)
+        #expect(bytes[0] == 0xFF && bytes[2] >> 4 == 0, "lame --freeformat wrote a free-format header")
+        #expect(MediaSniffer.sniff(fixture.mp3) == .mp3)
+        #expect(try AudioProbe.inspect(fixture.mp3).frames == fixture.frames)
+        let pcm = try Self.decodeAll(try MP3Decoder(contentsOf: fixture.mp3))
+        #expect(pcm.count / 2 == fixture.frames)
+        #expect(try FixtureAudio.referenceDecode(fixture.mp3).pcm == pcm)
+
+        // Without the LAME tag the probe counts frames; it must agree with decoding.
+        let untagged = try FixtureAudio.speech(text, lameArguments: ["--freeformat", "-b", "64", "-t"])
+        let reference = try FixtureAudio.referenceDecode(untagged.mp3).pcm
+        #expect(try AudioProbe.inspect(untagged.mp3).frames == reference.count / 2)
+        #expect(try Self.decodeAll(try MP3Decoder(contentsOf: untagged.mp3)) == reference)
+    }
+
+    @Test func aLoneFreeFormatHeaderIsNotMPEGAudio() {
+        // One free-format header and no second or third at a constant distance: random data.
+        var bytes = Data([0xFF, 0xF3, 0x00, 0xC4]) + Data(repeating: 0x55, count: 3000)
+        #expect(MediaSniffer.sniff(data: bytes) == .unknown)
+        // Two frames at 200 bytes and a third somewhere else: still no constant length.
+        bytes = Data([0xFF, 0xF3, 0x00, 0xC4]) + Data(repeating: 0, count: 196) + Data([0xFF, 0xF3, 0x00, 0xC4])
+            + Data(repeating: 0, count: 250) + Data([0xFF, 0xF3, 0x00, 0xC4]) + Data(repeating: 0, count: 300)
+        #expect(MediaSniffer.sniff(data: bytes) == .unknown)
+        bytes = Data([0xFF, 0xF3, 0x00, 0xC4]) + Data(repeating: 0, count: 196) + Data([0xFF, 0xF3, 0x00, 0xC4])
+            + Data(repeating: 0, count: 196) + Data([0xFF, 0xF3, 0x00, 0xC4]) + Data(repeating: 0, count: 300)
+        #expect(MediaSniffer.sniff(data: bytes) == .mp3)
+    }
+
     @Test func probeReadsTheExactLengthFromTheInfoTag() throws {
         let fixture = try FixtureAudio.speech("The probe must agree with the decoder, sample for sample.")
         let info = try AudioProbe.inspect(fixture.mp3)

@@ -93,6 +93,7 @@ import TourModel
         "mtk-3301.log": (1, "GGA quality 0 (no fix) with RMC status V; gpsd still reports the GGA position"),
         "tr737A+.log": (1, "GGA quality 0 (no fix); gpsd still reports the GGA position as mode 3"),
         "myguide-3100.log": (2, "GGA with an empty quality field followed by RMC status V, FAA mode N"),
+        "april6_2019.log": (1, "RMC date field 2208-1 is not a date (the GPS week rollover bug): malformed, where gpsd drops only the date"),
     ]
 
     /// Positions we report that gpsd did not, and why. None comes from a sentence gpsd rejected:

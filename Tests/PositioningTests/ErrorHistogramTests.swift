@@ -2,6 +2,15 @@
 import Testing
 
 @Suite struct ErrorHistogramTests {
+    @Test func anAbsurdEstimateLandsInTheLastBinWithoutTrapping() {
+        // An estimate from a GPX <hdop>1e300</hdop> trapped converting to a bin index.
+        var histogram = ErrorHistogram()
+        histogram.add(5e300)
+        histogram.add(.greatestFiniteMagnitude)
+        #expect(histogram.quantile(0.5) == .greatestFiniteMagnitude)
+        #expect(histogram.max == .greatestFiniteMagnitude)
+    }
+
     @Test func quantilesToATenthOfAMetre() {
         var histogram = ErrorHistogram()
         #expect(histogram.quantile(0.5) == nil)

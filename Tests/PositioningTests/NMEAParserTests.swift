@@ -178,6 +178,37 @@ private func date(_ text: String) -> Date {
         #expect(try year("79") == 2079)
     }
 
+    @Test func anImpossibleDateMakesTheSentenceMalformedAndIsNeverCarriedIntoTheNextMonth() throws {
+        func rmc(_ ddmmyy: String, time: String = "120000") -> String {
+            sentence("GPRMC,\(time),A,4807.038,N,01131.000,E,0,0,\(ddmmyy),,")
+        }
+        // 31 February 2026 used to become 3 March.
+        let (bad, badStats) = parse([rmc("310226")])
+        #expect(bad.isEmpty)
+        #expect(badStats.malformed == 1 && badStats.used == 0)
+        for impossible in ["290226", "310426", "000126", "011326", "320126"] {
+            #expect(parse([rmc(impossible)]).0.isEmpty, "\(impossible)")
+        }
+        #expect(try #require(parse([rmc("290224")]).0.first).time == date("2024-02-29T12:00:00.000Z"))  // a leap year
+        #expect(try #require(parse([rmc("280226")]).0.first).time == date("2026-02-28T12:00:00.000Z"))
+        // ZDA, the other date sentence: the bad date is malformed and dates nothing.
+        let (zda, zdaStats) = parse([sentence("GPZDA,120000.00,31,02,2026,00,00"), sentence(Self.gga)])
+        #expect(zdaStats.malformed == 1)
+        #expect(try #require(zda.first).time == date("1970-01-01T12:35:19.000Z"))
+        #expect(parse([sentence("GPZDA,250000.00,21,11,2026,00,00")]).1.malformed == 1)
+    }
+
+    @Test func timesOfDayOutOfRangeAreMalformedAndOnlyTheLeapSecondIsSixty() throws {
+        func gga(_ time: String) -> String { sentence(Self.gga.replacingOccurrences(of: "123519.00", with: time)) }
+        for impossible in ["240000", "126000", "123460", "995959"] {
+            let (fixes, stats) = parse([gga(impossible)])
+            #expect(fixes.isEmpty && stats.malformed == 1, "\(impossible)")
+        }
+        // 23:59:60 is a leap second (POSIX counts it as the next midnight), kept rather than dropped.
+        let (leap, _) = parse([sentence("GPRMC,235960,A,4807.038,N,01131.000,E,0,0,311216,,")])
+        #expect(try #require(leap.first).time == date("2017-01-01T00:00:00.000Z"))
+    }
+
     @Test func zdaGivesTheDateForGGAOnlyReceivers() throws {
         let (fixes, _) = parse([sentence("GPZDA,123519.00,21,11,2026,00,00"), sentence(Self.gga)])
         try #require(fixes.count == 1)

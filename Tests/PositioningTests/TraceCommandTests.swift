@@ -88,6 +88,43 @@ import TourModel
         let file = try folder.write("walk.log", Self.recording())
         let bad = try runWalkscape(["trace", file.path, "--max-error", "0"], home: folder)
         #expect(bad.status == 64)
-        #expect(bad.stderr.contains("--max-error must be a positive number of metres"))
+        #expect(bad.stderr.contains("--max-error must be between 0.1 and 10000 metres, not 0"))
+    }
+
+    @Test func aTraceWithoutAUsablePositionIsADataErrorAfterItsSummary() throws {
+        let folder = try TemporaryDirectory()
+        // A GPX whose points all lack a time: read, counted, and nothing to walk with.
+        let untimed = try folder.write("untimed.gpx", #"<gpx><trk><trkseg><trkpt lat="43.77" lon="11.25"/></trkseg></trk></gpx>"#)
+        let r = try runWalkscape(["trace", untimed.path], home: folder)
+        #expect(r.status == 65)
+        #expect(r.stdout.contains("no accepted fix"))
+        #expect(r.stderr == "walkscape: \(untimed.path): no usable position in this trace (1 points read)\n")
+        // Fixes, but none good enough for the bound asked for.
+        let file = try folder.write("walk.log", Self.recording())
+        let strict = try runWalkscape(["trace", file.path, "--max-error", "0.1"], home: folder)
+        #expect(strict.status == 65)
+        #expect(strict.stderr.hasPrefix("walkscape: \(file.path): no fix passes the quality filter ("))
+    }
+
+    @Test func anAbsurdHDOPIsSummarisedNotTrappedOn() throws {
+        let folder = try TemporaryDirectory()
+        let gpx = try folder.write("walk.gpx", #"<gpx><trkpt lat="43.77" lon="11.25"><time>2026-04-18T08:30:00Z</time><hdop>1</hdop></trkpt>"#
+            + #"<trkpt lat="43.77001" lon="11.25"><time>2026-04-18T08:30:01Z</time><hdop>1e300</hdop></trkpt></gpx>"#)
+        let r = try runWalkscape(["trace", gpx.path], home: folder)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("2 (1 accepted; dropped: tooInaccurate 1)"), "\(r.stdout)")
+    }
+
+    @Test func namespacePrefixedGPXIsReadNotSilentlyEmpty() throws {
+        let folder = try TemporaryDirectory()
+        let gpx = try folder.write("walk.gpx", #"<?xml version="1.0"?><gpx:gpx xmlns:gpx="http://www.topografix.com/GPX/1/1">"#
+            + #"<gpx:trk><gpx:trkseg><gpx:trkpt lat="43.77" lon="11.25"><gpx:time>2026-04-18T08:30:00Z</gpx:time></gpx:trkpt>"#
+            + #"<gpx:trkpt lat="43.77001" lon="11.25"><gpx:time>2026-04-18T08:30:01Z</gpx:time></gpx:trkpt>"#
+            + "</gpx:trkseg></gpx:trk></gpx:gpx>")
+        let r = try runWalkscape(["trace", gpx.path, "--json"], home: folder)
+        #expect(r.status == 0, "\(r.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])
+        #expect(summary["fixes"] as? Int == 2)
+        #expect(summary["acceptedFixes"] as? Int == 2)
     }
 }

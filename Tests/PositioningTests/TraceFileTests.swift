@@ -56,6 +56,74 @@ import TourModel
         #expect(file.statistics == stats)
     }
 
+    func fixes(_ gpx: String, bufferSize: Int = 1 << 18) throws -> ([Fix], TraceStatistics) {
+        let folder = try TemporaryDirectory()
+        let file = try TraceFile(url: folder.write("walk.gpx", gpx), bufferSize: bufferSize)
+        var iterator = file.fixes().makeIterator()
+        var fixes: [Fix] = []
+        while let f = iterator.next() { fixes.append(f) }
+        return (fixes, iterator.statistics)
+    }
+
+    @Test func namespacePrefixedGPXReadsLikeThePlainOne() throws {
+        // Every element of the sample with a `gpx:` prefix bound to the GPX namespace.
+        let prefixed = Self.gpx
+            .replacingOccurrences(of: #"<(/?)(gpx|metadata|wpt|name|trk|trkseg|trkpt|rte|rtept|ele|time|hdop|sat|fix|speed|extensions)([ >])"#,
+                                  with: "<$1gpx:$2$3", options: .regularExpression)
+            .replacingOccurrences(of: #"xmlns="http"#, with: #"xmlns:gpx="http"#)
+        #expect(prefixed.contains("<gpx:trkpt lat=") && prefixed.contains("</gpx:time>"))
+        let (plain, plainStats) = try fixes(Self.gpx)
+        for bufferSize in [1 << 18, 64] {
+            let (read, stats) = try fixes(prefixed, bufferSize: bufferSize)
+            #expect(read == plain, "buffer \(bufferSize)")
+            #expect(stats == plainStats)
+        }
+        // The root's own prefix counts too, with GPX 1.0's namespace.
+        let own = #"<g:gpx xmlns:g="http://www.topografix.com/GPX/1/0"><g:trk><g:trkseg>"#
+            + #"<g:trkpt lat="43.77" lon="11.25"><g:time>2026-04-18T08:30:00Z</g:time></g:trkpt>"#
+            + "</g:trkseg></g:trk></g:gpx>"
+        #expect(try fixes(own).0.count == 1)
+    }
+
+    @Test func elementsOfOtherNamespacesAreNotGPXs() throws {
+        let gpx = #"<gpx xmlns="http://www.topografix.com/GPX/1/1" xmlns:ext="http://example.org/ext">"#
+            + #"<ext:trkpt lat="1" lon="1"><time>2026-04-18T08:00:00Z</time></ext:trkpt>"#
+            + #"<trkpt lat="43.77" lon="11.25"><extensions><ext:time>2026-04-18T09:00:00Z</ext:time></extensions>"#
+            + #"<time>2026-04-18T08:30:00Z</time></trkpt></gpx>"#
+        let (read, stats) = try fixes(gpx)
+        #expect(read.map(\.coordinate.latitude) == [43.77])
+        #expect(read.first?.time == Date(timeIntervalSince1970: 1_776_501_000))
+        #expect(stats.records == 1)
+    }
+
+    @Test func aTimeInCDATAOrWithAttributesIsRead() throws {
+        let gpx = #"<gpx><trk><trkseg>"#
+            + #"<trkpt lat="43.77" lon="11.25"><time><![CDATA[2026-04-18T08:30:00Z]]></time></trkpt>"#
+            + #"<trkpt lat="43.78" lon="11.25"><time > <![CDATA[ 2026-04-18T08:30:01Z ]]> </time ></trkpt>"#
+            + #"<trkpt lat="43.79" lon="11.25"><time source="gps">2026-04-18T08:30:02Z</time></trkpt>"#
+            + #"<trkpt lat="43.80" lon="11.25"><timestamp>2026-04-18T08:30:03Z</timestamp></trkpt>"#
+            + "</trkseg></trk></gpx>"
+        let (read, stats) = try fixes(gpx)
+        #expect(read.map { $0.time.timeIntervalSince1970 } == [1_776_501_000, 1_776_501_001, 1_776_501_002])
+        #expect(stats.rejected == ["untimed": 1])
+    }
+
+    @Test func impossibleGPXTimesAreMalformedNeverNormalised() throws {
+        func time(_ text: String) throws -> Date? {
+            let (read, _) = try fixes(#"<gpx><trkpt lat="43.77" lon="11.25"><time>\#(text)</time></trkpt></gpx>"#)
+            return read.first?.time
+        }
+        for impossible in ["2026-02-31T08:00:00Z", "2026-02-29T08:00:00Z", "2026-04-31T08:00:00Z", "2026-04-18T24:00:00Z",
+                           "2026-04-18T12:60:00Z", "2026-04-18T12:30:60Z", "2026-04-18T12:30:00+25:00",
+                           "2026-04-18T12:30:00+01:75", "2026-04-18T12:30:00.Z"] {
+            #expect(try time(impossible) == nil, "\(impossible)")
+        }
+        #expect(try time("2024-02-29T08:00:00Z") == Date(timeIntervalSince1970: 1_709_193_600))
+        // A leap second is 23:59:60 UTC, in whatever zone it is written; POSIX counts it as the next 00:00:00.
+        #expect(try time("2016-12-31T23:59:60Z") == Date(timeIntervalSince1970: 1_483_228_800))
+        #expect(try time("2017-01-01T00:59:60+01:00") == Date(timeIntervalSince1970: 1_483_228_800))
+    }
+
     @Test func streamsALongGPXAcrossBufferBoundaries() throws {
         let folder = try TemporaryDirectory()
         var text = "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\"><trk><trkseg>\n"

@@ -5,24 +5,6 @@ import NIOHTTP1
 import TestSupport
 import TourModel
 
-/// One answer, body collected.
-struct Reply: Sendable {
-    var status: Int
-    var headers: HTTPHeaders
-    var body: Data
-
-    var text: String { String(decoding: body, as: UTF8.self) }
-    func header(_ name: String) -> String? { headers.first(name: name) }
-
-    func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
-        try WalkscapeJSON.decoder().decode(T.self, from: body)
-    }
-
-    /// The body as generic JSON (to check exact keys).
-    var json: JSONValue { (try? JSONDecoder().decode(JSONValue.self, from: body)) ?? .null }
-    var error: APIErrorBody? { try? decode(APIErrorBody.self) }
-}
-
 /// Requests over real HTTP with AsyncHTTPClient, against a `ServerProcess`.
 struct HTTPTestClient: Sendable {
     let base: String
@@ -69,9 +51,4 @@ struct HTTPTestClient: Sendable {
         guard reply.status == 200 else { throw Unexpected("manifest: \(reply.status) \(reply.text)") }
         return try reply.decode()
     }
-}
-
-struct Unexpected: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

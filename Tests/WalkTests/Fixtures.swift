@@ -43,3 +43,23 @@ extension Array where Element == WalkEffect {
     var stops: Int { count { $0 == .stop } }
     var isCompleted: Bool { contains { if case .completed = $0 { true } else { false } } }
 }
+
+extension WalkProgress {
+    /// Equal but for the dates' last bits: the file keeps seconds since 1970 as decimal text, so
+    /// a date comes back within a microsecond, not to the bit.
+    func sameWalk(as other: WalkProgress) -> Bool {
+        func close(_ a: Date?, _ b: Date?) -> Bool {
+            switch (a, b) {
+            case (nil, nil): true
+            case let (a?, b?): abs(a.timeIntervalSince(b)) < 1e-6
+            default: false
+            }
+        }
+        var a = self, b = other
+        guard close(a.startedAt, b.startedAt), close(a.endedAt, b.endedAt), a.points.count == b.points.count,
+              zip(a.points, b.points).allSatisfy({ close($0.triggeredAt, $1.triggeredAt) }) else { return false }
+        a.startedAt = nil; b.startedAt = nil; a.endedAt = nil; b.endedAt = nil
+        for i in a.points.indices { a.points[i].triggeredAt = nil; b.points[i].triggeredAt = nil }
+        return a == b
+    }
+}

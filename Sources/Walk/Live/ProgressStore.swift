@@ -61,10 +61,7 @@ public struct ProgressStore: Sendable {
         let url = url(forTour: progress.tourID)
         do {
             try StateFolder.create(folder)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            encoder.dateEncodingStrategy = .secondsSince1970
-            try AtomicFile.write(try encoder.encode(progress), to: url)
+            try AtomicFile.write(try progress.fileData(), to: url)
         } catch {
             throw WalkError("cannot save walk progress to \(url.path): \(StateFolder.reason(error))")
         }
@@ -98,11 +95,9 @@ public struct ProgressStore: Sendable {
 
     private static func decode(_ data: Data, from url: URL) throws(WalkError) -> WalkProgress {
         do {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .secondsSince1970
-            return try decoder.decode(WalkProgress.self, from: data)
+            return try WalkProgress.decode(fileData: data)
         } catch {
-            throw WalkError("the saved progress in \(url.path) is unreadable; start again with --restart")
+            throw WalkError("the saved progress in \(url.path) is unreadable (\(error.message)); start again with --restart")
         }
     }
 }

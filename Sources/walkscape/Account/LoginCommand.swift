@@ -41,7 +41,7 @@ struct LoginCommand: AsyncParsableCommand {
         AccountEvents(settings: settings).record(.login, userID: auth.user?.id.nonEmpty)
         try AccountReport(email: auth.user?.email ?? email, userID: auth.user?.id.nonEmpty,
                           sessionExpiresAt: credentials?.sessionExpiresAt)
-            .print(json: json, headline: "Logged in as \(auth.user?.email ?? email).")
+            .show(json: json, headline: "Logged in as \(auth.user?.email ?? email).")
     }
 }
 
@@ -53,11 +53,11 @@ struct AccountReport: Encodable {
 
     enum CodingKeys: String, CodingKey { case email, userID = "userId", sessionExpiresAt }
 
-    func print(json: Bool, headline: String) throws {
+    func show(json: Bool, headline: String) throws {
         if json { return try JSONOutput.write(self) }
         var text = headline
         if let sessionExpiresAt { text += " The session lasts until \(HumanDate.format(sessionExpiresAt)) unless used." }
-        Swift.print(text)
+        Console.out(text)
     }
 }
 

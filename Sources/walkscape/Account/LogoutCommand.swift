@@ -27,6 +27,6 @@ struct LogoutCommand: AsyncParsableCommand {
         let existed = file.permissions != nil
         do { try file.remove() } catch { throw CLIError(error) }
         if json { return try JSONOutput.write(Report(loggedOut: existed, email: email)) }
-        print(existed ? "Logged out\(email.map { " \($0)" } ?? ""): the session is forgotten on this machine." : "Not logged in.")
+        Console.out(existed ? "Logged out\(email.map { " \($0)" } ?? ""): the session is forgotten on this machine." : "Not logged in.")
     }
 }

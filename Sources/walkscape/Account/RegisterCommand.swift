@@ -52,6 +52,6 @@ struct RegisterCommand: AsyncParsableCommand {
         AccountEvents(settings: settings).record(.signup, userID: auth.user?.id.nonEmpty)
         try AccountReport(email: auth.user?.email ?? email, userID: auth.user?.id.nonEmpty,
                           sessionExpiresAt: credentials?.sessionExpiresAt)
-            .print(json: json, headline: "Registered and logged in as \(auth.user?.email ?? email).")
+            .show(json: json, headline: "Registered and logged in as \(auth.user?.email ?? email).")
     }
 }

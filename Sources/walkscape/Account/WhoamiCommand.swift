@@ -44,6 +44,6 @@ struct WhoamiCommand: AsyncParsableCommand {
         if let language = me.preferredLanguage { lines.append("language: \(language)") }
         if let created = me.createdAt { lines.append("account since: \(HumanDate.format(created))") }
         if let end = credentials?.sessionExpiresAt { lines.append("session until: \(HumanDate.format(end)) unless used") }
-        print(lines.joined(separator: "\n"))
+        Console.out(lines.joined(separator: "\n"))
     }
 }

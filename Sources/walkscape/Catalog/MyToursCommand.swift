@@ -32,11 +32,11 @@ struct MyToursCommand: AsyncParsableCommand {
         let rows = granted.tours.map { Row(tourId: $0.tourID, tourTitle: $0.tourTitle, tourSlug: $0.tourSlug, grantedAt: $0.grantedAt) }
         if json { return try JSONOutput.write(rows) }
         guard !rows.isEmpty else {
-            print("No tours unlocked yet (walkscape redeem CODE unlocks one).")
+            Console.out("No tours unlocked yet (walkscape redeem CODE unlocks one).")
             return
         }
         var table = TextTable(header: ["TOUR", "TITLE", "UNLOCKED"])
         table.rows = rows.map { [$0.tourSlug ?? $0.tourId, $0.tourTitle ?? "-", $0.grantedAt.map(HumanDate.format) ?? "-"] }
-        print(table.render())
+        Console.out(table.render())
     }
 }

@@ -52,6 +52,6 @@ struct RedeemCommand: AsyncParsableCommand {
         // The voucher's own tour id, as the service named it: never the TOUR the user had in mind.
         AccountEvents(settings: settings).record(.voucherRedeemed, userID: userID, tourID: report.tourId)
         if json { return try JSONOutput.write(report) }
-        print("Unlocked: \(report.tourTitle)")
+        Console.out("Unlocked: \(report.tourTitle)")
     }
 }

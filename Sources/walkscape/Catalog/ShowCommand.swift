@@ -79,11 +79,11 @@ struct ShowCommand: AsyncParsableCommand {
                                                    longitude: $0.coordinate.longitude, triggerRadiusMeters: $0.triggerRadiusMeters) })
         }
         if json { return try JSONOutput.write(report) }
-        print(Self.text(report))
+        Console.out(Self.text(report))
     }
 
     static func text(_ r: Report) -> String {
-        var lines = ["\(r.title) (\(r.slug))"]
+        var lines = [TerminalText.sanitized("\(r.title) (\(r.slug))", keepingNewlines: false)]
         let facts = [r.city, r.durationMinutes.map { _ in ToursCommand.minutes(r.durationMinutes) },
                      r.distanceKm.map { _ in ToursCommand.kilometres(r.distanceKm) }, r.difficulty, r.access].compactMap { $0 }
         lines.append(facts.joined(separator: " · "))

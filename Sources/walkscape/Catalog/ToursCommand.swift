@@ -66,7 +66,7 @@ struct ToursCommand: AsyncParsableCommand {
         }
         if json { return try JSONOutput.write(rows) }
         guard !rows.isEmpty else {
-            print(city.map { "No tours in \($0)." } ?? "No tours.")
+            Console.out(city.map { "No tours in \($0)." } ?? "No tours.")
             return
         }
         var table = TextTable(header: ["TOUR", "TITLE", "CITY", "DURATION", "DISTANCE", "LANGUAGES", "ACCESS"])
@@ -74,7 +74,7 @@ struct ToursCommand: AsyncParsableCommand {
             [row.slug, row.title, row.city ?? "-", Self.minutes(row.durationMinutes), Self.kilometres(row.distanceKm),
              row.languages.joined(separator: ","), row.access]
         }
-        print(table.render())
+        Console.out(table.render())
     }
 
     static func minutes(_ value: Double?) -> String {

@@ -73,7 +73,7 @@ struct StatusView {
             case .twoD: parts.append(paint("2D fix", "33"))
             case .threeD: parts.append(paint("3D fix", "32"))
             }
-            if let e = fix.horizontalError { parts.append("±\(Int(e.rounded())) m") }
+            if let e = fix.horizontalError { parts.append("±\(Int(saturating: e.rounded())) m") }
             if let sats = fix.satellites { parts.append("\(sats) sats") }
             if s.rejectedFixes > 0, let why = s.lastRejection { parts.append("\(s.rejectedFixes) fixes ignored (last: \(why.rawValue))") }
             return parts.joined(separator: " · ")

@@ -19,8 +19,11 @@ final class TerminalSession: @unchecked Sendable {
         self.output = output
     }
 
-    /// True when both ends are terminals: only then is there a screen to draw and keys to read.
-    static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 }
+    /// True when both ends are terminals that can draw a screen (TERM not dumb): only then is
+    /// there a screen to draw and keys to read. Otherwise the walk prints plain log lines.
+    static var isInteractive: Bool {
+        isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 && Terminal.hasEscapeSequences()
+    }
 
     func enter() {
         lock.lock(); defer { lock.unlock() }

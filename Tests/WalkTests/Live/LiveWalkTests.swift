@@ -224,6 +224,10 @@ struct LiveWalkTests {
         let home = try TemporaryDirectory()
         let store = ProgressStore(folder: home.file("progress"))
         var slash = WalkProgress(tourID: "tour/1", language: "en", pointIDs: ["a"])
+        // A real walk past its first point: the store refuses a progress no walk could write.
+        slash.startedAt = Date(timeIntervalSince1970: 1_800_000_000)
+        slash.points[0] = .init(id: "a", status: .played, triggeredAt: slash.startedAt, triggerType: .gps)
+        slash.lastHeard = "a"
         slash.nextIndex = 1
         let underscore = WalkProgress(tourID: "tour_1", language: "it", pointIDs: ["b", "c"])
         try store.save(slash)

@@ -5,7 +5,7 @@ import TestSupport
 /// A server that speaks the published guide's dialect (`--dialect guide`): the same commands work,
 /// decoding the guide's shapes.
 @Suite(.serialized)
-struct GuideDialectTests {
+struct GuideDialectCommandTests {
     @Test func theWholeJourneyWorksAgainstTheGuidesDialect() async throws {
         let tours = try TemporaryDirectory()
         let server = try await AccountJourneyTests.server(.init(dialect: "guide"), tours: tours)

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import TourAPI
+import TourModel
+
+/// The client's contract with the service, with a scripted transport: what each request carries,
+/// the one renewal and retry after a 401, and how refusals are named.
+struct APIClientTests {
+    static let service = URL(string: "https://api.example.org/base/")!
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func client(_ transport: ScriptedTransport, _ store: MemoryCredentialStore) -> APIClient {
+        let channel = ServiceChannel(service: Self.service,
+                                     executor: RequestExecutor(transport: transport, timer: RecordingTimer(now: now), jitter: FixedJitter(value: 0)),
+                                     userAgent: "walkscape/test")
+        return APIClient(channel: channel, credentials: store)
+    }
+
+    func loggedIn() -> MemoryCredentialStore {
+        MemoryCredentialStore(Credentials(
+            service: ServiceURL.key(Self.service), email: "ada@example.org", userID: "u1",
+            tokens: AuthTokens(accessToken: TestToken.make(issuedAt: now, expiresAt: now.addingTimeInterval(900)),
+                               refreshToken: TestToken.make(issuedAt: now, expiresAt: now.addingTimeInterval(86_400)))))
+    }
+
+    func renewal() -> ScriptedTransport.Step {
+        let access = TestToken.make(issuedAt: now, expiresAt: now.addingTimeInterval(900))
+        return .answer(201, body: #"{"accessToken":"\#(access)","refreshToken":"\#(TestToken.make(issuedAt: now, expiresAt: now.addingTimeInterval(86_400)))"}"#)
+    }
+
+    static let me = #"{"id":"u1","email":"ada@example.org","preferredLanguage":"it","mailingListOptIn":false}"#
+
+    @Test func aRejectedTokenIsRenewedOnceAndTheRequestRetried() async throws {
+        let store = loggedIn()
+        let old = try #require(store.current?.tokens.accessToken)
+        let transport = ScriptedTransport([.answer(401, body: #"{"statusCode":401,"message":"Unauthorized"}"#), renewal(),
+                                           .answer(200, body: Self.me)])
+        let profile = try await client(transport, store).me()
+        #expect(profile.email == "ada@example.org")
+        #expect(transport.requests.map(\.summary) == ["GET /base/auth/me", "POST /base/auth/refresh", "GET /base/auth/me"])
+        #expect(transport.requests[0].headers["Authorization"] == "Bearer \(old)")
+        #expect(transport.requests[2].headers["Authorization"] == "Bearer \(store.current!.tokens.accessToken)")
+        #expect(store.current?.tokens.accessToken != old)
+    }
+
+    @Test func aSecond401MeansLoggingInAgain() async throws {
+        let transport = ScriptedTransport([.answer(401), renewal(), .answer(401), .answer(200, body: Self.me)])
+        await #expect(throws: APIError.sessionExpired) { try await client(transport, loggedIn()).me() }
+        #expect(transport.requests.count == 3)
+    }
+
+    @Test func requiredLoginIsCheckedBeforeAnythingIsSent() async throws {
+        let transport = ScriptedTransport([])
+        await #expect(throws: APIError.notLoggedIn(Self.service)) { try await client(transport, MemoryCredentialStore()).redeem("X") }
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test func requestsCarryOnlyTheLiveKeysAndNeverATokenInTheURL() async throws {
+        let transport = ScriptedTransport([
+            .answer(201, body: #"{"success":true,"message":"ok","tourId":"t1","tourTitle":"Garden"}"#),
+            .answer(200, body: "[]"),
+        ])
+        let store = loggedIn()
+        let api = client(transport, store)
+        _ = try await api.redeem("  spring-26 \n")
+        _ = try await api.points(ofTour: "a b/c", language: "it")
+        let redeem = transport.requests[0]
+        #expect(redeem.summary == "POST /base/vouchers/validate")
+        #expect(try JSONSerialization.jsonObject(with: redeem.body!) as? [String: String] == ["code": "spring-26"])
+        #expect(redeem.headers["Content-Type"] == "application/json" && redeem.headers["User-Agent"] == "walkscape/test")
+        let points = transport.requests[1]
+        #expect(points.url.absoluteString == "https://api.example.org/base/tours/a%20b%2Fc/points?language=it")
+        for request in transport.requests {
+            #expect(!request.url.absoluteString.contains(store.current!.tokens.accessToken))
+        }
+
+        let registering = ScriptedTransport([.answer(409, body: #"{"statusCode":409,"message":"User with this email already exists","error":"Conflict"}"#)])
+        await #expect(throws: APIError(.alreadyExists, "an account for ada@example.org exists already: walkscape login", status: 409)) {
+            try await client(registering, MemoryCredentialStore()).register(Registration(email: "ada@example.org", password: "12345678"))
+        }
+        let body = try JSONSerialization.jsonObject(with: registering.requests[0].body!) as? [String: String]
+        #expect(body == ["email": "ada@example.org", "password": "12345678"])
+    }
+
+    @Test func theStatusTableNamesEachFailure() {
+        func kind(_ status: Int) -> APIError.Kind { APIError.status(status, body: nil, request: "GET /x", retryAfter: nil).kind }
+        #expect(kind(400) == .rejected && kind(401) == .sessionExpired && kind(403) == .forbidden && kind(404) == .notFound)
+        #expect(kind(409) == .alreadyExists && kind(413) == .tooLarge && kind(429) == .temporary && kind(503) == .temporary)
+        #expect(kind(302) == .protocolError && kind(418) == .protocolError)
+        #expect(APIError.status(429, body: nil, request: "GET /x", retryAfter: .seconds(40)).message
+                == "the service is busy (too many requests); try again in 40 s")
+    }
+}
