@@ -20,12 +20,13 @@ struct StoreCommandTests {
         let code = await child.wait(timeout: 30)
         #expect(code == 0, "\(child.output)")
         let output = child.output
+        // The fixture's title is "watched-walk (en)"; the line names the title, then the language.
         // The line is redrawn in place (carriage return, erase line), never scrolled.
         let redraws = output.components(separatedBy: "\r\u{1B}[2K").dropFirst()
         #expect(redraws.count >= 3, "\(output.debugDescription)")
-        #expect(redraws.contains { $0.contains("watched-walk (en): ") && $0.contains(" of 1.2 MB (") && $0.contains("/s, ") && $0.contains(" left") })
+        #expect(redraws.contains { $0.contains("watched-walk (en) (en): ") && $0.contains(" of 1.2 MB (") && $0.contains("/s, ") && $0.contains(" left") })
         #expect(!output.contains("done: "), "a terminal gets no line per file")
-        #expect(output.contains("Installed watched-walk (en): 2 files fetched"))
+        #expect(output.contains("Installed watched-walk (en) (en): 2 files fetched"))
     }
 
     @Test func theInstalledListingSaysWhatIsHereAndASecondWriterIsToldWhoHoldsTheStore() async throws {
