@@ -42,9 +42,6 @@ let package = Package(
                        providers: [.apt(["libmpg123-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa",
                        providers: [.apt(["libasound2-dev"])]),
-        // Until the content store (GRDB) arrives, `doctor` reads the SQLite version through this.
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
-                       providers: [.apt(["libsqlite3-dev"])]),
 
         // How files a user or a tour names are read (regular files only) and written (atomically,
         // or through to a device or FIFO). Below everything, so every module opens files one way.
@@ -75,10 +72,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The content store: the catalog (GRDB), blobs named by SHA-256, downloads, atomic switches.
+        // It judges no audio (no Playback): the CLI passes a sniffer in.
+        .target(
+            name: "TourStore",
+            dependencies: [
+                "TourModel", "TourAPI",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "walkscape",
             dependencies: [
-                "TourModel", "FileAccess", "Positioning", "Playback", "Walk", "TourAPI", "CSQLite",
+                "TourModel", "FileAccess", "Positioning", "Playback", "Walk", "TourAPI", "TourStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -136,6 +144,10 @@ let package = Package(
                                    .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "TourAPITests", dependencies: ["TourAPI", "TourModel", "TestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "StoreTests",
+                    dependencies: ["TourStore", "TourModel", "TourAPI", "TestSupport", "walkscape", "walkscape-server",
+                                   .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "CLITests",
                     dependencies: ["TestSupport", "TourModel", "walkscape", "Walk", "Positioning", "TourAPI",

@@ -15,6 +15,13 @@ public struct TourFolder: Sendable, Hashable {
         public var description: String
         public var completionMessage: String?
         public var busInfo: String?
+
+        public init(title: String, description: String, completionMessage: String?, busInfo: String?) {
+            self.title = title
+            self.description = description
+            self.completionMessage = completionMessage
+            self.busInfo = busInfo
+        }
     }
 
     public struct PointContent: Sendable, Hashable {
@@ -23,6 +30,14 @@ public struct TourFolder: Sendable, Hashable {
         public var audio: URL?
         public var subtitles: URL?
         public var image: URL?
+
+        public init(title: String, description: String, audio: URL?, subtitles: URL?, image: URL?) {
+            self.title = title
+            self.description = description
+            self.audio = audio
+            self.subtitles = subtitles
+            self.image = image
+        }
     }
 
     public struct Point: Sendable, Hashable, Identifiable {
@@ -32,6 +47,15 @@ public struct TourFolder: Sendable, Hashable {
         public var triggerRadiusMeters: Double
         /// Per language code.
         public var content: [String: PointContent]
+
+        public init(id: String, order: Int, coordinate: Coordinate, triggerRadiusMeters: Double,
+                    content: [String: PointContent]) {
+            self.id = id
+            self.order = order
+            self.coordinate = coordinate
+            self.triggerRadiusMeters = triggerRadiusMeters
+            self.content = content
+        }
     }
 
     public var root: URL
@@ -50,6 +74,29 @@ public struct TourFolder: Sendable, Hashable {
     public var route: [Coordinate]
     public var image: URL?
     public var traces: [URL]
+
+    /// A tour folder assembled from values rather than loaded from a `tour.json`: the content
+    /// store builds one for an installed tour, so `lint`, `map` and `preview` read an installed
+    /// tour exactly as they read a folder. The caller vouches for what the loader checks.
+    public init(root: URL, id: String, slug: String, city: String? = nil, difficulty: String? = nil,
+                durationMinutes: Double? = nil, distanceKm: Double? = nil, isProtected: Bool = false,
+                defaultLanguage: String, languageInfo: [String: LanguageInfo], points: [Point],
+                route: [Coordinate] = [], image: URL? = nil, traces: [URL] = []) {
+        self.root = root
+        self.id = id
+        self.slug = slug
+        self.city = city
+        self.difficulty = difficulty
+        self.durationMinutes = durationMinutes
+        self.distanceKm = distanceKm
+        self.isProtected = isProtected
+        self.defaultLanguage = defaultLanguage
+        self.languageInfo = languageInfo
+        self.points = points.sorted { $0.order < $1.order }
+        self.route = route
+        self.image = image
+        self.traces = traces
+    }
 
     /// The tour's languages, sorted.
     public var languages: [String] { languageInfo.keys.sorted() }

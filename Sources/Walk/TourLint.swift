@@ -23,6 +23,10 @@ public struct TourLint: Sendable {
 
     public struct Result: Sendable, Hashable, Codable {
         public var findings: [LintFinding]
+
+        public init(findings: [LintFinding]) {
+            self.findings = findings
+        }
         public var errors: Int { findings.count { $0.severity == .error } }
         public var warnings: Int { findings.count { $0.severity == .warning } }
 

@@ -1,9 +1,9 @@
-import CSQLite
 import Foundation
 import Playback
 import Positioning
 import TourAPI
 import TourModel
+import TourStore
 
 /// The machine checks behind `walkscape doctor`, each answering one question a walker would ask
 /// before heading out.
@@ -24,7 +24,7 @@ struct DoctorChecks {
                                detail: check.status == .ok ? problem : "\(problem); \(check.detail)",
                                hint: "fix it in \(settings.paths.configFile.path) (the README's Configuration lists the keys and their values)")
         }
-        return [gpsd(), audio(), mpg123(), sqlite()] + folders + [await api(), credentials()]
+        return [gpsd(), audio(), mpg123(), sqlite()] + folders + [store(), await api(), credentials()]
     }
 
     func gpsd() -> DoctorCheck {
@@ -62,7 +62,34 @@ struct DoctorChecks {
     }
 
     func sqlite() -> DoctorCheck {
-        DoctorCheck(name: "sqlite", status: .ok, detail: "SQLite \(String(cString: sqlite3_libversion()))")
+        DoctorCheck(name: "sqlite", status: .ok, detail: "SQLite \(TourStore.sqliteVersion())")
+    }
+
+    /// The tour store: the catalog opens and passes SQLite's quick check; what it holds.
+    func store() -> DoctorCheck {
+        let location = StoreAccess.location(settings)
+        let store: TourStore?
+        do { store = try TourStore.openIfPresent(location) } catch {
+            return DoctorCheck(name: "store", status: .fail, detail: error.message,
+                               hint: "move \(location.catalog.path) aside and download the tours again")
+        }
+        guard let store else {
+            return DoctorCheck(name: "store", status: .ok, detail: "no tours downloaded yet (\(location.dataFolder.path))")
+        }
+        let health: StoreHealth
+        do { health = try store.health() } catch {
+            return DoctorCheck(name: "store", status: .fail, detail: error.message,
+                               hint: "move \(location.catalog.path) aside and download the tours again")
+        }
+        guard health.quickCheck == "ok" else {
+            return DoctorCheck(name: "store", status: .fail, detail: "the catalog is damaged: \(health.quickCheck)",
+                               hint: "move \(location.catalog.path) aside and download the tours again")
+        }
+        var detail = "\(health.tours) tour\(health.tours == 1 ? "" : "s") installed, \(health.blobs) file\(health.blobs == 1 ? "" : "s") (\(ByteCount.format(health.bytes))); catalog sound"
+        if health.partialDownloads > 0 {
+            detail += "; \(health.partialDownloads) interrupted download\(health.partialDownloads == 1 ? "" : "s") (download resumes them, gc drops them)"
+        }
+        return DoctorCheck(name: "store", status: .ok, detail: detail)
     }
 
     func directories() -> [DoctorCheck] {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TourModel
 import Walk
 
 /// `walkscape lint`: the curator's to-do list for a tour folder.
@@ -15,12 +16,18 @@ struct LintCommand: AsyncParsableCommand {
         At most 20 findings of one kind are listed, then counted; --json lists them all. \
         Exits 1 when there are errors; warnings alone exit 0.
 
+        An installed tour (id, slug or title) is checked as the store holds it: its files are \
+        named by their file names and the point and language that use them.
+
         Examples:
           walkscape lint tours/demo
           walkscape lint my-tour --json
+          walkscape lint bologna-portici
         """)
 
-    @Argument(help: ArgumentHelp("The tour folder (with tour.json).", valueName: "tour-folder"))
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("A tour folder (with tour.json), or an installed tour (id, slug or title).", valueName: "tour"))
     var tour: String
 
     @Flag(name: .long, help: "Print the findings as JSON.")
@@ -34,11 +41,22 @@ struct LintCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let url = try TourArgument.folderURL(tour)
         let tour = TourArgument.folderName(self.tour)
         var lint = TourLint()
         lint.walkingSpeed = walkingSpeed
-        let result = lint.lint(folder: url)
+        let result: TourLint.Result
+        switch try resolve() {
+        case .folder(let url):
+            result = lint.lint(folder: url)
+        case .installed(let resolved):
+            // The store's files are named by their hashes: say which file and which point instead.
+            let findings = lint.lint(resolved.folder()).map { finding in
+                var finding = finding
+                if let known = resolved.describeFile(finding.location) { finding.location = known }
+                return finding
+            }
+            result = TourLint.Result(findings: findings)
+        }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -49,5 +67,25 @@ struct LintCommand: AsyncParsableCommand {
                         : "\(tour): \(result.errors) error\(result.errors == 1 ? "" : "s"), \(result.warnings) warning\(result.warnings == 1 ? "" : "s")")
         }
         if result.errors > 0 { throw ExitCode(1) }
+    }
+
+    private enum Target {
+        /// A folder is linted as it is, even when the loader refuses it (lint then lists all it can).
+        case folder(URL)
+        case installed(ResolvedTour)
+    }
+
+    /// The tour folder or installed tour TOUR names (`TourArgument`'s rules); a tour folder whose
+    /// tour.json does not load is still a folder to lint (lint says everything wrong with it).
+    private func resolve() throws -> Target {
+        if tour.contains("/") || tour == "." || tour == ".." { return .folder(try TourArgument.folderURL(tour)) }
+        let settings = try global.settings()
+        let resolved: ResolvedTour
+        do { resolved = try TourArgument.resolve(tour, settings: settings) } catch {
+            if error.kind == .data, let url = try? TourArgument.folderURL(tour) { return .folder(url) }
+            throw error
+        }
+        if case .installed = resolved { return .installed(resolved) }
+        return .folder(try TourArgument.folderURL(tour))
     }
 }

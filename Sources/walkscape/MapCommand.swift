@@ -20,9 +20,12 @@ struct MapCommand: AsyncParsableCommand {
           walkscape map tours/demo -o demo.svg
           walkscape map tours/demo --trace tours/demo/traces/walk.nmea -o walk.svg
           walkscape map tours/demo -o - | rsvg-convert -o demo.png
+          walkscape map bologna-portici -o portici.svg     (an installed tour)
         """)
 
-    @Argument(help: ArgumentHelp("The tour folder (with tour.json).", valueName: "tour-folder"))
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("A tour folder (with tour.json), or an installed tour (id, slug or title).", valueName: "tour"))
     var tour: String
 
     @Option(name: .long, help: ArgumentHelp("A recorded walk to draw, NMEA 0183 or GPX.", valueName: "file"))
@@ -46,9 +49,15 @@ struct MapCommand: AsyncParsableCommand {
         let output = OutputFile(self.output)
         // A name that cannot be written is refused before any work; nothing is touched yet.
         do throws(FileAccessError) { try output.check() } catch { throw CLIError.failure("\(self.output): cannot write (\(error.reason))") }
-        let folder = try TourArgument.folder(tour)
+        let settings = try global.settings()
+        let resolved = try TourArgument.resolve(tour, settings: settings)
+        let folder = resolved.folder(language: language)
         let playable: PlayableTour
-        do { playable = try folder.playable(language: language) } catch { throw CLIError.usage(error.message) }
+        if case .installed = resolved {
+            playable = try resolved.playable(language: language, settings: settings)
+        } else {
+            do { playable = try folder.playable(language: language) } catch { throw CLIError.usage(error.message) }
+        }
         var map = TourMap(tour: playable)
         map.width = Double(width)
         if let trace {

@@ -19,11 +19,12 @@ struct PreviewCommand: AsyncParsableCommand {
           walkscape preview tours/demo --trace tours/demo/traces/walk.nmea --fast
           walkscape preview tours/demo --trace tours/demo/traces/walk.gpx --speed 10 -l it
           walkscape preview tours/demo --fast --no-audio --json --missed skip
+          walkscape preview bologna-portici --trace walk.nmea --fast     (an installed tour)
         """)
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The tour folder (with tour.json).", valueName: "tour-folder"))
+    @Argument(help: ArgumentHelp("A tour folder (with tour.json), or an installed tour (id, slug or title).", valueName: "tour"))
     var tour: String
 
     @Option(name: .long, help: ArgumentHelp("The recorded walk, NMEA 0183 or GPX (default: the tour's first trace).",
@@ -59,9 +60,9 @@ struct PreviewCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try global.settings()
-        let folder = try TourArgument.folder(tour)
-        let playable = try TourArgument.playable(folder, language: language, settings: settings)
-        let traceURL = try Self.traceURL(trace, in: folder)
+        let resolved = try TourArgument.resolve(tour, settings: settings)
+        let playable = try resolved.playable(language: language, settings: settings)
+        let traceURL = try Self.traceURL(trace, in: resolved.folder())
         let traceFile: TraceFile
         do { traceFile = try TraceFile(url: traceURL) } catch { throw CLIError.data(error.message) }
 
@@ -128,8 +129,6 @@ struct PreviewCommand: AsyncParsableCommand {
 }
 
 extension PreviewCommand {
-    /// Loads a tour folder named on the command line; its problems are data errors (exit 65).
-
     /// `--trace` as given (relative to the working folder, else to the tour folder), or the
     /// tour's first trace.
     static func traceURL(_ given: String?, in folder: TourFolder) throws(CLIError) -> URL {

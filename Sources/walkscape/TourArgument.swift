@@ -1,10 +1,50 @@
 import Foundation
 import TourModel
+import TourStore
 
-/// How a command turns its TOUR argument into a tour: today a tour folder (installed tours by id
-/// or slug arrive with the content store). Every command that takes a tour (lint, preview, map,
-/// walk) comes through here, so they all accept the same things.
+/// How `walk`, `preview`, `map` and `lint` turn their TOUR argument into a tour: a tour folder on
+/// disk, or a tour installed in the store (by id, slug or title). No network, ever: walking
+/// offline is the default, not a mode.
+///
+/// The rules, in one place:
+/// 1. A name that is a path (it holds a `/`, or is `.` or `..`) names a folder and nothing else.
+/// 2. Otherwise the name may be a tour folder in the working folder, or match installed tours as
+///    the catalog does (`TourMatcher`: id, then slug, then a title, then a title prefix, in any
+///    installed language; several matches list them).
+/// 3. Both a tour folder and an installed tour: ambiguous, refused with how to say which
+///    (`./NAME` for the folder, the id for the installed tour). Only one: that one.
+/// 4. Neither: not found, naming both places looked at.
 enum TourArgument {
+    static func resolve(_ name: String, settings: Settings) throws(CLIError) -> ResolvedTour {
+        let url = URL(fileURLWithPath: name)
+        if name.contains("/") || name == "." || name == ".." {
+            return .folder(try folder(name))
+        }
+        let isFolder = TourFolder.isTourFolder(url)
+        var installed: InstalledTour?
+        if let store = try StoreAccess.openForReading(settings) {
+            let tours: [InstalledTour]
+            do { tours = try store.installedTours() } catch { throw CLIError(error) }
+            do { installed = try InstalledTourMatcher.match(name, in: tours) } catch where error.kind == .notFound {
+                installed = nil
+            }
+        }
+        switch (isFolder, installed) {
+        case (true, let tour?):
+            throw CLIError.usage("'\(name)' is both a tour folder here and the installed tour \(tour.slug): write ./\(name) for the folder, or \(tour.id) for the installed tour")
+        case (true, nil):
+            return .folder(try folder(name))
+        case (false, let tour?):
+            return .installed(tour)
+        case (false, nil):
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
+                return .folder(try folder(name))
+            }
+            throw CLIError.notFound("no tour folder or installed tour named '\(name)' (walkscape tours --installed lists the installed ones)")
+        }
+    }
+
     /// The folder a TOUR argument names: the folder itself, or its `tour.json` (what a shell's
     /// completion or a curator's editor hands over as often as the folder).
     static func folderURL(_ path: String) throws(CLIError) -> URL {
@@ -43,5 +83,64 @@ enum TourArgument {
     static func playable(_ folder: TourFolder, language: String?, settings: Settings) throws(CLIError) -> PlayableTour {
         let configured = settings.language.flatMap { folder.languageInfo[$0] == nil ? nil : $0 }
         do { return try folder.playable(language: language ?? configured) } catch { throw CLIError.usage(error.message) }
+    }
+}
+
+/// A TOUR argument, resolved.
+enum ResolvedTour {
+    case folder(TourFolder)
+    case installed(InstalledTour)
+
+    /// As a tour folder: the real one, or the store's view of the installed tour (its files are
+    /// the blobs).
+    func folder(language: String? = nil) -> TourFolder {
+        switch self {
+        case .folder(let folder): folder
+        case .installed(let tour): tour.folder(defaultLanguage: language)
+        }
+    }
+
+    /// The tour in one language, as the walk core plays it. For an installed tour: the language
+    /// asked for (which must be installed), else the configured one if installed, else English,
+    /// else the first installed; narration that is not MP3 is left out (announced instead).
+    func playable(language: String?, settings: Settings) throws(CLIError) -> PlayableTour {
+        switch self {
+        case .folder(let folder):
+            return try TourArgument.playable(folder, language: language, settings: settings)
+        case .installed(let tour):
+            do { return try tour.playable(language: pickLanguage(language, settings: settings)) } catch {
+                throw error.kind == .notFound ? CLIError.usage(error.message) : CLIError(error)
+            }
+        }
+    }
+
+    func pickLanguage(_ requested: String?, settings: Settings) -> String {
+        guard case .installed(let tour) = self else { return requested ?? "" }
+        if let requested { return requested }
+        if let configured = settings.language, tour.language(configured) != nil { return configured }
+        return tour.language("en") != nil ? "en" : tour.languageCodes.first ?? "en"
+    }
+
+    /// Lines that tell a walker which points of an installed tour will be announced rather than
+    /// played (their narration is not MP3).
+    func unplayableNotes(language: String?, settings: Settings) -> [String] {
+        guard case .installed(let tour) = self else { return [] }
+        let code = pickLanguage(language, settings: settings)
+        return tour.unplayableAudio(language: code).map { point, problem in
+            "note: point \(point.order) (\(point.title)): its narration is not MP3 (\(problem)); it is announced instead of played"
+        }
+    }
+
+    /// Names a blob file of an installed tour as a person knows it (`02.mp3, narration of point 2
+    /// in 'it'`); nil for anything else.
+    func describeFile(_ location: String) -> String? {
+        guard case .installed(let tour) = self else { return nil }
+        for language in tour.languages {
+            for file in language.files where file.sha256 == location {
+                let point = file.pointID.flatMap { id in language.points.first { $0.id == id } }
+                return "\(file.identity.fileName) (\(file.role.noun) of \(point.map { "point \($0.order)" } ?? "the tour") in '\(language.language)')"
+            }
+        }
+        return nil
     }
 }

@@ -21,11 +21,12 @@ struct WalkTourCommand: AsyncParsableCommand {
           walkscape walk tours/demo
           walkscape walk tours/demo -l it --audio-device hw:1
           walkscape walk tours/demo --no-audio --no-input --gpsd-host 192.168.1.20
+          walkscape walk bologna-portici     (installed with walkscape download; no network needed)
         """)
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The tour folder (with tour.json).", valueName: "tour"))
+    @Argument(help: ArgumentHelp("A tour folder (with tour.json), or an installed tour (id, slug or title).", valueName: "tour"))
     var tour: String
 
     @Option(name: [.short, .long], help: ArgumentHelp("Narration language (default: the tour's default).", valueName: "code"))
@@ -66,7 +67,8 @@ struct WalkTourCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try global.settings()
-        let playable = try TourArgument.playable(TourArgument.folder(tour), language: language, settings: settings)
+        let resolved = try TourArgument.resolve(tour, settings: settings)
+        let playable = try resolved.playable(language: language, settings: settings)
         let policy = try triggering.policy(settings)
         let gpsdPort = try settings.gpsdPort()
         let store = ProgressStore(folder: settings.paths.progress)
@@ -81,6 +83,7 @@ struct WalkTourCommand: AsyncParsableCommand {
         defer { lock.release() }
         // The sound device first: a walk that cannot begin must not have forgotten the last one.
         let narration = try makeNarration(settings: settings)
+        for note in resolved.unplayableNotes(language: language, settings: settings) { say(note) }
 
         // Resume unless asked not to, and say where.
         var core = WalkCore(tour: playable, policy: policy)

@@ -15,6 +15,8 @@ struct Walkscape: AsyncParsableCommand {
           walkscape login --api-url https://api.example.org
           walkscape tours -l it
           walkscape redeem SPRING-2026
+          walkscape download bologna-portici -l it
+          walkscape walk bologna-portici
 
         Exit codes: 0 done, 1 failure, 64 usage, 65 bad data or refused input, 66 not found, \
         69 unavailable, 73 already exists, 75 temporary (try again), 76 unexpected answer, \
@@ -37,6 +39,11 @@ struct Walkscape: AsyncParsableCommand {
             ShowCommand.self,
             RedeemCommand.self,
             MyToursCommand.self,
+            DownloadCommand.self,
+            UpdateCommand.self,
+            RemoveCommand.self,
+            VerifyCommand.self,
+            GCCommand.self,
         ]
     )
 

@@ -11,12 +11,14 @@ struct ToursCommand: AsyncParsableCommand {
         discussion: """
         Access is free, unlocked (a voucher of yours opened it) or locked; logged out, every \
         protected tour shows as locked. Titles are in the chosen language, else English, else any. \
-        Tours with nothing published are not listed.
+        Tours with nothing published are not listed. --installed lists the tours downloaded to this \
+        machine instead, without the network.
 
         Examples:
           walkscape tours
           walkscape tours -l it --city Bologna
           walkscape tours --json
+          walkscape tours --installed
         """)
 
     @OptionGroup var global: GlobalOptions
@@ -29,6 +31,9 @@ struct ToursCommand: AsyncParsableCommand {
 
     @Flag(name: .long, help: "Print the tours as JSON.")
     var json = false
+
+    @Flag(name: .long, help: "List the tours installed on this machine (no network).")
+    var installed = false
 
     struct Row: Encodable {
         var id: String
@@ -44,6 +49,9 @@ struct ToursCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try global.settings()
+        if installed {
+            return try InstalledToursListing(settings: settings, language: language ?? settings.language, city: city).print(json: json)
+        }
         let catalog = try await ServiceConnection.run(settings) { client in try await client.tours() }
         let titleLanguage = language ?? settings.language
         var tours = catalog.filter(\.isPublished)

@@ -1,0 +1,21 @@
+/// One file of an installed language version, and the blob that holds its bytes.
+public struct InstalledFile: Sendable, Hashable {
+    public var role: FileRole
+    public var pointID: String?
+    public var language: String?
+    public var identity: FileIdentity
+    public var sha256: String
+    /// Audio that is not MP3: what it looks like ("looks like MP4/AAC"). The walk announces such
+    /// a point instead of playing it.
+    public var audioProblem: String?
+
+    public init(role: FileRole, pointID: String?, language: String?, identity: FileIdentity, sha256: String,
+                audioProblem: String? = nil) {
+        self.role = role
+        self.pointID = pointID
+        self.language = language
+        self.identity = identity
+        self.sha256 = sha256
+        self.audioProblem = audioProblem
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import TourModel
+
+/// A tour in the store: the installed languages, each at the version it plays, and where their
+/// bytes are. Everything a walk, a preview, a map or lint needs, with no network.
+public struct InstalledTour: Sendable, Hashable {
+    public var id: String
+    public var slug: String
+    /// The service it was downloaded from (its ids are that service's).
+    public var service: String
+    public var isProtected: Bool
+    /// Sorted by language code.
+    public var languages: [InstalledLanguage]
+    /// The blob folder the files' names are in.
+    public var media: URL
+
+    public init(id: String, slug: String, service: String, isProtected: Bool, languages: [InstalledLanguage], media: URL) {
+        self.id = id
+        self.slug = slug
+        self.service = service
+        self.isProtected = isProtected
+        self.languages = languages.sorted { $0.language < $1.language }
+        self.media = media
+    }
+
+    public var languageCodes: [String] { languages.map(\.language) }
+
+    public func language(_ code: String) -> InstalledLanguage? { languages.first { $0.language == code } }
+
+    /// The title in `language` if installed, else in English, else in the first installed one.
+    public func title(_ language: String? = nil) -> String {
+        let pick = language.flatMap(self.language) ?? self.language("en") ?? languages.first
+        return pick?.detail.title ?? slug
+    }
+
+    /// Every title, for finding the tour by a title in any installed language.
+    public var titles: [String] { languages.map(\.detail.title) }
+
+    /// Bytes on disk, each blob counted once however many files share it.
+    public var bytes: Int64 {
+        var seen: [String: Int64] = [:]
+        for file in languages.flatMap(\.files) { seen[file.sha256] = file.identity.size }
+        return seen.values.reduce(0, +)
+    }
+
+    public func blobURL(_ file: InstalledFile) -> URL { media.appendingPathComponent(file.sha256) }
+
+    /// The tour as a tour folder whose files are the blobs: `lint`, `map` and `preview` read it as
+    /// they read a folder on disk. Languages are the installed ones; `defaultLanguage` must be one
+    /// (nil: English if installed, else the first). Non-MP3 audio stays in, so lint reports it.
+    public func folder(defaultLanguage: String? = nil) -> TourFolder {
+        let fallback = defaultLanguage.flatMap { language($0) == nil ? nil : $0 }
+            ?? (language("en") != nil ? "en" : languageCodes.first ?? "en")
+        var info: [String: TourFolder.LanguageInfo] = [:]
+        for lang in languages {
+            info[lang.language] = .init(title: lang.detail.title, description: lang.detail.description,
+                                        completionMessage: lang.detail.completionMessage, busInfo: lang.detail.busInfo)
+        }
+        // Points are the same across languages (ids, order, place); their texts and files are not.
+        var points: [String: TourFolder.Point] = [:]
+        for lang in languages {
+            for point in lang.points {
+                let content = TourFolder.PointContent(
+                    title: point.title, description: point.description,
+                    audio: lang.file(.audio, point: point.id).map(blobURL),
+                    subtitles: lang.file(.subtitles, point: point.id).map(blobURL),
+                    image: lang.file(.image, point: point.id).map(blobURL))
+                if points[point.id] == nil || lang.language == fallback {
+                    var merged = TourFolder.Point(id: point.id, order: point.order, coordinate: point.coordinate,
+                                                  triggerRadiusMeters: point.triggerRadiusMeters,
+                                                  content: points[point.id]?.content ?? [:])
+                    merged.content[lang.language] = content
+                    points[point.id] = merged
+                } else {
+                    points[point.id]?.content[lang.language] = content
+                }
+            }
+        }
+        let main = language(fallback)?.detail ?? languages.first?.detail
+        return TourFolder(root: media, id: id, slug: slug, city: main?.city, difficulty: main?.difficulty,
+                          durationMinutes: main?.durationMinutes, distanceKm: main?.distanceKm,
+                          isProtected: isProtected, defaultLanguage: fallback, languageInfo: info,
+                          points: Array(points.values), route: main?.route ?? [])
+    }
+
+    /// The tour in one installed language, as the walk core plays it. Narration that is not MP3
+    /// is left out, so the point is announced (title, text, subtitles) instead of played.
+    public func playable(language code: String) throws(StoreError) -> PlayableTour {
+        guard let installed = language(code) else {
+            throw StoreError(.notFound, "\(slug) is installed in \(languageCodes.joined(separator: ", ")) only: walkscape download \(slug) -l \(code)")
+        }
+        var tour: PlayableTour
+        do { tour = try folder(defaultLanguage: code).playable(language: code) } catch {
+            throw StoreError(.damaged, "\(slug): \(error.message)")
+        }
+        for index in tour.points.indices {
+            if let file = installed.file(.audio, point: tour.points[index].id), file.audioProblem != nil {
+                tour.points[index].audio = nil
+            }
+        }
+        return tour
+    }
+
+    /// The points of `language` whose narration is not MP3, with what it looks like.
+    public func unplayableAudio(language code: String) -> [(point: TourPoint, problem: String)] {
+        guard let installed = language(code) else { return [] }
+        return installed.points.compactMap { point in
+            installed.file(.audio, point: point.id)?.audioProblem.map { (point, $0) }
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import GRDB
+import TourModel
+
+/// The local content store (DESIGN.md, "Storage"): the catalog (`catalog.sqlite`, SQLite in WAL
+/// mode through GRDB, foreign keys on) and the blobs it points at. Reading it needs no network and
+/// no lock; changing it needs the `StoreLock`.
+public struct TourStore: Sendable {
+    public let location: StoreLocation
+    public let blobs: BlobStore
+    let database: DatabaseQueue
+
+    /// Opens the catalog, creating it (and the data folder) when there is none.
+    public static func open(_ location: StoreLocation) throws(StoreError) -> TourStore {
+        do { try FileManager.default.createDirectory(at: location.dataFolder, withIntermediateDirectories: true) } catch {
+            throw StoreError(.io, "cannot create the data folder \(location.dataFolder.path): \(error.localizedDescription)")
+        }
+        return try TourStore(location: location)
+    }
+
+    /// Opens the catalog if there is one: commands that only read never create files.
+    public static func openIfPresent(_ location: StoreLocation) throws(StoreError) -> TourStore? {
+        guard FileManager.default.fileExists(atPath: location.catalog.path) else { return nil }
+        return try TourStore(location: location)
+    }
+
+    private init(location: StoreLocation) throws(StoreError) {
+        self.location = location
+        blobs = BlobStore(location: location)
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.journalMode = .wal
+        // A walk reading while a download commits waits a moment instead of failing.
+        configuration.busyMode = .timeout(10)
+        configuration.label = "walkscape-catalog"
+        configuration.prepareDatabase { db in
+            // A committed install survives a power cut, not only a kill.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            database = try DatabaseQueue(path: location.catalog.path, configuration: configuration)
+            try CatalogSchema.migrator.migrate(database)
+        } catch {
+            throw StoreError(.damaged, "\(location.catalog.path): cannot be opened as the tour catalog (\(Self.describe(error)))")
+        }
+    }
+
+    /// The version of the SQLite library the catalog runs on (for `doctor`).
+    public static func sqliteVersion() -> String {
+        (try? DatabaseQueue().read { db in try String.fetchOne(db, sql: "SELECT sqlite_version()") }) ?? "unknown"
+    }
+
+    // MARK: Reading
+
+    /// Every installed tour, by slug.
+    public func installedTours() throws(StoreError) -> [InstalledTour] {
+        try read { db in try Self.load(db, tourIDs: nil, media: blobs.media) }
+    }
+
+    /// One installed tour by its service id.
+    public func installedTour(id: String) throws(StoreError) -> InstalledTour? {
+        try read { db in try Self.load(db, tourIDs: [id], media: blobs.media).first }
+    }
+
+    static func load(_ db: Database, tourIDs: [String]?, media: URL) throws -> [InstalledTour] {
+        var tourRequest = TourRecord.all()
+        if let tourIDs { tourRequest = tourRequest.filter(keys: tourIDs) }
+        let tours = try tourRequest.fetchAll(db)
+        var installed: [InstalledTour] = []
+        for tour in tours {
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT version.* FROM installation JOIN version ON version.id = installation.versionId
+                WHERE installation.tourId = ? ORDER BY installation.language
+                """, arguments: [tour.id])
+            var languages: [InstalledLanguage] = []
+            for row in rows {
+                let version = try VersionRecord(row: row)
+                let files = try VersionFileRecord.filter(Column("versionId") == version.id).fetchAll(db)
+                languages.append(try Self.language(version, files: files))
+            }
+            guard !languages.isEmpty else { continue }
+            installed.append(InstalledTour(id: tour.id, slug: tour.slug, service: tour.service,
+                                           isProtected: tour.isProtected, languages: languages, media: media))
+        }
+        return installed.sorted { ($0.slug, $0.id) < ($1.slug, $1.id) }
+    }
+
+    static func language(_ version: VersionRecord, files: [VersionFileRecord]) throws -> InstalledLanguage {
+        let decoder = WalkscapeJSON.decoder()
+        let detail = try decoder.decode(TourDetail.self, from: Data(version.detail.utf8))
+        let points = try decoder.decode([TourPoint].self, from: Data(version.points.utf8))
+        let map = try version.offlineMap.map { try decoder.decode(OfflineMap.self, from: Data($0.utf8)) }
+        return InstalledLanguage(
+            language: version.language, manifestVersion: version.manifestVersion, fingerprint: version.fingerprint,
+            installedAt: version.installedAt, detail: detail, points: points, offlineMap: map,
+            files: files.map { file in
+                InstalledFile(role: FileRole(rawValue: file.kind) ?? .image, pointID: file.pointId, language: file.language,
+                              identity: FileIdentity(location: file.location, size: file.size), sha256: file.sha256,
+                              audioProblem: file.audioProblem)
+            })
+    }
+
+    // MARK: Plumbing
+
+    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do { return try database.read(body) } catch {
+            throw StoreError(.damaged, "cannot read the tour catalog \(location.catalog.path): \(Self.describe(error))")
+        }
+    }
+
+    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do { return try database.write(body) } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError where [.SQLITE_FULL, .SQLITE_IOERR].contains(error.resultCode) {
+            throw StoreError(.noSpace, "cannot write the tour catalog \(location.catalog.path): \(Self.describe(error)); free some space and run the command again")
+        } catch {
+            throw StoreError(.damaged, "cannot write the tour catalog \(location.catalog.path): \(Self.describe(error))")
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? DatabaseError { return error.message ?? "\(error.resultCode)" }
+        if let error = error as? DecodingError { return "a stored answer cannot be read back (\(error))" }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,12 @@
+import TourStore
+
+/// Collecting the blobs nothing points at once a tour switched version or was removed.
+enum Collection {
+    static func afterSwitch(_ store: TourStore, reporter: DownloadReporter?) throws(CLIError) {
+        let report: CollectionReport
+        do { report = try store.collectGarbage(partials: false) } catch { throw CLIError(error) }
+        if report.blobsRemoved > 0, let reporter, reporter.mode != .json {
+            reporter.note("Freed \(ByteCount.format(report.bytesFreed)) (\(report.blobsRemoved) file\(report.blobsRemoved == 1 ? "" : "s") no version uses any more)")
+        }
+    }
+}

@@ -1,0 +1,315 @@
+import Foundation
+import TourStore
+
+/// How a download shows itself: on a terminal one live line per tour (bytes, rate, time left);
+/// otherwise plain lines (a line per file, and the progress every few seconds); with `--json` one
+/// JSON object per line. Events arrive from concurrent transfers, so everything is under a lock.
+final class DownloadReporter: @unchecked Sendable {
+    enum Mode {
+        case live, plain, json
+        /// Nothing printed (a repair under `verify --json`, whose stdout is one JSON report).
+        case silent
+    }
+
+    /// One line of `--json` output; absent fields are left out.
+    struct Line: Encodable {
+        var event: String
+        var tour: String?
+        var slug: String?
+        var languages: [String]?
+        var files: Int?
+        var bytes: Int64?
+        var filesToFetch: Int?
+        var bytesToFetch: Int64?
+        var resumedBytes: Int64?
+        var received: Int64?
+        var total: Int64?
+        var bytesPerSecond: Int64?
+        var file: String?
+        var reason: String?
+        var atByte: Int64?
+        var bytesReceived: Int64?
+        var requests: Int?
+        var linkRenewals: Int?
+        var retries: Int?
+        var seconds: Double?
+        var message: String?
+        var unplayable: [String]?
+
+        init(_ event: String) { self.event = event }
+    }
+
+    let mode: Mode
+    private let lock = NSLock()
+    private var name = ""
+    private var total: Int64 = 0
+    private var received: Int64 = 0
+    private var started = Date()
+    private var samples: [(at: Date, bytes: Int64)] = []
+    private var lastShown = Date.distantPast
+    private var liveLineOpen = false
+
+    init(mode: Mode) {
+        self.mode = mode
+    }
+
+    /// Bytes of the files under way that are on disk now (resumed plus received): what a stopped
+    /// download keeps.
+    var keptBytes: Int64 { lock.withLock { received } }
+
+    static func mode(json: Bool) -> Mode {
+        json ? .json : isatty(STDOUT_FILENO) == 1 ? .live : .plain
+    }
+
+    // MARK: What the command says
+
+    func planned(_ plan: DownloadPlan) {
+        guard mode != .silent else { return }
+        lock.withLock {
+            name = "\(plan.title) (\(plan.languages.joined(separator: ", ")))"
+            switch mode {
+            case .json:
+                var line = Line("plan")
+                line.tour = plan.tourID
+                line.slug = plan.slug
+                line.languages = plan.languages
+                line.files = plan.fileCount
+                line.bytes = plan.totalBytes
+                line.filesToFetch = plan.filesToFetch
+                line.bytesToFetch = plan.bytesToFetch
+                line.resumedBytes = plan.resumableBytes
+                emit(line)
+            case .live, .plain, .silent:
+                if plan.isUpToDate { return }
+                var text = "\(name): \(plan.fileCount) files, \(ByteCount.format(plan.totalBytes))"
+                if plan.filesToFetch < plan.fileCount {
+                    text += "; \(plan.filesToFetch) to fetch (\(ByteCount.format(plan.bytesToFetch)))"
+                }
+                if plan.resumableBytes > 0 { text += ", \(ByteCount.format(plan.resumableBytes)) already here from the last run" }
+                say(text)
+            }
+        }
+    }
+
+    func upToDate(_ plan: DownloadPlan) {
+        guard mode != .silent else { return }
+        lock.withLock {
+            if mode == .json {
+                var line = Line("upToDate")
+                line.tour = plan.tourID
+                line.languages = plan.languages
+                emit(line)
+            } else {
+                say("\(plan.title) (\(plan.languages.joined(separator: ", "))): up to date")
+            }
+        }
+    }
+
+    func finished(_ plan: DownloadPlan, _ report: InstallReport, seconds: Double, unplayable: [String]) {
+        guard mode != .silent else { return }
+        lock.withLock {
+            closeLiveLine()
+            switch mode {
+            case .json:
+                var line = Line("installed")
+                line.tour = plan.tourID
+                line.languages = report.switchedLanguages
+                line.files = report.filesFetched
+                line.bytesReceived = report.bytesReceived
+                line.requests = report.requests
+                line.linkRenewals = report.linkRenewals
+                line.retries = report.retries
+                line.seconds = (seconds * 1000).rounded() / 1000
+                line.unplayable = unplayable.isEmpty ? nil : unplayable
+                emit(line)
+            case .live, .plain, .silent:
+                let rate = seconds > 0 ? ", \(ByteCount.format(Int64(Double(report.bytesReceived) / seconds)))/s" : ""
+                let fetched = report.filesFetched == 0 ? "nothing to fetch"
+                    : "\(report.filesFetched) file\(report.filesFetched == 1 ? "" : "s") fetched (\(ByteCount.format(report.bytesReceived)) in \(String(format: "%.1f", seconds)) s\(rate))"
+                say("Installed \(name): \(fetched). Walk it offline: walkscape walk \(plan.slug)")
+                for problem in unplayable { say("note: \(problem)") }
+            }
+        }
+    }
+
+    /// Ctrl-C: what stays for the next run.
+    func stopped(command: String, keptBytes: Int64) {
+        lock.withLock {
+            closeLiveLine()
+            let text = "download stopped; `\(command)` resumes it (\(ByteCount.format(keptBytes)) kept)"
+            if mode == .json {
+                var line = Line("stopped")
+                line.message = text
+                emit(line)
+            }
+            Console.err("walkscape: \(text)")
+        }
+    }
+
+    func failed(_ message: String) {
+        lock.withLock {
+            closeLiveLine()
+            if mode == .json {
+                var line = Line("error")
+                line.message = message
+                emit(line)
+            }
+        }
+    }
+
+    func note(_ text: String) {
+        guard mode != .silent else { return }
+        lock.withLock { say(text) }
+    }
+
+    // MARK: What the transfers say
+
+    func handle(_ event: DownloadEvent) {
+        lock.withLock {
+            let now = Date()
+            switch event {
+            case .started(let files, let bytes, let resumed):
+                total = bytes
+                received = resumed
+                started = now
+                samples = [(now, resumed)]
+                // The first progress line after an interval, not at the first chunk.
+                lastShown = now
+                if mode == .json {
+                    var line = Line("start")
+                    line.files = files
+                    line.total = bytes
+                    line.resumedBytes = resumed
+                    emit(line)
+                }
+            case .received(let bytes):
+                received += bytes
+                showProgress(now)
+            case .fileDone(let label, let bytes):
+                switch mode {
+                case .json:
+                    var line = Line("file")
+                    line.file = label
+                    line.bytes = bytes
+                    emit(line)
+                case .plain:
+                    say("  done: \(label), \(ByteCount.format(bytes))")
+                case .live, .silent:
+                    break
+                }
+            case .retrying(let label, let reason):
+                switch mode {
+                case .json:
+                    var line = Line("retry")
+                    line.file = label
+                    line.reason = reason
+                    emit(line)
+                case .plain, .live:
+                    sayAboveLiveLine("  \(label): \(reason)")
+                case .silent:
+                    break
+                }
+            case .linkRenewed(let label, let atByte):
+                switch mode {
+                case .json:
+                    var line = Line("linkRenewed")
+                    line.file = label
+                    line.atByte = atByte
+                    emit(line)
+                case .silent:
+                    break
+                case .plain, .live:
+                    sayAboveLiveLine("  \(label): its link expired; a new one from the service, going on from byte \(atByte)")
+                }
+            case .switched(let languages):
+                if mode == .json {
+                    var line = Line("switched")
+                    line.languages = languages
+                    emit(line)
+                }
+            }
+        }
+    }
+
+    // MARK: Rendering (under the lock)
+
+    private func showProgress(_ now: Date) {
+        let interval: TimeInterval = switch mode {
+        case .live: 0.1
+        case .json: 0.5
+        case .plain: 5
+        case .silent: .infinity
+        }
+        guard now.timeIntervalSince(lastShown) >= interval else { return }
+        lastShown = now
+        samples.append((now, received))
+        // The rate over the last few seconds: what the connection does now, not on average.
+        while let first = samples.first, now.timeIntervalSince(first.at) > 3, samples.count > 2 { samples.removeFirst() }
+        let span = now.timeIntervalSince(samples[0].at)
+        let rate = span > 0.2 ? Double(received - samples[0].bytes) / span : 0
+        switch mode {
+        case .json:
+            var line = Line("progress")
+            line.received = received
+            line.total = total
+            line.bytesPerSecond = Int64(rate)
+            emit(line)
+        case .plain:
+            say("  \(progressText(rate: rate))")
+        case .live:
+            writeRaw("\r\u{1B}[2K" + TerminalText.sanitized("\(name): \(progressText(rate: rate))"))
+            liveLineOpen = true
+        case .silent:
+            break
+        }
+    }
+
+    private func progressText(rate: Double) -> String {
+        let percent = total > 0 ? Int(Double(received) * 100 / Double(total)) : 100
+        var text = "\(ByteCount.format(received)) of \(ByteCount.format(total)) (\(percent)%)"
+        if rate > 0 {
+            text += ", \(ByteCount.format(Int64(rate)))/s"
+            let left = Double(max(0, total - received)) / rate
+            text += ", \(Self.duration(left)) left"
+        }
+        return text
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded())
+        if s < 60 { return "\(s) s" }
+        if s < 3600 { return "\(s / 60) min \(s % 60) s" }
+        return "\(s / 3600) h \(s % 3600 / 60) min"
+    }
+
+    private func sayAboveLiveLine(_ text: String) {
+        if mode == .live {
+            closeLiveLine()
+            // Forces the live line to be drawn again on the next chunk.
+            lastShown = .distantPast
+        }
+        say(text)
+    }
+
+    private func closeLiveLine() {
+        if liveLineOpen {
+            writeRaw("\r\u{1B}[2K")
+            liveLineOpen = false
+        }
+    }
+
+    private func say(_ text: String) {
+        Console.out(text)
+    }
+
+    private func emit(_ line: Line) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(line) else { return }
+        Console.json(data)
+    }
+
+    private func writeRaw(_ text: String) {
+        try? FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import TourModel
+import TourStore
+
+/// `walkscape tours --installed`: what is on this machine, from the catalog alone. No network and
+/// nothing heavy: it must answer in milliseconds with a hundred tours installed.
+struct InstalledToursListing {
+    let settings: Settings
+    let language: String?
+    let city: String?
+
+    struct Row: Encodable {
+        var id: String
+        var slug: String
+        var title: String
+        var city: String?
+        var languages: [String]
+        var versions: [String: String]
+        var bytes: Int64
+        var installedAt: Date
+        var unplayableNarrations: Int
+    }
+
+    func rows() throws(CLIError) -> [Row] {
+        guard let store = try StoreAccess.openForReading(settings) else { return [] }
+        let tours: [InstalledTour]
+        do { tours = try store.installedTours() } catch { throw CLIError(error) }
+        let wanted = city.map(TourMatcher<InstalledTour>.fold)
+        return tours.compactMap { tour in
+            let shown = tour.language(language ?? "") ?? tour.language("en") ?? tour.languages.first
+            let tourCity = shown?.detail.city
+            if let wanted, tourCity.map(TourMatcher<InstalledTour>.fold) != wanted { return nil }
+            return Row(id: tour.id, slug: tour.slug, title: tour.title(language), city: tourCity,
+                       languages: tour.languageCodes,
+                       versions: Dictionary(uniqueKeysWithValues: tour.languages.map { ($0.language, $0.manifestVersion) }),
+                       bytes: tour.bytes, installedAt: tour.languages.map(\.installedAt).max() ?? Date(),
+                       unplayableNarrations: tour.languages.reduce(0) { $0 + $1.files.count { $0.audioProblem != nil } })
+        }
+    }
+
+    func print(json: Bool) throws {
+        let rows = try rows()
+        if json { return try JSONOutput.write(rows) }
+        guard !rows.isEmpty else {
+            Console.out("No tours installed (walkscape download TOUR installs one).")
+            return
+        }
+        var table = TextTable(header: ["TOUR", "TITLE", "CITY", "LANGUAGES", "SIZE", "INSTALLED"])
+        let format = Date.FormatStyle(date: .numeric, time: .shortened)
+        table.rows = rows.map { row in
+            var title = row.title
+            if row.unplayableNarrations > 0 { title += " (\(row.unplayableNarrations) narration\(row.unplayableNarrations == 1 ? "" : "s") not MP3)" }
+            return [row.slug, title, row.city ?? "-", row.languages.joined(separator: ","), ByteCount.format(row.bytes),
+                    row.installedAt.formatted(format)]
+        }
+        Console.out(table.render())
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import TourAPI
+import TourModel
+import TourStore
+
+/// One tour brought into the store from the service, as `download`, `update` and `verify
+/// --repair` all do it: plan (details, points, manifests), fetch what is missing, switch, record
+/// the analytics events, and tell the walker.
+struct TourInstallation {
+    let settings: Settings
+    let store: TourStore
+    let reporter: DownloadReporter
+
+    /// Installs (or brings up to date) `languages` of the tour; nil when it already was.
+    @discardableResult
+    func run(client: APIClient, tourID: String, slug: String, isProtected: Bool,
+             languages: [String]) async throws -> InstallReport? {
+        let downloader = TourDownloader(store: store, source: client, audioCheck: StoreAccess.narrationProblem,
+                                        report: { [reporter] event in reporter.handle(event) })
+        let plan: DownloadPlan
+        do {
+            plan = try await downloader.plan(tourID: tourID, slug: slug, isProtected: isProtected,
+                                             service: StoreAccess.serviceKey(client.service), languages: languages)
+        } catch {
+            throw Self.explain(error, slug: slug)
+        }
+        reporter.planned(plan)
+        if plan.isUpToDate {
+            reporter.upToDate(plan)
+            return nil
+        }
+        let userID = try? await client.session.credentials()?.userID
+        let events = StoreEvents(settings: settings)
+        events.started(plan, userID: userID)
+        let start = Date()
+        let report: InstallReport
+        do { report = try await downloader.install(plan) } catch { throw CLIError(error) }
+        let seconds = Date().timeIntervalSince(start)
+        events.completed(plan, report, seconds: seconds, userID: userID)
+        var unplayable: [String] = []
+        if let installed = try? store.installedTour(id: tourID) {
+            for language in report.switchedLanguages {
+                for (point, problem) in installed.unplayableAudio(language: language) {
+                    unplayable.append("point \(point.order) (\(point.title)) in '\(language)': its narration is not MP3 (\(problem)); the walk announces the point instead of playing it")
+                }
+            }
+        }
+        reporter.finished(plan, report, seconds: seconds, unplayable: unplayable)
+        return report
+    }
+
+    /// A protected tour's 403 says how to unlock it.
+    static func explain(_ error: StoreError, slug: String) -> CLIError {
+        if case .service(.forbidden) = error.kind {
+            return CLIError(kind: .noPermission, message: "\(slug) is locked: unlock it with a voucher (walkscape redeem CODE), then download it again")
+        }
+        return CLIError(error)
+    }
+}

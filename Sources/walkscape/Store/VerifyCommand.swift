@@ -1,0 +1,109 @@
+import ArgumentParser
+import Foundation
+import TourAPI
+import TourStore
+
+/// `walkscape verify`: every installed file re-hashed against its name.
+struct VerifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Check installed tours: re-hash every file against its SHA-256 and check the catalog; --repair downloads what is damaged or missing.",
+        discussion: """
+        Exits 0 when everything is sound, 65 when something is damaged or missing (each named). \
+        --repair deletes the damaged files and downloads the tours that need them again (from the \
+        service's current version of each, if it changed meanwhile).
+
+        Examples:
+          walkscape verify
+          walkscape verify bologna-portici --repair
+        """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("An installed tour: id, slug, or title prefix (default: the whole store).", valueName: "tour"))
+    var tour: String?
+
+    @Flag(name: .long, help: "Download again what is damaged or missing.")
+    var repair = false
+
+    @Flag(name: .long, help: "Print the result as JSON.")
+    var json = false
+
+    struct Report: Encodable {
+        var blobsChecked: Int
+        var bytesChecked: Int64
+        var catalog: String
+        var problems: [String]
+        var unusedBlobs: Int
+        var unusedBytes: Int64
+        var repaired: [String]?
+    }
+
+    func run() async throws {
+        let settings = try global.settings()
+        guard var store = try StoreAccess.openForReading(settings) else {
+            if tour != nil { throw CLIError.notFound("no installed tour matches '\(tour!)': no tour has been downloaded") }
+            if json { return try JSONOutput.write(Report(blobsChecked: 0, bytesChecked: 0, catalog: "none", problems: [], unusedBlobs: 0, unusedBytes: 0)) }
+            Console.out("Nothing to verify: no tour has been downloaded.")
+            return
+        }
+        // A repair changes the store: it takes the lock.
+        var lock: StoreLock?
+        if repair { (store, lock) = try StoreAccess.openForChange(settings, purpose: "verify --repair") }
+        defer { lock?.release() }
+        var ids: [String]?
+        if let tour {
+            do { ids = [try InstalledTourMatcher.match(tour, in: try store.installedTours()).id] } catch let error as StoreError {
+                throw CLIError(error)
+            }
+        }
+        var report: VerifyReport
+        do { report = try store.verify(tourIDs: ids) } catch { throw CLIError(error) }
+        var repaired: [String]?
+        if repair, !report.problems.isEmpty {
+            repaired = try await self.repair(report, store: store, settings: settings)
+            do { report = try store.verify(tourIDs: ids) } catch { throw CLIError(error) }
+        }
+        if json {
+            try JSONOutput.write(Report(blobsChecked: report.blobsChecked, bytesChecked: report.bytesChecked,
+                                        catalog: report.catalogCheck, problems: report.problems.map(\.description),
+                                        unusedBlobs: report.unusedBlobs, unusedBytes: report.unusedBytes, repaired: repaired))
+        } else {
+            Console.out("Checked \(report.blobsChecked) file\(report.blobsChecked == 1 ? "" : "s") (\(ByteCount.format(report.bytesChecked))); catalog: \(report.catalogCheck).")
+            for problem in report.problems { Console.out("damaged: \(problem.description)") }
+            if report.unusedBlobs > 0 {
+                Console.out("\(report.unusedBlobs) file\(report.unusedBlobs == 1 ? "" : "s") (\(ByteCount.format(report.unusedBytes))) no installed tour uses: walkscape gc frees them.")
+            }
+        }
+        guard report.isClean else {
+            let hint = repair ? "" : "; walkscape verify --repair downloads them again"
+            throw CLIError.data("\(report.problems.count) damaged or missing file\(report.problems.count == 1 ? "" : "s")\(report.catalogCheck == "ok" ? "" : ", catalog: \(report.catalogCheck)")\(hint)")
+        }
+    }
+
+    /// Deletes the damaged files and downloads the installations that use them again.
+    private func repair(_ report: VerifyReport, store: TourStore, settings: Settings) async throws -> [String] {
+        store.discardDamaged(report.problems)
+        var byTour: [String: Set<String>] = [:]
+        for problem in report.problems {
+            for installation in problem.installations { byTour[installation.tourID, default: []].insert(installation.language) }
+        }
+        let tours: [InstalledTour]
+        do { tours = try store.installedTours() } catch { throw CLIError(error) }
+        let reporter = DownloadReporter(mode: json ? .silent : DownloadReporter.mode(json: false))
+        let targets = tours.compactMap { tour in byTour[tour.id].map { (tour, $0.sorted()) } }
+        try await Interruptible.run(onStop: {
+            reporter.stopped(command: "walkscape verify --repair", keptBytes: reporter.keptBytes)
+        }) {
+            try await ServiceConnection.run(settings) { client in
+                for (tour, languages) in targets {
+                    let installation = TourInstallation(settings: settings, store: store, reporter: reporter)
+                    try await installation.run(client: client, tourID: tour.id, slug: tour.slug,
+                                               isProtected: tour.isProtected, languages: languages)
+                }
+            }
+        }
+        try Collection.afterSwitch(store, reporter: nil)
+        return targets.map(\.0.slug)
+    }
+}

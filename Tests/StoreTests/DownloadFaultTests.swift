@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Downloads through the server's fault switches: links that expire mid-file, connections cut
+/// mid-body, bursts of 5xx, sizes that do not match their declaration.
+@Suite(.serialized)
+struct DownloadFaultTests {
+    /// Six narrations of 600 kB: at 200 kB/s per connection and 4 at once, the last two start
+    /// after their 2-second links have expired.
+    static let slowTour = TourFixture(slug: "slow-walk", points: 6, audioBytes: 600_000)
+
+    @Test func linksThatExpireMidDownloadAreRenewedAndEachFileGoesOnFromTheByteItReached() async throws {
+        let harness = try await StoreHarness(options: .init(urlTTL: 2, resetRate: 0.3, throttleBytesPerSecond: 200_000,
+                                                            faultSeed: 11)) { tours in
+            try Self.slowTour.write(in: tours)
+        }
+        let result = try harness.succeed(["download", "slow-walk", "--json"])
+        let lines = StoreHarness.jsonLines(result)
+        let renewals = lines.filter { $0["event"] as? String == "linkRenewed" }
+        #expect(!renewals.isEmpty, "no link was renewed: \(result.stdout)")
+        // Every renewal went on from where its file was, and the server saw ranges asked for.
+        let resumed = harness.mediaRequests().filter { $0.contains(" 206 ") }
+        let cuts = lines.filter { $0["event"] as? String == "retry" }
+        #expect(cuts.isEmpty || !resumed.isEmpty, "a cut file was fetched again from its start")
+        let installed = try #require(lines.last)
+        #expect(installed["event"] as? String == "installed")
+        // Bytes over the wire: each file once, however often it was cut or renewed.
+        #expect(installed["bytesReceived"] as? Int == 6 * 600_000)
+        for point in 1...6 {
+            let sha = try harness.servedHash(Self.slowTour.audioPath(order: point, language: "en"), tour: "slow-walk")
+            #expect(harness.blobs()[sha] == 600_000)
+        }
+        try harness.expectBlobsHashRight()
+        try harness.expectVerifyClean()
+    }
+
+    @Test func cutConnectionsAndBurstsOfServerErrorsStillEndInACompleteCheckedTour() async throws {
+        let fixture = TourFixture(slug: "stormy-walk", languages: ["en", "it"], points: 4, audioBytes: 150_000,
+                                  subtitles: true, images: true)
+        let harness = try await StoreHarness(options: .init(faultRate: 0.2, resetRate: 0.2, faultSeed: 5)) { tours in
+            try fixture.write(in: tours)
+        }
+        let result = try harness.run(["download", "stormy-walk", "-l", "en", "-l", "it", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let installed = StoreHarness.jsonLines(result).last
+        #expect(installed?["event"] as? String == "installed")
+        #expect((installed?["retries"] as? Int ?? 0) > 0 || result.stderr.contains("trying again"), "no fault was met")
+        try harness.expectBlobsHashRight()
+        try harness.expectVerifyClean()
+        #expect(try harness.installed().first?["languages"] as? [String] == ["en", "it"])
+    }
+
+    @Test func aSizeOtherThanTheDeclaredOneIsTriedOnceMoreThenNamedAndTheInstalledVersionStays() async throws {
+        let fixture = TourFixture(slug: "honest-walk", points: 2, audioBytes: 5000)
+        let harness = try await StoreHarness { tours in try fixture.write(in: tours) }
+        try harness.succeed(["download", "honest-walk"])
+        let before = try harness.installed()
+        let blobsBefore = harness.blobs()
+
+        try await harness.restartServer(.init(misdeclareSize: true))
+        let result = try harness.run(["update", "honest-walk"])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("narration of point"), "\(result.stderr)")
+        #expect(result.stderr.contains("the service declares") && result.stderr.contains("bytes but sends"))
+        // The file named was asked for twice (once more after the mismatch), not forever.
+        let named = try #require(["01.mp3", "02.mp3"].first { result.stderr.contains("(\($0))") })
+        #expect(harness.mediaRequests(endingWith: "/en/\(named)").count == 2)
+
+        // Nothing changed for the walker.
+        #expect(try harness.installed().map { $0["versions"] as? [String: String] } == before.map { $0["versions"] as? [String: String] })
+        #expect(harness.blobs() == blobsBefore)
+        try harness.expectVerifyClean()
+        try harness.succeed(["preview", "honest-walk", "--trace", DownloadTests.demoTrace, "--fast"])
+    }
+}

@@ -1,0 +1,168 @@
+import Crypto
+import Foundation
+import Testing
+import TestSupport
+import TourAPI
+import TourModel
+@testable import TourStore
+
+/// The downloader's rules at its seam (`TourSource`), with a real store on a temporary folder and
+/// a scripted service: what it asks for after a refusal, and when content counts as changed. The
+/// capability itself is tested against the real server (DownloadFaultTests, KillTests).
+@Suite struct DownloaderRuleTests {
+    /// A service that answers media requests from a script and records what it was asked.
+    final class ScriptedSource: TourSource, @unchecked Sendable {
+        let lock = NSLock()
+        var manifests: [TourManifest]
+        var points: [TourPoint]
+        var detail: TourDetail
+        var script: [(URL, HTTPHeaderFields) -> HTTPResponse]
+        var requests: [(url: URL, headers: HTTPHeaderFields)] = []
+        var manifestCalls = 0
+
+        init(detail: TourDetail, points: [TourPoint], manifests: [TourManifest],
+             script: [(URL, HTTPHeaderFields) -> HTTPResponse]) {
+            self.detail = detail
+            self.points = points
+            self.manifests = manifests
+            self.script = script
+        }
+
+        func tour(_ id: String, language: String) async throws(APIError) -> TourDetail { detail }
+        func points(ofTour id: String, language: String) async throws(APIError) -> [TourPoint] { points }
+        func manifest(ofTour id: String, language: String) async throws(APIError) -> TourManifest {
+            lock.withLock {
+                manifestCalls += 1
+                return manifests[min(manifestCalls - 1, manifests.count - 1)]
+            }
+        }
+        func fetch(_ url: URL, headers: HTTPHeaderFields, timeout: Duration?) async throws(APIError) -> HTTPResponse {
+            lock.withLock {
+                requests.append((url, headers))
+                return script.removeFirst()(url, headers)
+            }
+        }
+    }
+
+    static let bytes: [UInt8] = (0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+
+    static func body(_ chunk: ArraySlice<UInt8>, thenBreak: Bool = false) -> ResponseBody {
+        ResponseBody {
+            var sent = false
+            return ResponseBody.AsyncIterator {
+                if sent {
+                    if thenBreak { throw TransportError(.connectionLost, "the connection closed before the answer was complete") }
+                    return nil
+                }
+                sent = true
+                return Array(chunk)
+            }
+        }
+    }
+
+    static func manifest(_ url: String, size: Int64 = Int64(bytes.count), version: String = "1") -> TourManifest {
+        TourManifest(tourID: "t1", language: "en", version: version,
+                     audio: [MediaFile(pointID: "p1", order: 1, url: url, sizeBytes: size)])
+    }
+
+    static let detail = TourDetail(id: "t1", slug: "scripted", title: "Scripted", languages: ["en"])
+    static let points = [TourPoint(id: "p1", order: 1, coordinate: Coordinate(latitude: 44.49, longitude: 11.34),
+                                   triggerRadiusMeters: 30, title: "One")]
+
+    func store() throws -> (TourStore, TemporaryDirectory) {
+        let folder = try TemporaryDirectory(prefix: "walkscape-store-unit")
+        return (try TourStore.open(StoreLocation(dataFolder: folder.url)), folder)
+    }
+
+    @Test func aRefusedLinkIsRenewedFromAFreshManifestAndTheFileGoesOnFromTheSameByte() async throws {
+        let (store, folder) = try store()
+        _ = folder
+        let half = 4_000
+        let source = ScriptedSource(
+            detail: Self.detail, points: Self.points,
+            manifests: [Self.manifest("https://media.example.org/t1/en/01.mp3?X-Amz-Signature=old"),
+                        Self.manifest("https://media.example.org/t1/en/01.mp3?X-Amz-Signature=new")],
+            script: [
+                { url, _ in HTTPResponse(status: 200, headers: ["Content-Length": "\(Self.bytes.count)", "ETag": "\"v1\""],
+                                         body: Self.body(Self.bytes[..<half], thenBreak: true), url: url) },
+                { url, _ in HTTPResponse(status: 403, body: .bytes(Data("<Error><Code>AccessDenied</Code></Error>".utf8)), url: url) },
+                { url, _ in HTTPResponse(status: 206, headers: ["Content-Range": "bytes \(half)-\(Self.bytes.count - 1)/\(Self.bytes.count)"],
+                                         body: Self.body(Self.bytes[half...]), url: url) },
+            ])
+        let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil })
+        let plan = try await downloader.plan(tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
+        let report = try await downloader.install(plan)
+
+        #expect(source.requests.count == 3)
+        #expect(source.requests[0].headers["Range"] == nil)
+        #expect(source.requests[1].headers["Range"] == "bytes=\(half)-")
+        #expect(source.requests[1].headers["If-Range"] == "\"v1\"")
+        #expect(source.requests[2].url.query?.contains("new") == true, "the refused link was used again")
+        #expect(source.requests[2].headers["Range"] == "bytes=\(half)-")
+        #expect(report.bytesReceived == Int64(Self.bytes.count))
+        #expect(report.linkRenewals == 1)
+        let sha = SHA256.hash(data: Data(Self.bytes)).map { String(format: "%02x", $0) }.joined()
+        let installed = try #require(try store.installedTour(id: "t1"))
+        #expect(installed.languages.first?.files.first?.sha256 == sha)
+        #expect(try Data(contentsOf: store.blobs.url(of: sha)) == Data(Self.bytes))
+    }
+
+    @Test func contentCountsAsChangedWhenAFileChangesEvenIfTheManifestVersionDoesNot() async throws {
+        let (store, folder) = try store()
+        _ = folder
+        let url = "https://media.example.org/t1/en/01.mp3?X-Amz-Signature=a"
+        let whole: (URL, HTTPHeaderFields) -> HTTPResponse = { url, _ in
+            HTTPResponse(status: 200, headers: ["Content-Length": "\(Self.bytes.count)", "ETag": "\"v1\""],
+                         body: Self.body(Self.bytes[...]), url: url)
+        }
+        let first = ScriptedSource(detail: Self.detail, points: Self.points, manifests: [Self.manifest(url)], script: [whole])
+        let downloader = TourDownloader(store: store, source: first, audioCheck: { _ in nil })
+        _ = try await downloader.install(try await downloader.plan(tourID: "t1", slug: "scripted", isProtected: false,
+                                                                   service: "test", languages: ["en"]))
+
+        // The same content signed again: up to date, nothing fetched.
+        let resigned = ScriptedSource(detail: Self.detail, points: Self.points,
+                                      manifests: [Self.manifest("https://media.example.org/t1/en/01.mp3?X-Amz-Signature=b")], script: [])
+        let same = try await TourDownloader(store: store, source: resigned, audioCheck: { _ in nil })
+            .plan(tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
+        #expect(same.isUpToDate)
+
+        // A point moved, same version: changed, but nothing to fetch.
+        var moved = Self.points
+        moved[0].triggerRadiusMeters = 45
+        let edited = ScriptedSource(detail: Self.detail, points: moved, manifests: [Self.manifest(url)], script: [])
+        let pointsPlan = try await TourDownloader(store: store, source: edited, audioCheck: { _ in nil })
+            .plan(tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
+        #expect(pointsPlan.changedLanguages == ["en"])
+        #expect(pointsPlan.filesToFetch == 0)
+
+        // A file of another size, same version: changed, and that file is fetched.
+        let resized = ScriptedSource(detail: Self.detail, points: Self.points,
+                                     manifests: [Self.manifest(url, size: 9_000)], script: [])
+        let filePlan = try await TourDownloader(store: store, source: resized, audioCheck: { _ in nil })
+            .plan(tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
+        #expect(filePlan.changedLanguages == ["en"])
+        #expect(filePlan.filesToFetch == 1)
+    }
+
+    @Test func aFileSignedTwiceIsOneFileAndAPortChangeDoesNotMakeItAnother() {
+        let a = FileIdentity(url: "https://media.example.org/t/en/01.mp3?X-Amz-Date=20260501T090000Z&X-Amz-Expires=86400&X-Amz-Signature=aa", size: 10)
+        let b = FileIdentity(url: "https://MEDIA.example.org:8443/t/en/01.mp3?X-Amz-Date=20260502T090000Z&X-Amz-Expires=86400&X-Amz-Signature=bb", size: 10)
+        #expect(a == b)
+        #expect(a.partName == b.partName)
+        #expect(a != FileIdentity(url: "https://media.example.org/t/en/01.mp3", size: 11))
+        #expect(a != FileIdentity(url: "https://media.example.org/t/it/01.mp3", size: 10))
+        #expect(FileIdentity(url: "http://h/media/t/a%20b.mp3?x=1", size: 1).fileName == "a b.mp3")
+    }
+
+    @Test func aContentRangeIsReadWithAndWithoutItsTotal() {
+        #expect(ContentRange("bytes 100-199/1000") == ContentRange("bytes 100-199/1000"))
+        #expect(ContentRange("bytes 100-199/1000")?.start == 100)
+        #expect(ContentRange("bytes 100-199/1000")?.total == 1000)
+        #expect(ContentRange("bytes 100-199/*")?.total == nil)
+        #expect(ContentRange("bytes 100-199/*") != nil)
+        #expect(ContentRange("bytes 200-100/1000") == nil)
+        #expect(ContentRange("items 0-1/2") == nil)
+        #expect(ContentRange(nil) == nil)
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+import TestSupport
+import TourModel
+import TourStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A download killed at any moment leaves the old version or the new one, never a mix, and the
+/// next download resumes its part files.
+@Suite(.serialized)
+struct InterruptionTests {
+    /// The installed audio of `slug` in English, by point order: (sha256, size).
+    static func installedAudio(_ harness: StoreHarness, slug: String) throws -> [Int: String] {
+        guard let store = try TourStore.openIfPresent(StoreLocation(dataFolder: harness.home.file("data"))),
+              let tour = try store.installedTours().first(where: { $0.slug == slug }),
+              let english = tour.language("en") else { return [:] }
+        var audio: [Int: String] = [:]
+        for point in english.points {
+            if let file = english.file(.audio, point: point.id) { audio[point.order] = file.sha256 }
+        }
+        return audio
+    }
+
+    /// What the served folder's narrations hash to, by point order.
+    static func servedAudio(_ harness: StoreHarness, _ fixture: TourFixture) throws -> [Int: String] {
+        var audio: [Int: String] = [:]
+        for point in 1...fixture.points {
+            audio[point] = try harness.servedHash(fixture.audioPath(order: point, language: "en"), tour: fixture.slug)
+        }
+        return audio
+    }
+
+    @Test func sigkillAtRandomMomentsLeavesTheOldOrTheNewVersionAndTheNextDownloadCompletesIt() async throws {
+        let fixture = TourFixture(slug: "kill-walk", points: 4, audioBytes: 300_000)
+        let harness = try await StoreHarness(options: .init(throttleBytesPerSecond: 400_000)) { tours in
+            try fixture.write(in: tours)
+        }
+        try harness.succeed(["download", "kill-walk"])
+        var generator = SystemRandomNumberGenerator()
+        for round in 1...8 {
+            // The curator republishes: one narration changes (and its size with it).
+            let old = try Self.servedAudio(harness, fixture)
+            let oldVersion = try harness.manifestVersion(tourID: fixture.id, language: "en")
+            let point = round % fixture.points + 1
+            try TourFixture.writeNoise(harness.tours.appendingPathComponent(fixture.slug).appendingPathComponent(fixture.audioPath(order: point, language: "en")),
+                                       bytes: 300_000 + round * 1000, seed: UInt64(round * 977))
+            #expect(try await harness.waitForRepublish(tourID: fixture.id, language: "en", from: oldVersion))
+            let new = try Self.servedAudio(harness, fixture)
+
+            let child = try harness.start(["download", "kill-walk"])
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...1200, using: &generator)))
+            child.signal(SIGKILL)
+            _ = await child.wait(timeout: 10)
+
+            // Old or new, whole: never a mix of the two.
+            let afterKill = try Self.installedAudio(harness, slug: "kill-walk")
+            #expect(afterKill == old || afterKill == new, "round \(round): a mixed version is installed")
+            try harness.expectVerifyClean()
+
+            let resumed = try harness.run(["download", "kill-walk", "--json"])
+            #expect(resumed.status == 0, "round \(round): \(resumed.stderr)")
+            #expect(try Self.installedAudio(harness, slug: "kill-walk") == new, "round \(round)")
+            try harness.expectVerifyClean()
+            try harness.expectBlobsHashRight()
+            // A resumed file is fetched from where it stopped: never more than the file.
+            if let installed = StoreHarness.jsonLines(resumed).last, installed["event"] as? String == "installed" {
+                #expect((installed["bytesReceived"] as? Int ?? 0) <= 300_000 + round * 1000)
+            }
+        }
+        // The old versions' files were collected as each update switched.
+        #expect(harness.blobs().count == fixture.points)
+    }
+
+    @Test func ctrlCStopsCleanlySaysHowToResumeAndTheNextDownloadFetchesOnlyWhatIsMissing() async throws {
+        let fixture = TourFixture(slug: "patient-walk", points: 2, audioBytes: 1_000_000)
+        let harness = try await StoreHarness(options: .init(throttleBytesPerSecond: 500_000)) { tours in
+            try fixture.write(in: tours)
+        }
+        let child = try harness.start(["download", "patient-walk"])
+        #expect(await child.waitForOutput("2 files", timeout: 20))
+        try await Task.sleep(for: .milliseconds(800))
+        child.signal(SIGINT)
+        let code = await child.wait(timeout: 20)
+        #expect(code == 130)
+        #expect(child.errorOutput.contains("download stopped; `walkscape download patient-walk` resumes it"), "\(child.errorOutput)")
+        #expect(try harness.installed().isEmpty)
+        let doctor = try harness.run(["doctor"])
+        #expect(doctor.stdout.contains("interrupted download"), "\(doctor.stdout)")
+
+        let resumed = try harness.run(["download", "patient-walk", "--json"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let lines = StoreHarness.jsonLines(resumed)
+        let plan = try #require(lines.first)
+        let kept = plan["resumedBytes"] as? Int ?? 0
+        #expect(kept > 0)
+        let received = lines.last?["bytesReceived"] as? Int ?? -1
+        #expect(received == 2_000_000 - kept, "fetched \(received) with \(kept) kept")
+        try harness.expectVerifyClean()
+        #expect(try harness.run(["doctor"]).stdout.contains("1 tour installed, 2 files"))
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The product's main path: download at home, walk where there is no signal. A real gpsd on a pty
+/// fed the demo trace, the real binary narrating to ALSA's file device, and the API URL pointed
+/// at a socket that counts connections.
+@Suite(.serialized)
+struct OfflineWalkTests {
+    /// Seconds between epochs written to gpsd: 60x faster than the receiver's 1 Hz.
+    static let pace = 0.015
+
+    static let epochs: [[String]] = {
+        let url = TestPaths.demoTour.appendingPathComponent("traces/walk.nmea")
+        let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+        var result: [[String]] = []
+        for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("$") {
+            if line.dropFirst(3).hasPrefix("RMC") || result.isEmpty { result.append([]) }
+            result[result.count - 1].append(String(line))
+        }
+        return result
+    }()
+
+    @Test func anInstalledTourIsWalkedWithNoNetworkAndItsEventsCarryTheServicesIDs() async throws {
+        var served: URL?
+        let harness = try await StoreHarness { tours in
+            let demo = try StoreHarness.copyDemo(into: tours, shortNarration: true)
+            // Point 3's narration is AAC named .mp3: announced, not played.
+            var aac = Data([0, 0, 0, 0x20]) + Data("ftypM4A ".utf8) + Data(repeating: 0, count: 20)
+            aac += Data(repeating: 0x55, count: 3000)
+            try aac.write(to: demo.appendingPathComponent("media/en/03.mp3"))
+            served = demo
+        }
+        try harness.succeed(["download", StoreHarness.demoSlug, "-l", "en"])
+        await harness.server.stop()
+
+        let counter = try ConnectionCounter()
+        let gpsd = try GPSDHarness()
+        let pcm = harness.scratch.file("out.raw")
+        let child = try ChildProcess(
+            TestPaths.walkscape,
+            ["walk", StoreHarness.demoSlug, "--no-input", "--audio-device", "file:'\(pcm.path)',raw",
+             "--gpsd-port", "\(gpsd.port)", "--home", harness.home.path],
+            environment: ["NO_COLOR": "1", "WALKSCAPE_API_URL": counter.url])
+        #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10), "output: \(child.output)")
+        for epoch in Self.epochs {
+            gpsd.write(lines: epoch)
+            try await Task.sleep(for: .milliseconds(Int64(Self.pace * 1000)))
+            if !child.isRunning { break }
+        }
+        let code = await child.wait(timeout: 30)
+        #expect(code == 0, "output: \(child.output)")
+        #expect(child.output.contains("point 3 (Piazza della Signoria): its narration is not MP3"))
+        #expect(counter.connections == 0, "the walk called the network")
+
+        // Points 1, 2, 4 and 5 were heard from the store's blobs; point 3 announced.
+        let journal = harness.journal()
+        let triggered = journal.filter { $0["name"] as? String == "point_triggered" }
+        #expect(triggered.compactMap { $0["pointId"] as? String } == StoreHarness.demoPointIDs)
+        let walkEvents = journal.filter { ["tour_started", "point_triggered", "tour_completed"].contains($0["name"] as? String ?? "") }
+        #expect(walkEvents.allSatisfy { $0["tourId"] as? String == StoreHarness.demoID })
+        #expect(journal.last?["name"] as? String == "tour_completed")
+        let written = try Data(contentsOf: pcm)
+        var expected = Data()
+        for point in [1, 2, 4, 5] {
+            let mp3 = try #require(served).appendingPathComponent(String(format: "media/en/%02d.mp3", point))
+            expected += try FixtureAudio.referenceDecode(mp3).pcm
+        }
+        #expect(written.count == expected.count)
+        #expect(written == expected)
+    }
+}

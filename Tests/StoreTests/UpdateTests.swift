@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `update`, `verify`, `gc`, and what a full disk does to them.
+@Suite(.serialized)
+struct UpdateTests {
+    @Test func aRepublishedNarrationIsTheOneFileUpdateFetchesAndTheOldOneIsCollected() async throws {
+        let fixture = TourFixture(slug: "edited-walk", points: 4, audioBytes: 20_000, subtitles: true, images: true)
+        let harness = try await StoreHarness { tours in try fixture.write(in: tours) }
+        try harness.succeed(["download", "edited-walk"])
+        let requestsBefore = harness.mediaRequests().count
+        let blobsBefore = harness.blobs()
+        #expect(try harness.succeed(["update"]).stdout.contains("up to date"))
+        #expect(harness.mediaRequests().count == requestsBefore)
+
+        let version = try harness.manifestVersion(tourID: fixture.id, language: "en")
+        let narration = harness.tours.appendingPathComponent("edited-walk").appendingPathComponent(fixture.audioPath(order: 3, language: "en"))
+        let oldSHA = try harness.servedHash(fixture.audioPath(order: 3, language: "en"), tour: "edited-walk")
+        try TourFixture.writeNoise(narration, bytes: 21_000, seed: 4242)
+        #expect(try await harness.waitForRepublish(tourID: fixture.id, language: "en", from: version))
+
+        let update = try harness.succeed(["update", "--json"])
+        let installed = try #require(StoreHarness.jsonLines(update).first { $0["event"] as? String == "installed" })
+        #expect(installed["files"] as? Int == 1)
+        #expect(installed["bytesReceived"] as? Int == 21_000)
+        // The server saw exactly one more media request: that narration.
+        let after = harness.mediaRequests()
+        #expect(after.count == requestsBefore + 1)
+        #expect(after.last?.contains("/en/03.mp3") == true)
+        let newSHA = try harness.servedHash(fixture.audioPath(order: 3, language: "en"), tour: "edited-walk")
+        #expect(harness.blobs()[newSHA] == 21_000)
+        #expect(harness.blobs()[oldSHA] == nil, "the replaced narration was not collected")
+        #expect(harness.blobs().count == blobsBefore.count)
+        try harness.expectVerifyClean()
+        #expect(harness.journal().filter { $0["name"] as? String == "tour_download_completed" }.count == 2)
+    }
+
+    @Test func verifyNamesDamagedAndMissingFilesAndRepairFetchesExactlyThose() async throws {
+        let fixture = TourFixture(slug: "fragile-walk", points: 3, audioBytes: 30_000)
+        let harness = try await StoreHarness { tours in try fixture.write(in: tours) }
+        try harness.succeed(["download", "fragile-walk"])
+        let damaged = try harness.servedHash(fixture.audioPath(order: 1, language: "en"), tour: "fragile-walk")
+        let missing = try harness.servedHash(fixture.audioPath(order: 2, language: "en"), tour: "fragile-walk")
+        let handle = try FileHandle(forWritingTo: harness.media.appendingPathComponent(damaged))
+        try handle.seek(toOffset: 1000)
+        try handle.write(contentsOf: Data(repeating: 0xAA, count: 16))
+        try handle.close()
+        try FileManager.default.removeItem(at: harness.media.appendingPathComponent(missing))
+
+        let verify = try harness.run(["verify", "fragile-walk"])
+        #expect(verify.status == 65)
+        #expect(verify.stdout.contains("damaged: \(damaged.prefix(12)): damaged") && verify.stdout.contains("narration of point 1"))
+        #expect(verify.stdout.contains("\(missing.prefix(12)): missing"))
+        #expect(verify.stderr.contains("walkscape verify --repair"))
+
+        let requestsBefore = harness.mediaRequests().count
+        let repair = try harness.run(["verify", "--repair"])
+        #expect(repair.status == 0, "\(repair.stdout)\(repair.stderr)")
+        #expect(harness.mediaRequests().count == requestsBefore + 2)
+        try harness.expectVerifyClean()
+        try harness.expectBlobsHashRight()
+
+        // gc: files nothing uses and interrupted downloads go; installed ones stay.
+        try Data(repeating: 1, count: 10).write(to: harness.partial.appendingPathComponent("0123.part"))
+        let stray = String(repeating: "ab", count: 32)
+        try Data(repeating: 2, count: 10).write(to: harness.media.appendingPathComponent(stray))
+        let gc = try harness.succeed(["gc", "--json"])
+        let report = try JSONSerialization.jsonObject(with: gc.stdoutData) as? [String: Any]
+        #expect(report?["blobsRemoved"] as? Int == 1)
+        #expect(report?["partialDownloadsRemoved"] as? Int == 1)
+        #expect(harness.blobs().count == 3)
+        try harness.expectVerifyClean()
+    }
+
+    @Test func aFullDiskFailsWithAClearErrorAndTheInstalledVersionStaysPlayable() async throws {
+        let fixture = TourFixture(slug: "roomy-walk", points: 2, audioBytes: 100_000)
+        let harness = try await StoreHarness { tours in try fixture.write(in: tours) }
+        try harness.succeed(["download", "roomy-walk"])
+        let before = harness.blobs()
+
+        // The curator republishes a larger narration.
+        try await Self.republish(harness, fixture, point: 2, bytes: 1_500_000)
+
+        // A write that fails part-way (a file size limit here, as a quota would, or a disk that
+        // another writer fills): the download stops in the system's words and keeps the old version.
+        let limited = try run(URL(fileURLWithPath: "/usr/bin/prlimit"),
+                              ["--fsize=400000", TestPaths.walkscape.path, "update", "--home", harness.home.path],
+                              environment: ["WALKSCAPE_API_URL": harness.server.baseURL, "NO_COLOR": "1"], timeout: 60)
+        #expect(limited.status == 1)
+        #expect(limited.stderr.contains("File too large"), "\(limited.stderr)")
+        #expect(limited.stderr.contains("free some space and run the command again"))
+        try Self.expectOldVersionPlayable(harness, blobs: before)
+
+        // A disk too small for the new version is seen before anything is fetched: a small file
+        // system of its own for the store, when this machine lets the test mount one.
+        let other = try TemporaryDirectory(prefix: "walkscape-store-tmpfs")
+        let data = other.file("data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        guard geteuid() == 0,
+              (try? run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=4m", "tmpfs", data.path]).status) == 0 else {
+            return
+        }
+        defer { _ = try? run(URL(fileURLWithPath: "/bin/umount"), ["-l", data.path]) }
+        let first = try runWalkscape(["download", "roomy-walk"], home: other, environment: ["WALKSCAPE_API_URL": harness.server.baseURL])
+        #expect(first.status == 0, "\(first.stderr)")
+        let installed = try FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("media").path)
+        try await Self.republish(harness, fixture, point: 1, bytes: 3_000_000)
+        let full = try runWalkscape(["update"], home: other, environment: ["WALKSCAPE_API_URL": harness.server.baseURL])
+        #expect(full.status == 1)
+        #expect(full.stderr.contains("not enough free space for roomy-walk in \(data.path): the download needs"), "\(full.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("media").path).sorted() == installed.sorted())
+        let verify = try runWalkscape(["verify"], home: other)
+        #expect(verify.status == 0, "\(verify.stdout)")
+        let preview = try runWalkscape(["preview", "roomy-walk", "--trace", DownloadTests.demoTrace, "--fast"], home: other,
+                                       environment: ["WALKSCAPE_API_URL": "http://127.0.0.1:1"])
+        #expect(preview.status == 0, "\(preview.stderr)")
+    }
+
+    static func republish(_ harness: StoreHarness, _ fixture: TourFixture, point: Int, bytes: Int) async throws {
+        let version = try harness.manifestVersion(tourID: fixture.id, language: "en")
+        let narration = harness.tours.appendingPathComponent(fixture.slug).appendingPathComponent(fixture.audioPath(order: point, language: "en"))
+        try TourFixture.writeNoise(narration, bytes: bytes, seed: UInt64(bytes))
+        #expect(try await harness.waitForRepublish(tourID: fixture.id, language: "en", from: version))
+    }
+
+    static func expectOldVersionPlayable(_ harness: StoreHarness, blobs: [String: Int],
+                                         sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for (name, size) in blobs {
+            #expect(harness.blobs()[name] == size, "a file of the installed version went", sourceLocation: sourceLocation)
+        }
+        try harness.expectVerifyClean(sourceLocation: sourceLocation)
+        let preview = try harness.run(["preview", "roomy-walk", "--trace", DownloadTests.demoTrace, "--fast"], apiURL: "http://127.0.0.1:1")
+        #expect(preview.status == 0, "\(preview.stderr)", sourceLocation: sourceLocation)
+    }
+}
