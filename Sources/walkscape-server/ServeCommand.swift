@@ -111,6 +111,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = ServerLogging.bootstrap(level: logLevel)
+        AllocatorTuning.keepMediaChunksInTheHeap()
         let configuration = ServerConfiguration(
             tourPaths: tours.map { URL(fileURLWithPath: $0, isDirectory: true) }, host: host, port: port,
             dataDirectory: data.url, publicURL: publicURL, dialect: dialect, accessTokenTTL: tokenTTL,

@@ -134,7 +134,9 @@ struct InputValidationTests {
     @Test func helpForAnUnknownCommandIsAUsageError() throws {
         let r = try runWalkscape(["help", "nosuch"])
         #expect(r.status == 64)
-        #expect(r.stderr == "walkscape: no command 'nosuch' (commands: doctor, preview, lint, map, play, walk, trace, register, login, logout, whoami, tours, show, redeem, my-tours)\n")
+        // One line naming the commands there are (the list grows with the commands).
+        #expect(r.stderr.hasPrefix("walkscape: no command 'nosuch' (commands: doctor, preview, lint, map, play, walk, trace, "), "\(r.stderr)")
+        #expect(r.stderr.hasSuffix(")\n") && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
         #expect(r.stdout.isEmpty)
         let nested = try runWalkscape(["help", "preview", "nosuch"])
         #expect(nested.status == 64)

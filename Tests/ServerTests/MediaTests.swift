@@ -121,16 +121,33 @@ struct MediaTests {
         let dir = try TemporaryDirectory()
         let outside = try dir.write("outside-secret.txt", "SECRET OUTSIDE THE TOUR")
         let fixture = TourFixture(points: 2)
+
+        // A folder whose file leads outside it is not a tour (docs/tour-folder.md): never served.
+        let broken = try fixture.write(in: dir.url, name: "linked")
+        let brokenAudio = broken.appendingPathComponent(fixture.audioPath(order: 2, language: "en"))
+        try FileManager.default.removeItem(at: brokenAudio)
+        try FileManager.default.createSymbolicLink(at: brokenAudio, withDestinationURL: outside)
+        do {
+            let server = try await ServerProcess.start(.init(tours: [broken], logLevel: "error"))
+            Issue.record("a tour with a file outside its folder was served at \(server.baseURL)")
+            await server.stop()
+        } catch let failure as ServerProcess.StartFailure {
+            #expect(failure.description.contains("outside the tour folder"), "\(failure)")
+        }
+
+        // A file swapped for such a link while the server runs: its signed URL no longer serves it.
         let root = try fixture.write(in: dir.url, name: "tour")
-        // Point 2's English audio becomes a symlink to a file outside the folder.
+        let server = try await ServerProcess.start(.init(tours: [root], reloadInterval: 0, logLevel: "error"))
+        let http = HTTPTestClient(server)
+        let manifest = try await http.manifest(fixture.id)
+        #expect(manifest.audio.map(\.pointID) == [fixture.pointID(order: 1), fixture.pointID(order: 2)])
         let linked = root.appendingPathComponent(fixture.audioPath(order: 2, language: "en"))
         try FileManager.default.removeItem(at: linked)
         try FileManager.default.createSymbolicLink(at: linked, withDestinationURL: outside)
-        let server = try await ServerProcess.start(.init(tours: [root], logLevel: "error"))
-        let http = HTTPTestClient(server)
-        let manifest = try await http.manifest(fixture.id)
-        #expect(manifest.audio.map(\.pointID) == [fixture.pointID(order: 1)])
-        #expect(server.log.contains("leaves the tour folder"))
+        let swapped = try #require(manifest.audio.last?.url)
+        let swappedAnswer = try await http.get(swapped)
+        #expect(swappedAnswer.status != 200 && swappedAnswer.status != 206)
+        #expect(!String(decoding: swappedAnswer.body, as: UTF8.self).contains("SECRET"))
 
         // Anyone can put dots in a URL; without our signature they get 403.
         let good = try #require(manifest.audio.first?.url)

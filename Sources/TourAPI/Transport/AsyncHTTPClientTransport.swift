@@ -25,6 +25,15 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                             read: Self.timeAmount(configuration.readTimeout))
         ahc.connectionPool.retryConnectionEstablishment = false
         ahc.decompression = .disabled
+        // Reads of up to 1 MiB instead of NIO's 64 KiB: a media body is handed to its reader one
+        // read at a time (AsyncHTTPClient buffers one), so a 200 MB download is 16x fewer
+        // hand-offs between the event loop and the download task. The buffer grows only for a
+        // connection that fills it (API answers stay small). Measured: 0.45 s -> 0.35 s for a
+        // 200 MB tour over loopback (docs/store.md).
+        ahc.http1_1ConnectionDebugInitializer = { channel in
+            channel.setOption(ChannelOptions.recvAllocator,
+                              value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 1 << 20))
+        }
         client = HTTPClient(eventLoopGroup: group, configuration: ahc)
     }
 

@@ -13,6 +13,11 @@ final class PartFile {
     private let fd: Int32
     /// Bytes in the file; what the next write appends after.
     private(set) var length: Int64
+    /// Bytes up to which the kernel has been asked to start writing back.
+    private var writebackStarted: Int64 = 0
+    /// How much is appended before its writeback is started: the flush at the end then waits for
+    /// the last stretch only, not for the whole file, and the page cache never holds much of it dirty.
+    static let writebackStep: Int64 = 8 << 20
 
     init(url: URL) throws(StoreError) {
         self.url = url
@@ -33,6 +38,7 @@ final class PartFile {
     func truncate(to offset: Int64) throws(StoreError) {
         guard ftruncate(fd, off_t(offset)) == 0 else { throw StoreError.system(errno, "truncate", url.path) }
         length = offset
+        writebackStarted = min(writebackStarted, offset)
     }
 
     /// Appends `bytes` at the end.
@@ -48,6 +54,10 @@ final class PartFile {
             throw StoreError.system(code, "write", url.path)
         }
         length += Int64(bytes.count)
+        if length - writebackStarted >= Self.writebackStep {
+            Writeback.start(fd, from: writebackStarted, count: length - writebackStarted)
+            writebackStarted = length
+        }
     }
 
     /// Feeds the first `count` bytes of the file to `hasher` (a resumed download re-hashes what it

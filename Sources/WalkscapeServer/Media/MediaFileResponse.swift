@@ -8,7 +8,9 @@ import _NIOFileSystem
 /// single `Range`s (206, or 416 with `Content-Range: bytes */SIZE`), `If-Range` (by ETag or date),
 /// `If-None-Match` (304). The body is streamed from disk in chunks; a file is never loaded whole.
 struct MediaFileResponse {
-    static let chunkLength = 256 * 1024
+    // Each chunk costs a hop to the file thread pool and one to the event loop: 512 KiB moved a 200 MB
+    // file on loopback faster than 256 KiB did; 1 MiB was no faster and its peak memory crept up.
+    static let chunkLength = 512 * 1024
 
     let entry: MediaEntry
     /// The real path of the tour folder: the file's real path must stay under it.

@@ -1,5 +1,8 @@
 import Dispatch
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Turns the signals that end a command (Ctrl-C, `kill`, a closed terminal, Ctrl-\) into a call
 /// instead of death, so the walk can record the abandonment, save, and give the terminal back
@@ -10,36 +13,73 @@ import Foundation
 /// close, say): `onRepeat` runs and the process exits with 128 + that signal at once.
 /// The signals are caught even when the command was started with them ignored (from a script's
 /// `trap '' INT`), because the walk's terminal and progress must be looked after either way.
+///
+/// The handler is installed with `sigaction` and only writes the signal's number into a pipe
+/// (all a signal handler may safely do); a dispatch source reads the pipe. A dispatch *signal*
+/// source would need the signal ignored first, and it registers asynchronously after `resume()`:
+/// a signal arriving in between was ignored and lost (a walk told to stop right after it printed
+/// its first line went on walking). A byte in a pipe waits until it is read.
 final class SignalTrap: @unchecked Sendable {
     /// Everything that ends a walk or a preview by default.
     static let ending: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
 
-    private var sources: [any DispatchSourceSignal] = []
-    private var previous: [(signal: Int32, handler: __sighandler_t?)] = []
+    /// Where the installed handler writes; one trap is installed at a time.
+    nonisolated(unsafe) private static var pipeWriteEnd: Int32 = -1
+
+    private let readEnd: Int32
+    private let writeEnd: Int32
+    private let reader: any DispatchSourceRead
+    private var previous: [(signal: Int32, action: sigaction)] = []
     private let lock = NSLock()
     private var caughtSignal: Int32?
+    private var cancelled = false
 
     init(signals: [Int32] = SignalTrap.ending, handler: @escaping @Sendable (Int32) -> Void,
          onRepeat: @escaping @Sendable (Int32) -> Void = { _ in }) {
-        for number in signals {
-            // Ignored for the default action; the dispatch source still sees every delivery.
-            previous.append((number, signal(number, SIG_IGN)))
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [weak self] in
-                guard let self else { return }
-                let first = self.lock.withLock { () -> Bool in
-                    defer { if self.caughtSignal == nil { self.caughtSignal = number } }
-                    return self.caughtSignal == nil
-                }
-                if first {
-                    handler(number)
-                } else {
-                    onRepeat(number)
-                    exit(128 + number)
-                }
+        var ends: [Int32] = [-1, -1]
+        if pipe(&ends) == 0 {
+            for end in ends {
+                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
             }
-            source.resume()
-            sources.append(source)
+        } else {
+            ends = [-1, -1]
+        }
+        readEnd = ends[0]
+        writeEnd = ends[1]
+        Self.pipeWriteEnd = writeEnd
+        reader = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: .global())
+        let readEnd = readEnd
+        reader.setEventHandler { [weak self] in
+            var numbers = [UInt8](repeating: 0, count: 16)
+            let count = read(readEnd, &numbers, numbers.count)
+            guard let self, count > 0 else { return }
+            for number in numbers.prefix(count) { self.deliver(Int32(number), handler: handler, onRepeat: onRepeat) }
+        }
+        reader.resume()
+        for number in signals {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(SignalTrap.pipeWriteEnd, &byte, 1)
+            }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            var old = sigaction()
+            if sigaction(number, &action, &old) == 0 { previous.append((number, old)) }
+        }
+    }
+
+    private func deliver(_ number: Int32, handler: @Sendable (Int32) -> Void, onRepeat: @Sendable (Int32) -> Void) {
+        let first = lock.withLock { () -> Bool in
+            defer { if caughtSignal == nil { caughtSignal = number } }
+            return caughtSignal == nil
+        }
+        if first {
+            handler(number)
+        } else {
+            onRepeat(number)
+            exit(128 + number)
         }
     }
 
@@ -48,9 +88,17 @@ final class SignalTrap: @unchecked Sendable {
 
     /// Stops catching and puts back what each signal did before.
     func cancel() {
-        sources.forEach { $0.cancel() }
-        sources = []
-        for (number, handler) in previous { signal(number, handler) }
+        guard !lock.withLock({ defer { cancelled = true }; return cancelled }) else { return }
+        for (number, action) in previous {
+            var action = action
+            sigaction(number, &action, nil)
+        }
         previous = []
+        let (readEnd, writeEnd) = (readEnd, writeEnd)
+        reader.setCancelHandler {
+            if readEnd >= 0 { close(readEnd) }
+            if writeEnd >= 0 { close(writeEnd) }
+        }
+        reader.cancel()
     }
 }
