@@ -83,10 +83,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The analytics outbox (GRDB) and the batcher that flushes it through TourAPI.
+        .target(
+            name: "Analytics",
+            dependencies: [
+                "TourModel", "TourAPI",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "walkscape",
             dependencies: [
-                "TourModel", "FileAccess", "Positioning", "Playback", "Walk", "TourAPI", "TourStore",
+                "TourModel", "FileAccess", "Positioning", "Playback", "Walk", "TourAPI", "TourStore", "Analytics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -147,7 +158,12 @@ let package = Package(
                     swiftSettings: swiftSettings),
         .testTarget(name: "StoreTests",
                     dependencies: ["TourStore", "TourModel", "TourAPI", "TestSupport", "walkscape", "walkscape-server",
-                                   .product(name: "Crypto", package: "swift-crypto")],
+                                   .product(name: "Crypto", package: "swift-crypto"),
+                                   .product(name: "GRDB", package: "GRDB.swift")],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "AnalyticsTests",
+                    dependencies: ["Analytics", "TourAPI", "TourModel", "TestSupport",
+                                   .product(name: "GRDB", package: "GRDB.swift")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "CLITests",
                     dependencies: ["TestSupport", "TourModel", "walkscape", "Walk", "Positioning", "TourAPI",

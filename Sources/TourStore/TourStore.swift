@@ -33,12 +33,12 @@ public struct TourStore: Sendable {
         // A walk reading while a download commits waits a moment instead of failing.
         configuration.busyMode = .timeout(10)
         configuration.label = "walkscape-catalog"
-        configuration.prepareDatabase { db in
-            // A committed install survives a power cut, not only a kill.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
         do {
             database = try DatabaseQueue(path: location.catalog.path, configuration: configuration)
+            // A committed install survives a power cut, not only a kill. Set here, not in
+            // `prepareDatabase`: GRDB turns WAL on after that, and sets NORMAL with it (the log
+            // synced only at checkpoints). The queue's one connection keeps it for its life.
+            try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
             try CatalogSchema.migrator.migrate(database)
         } catch {
             throw StoreError(.damaged, "\(location.catalog.path): cannot be opened as the tour catalog (\(Self.describe(error)))")

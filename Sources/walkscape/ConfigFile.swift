@@ -16,7 +16,8 @@ import Foundation
 /// quotes is taken as written, ` #` included.
 struct ConfigFile: Sendable, Hashable {
     static let knownKeys: Set<String> = ["api-url", "gpsd-host", "gpsd-port", "audio-device", "language",
-                                         "allow-insecure-http", "api-timeout", "max-error", "missed"]
+                                         "allow-insecure-http", "api-timeout", "max-error", "missed",
+                                         "analytics", "analytics-dialect", "analytics-batch-bytes"]
     var values: [String: String] = [:]
 
     init(values: [String: String] = [:]) { self.values = values }
@@ -52,6 +53,41 @@ struct ConfigFile: Sendable, Hashable {
     }
 
     subscript(key: String) -> String? { values[key] }
+
+    /// Sets `key = value` in the file at `url` (`walkscape analytics on|off`), keeping every other
+    /// line as written, comments included: the last line that sets `key` is replaced, or the
+    /// setting is added at the end. The file is replaced atomically; a file that does not parse is
+    /// left alone and named in the error.
+    static func set(_ key: String, to value: String, in url: URL) throws(CLIError) {
+        var text = ""
+        do { text = String(decoding: try InputFile.contents(of: url.path), as: UTF8.self) } catch {
+            guard case .missing = error.cause else { throw CLIError.usage(error.message) }
+        }
+        _ = try parse(text, file: url.path)
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        let setting = "\(key) = \(value)"
+        let index = lines.lastIndex { line in
+            let content = withoutComment(Substring(line))
+            guard let eq = content.firstIndex(of: "=") else { return false }
+            return content[..<eq].trimmingCharacters(in: .whitespaces).lowercased() == key
+        }
+        if let index { lines[index] = setting } else { lines.append(setting) }
+        let file = OutputFile(url.path)
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            try file.open()
+            try file.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+            try file.commit()
+        } catch let error as FileAccessError {
+            file.discard()
+            throw CLIError.failure(error.message)
+        } catch {
+            file.discard()
+            throw CLIError.failure("cannot write \(url.path): \(error.localizedDescription)")
+        }
+    }
 
     /// The line up to its comment: a `#` at the start or after a space or tab, outside quotes.
     static func withoutComment(_ line: Substring) -> Substring {

@@ -52,4 +52,9 @@ enum Limits {
     /// How long the API may take to answer: under a tenth of a second is not a network, over an
     /// hour is a hang.
     static let apiTimeout = FlagRange(0.1...3600.0, unit: "seconds")
+    /// An analytics batch's body: a service that takes less than 1 kB takes no batches at all; the
+    /// live one refuses more than about 100 kB.
+    static let analyticsBatchBytes = FlagRange(1024...1_048_576, unit: "bytes")
+    /// How long `sync` keeps trying a failing service.
+    static let syncTime = FlagRange(1.0...86_400.0, unit: "seconds")
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TourModel
 import Walk
 
 /// Options every command shares. Each setting resolves the same way everywhere:
@@ -22,6 +23,9 @@ struct GlobalOptions: ParsableArguments {
 
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for the API to answer before giving up (env: WALKSCAPE_API_TIMEOUT; default 20).", valueName: "s"))
     var timeout: Double?
+
+    @Flag(name: .long, help: "Record no analytics events and send none (also: DO_NOT_TRACK=1, or `analytics = off` in the config file).")
+    var noAnalytics = false
 
     func validate() throws {
         if let gpsdPort { try Limits.gpsdPort.check(gpsdPort, flag: "--gpsd-port") }
@@ -69,6 +73,8 @@ struct Settings: Sendable {
     var origins: [String: String]
     /// Values not checked at start-up, by config file key.
     private var raw: [String: String]
+    /// `DO_NOT_TRACK` is set: no analytics, whatever the other settings say.
+    private var doNotTrack: Bool
 
     init(paths: WalkscapePaths, flags: GlobalOptions, environment: [String: String], file: ConfigFile) {
         self.paths = paths
@@ -90,6 +96,11 @@ struct Settings: Sendable {
         raw["api-timeout"] = pick("api-timeout", flag: flags.timeout.map { String($0) }, env: "WALKSCAPE_API_TIMEOUT")
         raw["max-error"] = pick("max-error", flag: nil, env: "WALKSCAPE_MAX_ERROR")
         raw["missed"] = pick("missed", flag: nil, env: "WALKSCAPE_MISSED")
+        raw["analytics"] = pick("analytics", flag: flags.noAnalytics ? "off" : nil, env: "WALKSCAPE_ANALYTICS")
+        raw["analytics-dialect"] = pick("analytics-dialect", flag: nil, env: "WALKSCAPE_ANALYTICS_DIALECT")
+        raw["analytics-batch-bytes"] = pick("analytics-batch-bytes", flag: nil, env: "WALKSCAPE_ANALYTICS_BATCH_BYTES")
+        // The convention of consoledonottrack.com: any value but empty or 0 opts out, whatever else says.
+        doNotTrack = environment["DO_NOT_TRACK"].map { !["", "0", "false", "no"].contains($0.lowercased()) } ?? false
         self.raw = raw
         self.origins = origins
     }
@@ -130,6 +141,37 @@ struct Settings: Sendable {
             throw invalid("max-error", "is not a number \(Limits.maxError.phrase)")
         }
         return metres
+    }
+
+    /// Whether analytics events are recorded and sent, and how (docs/analytics.md). Off when
+    /// `--no-analytics` is given, when `DO_NOT_TRACK` is set, or when `analytics` says so
+    /// (`WALKSCAPE_ANALYTICS`, the config file).
+    func analytics() throws(CLIError) -> AnalyticsSettings {
+        var settings = AnalyticsSettings()
+        if origins["analytics"] == "flag" {
+            settings.disabledBy = "--no-analytics"
+        } else if doNotTrack {
+            settings.disabledBy = "DO_NOT_TRACK"
+        } else if let text = raw["analytics"]?.lowercased() {
+            if ["0", "off", "false", "no"].contains(text) {
+                settings.disabledBy = "analytics = off (\(origins["analytics"] ?? "?"))"
+            } else if !["1", "on", "true", "yes"].contains(text) {
+                throw invalid("analytics", "is not on or off")
+            }
+        }
+        if let text = raw["analytics-dialect"] {
+            guard let dialect = APIDialect(rawValue: text.lowercased()) else {
+                throw invalid("analytics-dialect", "is not one of \(APIDialect.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            settings.dialect = dialect
+        }
+        if let text = raw["analytics-batch-bytes"] {
+            guard let bytes = Int(text), Limits.analyticsBatchBytes.contains(bytes) else {
+                throw invalid("analytics-batch-bytes", "is not a number \(Limits.analyticsBatchBytes.phrase)")
+            }
+            settings.maxBatchBytes = bytes
+        }
+        return settings
     }
 
     /// What happens to missed points when no `--missed` is given.

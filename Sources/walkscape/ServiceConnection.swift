@@ -18,20 +18,28 @@ enum ServiceConnection {
         return TransportConfiguration(connectTimeout: min(.seconds(5), timeout), readTimeout: timeout, requestTimeout: timeout)
     }
 
-    /// Runs `body` with a client of the configured service. API failures leave as `CLIError`s
-    /// with their exit codes; retries are announced on stderr so a wait is never a mystery.
-    static func run<T>(_ settings: Settings, _ body: (APIClient) async throws -> T) async throws -> T {
+    /// A client of the configured service, and the transport to shut down when done with it.
+    /// `policy`: how the client retries a request (the analytics sender keeps its own schedule
+    /// between attempts and asks for `.once`, so a request is never retried inside a retry).
+    static func open(_ settings: Settings, policy: RetryPolicy = RetryPolicy()) throws(CLIError)
+        -> (client: APIClient, transport: AsyncHTTPClientTransport) {
         let service = try serviceURL(settings)
         let configuration = try transportConfiguration(settings)
         let redirects = RedirectRule(allowInsecureHTTP: try settings.allowInsecureHTTP())
         let transport = AsyncHTTPClientTransport(configuration: configuration)
-        let executor = RequestExecutor(transport: transport, redirects: redirects,
+        let executor = RequestExecutor(transport: transport, policy: policy, redirects: redirects,
                                        onRetry: { notice in
             let wait = Double(notice.delay.components.seconds) + Double(notice.delay.components.attoseconds) / 1e18
             Console.err("walkscape: \(notice.request): \(notice.reason); trying again in \(String(format: "%.1f", wait)) s (attempt \(notice.attempt) of \(notice.maxAttempts))")
         })
         let channel = ServiceChannel(service: service, executor: executor, userAgent: "walkscape/\(Walkscape.version) (linux)")
-        let client = APIClient(channel: channel, credentials: CredentialsFile(url: settings.paths.credentialsFile))
+        return (APIClient(channel: channel, credentials: CredentialsFile(url: settings.paths.credentialsFile)), transport)
+    }
+
+    /// Runs `body` with a client of the configured service. API failures leave as `CLIError`s
+    /// with their exit codes; retries are announced on stderr so a wait is never a mystery.
+    static func run<T>(_ settings: Settings, _ body: (APIClient) async throws -> T) async throws -> T {
+        let (client, transport) = try open(settings)
         let result: T
         do {
             result = try await body(client)

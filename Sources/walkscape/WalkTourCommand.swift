@@ -1,9 +1,11 @@
+import Analytics
 import ArgumentParser
 import FileAccess
 import Foundation
 import Playback
 import Positioning
 import TourModel
+import TourStore
 import Walk
 
 /// `walkscape walk`: the walk itself, on the street.
@@ -71,8 +73,8 @@ struct WalkTourCommand: AsyncParsableCommand {
         let playable = try resolved.playable(language: language, settings: settings)
         let policy = try triggering.policy(settings)
         let gpsdPort = try settings.gpsdPort()
+        let analyticsSettings = try settings.analytics()
         let store = ProgressStore(folder: settings.paths.progress)
-        let journal = EventJournal(url: settings.paths.outbox)
         let interactive = TerminalSession.isInteractive && !noInput
 
         // One walk of a tour at a time: the second would save its progress over the first's.
@@ -130,8 +132,11 @@ struct WalkTourCommand: AsyncParsableCommand {
 
         let positions = GPSDSource(configuration: .init(host: settings.gpsdHost, port: gpsdPort,
                                                         silenceTimeout: gpsdTimeout))
+        // The service's ids only for a tour that came from it; a tour folder's events stay here.
+        let origin: EventOrigin = if case .installed(let installed) = resolved { .service(installed.service) } else { .local }
+        let analytics = WalkAnalytics(settings: settings, analytics: analyticsSettings, origin: origin)
         let walk = LiveWalk(core: core, dependencies: .init(
-            narration: narration, progress: store, journal: journal, lock: lock,
+            narration: narration, progress: store, journal: analytics, lock: lock,
             display: { status in ui.show(status) }))
         let result = await walk.run(positions: positions, commands: commands)
         keyTask?.cancel()
@@ -146,6 +151,7 @@ struct WalkTourCommand: AsyncParsableCommand {
         case .inputEnded:
             say("The position source ended before the tour did; \(saved).")
         }
+        await analytics.finish()
         if let signal = signals.caught {
             if let unsaved = result.unsaved { try? FileHandle.standardError.write(contentsOf: Data("walkscape: \(unsaved)\n".utf8)) }
             throw ExitCode(128 + signal)

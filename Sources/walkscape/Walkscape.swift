@@ -44,6 +44,8 @@ struct Walkscape: AsyncParsableCommand {
             RemoveCommand.self,
             VerifyCommand.self,
             GCCommand.self,
+            SyncCommand.self,
+            AnalyticsCommand.self,
         ]
     )
 
@@ -53,16 +55,22 @@ struct Walkscape: AsyncParsableCommand {
         // A file size limit (or a quota) must fail a write with EFBIG, which every writer here
         // reports and the walk survives, not kill the process with SIGXFSZ.
         signal(SIGXFSZ, SIG_IGN)
+        let started = Date()
+        var command: (any ParsableCommand)?
         do {
             try checkHelpTopic(Array(CommandLine.arguments.dropFirst()))
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
+            var parsed = try parseAsRoot()
+            command = parsed
+            if var asyncCommand = parsed as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
-                try command.run()
+                try parsed.run()
             }
+            await AnalyticsAfterCommand.deliver(command, recordedSince: started)
         } catch let error as CLIError {
             Console.err("walkscape: \(error.message)")
+            // A download that failed halfway still recorded that it started.
+            await AnalyticsAfterCommand.deliver(command, recordedSince: started)
             Foundation.exit(error.exitCode.rawValue)
         } catch {
             exit(withError: error)

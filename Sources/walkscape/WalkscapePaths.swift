@@ -12,8 +12,14 @@ struct WalkscapePaths: Sendable, Hashable {
     var catalog: URL { data.appendingPathComponent("catalog.sqlite") }
     var media: URL { data.appendingPathComponent("media", isDirectory: true) }
     var progress: URL { state.appendingPathComponent("progress", isDirectory: true) }
-    /// Analytics events waiting to be sent (the walk's and the account commands').
+    /// The event journal of walkscape before the analytics outbox: imported into it, then removed.
     var outbox: URL { state.appendingPathComponent("outbox.jsonl") }
+    /// The analytics outbox (docs/analytics.md).
+    var analyticsOutbox: URL { state.appendingPathComponent("analytics.sqlite") }
+    /// Held while a walkscape sends the outbox, so two never send the same batch at once.
+    var analyticsSendLock: URL { state.appendingPathComponent("analytics.send.lock") }
+    /// The installation's anonymous id, sent with every event.
+    var anonymousID: URL { config.appendingPathComponent("anonymous-id") }
 
     static func resolve(home: String?, environment: [String: String]) -> WalkscapePaths {
         if let home = home ?? environment["WALKSCAPE_HOME"], !home.isEmpty {

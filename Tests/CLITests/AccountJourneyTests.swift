@@ -97,12 +97,13 @@ struct AccountJourneyTests {
         #expect(shown.stdout.contains("Points (3):"))
         #expect(shown.stdout.contains("  1  Point 1 (it)  44.49490, 11.34260  30 m"))
 
-        // login, register and redeem left their events for the outbox, with the service's ids only.
-        let events = walker.journal
-        #expect(events.compactMap { $0["name"] as? String } == ["signup", "login", "voucher_redeemed"])
-        let userID = try #require(events[0]["userId"] as? String)
-        #expect(events.allSatisfy { $0["userId"] as? String == userID })
-        #expect(events[2]["tourId"] as? String == Self.garden.id)
+        // register, login and redeem sent their events to the service as they ended, with its ids only.
+        let events = try server.events().events.map(\.event)
+        #expect(events.map(\.name) == ["signup", "login", "voucher_redeemed"])
+        let userID = try #require(events[0].userID)
+        #expect(events.allSatisfy { $0.userID == userID })
+        #expect(events[2].tourID == Self.garden.id)
+        #expect(KeptEvents.read(walker.home).isEmpty)
 
         walker.expectNoTokenPrinted()
         await server.stop()
@@ -144,7 +145,7 @@ struct AccountJourneyTests {
         let answer = try #require(try JSONSerialization.jsonObject(with: demo.stdoutData) as? [String: Any])
         #expect(answer["tourId"] as? String == Self.demoID)
         #expect(answer["tourTitle"] as? String == "Florence: from the Duomo to Palazzo Pitti")
-        #expect(bob.journal.last?["tourId"] as? String == Self.demoID)
+        #expect(try server.events().events.last?.event.tourID == Self.demoID)
         ada.expectNoTokenPrinted()
         bob.expectNoTokenPrinted()
         await server.stop()

@@ -73,12 +73,6 @@ final class ServiceWalker: @unchecked Sendable {
     var transcript: [String] { lock.withLock { printed } }
     var tokens: Set<String> { lock.withLock { tokensSeen } }
 
-    /// The analytics events recorded in the walker's journal (one JSON object per line).
-    var journal: [[String: Any]] {
-        let text = (try? String(contentsOf: home.file("state/outbox.jsonl"), encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-    }
-
     /// No token, nor its signature alone, appears in anything walkscape printed.
     func expectNoTokenPrinted(sourceLocation: SourceLocation = #_sourceLocation) {
         let tokens = self.tokens

@@ -51,8 +51,8 @@ struct DownloadTests {
         let listing = try harness.run(["tours", "--installed"], apiURL: counter.url).stdout
         #expect(listing.contains(StoreHarness.demoSlug) && listing.contains("en,it"))
 
-        // The journal has the download's events, with the service's ids.
-        let events = harness.journal().filter { ($0["name"] as? String)?.hasPrefix("tour_download") == true }
+        // The service has the download's events, with its ids.
+        let events = harness.recordedEvents().filter { ($0["name"] as? String)?.hasPrefix("tour_download") == true }
         #expect(events.map { $0["name"] as? String } == ["tour_download_started", "tour_download_started",
                                                          "tour_download_completed", "tour_download_completed"])
         #expect(events.allSatisfy { $0["tourId"] as? String == StoreHarness.demoID })
@@ -83,7 +83,7 @@ struct DownloadTests {
         #expect(removed.stdout.contains("Still installed in en"))
         #expect(harness.blobs().count == 6)
         try harness.expectVerifyClean()
-        #expect(harness.journal().contains { $0["name"] as? String == "tour_download_deleted" && $0["language"] as? String == "it" })
+        #expect(harness.recordedEvents().contains { $0["name"] as? String == "tour_download_deleted" && $0["language"] as? String == "it" })
         try harness.succeed(["remove", "shared-image"])
         #expect(harness.blobs().isEmpty)
         #expect(try harness.installed().isEmpty)

@@ -57,7 +57,7 @@ struct OfflineWalkTests {
         #expect(counter.connections == 0, "the walk called the network")
 
         // Points 1, 2, 4 and 5 were heard from the store's blobs; point 3 announced.
-        let journal = harness.journal()
+        let journal = harness.recordedEvents()
         let triggered = journal.filter { $0["name"] as? String == "point_triggered" }
         #expect(triggered.compactMap { $0["pointId"] as? String } == StoreHarness.demoPointIDs)
         let walkEvents = journal.filter { ["tour_started", "point_triggered", "tour_completed"].contains($0["name"] as? String ?? "") }

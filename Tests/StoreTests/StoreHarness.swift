@@ -143,10 +143,12 @@ final class StoreHarness: @unchecked Sendable {
         result.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     }
 
-    /// The analytics events recorded in the journal.
-    func journal() -> [[String: Any]] {
-        let text = (try? String(contentsOf: home.file("state/outbox.jsonl"), encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    /// The analytics events recorded: those the service received (each command sends its own as
+    /// it ends), then those still kept in the outbox (for a service that is gone, say).
+    func recordedEvents() -> [[String: Any]] {
+        let answer = (try? server.admin(["events", "--json"])).flatMap { try? JSONSerialization.jsonObject(with: $0.stdoutData) }
+        let received = ((answer as? [String: Any])?["events"] as? [[String: Any]]) ?? []
+        return received.filter { $0["duplicate"] as? Bool != true } + KeptEvents.read(home)
     }
 
     /// Waits until the server serves a manifest other than `old` (it re-reads folders on change).

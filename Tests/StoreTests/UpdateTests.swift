@@ -36,7 +36,7 @@ struct UpdateTests {
         #expect(harness.blobs()[oldSHA] == nil, "the replaced narration was not collected")
         #expect(harness.blobs().count == blobsBefore.count)
         try harness.expectVerifyClean()
-        #expect(harness.journal().filter { $0["name"] as? String == "tour_download_completed" }.count == 2)
+        #expect(harness.recordedEvents().filter { $0["name"] as? String == "tour_download_completed" }.count == 2)
     }
 
     @Test func verifyNamesDamagedAndMissingFilesAndRepairFetchesExactlyThose() async throws {

@@ -108,6 +108,8 @@ public func runWalkscape(_ arguments: [String], home: TemporaryDirectory? = nil,
     var env = environment
     if let home { env["WALKSCAPE_HOME"] = home.path }
     env["NO_COLOR"] = env["NO_COLOR"] ?? "1"
+    // A developer's DO_NOT_TRACK=1 must not change what the tests see; a test sets it to test it.
+    env["DO_NOT_TRACK"] = env["DO_NOT_TRACK"] ?? ""
     return try run(TestPaths.walkscape, arguments, environment: env, stdin: stdin,
                    currentDirectory: TestPaths.packageRoot, timeout: timeout)
 }

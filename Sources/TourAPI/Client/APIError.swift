@@ -41,12 +41,21 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The service's own messages (`message` of the error body): a rejected analytics batch names
     /// its bad events there.
     public var serverMessages: [String]
+    /// How long the service asked to wait (`Retry-After` of a 429 or 503), for a caller that keeps
+    /// its own schedule of attempts (the analytics batcher).
+    public var retryAfter: Duration?
+    /// What failed below HTTP, when no answer came: whether the service could be reached at all
+    /// (`cannotConnect`, `connectTimeout`) or broke off (`timedOut`, `connectionLost`).
+    public var transport: TransportError.Kind?
 
-    public init(_ kind: Kind, _ message: String, status: Int? = nil, serverMessages: [String] = []) {
+    public init(_ kind: Kind, _ message: String, status: Int? = nil, serverMessages: [String] = [],
+                retryAfter: Duration? = nil, transport: TransportError.Kind? = nil) {
         self.kind = kind
         self.message = message
         self.status = status
         self.serverMessages = serverMessages
+        self.retryAfter = retryAfter
+        self.transport = transport
     }
 
     public var description: String { message }
@@ -80,6 +89,7 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
         case .cancelled:
             self.init(.local, "cancelled")
         }
+        transport = error.kind
     }
 
     /// An error status with nothing more specific to say than the contract's status table.
@@ -101,9 +111,10 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
             return APIError(.tooLarge, "the service refused \(request) as too large", status: status)
         case 429:
             let when = retryAfter.map { "; try again in \(Self.seconds($0))" } ?? "; try again later"
-            return APIError(.temporary, "the service is busy (too many requests)\(when)", status: status)
+            return APIError(.temporary, "the service is busy (too many requests)\(when)", status: status, retryAfter: retryAfter)
         case 500...599:
-            return APIError(.temporary, "the service failed on \(request) (HTTP \(status)); try again later", status: status)
+            return APIError(.temporary, "the service failed on \(request) (HTTP \(status)); try again later", status: status,
+                            retryAfter: retryAfter)
         case 300...399:
             return APIError(.protocolError, "the service redirected \(request) somewhere walkscape does not follow (HTTP \(status))", status: status)
         default:

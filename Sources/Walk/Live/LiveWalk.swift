@@ -34,7 +34,8 @@ public final class LiveWalk: Sendable {
     public struct Dependencies: Sendable {
         public var narration: any Narration
         public var progress: ProgressStore
-        public var journal: EventJournal
+        /// Where the walk's analytics events are recorded (the outbox, from the command line).
+        public var journal: any WalkEventRecorder
         /// The tour's walk lock. The writer makes sure it is held before each save: a state
         /// folder that was not writable when the walk began may not have let the walk take it.
         public var lock: ProgressLock?
@@ -43,7 +44,7 @@ public final class LiveWalk: Sendable {
         /// Called after every change with what the screen should show.
         public var display: @Sendable (LiveWalkStatus) -> Void
 
-        public init(narration: any Narration, progress: ProgressStore, journal: EventJournal, lock: ProgressLock? = nil,
+        public init(narration: any Narration, progress: ProgressStore, journal: any WalkEventRecorder, lock: ProgressLock? = nil,
                     now: @escaping @Sendable () -> Date = { Date() },
                     display: @escaping @Sendable (LiveWalkStatus) -> Void) {
             self.narration = narration

@@ -3,7 +3,7 @@ import Foundation
 /// Puts the walk's progress and analytics events on disk, and keeps them when the disk will not
 /// take them (full, read-only, the state folder gone), so a walk never stops for its bookkeeping.
 ///
-/// Events that could not be journaled wait in memory, in order, and go out ahead of any later
+/// Events that could not be recorded wait in memory, in order, and go out ahead of any later
 /// event; only the newest progress matters, so it replaces the one waiting. Every later change
 /// tries again (and `retryIfDue` on other inputs, at most every `retryInterval`). The runtime is
 /// told once when an outage begins and once when it ends, never per failed write.
@@ -16,7 +16,7 @@ public struct WalkStateWriter: Sendable {
     }
 
     public let store: ProgressStore
-    public let journal: EventJournal
+    public let journal: any WalkEventRecorder
     /// The tour's walk lock, if the walk could not take it at the start (a state folder that was
     /// not writable then): taken before the first save, so two walks never both save.
     public let lock: ProgressLock?
@@ -27,7 +27,7 @@ public struct WalkStateWriter: Sendable {
     private var outage: String?
     private var lastAttempt: Date?
 
-    public init(store: ProgressStore, journal: EventJournal, lock: ProgressLock? = nil) {
+    public init(store: ProgressStore, journal: any WalkEventRecorder, lock: ProgressLock? = nil) {
         self.store = store
         self.journal = journal
         self.lock = lock

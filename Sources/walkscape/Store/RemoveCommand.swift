@@ -53,7 +53,7 @@ struct RemoveCommand: AsyncParsableCommand {
         } catch {
             throw CLIError(error)
         }
-        StoreEvents(settings: settings).deleted(tourID: installed.id, languages: removed)
+        StoreEvents(settings: settings).deleted(tourID: installed.id, service: installed.service, languages: removed)
         let remaining = installed.languageCodes.filter { !removed.contains($0) }
         if json {
             return try JSONOutput.write(Report(tour: installed.id, slug: installed.slug, removedLanguages: removed,

@@ -1,0 +1,331 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+import TourModel
+
+/// The analytics outbox (DESIGN.md, "Analytics"): every event recorded durably, in order, until its
+/// service has it. SQLite through GRDB in the state folder, WAL mode, `synchronous = FULL`, so a
+/// recorded event survives a kill or a power cut the moment `record` returns.
+///
+/// Only the live whitelist of keys is stored: the payload is an `AnalyticsEvent` in the live shape,
+/// which has no other keys. `offline` is kept beside it, because it may only be known after the
+/// event was recorded (the next attempt to reach the service says).
+///
+/// Several walkscape processes may use one outbox at once (a walk and a `sync`): each change is one
+/// short transaction, and SQLite serialises them.
+public struct Outbox: Sendable {
+    public let url: URL
+    let database: DatabaseQueue
+
+    /// Opens the outbox, creating it (and its folder) when there is none.
+    public static func open(at url: URL) throws(OutboxError) -> Outbox {
+        let folder = url.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw OutboxError(.unwritable, "cannot create \(folder.path): \(Self.reason(error))")
+        }
+        // The file is made private before SQLite sees it (an empty file is an empty database);
+        // its -wal and -shm files take the same mode.
+        let fd = Foundation.open(url.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        if fd >= 0 { close(fd) } else if errno != EEXIST {
+            throw OutboxError(.unwritable, "cannot create \(url.path): \(String(cString: strerror(errno)))")
+        }
+        return try Outbox(url: url)
+    }
+
+    /// Opens the outbox if there is one: commands that only look never create files.
+    public static func openIfPresent(at url: URL) throws(OutboxError) -> Outbox? {
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        return try Outbox(url: url)
+    }
+
+    private init(url: URL) throws(OutboxError) {
+        self.url = url
+        var configuration = Configuration()
+        configuration.journalMode = .wal
+        // A walk recording while a sync marks a batch sent waits a moment instead of failing.
+        configuration.busyMode = .timeout(5)
+        configuration.label = "walkscape-outbox"
+        do {
+            database = try DatabaseQueue(path: url.path, configuration: configuration)
+            // Recorded means on disk, not only in the page cache: a power cut keeps it. Set here,
+            // not in `prepareDatabase`: GRDB turns WAL on after that, and sets NORMAL with it (the
+            // log synced only at checkpoints). The queue's one connection keeps it for its life.
+            try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+            try OutboxSchema.migrator.migrate(database)
+        } catch {
+            let kind = OutboxError.kind(of: error)
+            throw OutboxError(kind, "\(url.path): cannot be opened as the analytics outbox (\(OutboxError.describe(error)))")
+        }
+    }
+
+    // MARK: Recording
+
+    /// Records one event durably. False when its `eventId` is known already (recorded, or sent
+    /// lately): recording the same event twice is harmless.
+    @discardableResult
+    public func record(_ recording: Recording) throws(OutboxError) -> Bool {
+        try record([recording]) == 1
+    }
+
+    /// Records events in one transaction, in order; returns how many were new.
+    public func record(_ recordings: [Recording]) throws(OutboxError) -> Int {
+        guard !recordings.isEmpty else { return 0 }
+        var rows: [StatementArguments] = []
+        for recording in recordings {
+            var event = recording.event
+            let id = event.eventID ?? UUID().uuidString.lowercased()
+            event.properties["eventId"] = .string(id)
+            event.offline = nil
+            let payload: Data
+            do { payload = try WalkscapeJSON.encode(event, dialect: .live) } catch {
+                throw OutboxError(.unwritable, "cannot encode the analytics event \(event.name): \(error)")
+            }
+            let state = recording.origin == .local ? "local" : "waiting"
+            rows.append([id, event.name, event.tourID, recording.origin.service, state,
+                         String(decoding: payload, as: UTF8.self), recording.offline, recording.recordedAt, id])
+        }
+        return try write("record \(recordings.count == 1 ? "the analytics event \(recordings[0].event.name)" : "\(recordings.count) analytics events")") { db in
+            let insert = try db.cachedStatement(sql: """
+                INSERT OR IGNORE INTO event (eventId, name, tourId, service, state, payload, offline, recordedAt)
+                SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM sent WHERE eventId = ?)
+                """)
+            var inserted = 0
+            for row in rows {
+                try insert.execute(arguments: row)
+                inserted += db.changesCount
+            }
+            return inserted
+        }
+    }
+
+    // MARK: Sending
+
+    /// The oldest events waiting for `service`, at most `limits.maxEvents` and about
+    /// `limits.maxBytes` of body (always at least one, whatever its size).
+    public func pending(for service: String, limits: BatchLimits) throws(OutboxError) -> [PendingEvent] {
+        let rows = try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT seq, eventId, payload, offline FROM event
+                WHERE state = 'waiting' AND service = ? ORDER BY seq LIMIT ?
+                """, arguments: [service, max(1, limits.maxEvents)])
+        }
+        let decoder = WalkscapeJSON.decoder()
+        var batch: [PendingEvent] = []
+        var bytes = BatchLimits.envelopeBytes
+        for row in rows {
+            let payload: String = row["payload"]
+            // `"offline":false,` and the comma between events.
+            let size = payload.utf8.count + 17
+            if !batch.isEmpty, bytes + size > limits.maxBytes { break }
+            let seq: Int64 = row["seq"]
+            let eventID: String = row["eventId"]
+            guard var event = try? decoder.decode(AnalyticsEvent.self, from: Data(payload.utf8)) else {
+                // Written by this outbox, so never expected; set aside rather than block the queue.
+                try quarantine(seq: seq, reason: "the stored event cannot be read back", at: Date())
+                continue
+            }
+            // Not known when recorded and not resolved since: this attempt reaches the service.
+            event.offline = (row["offline"] as Bool?) ?? false
+            batch.append(PendingEvent(seq: seq, eventID: eventID, event: event, bytes: size))
+            bytes += size
+        }
+        return batch
+    }
+
+    /// Whether events for `service` recorded at or after `date` still wait (a command asks whether
+    /// it recorded something to send).
+    public func hasWaiting(for service: String, recordedSince date: Date) throws(OutboxError) -> Bool {
+        try read { db in
+            try Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM event WHERE state = 'waiting' AND service = ? AND recordedAt >= ?)
+                """, arguments: [service, date]) ?? false
+        }
+    }
+
+    /// The newest event's place in the recording order (0 when empty).
+    public func lastSeq() throws(OutboxError) -> Int64 {
+        try read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM event") ?? 0 }
+    }
+
+    /// The service took these events (204): they leave the outbox and join the ledger of sent ids
+    /// in one transaction, so a kill leaves them either waiting (sent again, same ids) or gone.
+    public func markSent(_ events: [PendingEvent], at time: Date) throws(OutboxError) {
+        guard !events.isEmpty else { return }
+        try write("mark \(events.count) analytics events sent") { db in
+            let delete = try db.cachedStatement(sql: "DELETE FROM event WHERE seq = ?")
+            let ledger = try db.cachedStatement(sql: "INSERT OR REPLACE INTO sent (eventId, sentAt) VALUES (?, ?)")
+            for event in events {
+                try delete.execute(arguments: [event.seq])
+                try ledger.execute(arguments: [event.eventID, time])
+            }
+            let total = try Int.fetchOne(db, sql: "SELECT value FROM note WHERE key = 'sentTotal'") ?? 0
+            try Self.setNote(db, "sentTotal", String(total + events.count))
+            try Self.setNote(db, "lastDeliveredAt", ISO8601.format(time))
+            try db.execute(sql: "DELETE FROM note WHERE key IN ('lastProblem', 'lastProblemAt')")
+        }
+    }
+
+    /// Sets an event aside with the service's words: kept, never sent again unless released.
+    public func quarantine(_ event: PendingEvent, reason: String, at time: Date) throws(OutboxError) {
+        try quarantine(seq: event.seq, reason: reason, at: time)
+    }
+
+    func quarantine(seq: Int64, reason: String, at time: Date) throws(OutboxError) {
+        try write("set an analytics event aside") { db in
+            try db.execute(sql: "UPDATE event SET state = 'quarantined', problem = ?, quarantinedAt = ? WHERE seq = ?",
+                           arguments: [reason, time, seq])
+        }
+    }
+
+    /// Events of `service` recorded up to `seq` whose `offline` was not known get the answer of the
+    /// first attempt to reach the service after them: reached (false) or not (true).
+    public func resolveOffline(service: String, throughSeq seq: Int64, offline: Bool) throws(OutboxError) {
+        try write("note whether the service was reachable") { db in
+            try db.execute(sql: """
+                UPDATE event SET offline = ? WHERE offline IS NULL AND state = 'waiting' AND service = ? AND seq <= ?
+                """, arguments: [offline, service, seq])
+        }
+    }
+
+    /// Remembers why the last delivery failed (cleared by the next one that succeeds).
+    public func noteProblem(_ problem: String, at time: Date) throws(OutboxError) {
+        try write("note a delivery problem") { db in
+            try Self.setNote(db, "lastProblem", problem)
+            try Self.setNote(db, "lastProblemAt", ISO8601.format(time))
+        }
+    }
+
+    /// Forgets ids sent before `date`: only an import run twice needs them, and that happens within
+    /// moments of the first.
+    public func forgetSent(before date: Date) throws(OutboxError) {
+        try write("forget old sent ids") { db in
+            try db.execute(sql: "DELETE FROM sent WHERE sentAt < ?", arguments: [date])
+        }
+    }
+
+    // MARK: Looking and tidying
+
+    public func summary(for service: String?) throws(OutboxError) -> OutboxSummary {
+        try read { db in
+            var summary = OutboxSummary()
+            for row in try Row.fetchAll(db, sql: "SELECT state, service, count(*) AS n FROM event GROUP BY state, service") {
+                let n: Int = row["n"]
+                let owner: String? = row["service"]
+                switch row["state"] as String {
+                case "waiting":
+                    if let owner, owner == service { summary.waiting += n } else { summary.waitingElsewhere[owner ?? "?", default: 0] += n }
+                case "quarantined": summary.quarantined += n
+                default: summary.local += n
+                }
+            }
+            let notes = try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM note").map {
+                ($0["key"] as String, $0["value"] as String)
+            })
+            summary.sentTotal = notes["sentTotal"].flatMap { Int($0) } ?? 0
+            summary.lastDeliveredAt = notes["lastDeliveredAt"].flatMap(ISO8601.parse)
+            summary.lastProblem = notes["lastProblem"]
+            summary.lastProblemAt = notes["lastProblemAt"].flatMap(ISO8601.parse)
+            return summary
+        }
+    }
+
+    /// The events held, in recording order (`states` nil: all of them).
+    public func entries(states: Set<OutboxEntry.State>? = nil) throws(OutboxError) -> [OutboxEntry] {
+        let decoder = WalkscapeJSON.decoder()
+        return try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM event ORDER BY seq").compactMap { row -> OutboxEntry? in
+                let state = OutboxEntry.State(rawValue: row["state"]) ?? .waiting
+                if let states, !states.contains(state) { return nil }
+                let payload: String = row["payload"]
+                var event = (try? decoder.decode(AnalyticsEvent.self, from: Data(payload.utf8)))
+                    ?? AnalyticsEvent(name: row["name"], tourID: row["tourId"], properties: ["eventId": .string(row["eventId"])])
+                event.offline = row["offline"]
+                return OutboxEntry(seq: row["seq"], state: state, service: row["service"], event: event,
+                                   recordedAt: row["recordedAt"], problem: row["problem"])
+            }
+        }
+    }
+
+    /// Quarantined events wait again (after the service was fixed, say); returns how many.
+    public func releaseQuarantined() throws(OutboxError) -> Int {
+        try write("release the quarantined analytics events") { db in
+            try db.execute(sql: "UPDATE event SET state = 'waiting', problem = NULL, quarantinedAt = NULL WHERE state = 'quarantined'")
+            return db.changesCount
+        }
+    }
+
+    /// Deletes every event held (waiting, quarantined, local) and what is remembered of sending;
+    /// returns how many events went.
+    public func purge() throws(OutboxError) -> Int {
+        try write("purge the analytics outbox") { db in
+            try db.execute(sql: "DELETE FROM event")
+            let n = db.changesCount
+            try db.execute(sql: "DELETE FROM sent")
+            try db.execute(sql: "DELETE FROM note")
+            return n
+        }
+    }
+
+    // MARK: Plumbing
+
+    static func setNote(_ db: Database, _ key: String, _ value: String) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO note (key, value) VALUES (?, ?)", arguments: [key, value])
+    }
+
+    func write<T>(_ what: String, _ body: (Database) throws -> T) throws(OutboxError) -> T {
+        do {
+            return try database.write(body)
+        } catch {
+            throw failure(what, error)
+        }
+    }
+
+    func read<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
+        do {
+            return try database.read(body)
+        } catch {
+            throw failure("read the analytics outbox", error)
+        }
+    }
+
+    /// SQLite's own words plus the system's (a full disk, a file size limit): SQLite's errno when
+    /// it kept one, else what the files and the disk say now.
+    private func failure(_ what: String, _ error: any Error) -> OutboxError {
+        var systemErrno = database.inDatabase { db in sqlite3_system_errno(db.sqliteConnection) }
+        if systemErrno == 0, let code = (error as? DatabaseError)?.resultCode, code == .SQLITE_IOERR || code == .SQLITE_FULL {
+            systemErrno = Self.diskErrno(files: [url, URL(fileURLWithPath: url.path + "-wal")])
+        }
+        return OutboxError(OutboxError.kind(of: error),
+                           "cannot \(what) in \(url.path): \(OutboxError.describe(error, systemErrno: systemErrno))")
+    }
+
+    /// EFBIG when one of `files` has reached the process's file size limit, ENOSPC when their
+    /// disk has no free block left, else 0.
+    static func diskErrno(files: [URL]) -> Int32 {
+        var limit = rlimit()
+        if getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max {
+            for file in files {
+                var status = stat()
+                if stat(file.path, &status) == 0, UInt64(status.st_size) >= UInt64(limit.rlim_cur) { return EFBIG }
+            }
+        }
+        // Root may write into the blocks reserved for it; anyone else stops where they begin.
+        var disk = statvfs()
+        if let folder = files.first?.deletingLastPathComponent(), statvfs(folder.path, &disk) == 0,
+           (getuid() == 0 ? disk.f_bfree : disk.f_bavail) == 0 {
+            return ENOSPC
+        }
+        return 0
+    }
+
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? CocoaError, let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError,
+           underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return error.localizedDescription
+    }
+}

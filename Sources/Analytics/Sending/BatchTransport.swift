@@ -1,0 +1,8 @@
+import TourModel
+
+/// The seam between the batcher and HTTP: one attempt to deliver one batch, no retries of its own
+/// (the batcher decides when to try again, so retries are never stacked on retries).
+public protocol BatchTransport: Sendable {
+    /// `timeout`: how long this attempt may take at most (nil: the transport's own limits).
+    func deliver(_ events: [AnalyticsEvent], timeout: Duration?) async -> DeliveryResult
+}

@@ -1,0 +1,159 @@
+import Foundation
+import TourAPI
+import TourModel
+
+/// Flushes the outbox to one service (docs/analytics.md, "Batching"):
+/// - batches of at most 50 events and about 64 kB, oldest first, so the service sees the order in
+///   which things happened;
+/// - 204: the batch leaves the outbox in the transaction that records it as sent;
+/// - 413: the batch is split in two and the size limit halved for the rest of the run; a single
+///   event too large is quarantined;
+/// - 400: the batch is bisected until each refused event stands alone, and that event is
+///   quarantined with the service's words (kept, never sent again by itself), the others delivered;
+/// - 5xx, 429, timeouts, broken or refused connections: stop, or wait (`Patience`) and try again.
+///
+/// At least once: an event is deleted only after its 204, so a batch cut off by a kill goes again,
+/// with the same `eventId`s the service de-duplicates by.
+public struct Batcher: Sendable {
+    /// How long to keep trying.
+    public struct Patience: Sendable, Hashable {
+        /// Give up at this time (nil: no limit but the transport's own timeouts).
+        public var deadline: Date?
+        /// How to wait between failed attempts; nil: stop at the first failure and let the caller
+        /// schedule the next try (the walk's background sender).
+        public var schedule: SendSchedule?
+        /// Give up after this many attempts in a row that could not connect at all.
+        public var maxUnreachable: Int
+
+        public init(deadline: Date? = nil, schedule: SendSchedule? = nil, maxUnreachable: Int = 3) {
+            self.deadline = deadline
+            self.schedule = schedule
+            self.maxUnreachable = max(1, maxUnreachable)
+        }
+    }
+
+    public var outbox: Outbox
+    /// `ServiceURL.key` of the service: only its events are sent.
+    public var service: String
+    public var transport: any BatchTransport
+    public var limits: BatchLimits
+    public var timer: any RetryTimer
+    public var jitter: any JitterSource
+
+    public init(outbox: Outbox, service: String, transport: any BatchTransport, limits: BatchLimits = BatchLimits(),
+                timer: any RetryTimer = SystemRetryTimer(), jitter: any JitterSource = SystemJitter()) {
+        self.outbox = outbox
+        self.service = service
+        self.transport = transport
+        self.limits = limits
+        self.timer = timer
+        self.jitter = jitter
+    }
+
+    /// Sent ids are remembered this long (for an import that runs twice), then forgotten.
+    static let sentMemory: TimeInterval = 30 * 24 * 3600
+    /// An attempt needs at least this much of the time left to be worth making.
+    static let shortestAttempt = Duration.milliseconds(100)
+
+    /// Sends until nothing waits for the service, or patience runs out.
+    public func flush(_ patience: Patience) async -> FlushReport {
+        var report = FlushReport()
+        var maxBytes = limits.maxBytes
+        var failures = 0
+        var unreachableInRow = 0
+        do throws(OutboxError) {
+            while true {
+                if Task.isCancelled {
+                    report.outcome = .stopped(reason: "cancelled", unreachable: false, retryAfter: nil)
+                    break
+                }
+                if let deadline = patience.deadline, remaining(until: deadline) < Self.shortestAttempt {
+                    report.outcome = .stopped(reason: "out of time", unreachable: false, retryAfter: nil)
+                    break
+                }
+                let batch = try outbox.pending(for: service, limits: BatchLimits(maxEvents: limits.maxEvents, maxBytes: maxBytes))
+                if batch.isEmpty {
+                    report.outcome = .emptied
+                    break
+                }
+                let mark = try outbox.lastSeq()
+                let stop = try await send(batch, report: &report, maxBytes: &maxBytes, deadline: patience.deadline)
+                let unreachable: Bool
+                if case .retryLater(_, true, _)? = stop { unreachable = true } else { unreachable = false }
+                report.reached = !unreachable
+                // Events recorded before this attempt with no word on `offline` get its answer.
+                try outbox.resolveOffline(service: service, throughSeq: mark, offline: unreachable)
+                guard let stop else {
+                    failures = 0
+                    unreachableInRow = 0
+                    continue
+                }
+                switch stop {
+                case .retryLater(let reason, let unreachable, let after):
+                    failures += 1
+                    unreachableInRow = unreachable ? unreachableInRow + 1 : 0
+                    report.outcome = .stopped(reason: reason, unreachable: unreachable, retryAfter: after)
+                    guard let schedule = patience.schedule, unreachableInRow < patience.maxUnreachable else { break }
+                    let wait = schedule.wait(afterFailures: failures, retryAfter: after, fraction: jitter.fraction())
+                    if let deadline = patience.deadline, remaining(until: deadline) < wait + Self.shortestAttempt { break }
+                    do { try await timer.sleep(for: wait) } catch { break }
+                    continue
+                case .failed(let reason):
+                    report.outcome = .failed(reason: reason)
+                default:
+                    continue
+                }
+                break
+            }
+            if let problem = report.problem { try outbox.noteProblem(problem, at: timer.now()) }
+            if report.sent > 0 { try outbox.forgetSent(before: timer.now().addingTimeInterval(-Self.sentMemory)) }
+        } catch {
+            report.outcome = .outboxFailed(reason: error.message)
+        }
+        return report
+    }
+
+    /// Delivers `events`, splitting on 413 and bisecting on 400. Nil when every event was delivered
+    /// or quarantined; otherwise the result that stopped it (the rest waits for the next try).
+    private func send(_ events: [PendingEvent], report: inout FlushReport, maxBytes: inout Int,
+                      deadline: Date?) async throws(OutboxError) -> DeliveryResult? {
+        if let deadline, remaining(until: deadline) < Self.shortestAttempt {
+            return .retryLater(reason: "out of time", unreachable: false, after: nil)
+        }
+        report.attempts += 1
+        let timeout = deadline.map { remaining(until: $0) }
+        let result = await transport.deliver(events.map(\.event), timeout: timeout)
+        switch result {
+        case .delivered:
+            try outbox.markSent(events, at: timer.now())
+            report.sent += events.count
+            return nil
+        case .rejected(let messages):
+            if events.count == 1 {
+                try outbox.quarantine(events[0], reason: "refused by the service: " + messages.joined(separator: "; "), at: timer.now())
+                report.quarantined += 1
+                return nil
+            }
+        case .tooLarge:
+            let bytes = events.reduce(BatchLimits.envelopeBytes) { $0 + $1.bytes }
+            maxBytes = max(1, min(maxBytes, bytes / 2))
+            if events.count == 1 {
+                try outbox.quarantine(events[0], reason: "larger than the service accepts (HTTP 413, \(bytes) bytes)", at: timer.now())
+                report.quarantined += 1
+                return nil
+            }
+        case .retryLater, .failed:
+            return result
+        }
+        // Halves in order, so what the service takes is still in the order it happened.
+        let middle = events.count / 2
+        if let stop = try await send(Array(events[..<middle]), report: &report, maxBytes: &maxBytes, deadline: deadline) {
+            return stop
+        }
+        return try await send(Array(events[middle...]), report: &report, maxBytes: &maxBytes, deadline: deadline)
+    }
+
+    private func remaining(until deadline: Date) -> Duration {
+        .milliseconds(Int64(max(0, deadline.timeIntervalSince(timer.now())) * 1000))
+    }
+}

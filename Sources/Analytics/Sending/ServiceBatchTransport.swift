@@ -1,0 +1,45 @@
+import TourAPI
+import TourModel
+
+/// Delivers batches with the API client (`APIClient.send(events:)`): the user's token when the
+/// session is good, anonymously otherwise; in the live dialect unless configured otherwise.
+///
+/// The client given should make one attempt per request (`RetryPolicy.once`): the batcher owns the
+/// waiting between attempts, with the whole outbox and the command's time budget in view, so a
+/// request is never retried inside a retry.
+public struct ServiceBatchTransport: BatchTransport {
+    public let client: APIClient
+    public let dialect: APIDialect
+
+    public init(client: APIClient, dialect: APIDialect = .live) {
+        self.client = client
+        self.dialect = dialect
+    }
+
+    public func deliver(_ events: [AnalyticsEvent], timeout: Duration?) async -> DeliveryResult {
+        do {
+            try await client.send(events: events, dialect: dialect, timeout: timeout)
+            return .delivered
+        } catch {
+            return Self.result(of: error)
+        }
+    }
+
+    /// The API client's failure as the batcher sees it.
+    static func result(of error: APIError) -> DeliveryResult {
+        switch error.kind {
+        case .rejected:
+            return .rejected(messages: error.serverMessages.isEmpty ? [error.message] : error.serverMessages)
+        case .tooLarge:
+            return .tooLarge
+        case .temporary:
+            return .retryLater(reason: error.message, unreachable: error.transport == .connectTimeout, after: error.retryAfter)
+        case .unavailable where error.transport == .cannotConnect:
+            return .retryLater(reason: error.message, unreachable: true, after: nil)
+        case .local where error.transport == .cancelled:
+            return .retryLater(reason: "cancelled", unreachable: false, after: nil)
+        default:
+            return .failed(reason: error.message)
+        }
+    }
+}

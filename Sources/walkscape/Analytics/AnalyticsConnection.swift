@@ -1,0 +1,45 @@
+import Analytics
+import Foundation
+import TourAPI
+import TourModel
+
+/// The analytics sender's line to the configured service. The HTTP client is made on the first
+/// delivery, so a walk or a command that never gets to send never makes one, and is shut down by
+/// `close()`. Its requests are tried once each: the batcher keeps the schedule between attempts.
+final class AnalyticsConnection: BatchTransport, @unchecked Sendable {
+    private let settings: Settings
+    private let dialect: APIDialect
+    private let lock = NSLock()
+    private var line: ServiceBatchTransport?
+    private var http: AsyncHTTPClientTransport?
+
+    init(settings: Settings, dialect: APIDialect) {
+        self.settings = settings
+        self.dialect = dialect
+    }
+
+    func deliver(_ events: [AnalyticsEvent], timeout: Duration?) async -> DeliveryResult {
+        let opened: ServiceBatchTransport
+        do { opened = try open() } catch { return .failed(reason: error.message) }
+        return await opened.deliver(events, timeout: timeout)
+    }
+
+    private func open() throws(CLIError) -> ServiceBatchTransport {
+        lock.lock()
+        defer { lock.unlock() }
+        if let line { return line }
+        let (client, transport) = try ServiceConnection.open(settings, policy: .once)
+        let made = ServiceBatchTransport(client: client, dialect: dialect)
+        line = made
+        http = transport
+        return made
+    }
+
+    func close() async {
+        let transport = lock.withLock { () -> AsyncHTTPClientTransport? in
+            defer { http = nil; line = nil }
+            return http
+        }
+        try? await transport?.shutdown()
+    }
+}

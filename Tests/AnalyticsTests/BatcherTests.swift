@@ -1,0 +1,148 @@
+import Analytics
+import Foundation
+import TestSupport
+import Testing
+import TourModel
+
+/// The batcher's rules at its seam (a scripted transport, a real SQLite outbox, a recorded clock).
+/// Against the real service: CLITests/AnalyticsDeliveryTests.
+@Suite struct BatcherTests {
+    typealias F = OutboxFixtures
+
+    func batcher(_ outbox: Outbox, _ transport: ScriptedBatchTransport, timer: RecordedTimer = RecordedTimer(),
+                 limits: BatchLimits = BatchLimits()) -> Batcher {
+        Batcher(outbox: outbox, service: F.service, transport: transport, limits: limits, timer: timer,
+                jitter: FixedJitter(value: 0.5))
+    }
+
+    func ids(_ batches: [[AnalyticsEvent]]) -> [[Int]] {
+        batches.map { $0.map { Int($0.eventID!.suffix(12))! } }
+    }
+
+    @Test func everythingGoesOldestFirstInBatchesOf50AndLeavesTheOutbox() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...120)
+        let transport = ScriptedBatchTransport { _, _ in .delivered }
+        let report = await batcher(outbox, transport).flush(.init())
+        #expect(report.outcome == .emptied && report.sent == 120 && report.attempts == 3)
+        #expect(ids(transport.sent) == [Array(1...50), Array(51...100), Array(101...120)])
+        #expect(try outbox.summary(for: F.service).waiting == 0)
+        #expect(try outbox.summary(for: F.service).sentTotal == 120)
+    }
+
+    @Test func refusedEventsAreBisectedOutAndQuarantinedWithTheServicesWordsTheRestDeliveredInOrder() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...50)
+        let poison: Set<Int> = [7, 31]
+        let transport = ScriptedBatchTransport { batch, _ in
+            let bad = batch.indices.filter { poison.contains(Int(batch[$0].eventID!.suffix(12))!) }
+            return bad.isEmpty ? .delivered : .rejected(messages: bad.map { "events.\($0).name must be one of the following values: ..." })
+        }
+        let report = await batcher(outbox, transport).flush(.init())
+        #expect(report.sent == 48 && report.quarantined == 2 && report.outcome == .emptied)
+        let delivered = ids(transport.sent.filter { batch in !batch.contains { poison.contains(Int($0.eventID!.suffix(12))!) } })
+        #expect(delivered.flatMap { $0 } == (1...50).filter { !poison.contains($0) })
+        // Each poison event costs a bisection, not a batch per event.
+        #expect(report.attempts <= 1 + 2 * 2 * 6, "\(report.attempts) attempts")
+        let held = try outbox.entries(states: [.quarantined])
+        #expect(held.map { Int($0.event.eventID!.suffix(12))! } == [7, 31])
+        #expect(held.allSatisfy { $0.problem == "refused by the service: events.0.name must be one of the following values: ..." })
+    }
+
+    @Test func aBatchTooLargeIsSplitAndTheLimitLoweredForTheRestOfTheFlush() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...40, padding: 2000)
+        // A service that takes at most about 30 kB.
+        let transport = ScriptedBatchTransport { batch, _ in
+            let size = (try? WalkscapeJSON.encode(AnalyticsBatch(events: batch)).count) ?? 0
+            return size > 30_000 ? .tooLarge : .delivered
+        }
+        let report = await batcher(outbox, transport, limits: BatchLimits(maxBytes: 200_000)).flush(.init())
+        #expect(report.sent == 40 && report.quarantined == 0)
+        #expect(ids(transport.sent.filter { (try? WalkscapeJSON.encode(AnalyticsBatch(events: $0)).count) ?? 0 <= 30_000 }).flatMap { $0 }
+                == Array(1...40))
+        // One 413 for the first batch, then halves, then batches made small enough from the start.
+        let refused = transport.sent.filter { (try? WalkscapeJSON.encode(AnalyticsBatch(events: $0)).count) ?? 0 > 30_000 }
+        #expect(refused.count <= 3, "\(refused.map(\.count))")
+    }
+
+    @Test func aSingleEventLargerThanTheServiceTakesIsQuarantined() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...1, padding: 200_000)
+        try F.fill(outbox, 2...3)
+        let transport = ScriptedBatchTransport { batch, _ in
+            batch.contains { $0.properties["note"] != nil } ? .tooLarge : .delivered
+        }
+        let report = await batcher(outbox, transport).flush(.init())
+        #expect(report.sent == 2 && report.quarantined == 1)
+        #expect(try outbox.entries(states: [.quarantined]).first?.problem?.hasPrefix("larger than the service accepts (HTTP 413") == true)
+    }
+
+    @Test func failuresAreWaitedOutWithGrowingCappedPausesAndRetryAfterIsHonouredExactly() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...3)
+        let transport = ScriptedBatchTransport { _, attempt in
+            switch attempt {
+            case 1...5: .retryLater(reason: "HTTP 503", unreachable: false, after: nil)
+            case 6: .retryLater(reason: "HTTP 429", unreachable: false, after: .seconds(7))
+            default: .delivered
+            }
+        }
+        let timer = RecordedTimer()
+        let schedule = SendSchedule(base: .seconds(1), cap: .seconds(4), floor: .milliseconds(10))
+        let report = await batcher(outbox, transport, timer: timer)
+            .flush(.init(deadline: timer.now() + 3600, schedule: schedule, maxUnreachable: 3))
+        #expect(report.sent == 3 && report.outcome == .emptied)
+        // Half (the jitter) of 1, 2, 4, 4, 4 s; then the service's 7 s.
+        #expect(timer.sleeps == [.milliseconds(500), .seconds(1), .seconds(2), .seconds(2), .seconds(2), .seconds(7)])
+        // The same events each time: at least once, same ids.
+        #expect(Set(transport.sent.map { $0.map(\.eventID) }).count == 1)
+    }
+
+    @Test func withoutPatienceTheFirstFailureStopsTheFlushAndTheEventsWait() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...3)
+        let transport = ScriptedBatchTransport { _, _ in .retryLater(reason: "HTTP 500", unreachable: false, after: nil) }
+        let report = await batcher(outbox, transport).flush(.init())
+        #expect(report.attempts == 1 && report.sent == 0)
+        #expect(report.outcome == .stopped(reason: "HTTP 500", unreachable: false, retryAfter: nil))
+        #expect(try outbox.summary(for: F.service).waiting == 3)
+        #expect(try outbox.summary(for: F.service).lastProblem == "HTTP 500")
+    }
+
+    @Test func aDeadlineThatAWaitWouldPassEndsTheFlushInsteadOfSleepingThroughIt() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...3)
+        let transport = ScriptedBatchTransport { _, _ in .retryLater(reason: "busy", unreachable: false, after: .seconds(30)) }
+        let timer = RecordedTimer()
+        let report = await batcher(outbox, transport, timer: timer)
+            .flush(.init(deadline: timer.now() + 2, schedule: .afterCommand, maxUnreachable: 1))
+        #expect(report.attempts == 1 && timer.sleeps.isEmpty)
+        #expect(report.outcome == .stopped(reason: "busy", unreachable: false, retryAfter: .seconds(30)))
+    }
+
+    @Test func anUnreachableServiceMarksWhatWasRecordedBeforeTheAttemptOffline() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...2, offline: nil)
+        let transport = ScriptedBatchTransport { _, attempt in
+            attempt <= 3 ? .retryLater(reason: "refused", unreachable: true, after: nil) : .delivered
+        }
+        let timer = RecordedTimer()
+        let patience = Batcher.Patience(deadline: timer.now() + 60, schedule: .onDemand, maxUnreachable: 3)
+        let report = await batcher(outbox, transport, timer: timer).flush(patience)
+        #expect(report.attempts == 3 && report.reached == false)
+        #expect(try outbox.entries().map(\.event.offline) == [true, true])
+        try F.fill(outbox, 3...3, offline: nil)
+        _ = await batcher(outbox, transport, timer: timer).flush(patience)
+        // Sent with what was known: the first two offline, the third reached the service at once.
+        #expect(transport.sent.last?.map(\.offline) == [true, true, false])
+    }
+}

@@ -1,0 +1,73 @@
+import Analytics
+import Foundation
+import TestSupport
+import TourAPI
+import TourModel
+
+/// Events, outboxes and a scripted transport for the outbox's and the batcher's unit tests. The
+/// transport is a seam stand-in: the proof against the real service is in CLITests/AnalyticsTests.
+enum OutboxFixtures {
+    static let service = "http://127.0.0.1:9"
+
+    static func event(_ n: Int, name: String = "point_triggered", padding: Int = 0) -> AnalyticsEvent {
+        var properties: [String: JSONValue] = ["eventId": .string(String(format: "00000000-0000-4000-8000-%012d", n)),
+                                               "triggerType": "gps", "platform": "linux"]
+        if padding > 0 { properties["note"] = .string(String(repeating: "x", count: padding)) }
+        return AnalyticsEvent(name: name, anonymousID: "a", tourID: "tour", pointID: "p\(n)", language: "en",
+                              timestamp: Date(timeIntervalSince1970: 1_800_000_000 + Double(n)), properties: properties)
+    }
+
+    static func outbox(_ home: TemporaryDirectory) throws -> Outbox {
+        try Outbox.open(at: home.file("state/analytics.sqlite"))
+    }
+
+    static func fill(_ outbox: Outbox, _ range: ClosedRange<Int>, origin: EventOrigin = .service(service),
+                     offline: Bool? = false, padding: Int = 0) throws {
+        _ = try outbox.record(range.map { Recording(event: event($0, padding: padding), origin: origin, offline: offline) })
+    }
+}
+
+/// Answers each delivery from a script (a closure of the batch), and remembers every batch.
+final class ScriptedBatchTransport: BatchTransport, @unchecked Sendable {
+    private let lock = NSLock()
+    private var batches: [[AnalyticsEvent]] = []
+    private let answer: @Sendable ([AnalyticsEvent], Int) -> DeliveryResult
+
+    /// `answer(batch, attempt)`: attempt counts from 1.
+    init(_ answer: @escaping @Sendable ([AnalyticsEvent], Int) -> DeliveryResult) {
+        self.answer = answer
+    }
+
+    var sent: [[AnalyticsEvent]] { lock.withLock { batches } }
+
+    func deliver(_ events: [AnalyticsEvent], timeout: Duration?) async -> DeliveryResult {
+        let attempt = lock.withLock { () -> Int in
+            batches.append(events)
+            return batches.count
+        }
+        return answer(events, attempt)
+    }
+}
+
+/// A clock that moves only when slept on, recording each sleep.
+final class RecordedTimer: RetryTimer, @unchecked Sendable {
+    private let lock = NSLock()
+    private var current = Date(timeIntervalSince1970: 1_800_000_000)
+    private var slept: [Duration] = []
+
+    var sleeps: [Duration] { lock.withLock { slept } }
+
+    func now() -> Date { lock.withLock { current } }
+
+    func sleep(for duration: Duration) async throws {
+        lock.withLock {
+            slept.append(duration)
+            current += Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        }
+    }
+}
+
+struct FixedJitter: JitterSource {
+    var value: Double
+    func fraction() -> Double { value }
+}

@@ -1,0 +1,102 @@
+@testable import Analytics
+import Foundation
+import GRDB
+import TestSupport
+import Testing
+import TourModel
+
+@Suite struct OutboxTests {
+    typealias F = OutboxFixtures
+
+    /// Recorded means on disk: each commit syncs the write-ahead log (`synchronous = FULL`), so a
+    /// power cut keeps the event. GRDB sets NORMAL when it turns WAL on (synced only at the next
+    /// checkpoint, which a kill survives and a power cut does not), after the connection's own set-up.
+    @Test func everyCommitIsSyncedToDiskInWriteAheadLogMode() throws {
+        let home = try TemporaryDirectory()
+        // Made, then opened again as every later command finds it.
+        for outbox in [try F.outbox(home), try #require(try Outbox.openIfPresent(at: home.file("state/analytics.sqlite")))] {
+            let (journal, synchronous) = try outbox.database.read { db in
+                (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"))
+            }
+            #expect(journal == "wal")
+            #expect(synchronous == 2, "PRAGMA synchronous is \(synchronous.map(String.init) ?? "nil") (2 is FULL)")
+        }
+    }
+
+    @Test func eventsComeBackInTheOrderTheyWereRecordedWithTheirIdsAndNothingElse() throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...5)
+        let pending = try outbox.pending(for: F.service, limits: BatchLimits())
+        #expect(pending.map(\.event) == (1...5).map { var e = F.event($0); e.offline = false; return e })
+        #expect(pending.map(\.eventID) == (1...5).map { F.event($0).eventID! })
+        // The file is private: which tours someone walked is nobody else's business.
+        let mode = try FileManager.default.attributesOfItem(atPath: home.file("state/analytics.sqlite").path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    @Test func recordingAnEventAgainKeepsOneAndASentEventIsNeverTakenBack() throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        #expect(try outbox.record(Recording(event: F.event(1), origin: .service(F.service))))
+        #expect(try !outbox.record(Recording(event: F.event(1), origin: .service(F.service))))
+        let pending = try outbox.pending(for: F.service, limits: BatchLimits())
+        #expect(pending.count == 1)
+        try outbox.markSent(pending, at: Date())
+        #expect(try outbox.record([Recording(event: F.event(1), origin: .service(F.service))]) == 0)
+        #expect(try outbox.pending(for: F.service, limits: BatchLimits()).isEmpty)
+        #expect(try outbox.summary(for: F.service).sentTotal == 1)
+    }
+
+    @Test func localEventsAndOtherServicesEventsAreNeverPendingForThisService() throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...2, origin: .local)
+        try F.fill(outbox, 3...4, origin: .service("https://other.example.org"))
+        try F.fill(outbox, 5...5)
+        #expect(try outbox.pending(for: F.service, limits: BatchLimits()).map(\.eventID) == [F.event(5).eventID!])
+        let summary = try outbox.summary(for: F.service)
+        #expect(summary.waiting == 1 && summary.local == 2 && summary.waitingElsewhere == ["https://other.example.org": 2])
+    }
+
+    @Test func aBatchHoldsAtMost50EventsAndAbout64kB() throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...60)
+        #expect(try outbox.pending(for: F.service, limits: BatchLimits()).count == 50)
+        let big = try TemporaryDirectory()
+        let heavy = try F.outbox(big)
+        try F.fill(heavy, 1...60, padding: 3000)
+        let batch = try heavy.pending(for: F.service, limits: BatchLimits())
+        let body = try WalkscapeJSON.encode(AnalyticsBatch(events: batch.map(\.event)))
+        #expect(batch.count < 50 && batch.count > 15)
+        #expect(body.count <= BatchLimits.defaultMaxBytes, "\(body.count) bytes")
+        #expect(body.count > BatchLimits.defaultMaxBytes - 3500, "\(body.count) bytes: room for one more was left")
+    }
+
+    @Test func anUnknownOfflineIsSettledByTheNextAttemptForWhatWasRecordedBeforeIt() throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...2, offline: nil)
+        let mark = try outbox.lastSeq()
+        try F.fill(outbox, 3...3, offline: nil)
+        try outbox.resolveOffline(service: F.service, throughSeq: mark, offline: true)
+        let offline = try outbox.entries().map(\.event.offline)
+        #expect(offline == [true, true, nil])
+    }
+
+    @Test func quarantinedEventsAreKeptWithTheServicesWordsAndCanBeReleased() throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...3)
+        let pending = try outbox.pending(for: F.service, limits: BatchLimits())
+        try outbox.quarantine(pending[1], reason: "refused: events.0.name must be one of ...", at: Date())
+        #expect(try outbox.pending(for: F.service, limits: BatchLimits()).map(\.seq) == [pending[0].seq, pending[2].seq])
+        let held = try outbox.entries(states: [.quarantined])
+        #expect(held.map(\.problem) == ["refused: events.0.name must be one of ..."])
+        #expect(try outbox.releaseQuarantined() == 1)
+        #expect(try outbox.pending(for: F.service, limits: BatchLimits()).count == 3)
+        #expect(try outbox.purge() == 3)
+        #expect(try outbox.summary(for: F.service) == OutboxSummary())
+    }
+}
