@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Crypto
 import Foundation
+import TourModel
 
 /// The files: `media/<sha256>` (complete, verified, never changed once there) and
 /// `partial/<name>.part` (downloads under way). The catalog says which blob is what; this type

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TourModel
 
 /// How a file of the service is known before it is downloaded: its URL without the query (the
 /// signature changes with every manifest) and its declared size. The same identity in two tours

@@ -103,6 +103,6 @@ struct ServedTour: Sendable {
             }
         }
         let digest = SHA256.hash(data: Data(lines.joined(separator: "\n").utf8))
-        return Hex.encode(digest)
+        return Hex.string(digest)
     }
 }

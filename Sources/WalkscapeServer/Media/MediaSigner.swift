@@ -64,7 +64,7 @@ public struct MediaSigner: Sendable {
     func sign(canonicalPath: String, amzDate: String, expires: String) -> String {
         var hmac = keyed
         hmac.update(data: Data("\(canonicalPath)\n\(amzDate)\n\(expires)".utf8))
-        return Hex.encode(hmac.finalize())
+        return Hex.string(hmac.finalize())
     }
 
     /// Checks a request: `rawPath` exactly as received (still percent-encoded), `query` decoded.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TourModel
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,7 +33,7 @@ public struct ServerSecrets: Sendable {
         var bytes = [UInt8](repeating: 0, count: 32)
         var generator = SystemRandomNumberGenerator()
         for i in bytes.indices { bytes[i] = UInt8.random(in: .min ... .max, using: &generator) }
-        let hex = Hex.encode(bytes) + "\n"
+        let hex = Hex.string(bytes) + "\n"
         let aside = dataDirectory.appendingPathComponent(".secret-\(getpid())-\(UInt32.random(in: 0 ... .max))")
         let fd = open(aside.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard fd >= 0 else {
