@@ -109,6 +109,32 @@ struct AccountJourneyTests {
         await server.stop()
     }
 
+    @Test func aLoginWithAnAPIURLFlagIsRememberedSoTheNextCommandsNeedNoFlag() async throws {
+        let tours = try TemporaryDirectory()
+        let server = try await Self.server(tours: tours)
+        let walker = try ServiceWalker(server)
+        let noService = ["WALKSCAPE_API_URL": ""]
+        #expect(try walker.run(["tours"], environment: noService).status == 64, "no service is configured yet")
+
+        let registered = try walker.run(["register", "--email", "cy@example.org", "--password-stdin", "--api-url", server.baseURL],
+                                        stdin: Self.password + "\n", environment: noService)
+        #expect(registered.status == 0, "\(registered.stderr)")
+        let config = walker.home.file("config/config")
+        #expect(registered.stdout.contains("Saved api-url = \(server.baseURL) in "), "\(registered.stdout)")
+        let whoami = try walker.run(["whoami"], environment: noService)
+        #expect(whoami.status == 0 && whoami.stdout.contains("cy@example.org"), "\(whoami.stderr)")
+        #expect(try walker.run(["tours"], environment: noService).stdout.contains("secret-garden"))
+
+        // A config file that names another service is the user's: left alone, and the user told.
+        try walker.home.write("config/config", "api-url = http://127.0.0.1:9  # the other one\n")
+        let login = try walker.run(["login", "--email", "cy@example.org", "--password-stdin", "--api-url", server.baseURL],
+                                   stdin: Self.password + "\n", environment: noService)
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(login.stdout.contains("names another service (http://127.0.0.1:9): later commands go there unless given --api-url \(server.baseURL)"),
+                "\(login.stdout)")
+        #expect(try String(contentsOf: config, encoding: .utf8) == "api-url = http://127.0.0.1:9  # the other one\n")
+    }
+
     @Test func everyVoucherRefusalHasItsOwnMessageAndCode() async throws {
         let tours = try TemporaryDirectory()
         let server = try await Self.server(tours: tours)

@@ -42,6 +42,7 @@ struct LoginCommand: AsyncParsableCommand {
         try AccountReport(email: auth.user?.email ?? email, userID: auth.user?.id.nonEmpty,
                           sessionExpiresAt: credentials?.sessionExpiresAt)
             .show(json: json, headline: "Logged in as \(auth.user?.email ?? email).")
+        if let note = ServiceMemory.remember(settings), !json { Console.out(note) }
     }
 }
 

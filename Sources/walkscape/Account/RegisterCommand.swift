@@ -53,5 +53,6 @@ struct RegisterCommand: AsyncParsableCommand {
         try AccountReport(email: auth.user?.email ?? email, userID: auth.user?.id.nonEmpty,
                           sessionExpiresAt: credentials?.sessionExpiresAt)
             .show(json: json, headline: "Registered and logged in as \(auth.user?.email ?? email).")
+        if let note = ServiceMemory.remember(settings), !json { Console.out(note) }
     }
 }
