@@ -135,6 +135,15 @@ struct AccountJourneyTests {
         #expect(try String(contentsOf: config, encoding: .utf8) == "api-url = http://127.0.0.1:9  # the other one\n")
     }
 
+    @Test func theCatalogOfflineSaysWhereTheDownloadedToursAre() throws {
+        let home = try TemporaryDirectory()
+        let port = try freeTCPPort()
+        let r = try runWalkscape(["tours"], home: home, environment: ["WALKSCAPE_API_URL": "http://127.0.0.1:\(port)"])
+        #expect(r.status == 69)
+        #expect(r.stderr.hasSuffix("walkscape: cannot reach the service at 127.0.0.1:\(port) (connection refused) (walkscape tours --installed lists the tours on this machine)\n"),
+                "\(r.stderr)")
+    }
+
     @Test func everyVoucherRefusalHasItsOwnMessageAndCode() async throws {
         let tours = try TemporaryDirectory()
         let server = try await Self.server(tours: tours)

@@ -52,7 +52,13 @@ struct ToursCommand: AsyncParsableCommand {
         if installed {
             return try InstalledToursListing(settings: settings, language: language ?? settings.language, city: city).print(json: json)
         }
-        let catalog = try await ServiceConnection.run(settings) { client in try await client.tours() }
+        let catalog: [TourSummary]
+        do {
+            catalog = try await ServiceConnection.run(settings) { client in try await client.tours() }
+        } catch let error as CLIError where error.kind == .unavailable {
+            // Offline is the walker's normal state once tours are downloaded: say where they are.
+            throw CLIError(kind: .unavailable, message: "\(error.message) (walkscape tours --installed lists the tours on this machine)")
+        }
         let titleLanguage = language ?? settings.language
         var tours = catalog.filter(\.isPublished)
         if let city {
