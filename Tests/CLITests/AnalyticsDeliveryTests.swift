@@ -272,6 +272,32 @@ struct AnalyticsDeliveryTests {
         #expect(try (setup.server.stats()["eventBatches"] ?? 0) - batchesBefore >= 2)
     }
 
+    @Test func aWalkOfATourFolderStaysLocalEvenWithTheServiceReachableAndTheSameTourIds() async throws {
+        // The folder the server serves: the same tour id and point ids as the installed tour. Its
+        // walk's events are still local: a folder is not the service's tour (a curator's edit may
+        // hold points the service has not published, whose ids would fail a whole batch).
+        let setup = try await Setup()
+        let before = try setup.server.events().received
+        let gpsd = try GPSDHarness()
+        let folder = setup.tours.appendingPathComponent("demo").path
+        let child = try ChildProcess(TestPaths.walkscape, ["walk", folder, "--no-input", "--no-audio",
+                                                           "--gpsd-port", "\(gpsd.port)", "--home", setup.home.path],
+                                     environment: ["NO_COLOR": "1", "WALKSCAPE_API_URL": setup.server.baseURL, "DO_NOT_TRACK": ""])
+        #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10), "output: \(child.output)")
+        _ = await Self.feed(gpsd, 0..<Self.epochs) { child.output.contains("triggered: 2. ") }
+        child.signal(SIGTERM)
+        #expect(await child.wait(timeout: 15) == 128 + SIGTERM, "output: \(child.output)")
+
+        let kept = KeptEvents.read(setup.home)
+        #expect(kept.compactMap { $0["name"] as? String } == ["tour_started", "point_triggered", "point_triggered", "tour_abandoned"])
+        #expect(kept.allSatisfy { $0["state"] as? String == "local" && $0["tourId"] as? String == Self.demoID }, "\(kept)")
+        let sync = try setup.walkscape(["sync", "--json"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: sync.stdoutData) as? [String: Any])
+        #expect(report["sent"] as? Int == 0 && report["waiting"] as? Int == 0 && report["local"] as? Int == 4, "\(report)")
+        #expect(try setup.server.events().received == before, "a local walk's events reached the service")
+    }
+
     @Test func withDoNotTrackOrAnalyticsOffNothingIsRecordedAndTheServerHearsNothing() async throws {
         let setup = try await Setup()
         let before = try setup.server.events().received
