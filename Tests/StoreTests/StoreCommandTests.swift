@@ -54,6 +54,8 @@ struct StoreCommandTests {
         #expect(rows.first?["bytes"] as? Int == 4 * 400_000 - 2 * 400_000, "identical narration counted twice")
         let table = try harness.run(["tours", "--installed", "-l", "it"]).stdout
         #expect(table.contains("listed-walk (it)") && table.contains("en,it") && table.contains("800.0 kB"))
+        // When, as every date at the terminal reads: local time, year first, whatever the locale.
+        #expect(table.range(of: #"  \d{4}-\d{2}-\d{2} \d{2}:\d{2}\n"#, options: .regularExpression) != nil, "\(table)")
     }
 
     @Test func aDamagedCatalogIsOneClearLineEverywhereAndDoctorSaysWhatToDo() async throws {

@@ -46,12 +46,11 @@ struct InstalledToursListing {
             return
         }
         var table = TextTable(header: ["TOUR", "TITLE", "CITY", "LANGUAGES", "SIZE", "INSTALLED"])
-        let format = Date.FormatStyle(date: .numeric, time: .shortened)
         table.rows = rows.map { row in
             var title = row.title
             if row.unplayableNarrations > 0 { title += " (\(row.unplayableNarrations) narration\(row.unplayableNarrations == 1 ? "" : "s") not MP3)" }
             return [row.slug, title, row.city ?? "-", row.languages.joined(separator: ","), ByteCount.format(row.bytes),
-                    row.installedAt.formatted(format)]
+                    HumanDate.format(row.installedAt)]
         }
         Console.out(table.render())
     }
