@@ -20,6 +20,13 @@ enum Console {
         toStandardError ? err(text) : out(text)
     }
 
+    /// Writes `text` and a newline to standard output as it is: for text whose outside parts the
+    /// caller has passed through `TerminalText` and whose escape sequences are walkscape's own
+    /// colours (doctor's report).
+    static func outPainted(_ text: String) {
+        write(Data((text + "\n").utf8), to: .standardOutput)
+    }
+
     /// Writes encoded JSON and a newline to standard output.
     static func json(_ data: Data) {
         write(TerminalText.sanitizedJSON(data) + Data("\n".utf8), to: .standardOutput)

@@ -32,7 +32,7 @@ struct Doctor: AsyncParsableCommand {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             Console.json(try encoder.encode(report))
         } else {
-            print(report.text(color: Terminal.useColor))
+            Console.outPainted(report.text(color: Terminal.useColor))
         }
         if !report.ok { throw ExitCode(1) }
     }

@@ -19,8 +19,10 @@ struct DoctorReport: Encodable {
         for check in checks {
             let label = check.status.rawValue.uppercased().padding(toLength: 4, withPad: " ", startingAt: 0)
             let painted = color ? "\u{1B}[\(check.status.colorCode)m\(label)\u{1B}[0m" : label
-            var line = "\(painted) \(check.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(check.detail)"
-            if let hint = check.hint { line += "\n     \(String(repeating: " ", count: width))  hint: \(hint)" }
+            // Details and hints quote settings, paths and the service's words: terminal text, so
+            // that the only escape sequences printed are the status colours.
+            var line = "\(painted) \(check.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(TerminalText.sanitized(check.detail))"
+            if let hint = check.hint { line += "\n     \(String(repeating: " ", count: width))  hint: \(TerminalText.sanitized(hint))" }
             lines.append(line)
         }
         return lines.joined(separator: "\n")

@@ -118,4 +118,22 @@ struct DoctorTests {
         #expect(try api("ftp://x").status == "fail")
         #expect(try api("https://user:secret@api.example.org").detail == "the service URL must not contain a user name or password")
     }
+
+    @Test func controlCharactersInASettingReachTheTerminalAsTextOnlyTheStatusColoursAreEscapes() async throws {
+        let home = try TemporaryDirectory()
+        // A config file written by someone else: an escape sequence (clear screen) in a value.
+        try home.write("config/config", "api-url = ftp://x\u{1B}[2J\u{07}\n")
+        let plain = try runWalkscape(["doctor"], home: home, environment: ["TERM": "dumb"])
+        #expect(!plain.stdout.contains("\u{1B}") && !plain.stdout.contains("\u{07}"), "\(plain.stdout.debugDescription)")
+        #expect(plain.stdout.contains("ftp://x\u{FFFD}[2J\u{FFFD}"), "\(plain.stdout.debugDescription)")
+        // On a terminal: colours, and no other escape sequence.
+        let child = try ChildProcess(TestPaths.walkscape, ["doctor", "--home", home.path],
+                                     environment: ["TERM": "xterm", "NO_COLOR": ""], pty: true)
+        _ = await child.wait(timeout: 30)
+        let escapes = child.output.components(separatedBy: "\u{1B}").dropFirst()
+        #expect(!escapes.isEmpty, "no colour on a terminal: \(child.output.debugDescription)")
+        #expect(escapes.allSatisfy { $0.hasPrefix("[0m") || $0.range(of: #"^\[\d+m(OK|WARN|FAIL)"#, options: .regularExpression) != nil },
+                "\(child.output.debugDescription)")
+        #expect(!child.output.contains("\u{07}"))
+    }
 }
