@@ -129,6 +129,11 @@ struct WalkTourCommand: AsyncParsableCommand {
         }
         // Without keys the stream stays open all the same: SIGINT/SIGTERM arrive through it as `quit`.
         terminal?.enter()
+        // Ctrl-Z gives the terminal back before stopping; `fg` takes it again.
+        let suspension = terminal.map { terminal in
+            Suspension(onSuspend: { terminal.restore() }, onResume: { terminal.enter(); ui.redrawAll() })
+        }
+        defer { suspension?.cancel() }
 
         let positions = GPSDSource(configuration: .init(host: settings.gpsdHost, port: gpsdPort,
                                                         silenceTimeout: gpsdTimeout))
@@ -140,6 +145,7 @@ struct WalkTourCommand: AsyncParsableCommand {
             display: { status in ui.show(status) }))
         let result = await walk.run(positions: positions, commands: commands)
         keyTask?.cancel()
+        suspension?.cancel()
         terminal?.restore()
 
         let saved = result.unsaved == nil ? "progress saved" : "progress NOT saved"

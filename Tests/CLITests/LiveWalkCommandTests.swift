@@ -511,4 +511,78 @@ struct LiveWalkCommandTests {
         again.signal(SIGTERM)
         #expect(await again.wait(timeout: 10) == 128 + SIGTERM)
     }
+
+    /// A shell's job control in a few lines: a session on the pty, the walk in a process group of
+    /// its own in the foreground, and on a stop: what the terminal is like, then `fg`.
+    static let jobControl = #"""
+        import fcntl, os, signal, sys, termios, time
+        os.setsid()
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+        signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+        pid = os.fork()
+        if pid == 0:
+            os.setpgid(0, 0)
+            os.tcsetpgrp(0, os.getpgrp())
+            signal.signal(signal.SIGTTOU, signal.SIG_DFL)
+            os.execv(sys.argv[1], sys.argv[1:])
+        try:
+            os.setpgid(pid, pid)
+        except OSError:
+            pass
+        try:
+            os.tcsetpgrp(0, pid)
+        except OSError:
+            pass
+        stops = 0
+        while True:
+            _, status = os.waitpid(pid, os.WUNTRACED)
+            if os.WIFSTOPPED(status):
+                stops += 1
+                os.tcsetpgrp(0, os.getpgrp())
+                lflag = termios.tcgetattr(0)[3]
+                cooked = bool(lflag & termios.ICANON) and bool(lflag & termios.ECHO)
+                os.write(1, ("\r\nshell: stopped, terminal %s\r\n" % ("cooked" if cooked else "raw")).encode())
+                time.sleep(0.3)
+                os.tcsetpgrp(0, pid)
+                os.kill(pid, signal.SIGCONT)
+                continue
+            code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
+            os.write(1, ("shell: exited %d after %d stop(s)\r\n" % (code, stops)).encode())
+            sys.exit(code)
+        """#
+
+    @Test func ctrlZGivesTheTerminalBackBeforeStoppingAndFgTakesItAgainWithTheWalkGoingOn() async throws {
+        let home = try TemporaryDirectory()
+        let gpsd = try GPSDHarness()
+        try home.write("shell.py", Self.jobControl)
+        let child = try ChildProcess(URL(fileURLWithPath: "/usr/bin/python3"),
+                                     [home.file("shell.py").path, TestPaths.walkscape.path, "walk", Self.demo.path,
+                                      "--no-audio", "--gpsd-port", "\(gpsd.port)", "--home", home.path],
+                                     environment: ["NO_COLOR": "1", "TERM": "xterm"], pty: true)
+        #expect(await child.waitForOutput("Next 1. ", timeout: 10), "\(child.output.debugDescription)")
+        _ = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("Now  1. Piazza del Duomo") }
+
+        var mark = child.output.count
+        child.send("\u{1A}")  // Ctrl-Z
+        #expect(await child.waitForOutput("shell: stopped, terminal cooked", timeout: 10), "\(child.output.debugDescription)")
+        let stopped = child.output.dropFirst(mark)
+        // Cursor shown and the main screen back before the stop.
+        #expect(stopped.contains("\u{1B}[?25h\u{1B}[?1049l"), "\(stopped.debugDescription)")
+
+        mark = child.output.count
+        // After `fg`: the alternate screen again, the status redrawn, and keys work without Enter.
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, !child.output.dropFirst(mark).contains("Now  1. Piazza del Duomo") {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        let resumed = child.output.dropFirst(mark)
+        #expect(resumed.contains("\u{1B}[?1049h"), "\(resumed.debugDescription)")
+        #expect(resumed.contains("Now  1. Piazza del Duomo"), "\(resumed.debugDescription)")
+        child.send("q")
+        #expect(await child.waitForOutput("Quit the walk?", timeout: 10))
+        child.send("y")
+        #expect(await child.wait(timeout: 15) == 0, "\(child.output.debugDescription)")
+        #expect(child.output.contains("shell: exited 0 after 1 stop(s)"), "\(child.output.debugDescription)")
+        #expect(child.output.contains("Walk ended early; progress saved."))
+    }
 }

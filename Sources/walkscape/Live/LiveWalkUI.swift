@@ -25,6 +25,9 @@ final class LiveWalkUI: @unchecked Sendable {
         redraw()
     }
 
+    /// Draws the last status again (the screen was given up for a while: Ctrl-Z, then `fg`).
+    func redrawAll() { redraw() }
+
     private func redraw() {
         lock.lock()
         let status = last, prompt = prompt, showHelp = showHelp
