@@ -26,9 +26,7 @@ final class SignalTrap: @unchecked Sendable {
     /// Where the installed handler writes; one trap is installed at a time.
     nonisolated(unsafe) private static var pipeWriteEnd: Int32 = -1
 
-    private let readEnd: Int32
-    private let writeEnd: Int32
-    private let reader: any DispatchSourceRead
+    private var pipe: SignalPipe!
     private var previous: [(signal: Int32, action: sigaction)] = []
     private let lock = NSLock()
     private var caughtSignal: Int32?
@@ -36,27 +34,11 @@ final class SignalTrap: @unchecked Sendable {
 
     init(signals: [Int32] = SignalTrap.ending, handler: @escaping @Sendable (Int32) -> Void,
          onRepeat: @escaping @Sendable (Int32) -> Void = { _ in }) {
-        var ends: [Int32] = [-1, -1]
-        if pipe(&ends) == 0 {
-            for end in ends {
-                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            }
-        } else {
-            ends = [-1, -1]
+        pipe = SignalPipe { [weak self] numbers in
+            guard let self else { return }
+            for number in numbers { self.deliver(Int32(number), handler: handler, onRepeat: onRepeat) }
         }
-        readEnd = ends[0]
-        writeEnd = ends[1]
-        Self.pipeWriteEnd = writeEnd
-        reader = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: .global())
-        let readEnd = readEnd
-        reader.setEventHandler { [weak self] in
-            var numbers = [UInt8](repeating: 0, count: 16)
-            let count = read(readEnd, &numbers, numbers.count)
-            guard let self, count > 0 else { return }
-            for number in numbers.prefix(count) { self.deliver(Int32(number), handler: handler, onRepeat: onRepeat) }
-        }
-        reader.resume()
+        Self.pipeWriteEnd = pipe.writeEnd
         for number in signals {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
@@ -94,11 +76,6 @@ final class SignalTrap: @unchecked Sendable {
             sigaction(number, &action, nil)
         }
         previous = []
-        let (readEnd, writeEnd) = (readEnd, writeEnd)
-        reader.setCancelHandler {
-            if readEnd >= 0 { close(readEnd) }
-            if writeEnd >= 0 { close(writeEnd) }
-        }
-        reader.cancel()
+        pipe.close()
     }
 }

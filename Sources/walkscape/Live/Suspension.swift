@@ -13,41 +13,24 @@ import Glibc
 /// walk simply goes on. The walk's clock and queue are untouched: a narration that was playing
 /// goes on from where the sound device is.
 ///
-/// Same mechanism as `SignalTrap`: the handler only writes into a pipe, a dispatch source reads it.
+/// Same mechanism as `SignalTrap`: the handler only writes into a `SignalPipe`.
 final class Suspension: @unchecked Sendable {
     nonisolated(unsafe) private static var pipeWriteEnd: Int32 = -1
 
-    private let readEnd: Int32
-    private let writeEnd: Int32
-    private let reader: any DispatchSourceRead
+    private var pipe: SignalPipe!
     private var previous = sigaction()
     private var installed = false
     private let lock = NSLock()
 
     init(onSuspend: @escaping @Sendable () -> Void, onResume: @escaping @Sendable () -> Void) {
-        var ends: [Int32] = [-1, -1]
-        if pipe(&ends) == 0 {
-            for end in ends {
-                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            }
-        } else {
-            ends = [-1, -1]
-        }
-        readEnd = ends[0]
-        writeEnd = ends[1]
-        Self.pipeWriteEnd = writeEnd
-        reader = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: .global())
-        let readEnd = readEnd
-        reader.setEventHandler { [weak self] in
-            var bytes = [UInt8](repeating: 0, count: 16)
-            guard read(readEnd, &bytes, bytes.count) > 0, let self else { return }
+        pipe = SignalPipe { [weak self] _ in
+            guard let self else { return }
             onSuspend()
             self.stopUntilContinued()
             onResume()
         }
-        reader.resume()
-        guard writeEnd >= 0 else { return }
+        Self.pipeWriteEnd = pipe.writeEnd
+        guard pipe.writeEnd >= 0 else { return }
         var action = Self.catching()
         if sigaction(SIGTSTP, &action, &previous) == 0 { installed = true }
     }
@@ -90,11 +73,6 @@ final class Suspension: @unchecked Sendable {
             installed = false
         }
         lock.unlock()
-        let (readEnd, writeEnd) = (readEnd, writeEnd)
-        reader.setCancelHandler {
-            if readEnd >= 0 { close(readEnd) }
-            if writeEnd >= 0 { close(writeEnd) }
-        }
-        reader.cancel()
+        pipe.close()
     }
 }
