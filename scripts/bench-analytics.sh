@@ -43,22 +43,14 @@ bindir="$(cd "$bindir" && pwd)"
 cd "$(dirname "$0")/.."
 walkscape="$bindir/walkscape"
 server="$bindir/walkscape-server"
-for tool in curl python3; do
-  command -v "$tool" >/dev/null || { echo "bench-analytics: $tool is not installed (make deps-bench)" >&2; exit 1; }
-done
+. scripts/lib/bench-common.sh
+bench_require bench-analytics curl python3
 [ "$appends" -ge 10 ] || { echo "bench-analytics: ANALYTICS_BENCH_APPENDS must be at least 10" >&2; exit 1; }
 # The environment of whoever runs this must not turn analytics off or send it elsewhere.
 unset DO_NOT_TRACK WALKSCAPE_ANALYTICS WALKSCAPE_ANALYTICS_DIALECT WALKSCAPE_ANALYTICS_BATCH_BYTES \
   WALKSCAPE_API_URL WALKSCAPE_HOME WALKSCAPE_LANGUAGE
 mkdir -p "${BENCH_DIR:-.build-bench}"
-work="$(mktemp -d "$(cd "${BENCH_DIR:-.build-bench}" && pwd)/analytics.XXXXXX")"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
+bench_workdir bench-analytics "$(cd "${BENCH_DIR:-.build-bench}" && pwd)"
 
 # The tour: 3 points, in `en` and N - 1 more languages (en-n0001, ...) that share the
 # narration files, so installing every language fetches 3 small files.
@@ -79,11 +71,7 @@ json.dump({"format": 1, "id": "benchevents-id", "slug": "benchevents",
           open(os.path.join(root, "tour.json"), "w"))
 PY
 
-"$server" "$work/tours" --port 0 --data "$work/server-data" --log-level warning >"$work/server.out" 2>"$work/server.err" &
-pids+=("$!")
-for _ in $(seq 500); do [ -s "$work/server.out" ] && break; sleep 0.01; done
-base="$(head -n 1 "$work/server.out")"
-[ -n "$base" ] || { echo "bench-analytics: walkscape-server did not start:" >&2; cat "$work/server.err" >&2; exit 1; }
+start_server main "$work/tours"
 
 # Homes with the tour installed (set-up commands record nothing: --no-analytics).
 languages=(-l en)

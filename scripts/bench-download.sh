@@ -21,17 +21,9 @@ cd "$(dirname "$0")/.."
 bindir="$(cd "$bindir" && pwd)"
 walkscape="$bindir/walkscape"
 server="$bindir/walkscape-server"
-for tool in curl python3 /usr/bin/time; do
-  command -v "$tool" >/dev/null || { echo "bench-download: $tool is not installed (make deps-bench)" >&2; exit 1; }
-done
-work="$(mktemp -d "${TMPDIR:-/tmp}/walkscape-bench-download.XXXXXX")"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
+. scripts/lib/bench-common.sh
+bench_require bench-download curl python3 /usr/bin/time
+bench_workdir bench-download
 
 # Tour folders: NAME, number of narrations, bytes each (random: nothing compresses them).
 make_tour() {
@@ -59,19 +51,6 @@ make_tour big bench200 8 $((25 * 1000 * 1000))
 make_tour small bench20 8 $((2500 * 1000))
 for i in $(seq -w 1 100); do make_tour many "tour$i" 1 2000; done
 
-# Starts walkscape-server on FOLDER with extra flags; sets $base and $server_pid.
-start_server() {
-  local name="$1" folder="$2"; shift 2
-  local out="$work/server-$name.out"
-  "$server" "$folder" --port 0 --data "$work/server-data" --log-level warning "$@" >"$out" 2>"$work/server-$name.err" &
-  server_pid=$!
-  pids+=("$server_pid")
-  for _ in $(seq 500); do [ -s "$out" ] && break; sleep 0.01; done
-  base="$(head -n 1 "$out")"
-  [ -n "$base" ] || { echo "bench-download: walkscape-server did not start:" >&2; cat "$work/server-$name.err" >&2; exit 1; }
-}
-stop_server() { kill -TERM "$server_pid"; wait "$server_pid" 2>/dev/null || true; }
-median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 now() { date +%s.%N; }
 json_field() {  # FILE EVENT FIELD: the field of the last JSON line with that event
   python3 - "$@" <<'PY'

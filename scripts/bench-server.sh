@@ -12,17 +12,9 @@ bindir="${1:?usage: scripts/bench-server.sh BINDIR [RUNS]}"
 runs="${2:-5}"
 cd "$(dirname "$0")/.."
 server="$(cd "$bindir" && pwd)/walkscape-server"
-for tool in curl wrk python3 /usr/sbin/nginx; do
-  command -v "$tool" >/dev/null || { echo "bench-server: $tool is not installed (make deps-bench)" >&2; exit 1; }
-done
-work="$(mktemp -d "${TMPDIR:-/tmp}/walkscape-bench-server.XXXXXX")"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
+. scripts/lib/bench-common.sh
+bench_require bench-server curl wrk python3 /usr/sbin/nginx
+bench_workdir bench-server
 
 # A tour folder with a 200 MB and a 20 MB "narration" (random bytes: nothing compresses them).
 tour="$work/tours/bench"
@@ -41,22 +33,10 @@ cp -r tours/demo "$work/tours/demo"
 
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-# Starts walkscape-server; sets $base and $server_pid.
-start_server() {
-  local out="$work/server-$1.out"
-  "$server" "$work/tours" --port 0 --data "$work/data" --log-level warning >"$out" 2>"$work/server-$1.err" &
-  server_pid=$!
-  pids+=("$server_pid")
-  for _ in $(seq 500); do [ -s "$out" ] && break; sleep 0.01; done
-  base="$(head -n 1 "$out")"
-  [ -n "$base" ] || { echo "bench-server: walkscape-server did not start:" >&2; cat "$work/server-$1.err" >&2; exit 1; }
-}
-stop_server() { kill -TERM "$server_pid"; wait "$server_pid" 2>/dev/null || true; }
 media_url() {  # point id -> signed URL from the manifest
   curl -sf "$base/tours/bench-tour/manifest?language=en" |
     python3 -c 'import json, sys; print(next(a["fileUrl"] for a in json.load(sys.stdin)["audio"] if a["pointId"] == sys.argv[1]))' "$1"
 }
-median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 # nginx on its own loopback port, with a minimal config of its own.
 nginx_port="$(free_port)"
@@ -89,7 +69,7 @@ nginx_pid=$!
 pids+=("$nginx_pid")
 for _ in $(seq 500); do curl -sf -o /dev/null "http://127.0.0.1:$nginx_port/media/small.mp3" && break; sleep 0.01; done
 
-start_server main
+start_server main "$work/tours"
 big_url="$(media_url big)"
 nginx_url="http://127.0.0.1:$nginx_port/media/big.mp3"
 size=$(stat -c %s "$tour/media/big.mp3")
@@ -131,7 +111,7 @@ stop_server
 
 # 3. Peak RSS of a fresh server: after streaming 20 MB, then 200 MB fast, then 200 MB to a slow reader.
 hwm() { awk '/VmHWM/ { print $2 }' "/proc/$server_pid/status"; }
-start_server rss
+start_server rss "$work/tours"
 curl -sf -o /dev/null "$base/tours"
 idle=$(hwm)
 curl -sf -o /dev/null "$(media_url small)"; small_peak=$(hwm)
