@@ -24,9 +24,24 @@ import TourModel
 ///    Multipath bursts (a handful of fixes hundreds of metres off, with a good HDOP) last
 ///    seconds and agree with each other, so agreement alone proves nothing; persistence does
 ///    (a receiver that was wrong before, a walker who really moved faster than `maxSpeed`).
+/// 6. Cold start: the first anchor needs `coldStartAgreement` mutually plausible fixes in a row.
+///    Until then fixes are `held`; the fix that completes the agreement is accepted and the held
+///    ones are `released` (accepted before it, in order). A held fix that the next one contradicts
+///    is `dropped`: a bad first fix never becomes the anchor that later true fixes are judged by.
+/// 7. Drift: a receiver that reports its velocity (speed and course, Doppler-derived, which a slowly
+///    building position bias does not share) is dead-reckoned from it. A fix farther than
+///    `driftTolerance` plus its error estimate from where the velocity says the walker is, is
+///    `drift`. The dead-reckoned position follows the fixes slowly (`driftTimeConstant`), so noise
+///    and small velocity errors never add up; a disagreement that lasts `driftPersistence` is
+///    believed (the fix becomes the new anchor); a receiver whose velocity keeps disagreeing with
+///    its positions is not trusted for the rest of the walk.
+/// 8. Clock steps: `clockStepConfirmations` fixes in a row stamped before the last accepted one,
+///    moving forward among themselves, each plausible from the one before and the first near the
+///    last accepted position, mean the receiver's clock stepped back: the last of them is accepted
+///    and time goes on from it.
 public struct FixFilter: Sendable, Hashable {
     public struct Configuration: Sendable, Hashable, Codable {
-        /// Metres. Fixes whose horizontal error estimate exceeds this are ignored (DESIGN.md: 50 m).
+        /// Metres. Fixes whose horizontal error estimate exceeds this are ignored (50 m by default).
         public var maxHorizontalError: Double
         /// Metres per second. 10 m/s (36 km/h) is well beyond a running walker, yet far below the
         /// hundreds of metres per second a multipath outlier implies at 1 Hz.
@@ -41,14 +56,31 @@ public struct FixFilter: Sendable, Hashable {
         public var jumpPersistence: Double
         /// When true, a fix without any horizontal error estimate is `tooInaccurate`.
         public var requireErrorEstimate: Bool
+        /// Mutually plausible fixes in a row that make the first anchor (1: the first fix).
+        public var coldStartAgreement: Int
+        /// Metres a fix may be from its dead-reckoned position (plus its error estimate).
+        public var driftTolerance: Double
+        /// Seconds over which the dead-reckoned position is pulled to the fixes.
+        public var driftTimeConstant: Double
+        /// Seconds of disagreement with the velocity after which the fixes are believed.
+        public var driftPersistence: Double
+        /// Fixes in a row stamped before the last accepted one that make a clock step.
+        public var clockStepConfirmations: Int
 
         public init(maxHorizontalError: Double = 50, maxSpeed: Double = 10, jumpConfirmations: Int = 2,
-                    jumpPersistence: Double = 20, requireErrorEstimate: Bool = false) {
+                    jumpPersistence: Double = 20, requireErrorEstimate: Bool = false, coldStartAgreement: Int = 2,
+                    driftTolerance: Double = 20, driftTimeConstant: Double = 60, driftPersistence: Double = 90,
+                    clockStepConfirmations: Int = 3) {
             self.maxHorizontalError = maxHorizontalError
             self.maxSpeed = maxSpeed
             self.jumpConfirmations = max(1, jumpConfirmations)
             self.jumpPersistence = jumpPersistence.isFinite ? max(0, jumpPersistence) : 0
             self.requireErrorEstimate = requireErrorEstimate
+            self.coldStartAgreement = max(1, coldStartAgreement)
+            self.driftTolerance = driftTolerance.isFinite ? max(0, driftTolerance) : .infinity
+            self.driftTimeConstant = driftTimeConstant.isFinite ? max(1, driftTimeConstant) : 60
+            self.driftPersistence = driftPersistence.isFinite ? max(0, driftPersistence) : 0
+            self.clockStepConfirmations = max(1, clockStepConfirmations)
         }
 
         public static let `default` = Configuration()
@@ -61,11 +93,15 @@ public struct FixFilter: Sendable, Hashable {
         case tooInaccurate
         case timeNotForward
         case implausibleJump
+        /// The fix moved where the receiver's own speed and course say the walker did not go.
+        case drift
     }
 
     public enum Verdict: Sendable, Hashable {
         case accepted
         case rejected(Reason)
+        /// Cold start: kept until the fixes after it agree (then `released`) or not (`dropped`).
+        case held
 
         public var isAccepted: Bool { self == .accepted }
     }
@@ -73,17 +109,34 @@ public struct FixFilter: Sendable, Hashable {
     public let configuration: Configuration
     /// The last fix this filter accepted; jumps are measured from it.
     public private(set) var lastAccepted: Fix?
+    /// Fixes held at the cold start that the latest `.accepted` verdict confirmed: they count as
+    /// accepted, in this order, before the fix just evaluated. Empty after any other verdict.
+    public private(set) var released: [Fix] = []
+    /// Held fixes the latest verdict gave up on (the fix after them disagreed): rejected as
+    /// `implausibleJump`, after the fact.
+    public private(set) var dropped: [Fix] = []
+    /// Whether the latest accepted fix ended a believed jump or a clock step (the walker's place
+    /// was re-established, not followed).
+    public private(set) var latestWasJump = false
     /// Fixes that jumped away from `lastAccepted` and agree with each other: the first of them
     /// (persistence is measured from it), the latest, and how many there are.
     private var candidateStart: Fix?
     private var candidate: Fix?
     private var candidateCount = 0
+    /// Cold start: fixes waiting for agreement.
+    private var held: [Fix] = []
+    /// Clock step: fixes stamped before `lastAccepted`, in a row.
+    private var backwards: [Fix] = []
+    private var reckoning = DeadReckoning()
 
     public init(configuration: Configuration = .default) {
         self.configuration = configuration
     }
 
     public mutating func evaluate(_ fix: Fix) -> Verdict {
+        released = []
+        dropped = []
+        latestWasJump = false
         guard fix.mode >= .twoD else { return .rejected(.noFix) }
         guard fix.coordinate.isValid else { return .rejected(.invalidCoordinate) }
         if let error = fix.horizontalError {
@@ -91,12 +144,21 @@ public struct FixFilter: Sendable, Hashable {
         } else if configuration.requireErrorEstimate {
             return .rejected(.tooInaccurate)
         }
-        guard let last = lastAccepted else {
-            accept(fix)
-            return .accepted
+        guard let last = lastAccepted else { return coldStart(fix) }
+        guard fix.time > last.time else {
+            if clockStepped(to: fix, from: last) {
+                accept(fix)
+                latestWasJump = true
+                return .accepted
+            }
+            return .rejected(.timeNotForward)
         }
-        guard fix.time > last.time else { return .rejected(.timeNotForward) }
+        backwards = []
         if isPlausible(from: last, to: fix) {
+            if reckoning.isDrift(fix, configuration: configuration) {
+                if reckoning.driftHeld(since: fix.time) < configuration.driftPersistence { return .rejected(.drift) }
+                reckoning.believe(fix)
+            }
             accept(fix)
             return .accepted
         }
@@ -106,7 +168,7 @@ public struct FixFilter: Sendable, Hashable {
                 candidateCount += 1
                 candidate = fix
                 if hasPersisted(from: start, to: fix) {
-                    accept(fix)
+                    acceptJump(fix)
                     return .accepted
                 }
                 return .rejected(.implausibleJump)
@@ -116,10 +178,56 @@ public struct FixFilter: Sendable, Hashable {
         candidate = fix
         candidateCount = 1
         if hasPersisted(from: fix, to: fix) {
-            accept(fix)
+            acceptJump(fix)
             return .accepted
         }
         return .rejected(.implausibleJump)
+    }
+
+    /// The fixes still held at the end of a trace: nothing contradicted them, so they count.
+    public mutating func finish() -> [Fix] {
+        let rest = held
+        if let last = rest.last { accept(last) }
+        held = []
+        return rest
+    }
+
+    private mutating func coldStart(_ fix: Fix) -> Verdict {
+        if let previous = held.last {
+            guard fix.time > previous.time else { return .rejected(.timeNotForward) }
+            if !isPlausible(from: previous, to: fix) {
+                dropped = held
+                held = []
+            }
+        }
+        held.append(fix)
+        guard held.count >= configuration.coldStartAgreement else { return .held }
+        released = Array(held.dropLast())
+        held = []
+        for earlier in released { accept(earlier) }
+        accept(fix)
+        return .accepted
+    }
+
+    private mutating func clockStepped(to fix: Fix, from last: Fix) -> Bool {
+        if let previous = backwards.last {
+            if fix.time > previous.time, isPlausible(from: previous, to: fix) {
+                backwards.append(fix)
+            } else {
+                backwards = []
+            }
+        }
+        if backwards.isEmpty {
+            // The first fix of a step must be where the walker could be a few seconds on.
+            let slack = (last.horizontalError ?? 0) + (fix.horizontalError ?? 0)
+            guard LocalDistance.metres(last.coordinate, fix.coordinate) - slack <= configuration.maxSpeed * 5 else {
+                return false
+            }
+            backwards = [fix]
+        }
+        guard backwards.count >= configuration.clockStepConfirmations else { return false }
+        backwards = []
+        return true
     }
 
     private func hasPersisted(from start: Fix, to latest: Fix) -> Bool {
@@ -133,13 +241,24 @@ public struct FixFilter: Sendable, Hashable {
         candidateStart = nil
         candidate = nil
         candidateCount = 0
+        held = []
+        backwards = []
+        reckoning = DeadReckoning()
     }
 
     private mutating func accept(_ fix: Fix) {
+        reckoning.accepted(fix, configuration: configuration)
         lastAccepted = fix
         candidateStart = nil
         candidate = nil
         candidateCount = 0
+        backwards = []
+    }
+
+    private mutating func acceptJump(_ fix: Fix) {
+        reckoning = DeadReckoning()
+        accept(fix)
+        latestWasJump = true
     }
 
     private func isPlausible(from a: Fix, to b: Fix) -> Bool {

@@ -17,3 +17,20 @@ public struct TraceStatistics: Sendable, Hashable, Codable {
         self.format = format
     }
 }
+
+extension TraceStatistics {
+    /// Why a trace gave no position, for the one-line refusal of `preview`, `map` and `trace`:
+    /// `456 points read; unused: untimed 456 (GPX points need a <time>)`.
+    public var unusedSummary: String {
+        let noun = format == .nmea ? "sentences" : "points"
+        var text = "\(records) \(noun) read"
+        if !rejected.isEmpty {
+            text += "; unused: " + rejected.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+                .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        }
+        if format == .gpx, (rejected["untimed"] ?? 0) > 0 {
+            text += " (GPX points need a <time> to be walked or previewed)"
+        }
+        return text
+    }
+}

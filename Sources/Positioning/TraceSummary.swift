@@ -59,6 +59,33 @@ public struct TraceSummary: Sendable, Hashable, Codable {
 
     static let bucketBounds: [Double] = [5, 10, 20, 50]
 
+    /// Counts one accepted fix into the summary's running figures.
+    private static func add(_ fix: Fix, accepted: inout Int, start: inout Date?, end: inout Date?,
+                            previous: inout Coordinate?, distance: inout Double, box: inout BoundingBox?) {
+        accepted += 1
+        if start == nil { start = fix.time }
+        end = fix.time
+        let c = fix.coordinate
+        if let p = previous {
+            let step = LocalDistance.metres(p, c)
+            if step >= max(Self.minimumStep, fix.horizontalError ?? 0) {
+                distance += step
+                previous = c
+            }
+        } else {
+            previous = c
+        }
+        if var b = box {
+            b.south = min(b.south, c.latitude)
+            b.north = max(b.north, c.latitude)
+            b.west = min(b.west, c.longitude)
+            b.east = max(b.east, c.longitude)
+            box = b
+        } else {
+            box = BoundingBox(south: c.latitude, west: c.longitude, north: c.latitude, east: c.longitude)
+        }
+    }
+
     /// Reads `file` once through a `FixFilter` with `filter`.
     public init(file: TraceFile, filter configuration: FixFilter.Configuration = .default) {
         var filter = FixFilter(configuration: configuration)
@@ -80,33 +107,22 @@ public struct TraceSummary: Sendable, Hashable, Codable {
             } else {
                 unknown += 1
             }
-            switch filter.evaluate(fix) {
+            let verdict = filter.evaluate(fix)
+            for _ in filter.dropped { rejected[FixFilter.Reason.allCases.firstIndex(of: .implausibleJump)!] += 1 }
+            switch verdict {
             case .rejected(let reason):
                 rejected[FixFilter.Reason.allCases.firstIndex(of: reason)!] += 1
+            case .held:
+                break
             case .accepted:
-                accepted += 1
-                if start == nil { start = fix.time }
-                end = fix.time
-                let c = fix.coordinate
-                if let p = previous {
-                    let step = LocalDistance.metres(p, c)
-                    if step >= max(Self.minimumStep, fix.horizontalError ?? 0) {
-                        distance += step
-                        previous = c
-                    }
-                } else {
-                    previous = c
-                }
-                if var b = box {
-                    b.south = min(b.south, c.latitude)
-                    b.north = max(b.north, c.latitude)
-                    b.west = min(b.west, c.longitude)
-                    b.east = max(b.east, c.longitude)
-                    box = b
-                } else {
-                    box = BoundingBox(south: c.latitude, west: c.longitude, north: c.latitude, east: c.longitude)
+                for f in filter.released + [fix] {
+                    Self.add(f, accepted: &accepted, start: &start, end: &end, previous: &previous,
+                             distance: &distance, box: &box)
                 }
             }
+        }
+        for f in filter.finish() {
+            Self.add(f, accepted: &accepted, start: &start, end: &end, previous: &previous, distance: &distance, box: &box)
         }
         let statistics = iterator.statistics
         self.file = file.url.lastPathComponent

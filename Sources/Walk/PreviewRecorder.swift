@@ -35,11 +35,23 @@ public struct PreviewRecorder: Sendable {
     /// place (or a tour whose first point is misplaced) shows here.
     private var closestToFirst: Double?
 
-    public init(tour: PlayableTour, policy: WalkPolicy) {
+    /// Route progress as it went (rule 10): samples for the report and the map, thinned to at
+    /// most `maxProgressSamples` by keeping one in two when full.
+    public let route: TourRoute
+    public var maxProgressSamples = 2_000
+    private var progressSamples: [[Double]] = []
+    private var sampleStride = 1
+    private var sampleCounter = 0
+    private var latestProgress: Double?
+
+    public init(tour: PlayableTour, policy: WalkPolicy, route: TourRoute? = nil) {
         self.tour = tour
         self.policy = policy
-        points = tour.points.map {
-            PreviewReport.Point(order: $0.order, id: $0.id, title: $0.title, status: .notReached)
+        let route = route ?? TourRoute(tour: tour)
+        self.route = route
+        points = tour.points.enumerated().map { i, p in
+            PreviewReport.Point(order: p.order, id: p.id, title: p.title, status: .notReached,
+                                stationMeters: route.stations.indices.contains(i) ? (route.stations[i] * 10).rounded() / 10 : nil)
         }
         for (i, p) in tour.points.enumerated() { indexByID[p.id] = i }
     }
@@ -70,7 +82,11 @@ public struct PreviewRecorder: Sendable {
         }
         if case .fix(let fix) = input {
             fixes += 1
-            let wasRejected = effects.contains { if case .fixRejected = $0 { true } else { false } }
+            var wasRejected = false
+            for effect in effects {
+                guard case .fixRejected(let rejected, _) = effect else { continue }
+                if rejected == fix { wasRejected = true } else { accepted -= 1 }   // held, then dropped
+            }
             if !wasRejected {
                 accepted += 1
                 if let last = lastAccepted {
@@ -141,6 +157,19 @@ public struct PreviewRecorder: Sendable {
                 let d = last.coordinate.distance(to: fix.coordinate)
                 note(.ignoredFix, at: time, "ignored a fix \(Int(d.rounded())) m away from the walker (implausible jump)")
             }
+        case .route(let event):
+            switch event {
+            case .localised(let along):
+                if along > Self.joinedReportDistance {
+                    add(.joinedRoute, at: time, "joined the route \(WalkTime.distance(along)) along it\(place(along))")
+                }
+            case .left(let along, let offset):
+                add(.leftRoute, at: time, "left the route \(WalkTime.distance(offset)) (progress \(WalkTime.distance(along))\(place(along)))")
+            case .rejoined(let along):
+                add(.rejoinedRoute, at: time, "back on the route at \(WalkTime.distance(along))\(place(along))")
+            case .relocalised(let from, let to):
+                add(.relocalised, at: time, "progress re-localised\(place(to)): \(WalkTime.distance(from)) → \(WalkTime.distance(to)) along the route")
+            }
         case .track(let event):
             events.append(event)
         case .completed(let message):
@@ -160,6 +189,34 @@ public struct PreviewRecorder: Sendable {
             add(.abandoned, at: time, "✗ trace ends before the tour does: tour abandoned")
         case .stop, .pause, .resume, .saveProgress:
             break
+        }
+    }
+
+    /// A walker placed this far along the route at the first fix on it is worth a timeline line.
+    static let joinedReportDistance = 50.0
+
+    /// `, at point 4` / `, after point 3` for a place along the route.
+    private func place(_ along: Double) -> String {
+        guard !route.stations.isEmpty else { return "" }
+        var last: Int?
+        for i in route.stations.indices where route.stations[i] - tour.points[i].triggerRadiusMeters <= along { last = i }
+        guard let i = last else { return ", before point \(tour.points[0].order)" }
+        let atPoint = abs(along - route.stations[i]) <= tour.points[i].triggerRadiusMeters
+        return atPoint ? ", at point \(tour.points[i].order)" : ", after point \(tour.points[i].order)"
+    }
+
+    /// Keeps where progress stood after an accepted fix (the map draws it).
+    public mutating func sampleProgress(_ along: Double?, at time: Date) {
+        guard let along else { return }
+        latestProgress = along
+        sampleCounter += 1
+        guard sampleCounter >= sampleStride else { return }
+        sampleCounter = 0
+        if let last = progressSamples.last, last[1] == (along * 10).rounded() / 10 { return }
+        progressSamples.append([offset(time), (along * 10).rounded() / 10])
+        if progressSamples.count >= maxProgressSamples {
+            progressSamples = progressSamples.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+            sampleStride *= 2
         }
     }
 
@@ -209,6 +266,10 @@ public struct PreviewRecorder: Sendable {
                            longestSilenceSeconds: (silence * 1000).rounded() / 1000,
                            completed: completed, endOffsetSeconds: end.map(offset) ?? 0,
                            fixes: fixes, acceptedFixes: accepted, rejectedFixes: rejected),
-            completionMessage: completed ? tour.completionMessage : nil)
+            completionMessage: completed ? tour.completionMessage : nil,
+            route: route.isEmpty ? nil : .init(source: route.source, unfitReason: route.unfitReason,
+                                               lengthMeters: (route.length * 10).rounded() / 10,
+                                               progressMeters: latestProgress.map { ($0 * 10).rounded() / 10 },
+                                               progress: progressSamples))
     }
 }

@@ -56,12 +56,30 @@ public struct PreviewReport: Sendable, Hashable, Codable {
         public var audio: AudioSpan?
         /// Why the point was announced instead of played.
         public var note: String?
+        /// Metres along the route where the story reaches this point (rule 10).
+        public var stationMeters: Double?
+    }
+
+    /// The route the walk followed (rule 10).
+    public struct RouteInfo: Sendable, Hashable, Codable {
+        /// `drawn` (the tour's route) or `points` (the polyline through the points).
+        public var source: TourRoute.Source
+        /// Why the tour's drawn route was not used.
+        public var unfitReason: String?
+        public var lengthMeters: Double
+        /// How far along the route the walker got.
+        public var progressMeters: Double?
+        /// Where progress stood at each accepted fix, thinned: [offset seconds, metres].
+        public var progress: [[Double]]
     }
 
     public struct Entry: Sendable, Hashable, Codable {
         public enum Kind: String, Sendable, Hashable, Codable {
             case start, triggered, queued, audioStart, audioEnd, announced, missed, ignoredFix, gpsGap,
                  completed, abandoned, traceEnd
+            /// Route progress (rule 10): joined the route past its start, left it, came back,
+            /// re-localised further on.
+            case joinedRoute, leftRoute, rejoinedRoute, relocalised
         }
         public var offsetSeconds: Double
         public var time: String
@@ -96,6 +114,7 @@ public struct PreviewReport: Sendable, Hashable, Codable {
     public var events: [WalkEvent]
     public var summary: Summary
     public var completionMessage: String?
+    public var route: RouteInfo?
 
     /// `points heard 5/5, total queue wait 0.0s, longest silence 2m 41s`.
     public var summaryLine: String {

@@ -166,11 +166,22 @@ public struct TourLint: Sendable {
                     findings.append(.init(.warning, "off-route", name(i), "\(Self.metres(off)) from the route"))
                 }
             }
+            let followed = TourRoute(route: tour.route, points: playablePoints(points))
             for i in points.indices.dropFirst() where along[i] < along[i - 1] {
+                // A loop's finale at its meeting point projects to the route's start, yet the route
+                // comes back to it after the point before: that is the route's order, not against it.
+                // That is another pass through its radius, after the point before it.
+                let passes = followed.passes(near: points[i].coordinate, radius: points[i].triggerRadiusMeters)
+                let nearestPass = passes.first { along[i] >= $0.from - 0.5 && along[i] <= $0.to + 0.5 }
+                let laterPass = followed.source == .drawn && passes.contains {
+                    $0.from > (nearestPass?.to ?? along[i]) && $0.nearest >= followed.stations[i - 1]
+                }
+                if laterPass { continue }
                 findings.append(.init(.error, "order-against-route", name(i),
                                       "comes before \(name(i - 1)) along the route (\(Self.metres(along[i])) vs \(Self.metres(along[i - 1])) from its start): walkers reach them in the other order"))
             }
         }
+        findings += passFindings(points, route: tour.route, name: name)
         if route == nil {
             // No route to compare with: flag neighbours whose swap would shorten the walk a lot,
             // the usual sign of two orders typed the wrong way round.
@@ -223,7 +234,7 @@ public struct TourLint: Sendable {
         guard !missed.isEmpty else { return [] }
         var closest = [Double](repeating: .infinity, count: playable.points.count)
         var filter = FixFilter(configuration: WalkPolicy().filterConfiguration)
-        for fix in file.fixes() where filter.evaluate(fix) == .accepted {
+        for fix in file.fixes() where filter.evaluate(fix) == .accepted || !filter.released.isEmpty {
             for i in missed {
                 let p = playable.points[i]
                 closest[i] = min(closest[i], WalkCore.distance(from: fix.coordinate, to: p.coordinate, within: p.triggerRadiusMeters))
@@ -238,6 +249,49 @@ public struct TourLint: Sendable {
 
     /// One line per point for its overlapping later neighbours: a pair reads as before; a point
     /// in a crowd lists the first few and counts the rest, so a dense tour stays readable.
+    /// The largest tour (points) whose straight-line route is checked for repeated passes: each
+    /// point is compared with every segment.
+    public var maxPointsForPassCheck = 2_000
+
+    static func playablePoints(_ points: [TourFolder.Point]) -> [PlayablePoint] {
+        points.map { PlayablePoint(id: $0.id, order: $0.order, coordinate: $0.coordinate,
+                                   triggerRadiusMeters: $0.triggerRadiusMeters, title: "") }
+    }
+
+    private func playablePoints(_ points: [TourFolder.Point]) -> [PlayablePoint] { Self.playablePoints(points) }
+
+    /// Points whose radius the route passes through more than once (a loop's meeting point, a
+    /// crossing, an out-and-back street), and how the walk treats them (rule 10): the point plays
+    /// on the pass that comes after the point before it; passing through on another pass fires
+    /// nothing. Also a drawn route the walk cannot follow.
+    func passFindings(_ points: [TourFolder.Point], route drawn: [Coordinate], name: (Int) -> String) -> [LintFinding] {
+        guard !points.isEmpty else { return [] }
+        let route = TourRoute(route: drawn, points: playablePoints(points))
+        var findings: [LintFinding] = []
+        if let why = route.unfitReason {
+            findings.append(.init(.warning, "route-not-followed", "route",
+                                  "\(why): the walk follows the straight lines between the points instead"))
+        }
+        guard route.source == .drawn || points.count <= maxPointsForPassCheck else { return findings }
+        let what = route.source == .drawn ? "the route" : "the straight line between the points"
+        for (i, p) in points.enumerated() {
+            let passes = route.passes(near: p.coordinate, radius: p.triggerRadiusMeters)
+            guard passes.count > 1 else { continue }
+            let station = route.stations[i]
+            let used = passes.firstIndex { station >= $0.from - 0.5 && station <= $0.to + 0.5 } ?? 0
+            let list = passes.enumerated().map { k, pass in
+                Self.metres(pass.nearest) + (k == used ? " (this one)" : "")
+            }.joined(separator: ", ")
+            let others = passes.count - 1
+            findings.append(.init(.warning, "route-passes-again", name(i),
+                                  "\(what) passes through its radius \(passes.count) times, at \(list) along it: it plays "
+                                  + "when the walker's progress reaches the pass at \(Self.metres(passes[used].nearest)); "
+                                  + "walking through it on the other \(others == 1 ? "pass" : "\(others) passes") fires nothing "
+                                  + "(a loop's meeting point plays at the end, a crossing on the second pass)"))
+        }
+        return findings
+    }
+
     private func overlapFinding(_ i: Int, _ later: [RadiusOverlaps.Neighbour], points: [TourFolder.Point],
                                 name: (Int) -> String) -> LintFinding {
         func reach(_ n: RadiusOverlaps.Neighbour) -> Double { points[i].triggerRadiusMeters + points[n.index].triggerRadiusMeters }

@@ -39,13 +39,23 @@ public struct TourMap: Sendable {
     public mutating func draw(fixes: some Sequence<Fix>, filter configuration: FixFilter.Configuration) {
         var filter = FixFilter(configuration: configuration)
         for fix in fixes {
-            if filter.evaluate(fix) == .accepted {
+            let verdict = filter.evaluate(fix)
+            for dropped in filter.dropped { ignore(dropped) }
+            if verdict == .accepted {
+                for earlier in filter.released { trace.add(earlier) }
                 trace.add(fix)
+            } else if verdict == .held {
+                continue
             } else if fix.mode >= .twoD {
-                ignoredTotal += 1
-                if ignored.count < Self.maxIgnoredMarks { ignored.append(fix) }
+                ignore(fix)
             }
         }
+        for rest in filter.finish() { trace.add(rest) }
+    }
+
+    private mutating func ignore(_ fix: Fix) {
+        ignoredTotal += 1
+        if ignored.count < Self.maxIgnoredMarks { ignored.append(fix) }
     }
 
     /// Accuracy classes for the trace: upper bound of the error estimate (metres), colour, label.
@@ -56,6 +66,10 @@ public struct TourMap: Sendable {
         (.infinity, "#d95f02", "> 30 m"),
     ]
     static let unknownAccuracy = "#7570b3"
+
+    /// A rise in progress larger than this between two samples (metres) is a re-localisation,
+    /// drawn as a new stretch rather than a line through streets the walker never took.
+    static let progressJump = 150.0
 
     static func colour(for error: Double?) -> String {
         guard let error else { return unknownAccuracy }
@@ -113,6 +127,32 @@ public struct TourMap: Sendable {
             let (sx, sy) = xy(tour.route[0])
             out += "<g id=\"start\"><circle cx=\"\(f(sx))\" cy=\"\(f(sy))\" r=\"7\" fill=\"#2a9d8f\" stroke=\"#fff\" stroke-width=\"2\"/>\n"
             out += Self.label("start", x: sx + 10, y: sy - 8, size: 13, colour: "#1d6f65") + "</g>\n"
+        }
+
+        // Route progress (rule 10): the stretches of the route the walker's progress followed,
+        // each begun where progress was placed or re-localised (a dot), from the preview.
+        if let samples = report?.route?.progress, samples.count > 1 {
+            let route = TourRoute(tour: tour)
+            var stretches: [(Double, Double)] = []
+            for sample in samples where sample.count == 2 {
+                let along = sample[1]
+                if let last = stretches.last, along - last.1 <= Self.progressJump {
+                    stretches[stretches.count - 1].1 = max(last.1, along)
+                } else {
+                    stretches.append((along, along))
+                }
+            }
+            out += "<g id=\"route-progress\" fill=\"none\" stroke=\"#2a9d8f\" stroke-width=\"4\" stroke-opacity=\"0.8\" "
+                + "stroke-linecap=\"round\" stroke-linejoin=\"round\">\n"
+            for (low, high) in stretches {
+                if let c = route.coordinate(at: low) {
+                    let (x, y) = xy(c)
+                    out += "<circle cx=\"\(f(x))\" cy=\"\(f(y))\" r=\"4\" fill=\"#2a9d8f\" stroke=\"none\"/>\n"
+                }
+                let pts = route.coordinates(from: low, to: high).map { let (x, y) = xy($0); return "\(f(x)),\(f(y))" }
+                if pts.count > 1 { out += "<polyline points=\"\(pts.joined(separator: " "))\"/>\n" }
+            }
+            out += "</g>\n"
         }
 
         // Radii.

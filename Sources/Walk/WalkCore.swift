@@ -2,7 +2,7 @@ import Foundation
 import Positioning
 import TourModel
 
-/// The walk core: the nine triggering rules of DESIGN.md as a pure state machine.
+/// The walk core: the triggering rules of docs/walk.md as a pure state machine.
 ///
 /// Inputs come in with the time they happened; effects come out. No clock, no I/O, no audio: the
 /// live walk and the desk preview drive the very same value, so what a curator previews is what
@@ -14,8 +14,16 @@ public struct WalkCore: Sendable {
 
     /// Rule 1: which fixes count at all.
     private var filter: FixFilter
-    /// Rule 2: consecutive qualifying fixes inside each point's radius, by index.
+    /// Rule 2: qualifying fixes inside each point's radius, by index, since the last one outside.
     private var streaks: [Int]
+    /// Rule 10: the route, each point's station along it, and where the walker is along it.
+    public let route: TourRoute
+    public private(set) var routeProgress: RouteProgress
+    /// The accepted fix before the latest, and the interval before it (confirmation by time, rule 2).
+    private var previousAccepted: Fix?
+    private var previousInterval: Double?
+    /// Intervals (s) beyond this are gaps, not a sparse receiver's rate.
+    static let maxSparseInterval = 15.0
     private let indexByID: [String: Int]
     /// The points' centres and radii, apart from their texts: the per-fix loop touches only these.
     private let centres: [Coordinate]
@@ -32,6 +40,9 @@ public struct WalkCore: Sendable {
         self.indexByID = index
         self.centres = tour.points.map(\.coordinate)
         self.radii = tour.points.map(\.triggerRadiusMeters)
+        let route = TourRoute(tour: tour)
+        self.route = route
+        self.routeProgress = RouteProgress(route: route, configuration: policy.route)
     }
 
     /// Continues a walk from progress saved earlier (rule 9): after a crash, or after the walker
@@ -56,6 +67,13 @@ public struct WalkCore: Sendable {
             throw WalkError("this walk of the tour was completed; a new one starts at the first point")
         }
         self.progress = saved
+        // Progress along the route starts again from the last point triggered: a point the walker
+        // stands in when the walk resumes is armed by the route, not by presence.
+        if let last = saved.points.lastIndex(where: { $0.triggeredAt != nil || $0.status == .missed }) {
+            routeProgress = RouteProgress(route: route, configuration: policy.route,
+                                          floor: route.stations[last] - radii[last],
+                                          since: saved.points[last].triggeredAt)
+        }
         self.progress.language = tour.language
         self.progress.outcome = nil
         self.progress.endedAt = nil
@@ -117,25 +135,65 @@ public struct WalkCore: Sendable {
         effects.append(.play(tour.points[index]))
     }
 
-    // MARK: - Fixes (rules 1, 2, 4, 5)
+    // MARK: - Fixes (rules 1, 2, 4, 5, 10)
 
     private mutating func handleFix(_ fix: Fix, at time: Date, into effects: inout [WalkEffect]) {
         let verdict = filter.evaluate(fix)
-        guard verdict == .accepted else {
-            if case .rejected(let reason) = verdict { effects.append(.fixRejected(fix, reason)) }
-            return
+        for dropped in filter.dropped { effects.append(.fixRejected(dropped, .implausibleJump)) }
+        switch verdict {
+        case .rejected(let reason):
+            effects.append(.fixRejected(fix, reason))
+        case .held:
+            break
+        case .accepted:
+            let wasJump = filter.latestWasJump
+            for earlier in filter.released where progress.outcome == nil {
+                handleAccepted(earlier, jump: false, at: time, into: &effects)
+            }
+            if progress.outcome == nil { handleAccepted(fix, jump: wasJump, at: time, into: &effects) }
         }
+    }
+
+    private mutating func handleAccepted(_ fix: Fix, jump: Bool, at time: Date, into effects: inout [WalkEffect]) {
+        if jump { routeProgress.jumpBelieved() }
+        for event in routeProgress.update(fix) { effects.append(.route(event)) }
         // Streaks run for every point not yet triggered, so an overlapping next point that the
-        // walker already stands in is confirmed by the same fixes.
+        // walker already stands in is confirmed by the same fixes. A fix just outside by less
+        // than its own error estimate neither adds to a streak nor breaks it: a slow walker
+        // crossing the edge in noise is not sent back to zero by every fix.
+        var sparse = -1
         for i in progress.nextIndex..<centres.count {
             let d = Self.distance(from: fix.coordinate, to: centres[i], within: radii[i])
-            streaks[i] = d <= radii[i] ? streaks[i] + 1 : 0
+            if d <= radii[i] {
+                streaks[i] += 1
+                if sparse < 0, streaks[i] == 1, isConfidentAlone(fix, distance: d, radius: radii[i]) { sparse = i }
+            } else if d > radii[i] + min(fix.horizontalError ?? 0, radii[i] / 2) {
+                streaks[i] = 0
+            }
         }
+        previousInterval = previousAccepted.map { fix.time.timeIntervalSince($0.time) }
+        previousAccepted = fix
         // Several points may confirm on one fix (overlapping radii): trigger them in order.
-        while progress.outcome == nil, let i = confirmedCandidate() {
+        while progress.outcome == nil, let i = confirmedCandidate(sparse: sparse) {
             trigger(index: i, type: .gps, fix: fix, distance: fix.coordinate.distance(to: centres[i]), at: time,
                     into: &effects)
         }
+    }
+
+    /// Confirmation by time and accuracy: from a sparse receiver (a fix every few seconds), one fix
+    /// confirms an entry when it is inside by more than its error estimate and the walker could
+    /// have walked to it from the fix before. So a receiver at 0.2 Hz is not made to wait a second
+    /// fix, 5 s later; a single outlier still confirms nothing (it is not where a walker could
+    /// have walked, or it is not deep inside).
+    private func isConfidentAlone(_ fix: Fix, distance: Double, radius: Double) -> Bool {
+        guard policy.confirmationFixes > 1, let previous = previousAccepted, let interval = previousInterval else { return false }
+        // The receiver's own rate, not a gap: this interval and the one before it are both sparse.
+        let dt = fix.time.timeIntervalSince(previous.time)
+        let sparse = policy.sparseInterval...Self.maxSparseInterval
+        guard sparse.contains(dt), sparse.contains(interval) else { return false }
+        guard distance + (fix.horizontalError ?? radius / 4) / 2 <= radius else { return false }
+        let slack = (fix.horizontalError ?? 0) + (previous.horizontalError ?? 0)
+        return previous.coordinate.distance(to: fix.coordinate) - slack <= policy.walkingSpeed * dt
     }
 
     /// The geodesic distance when it matters, i.e. near the radius; far away, the spherical
@@ -151,12 +209,31 @@ public struct WalkCore: Sendable {
         return a.distance(to: b)
     }
 
-    /// The first point, in order, that may trigger now and has its confirmation.
-    private func confirmedCandidate() -> Int? {
+    /// The first point, in order, that may trigger now: confirmed, its stretch of route reached,
+    /// and every earlier point still pending passed along the route (rule 10).
+    private func confirmedCandidate(sparse: Int = -1) -> Int? {
         guard progress.nextIndex < tour.points.count else { return nil }
         let last = policy.missed == .strict ? progress.nextIndex : tour.points.count - 1
         let needed = max(1, policy.confirmationFixes)
-        return (progress.nextIndex...last).first { streaks[$0] >= needed }
+        for i in progress.nextIndex...last where streaks[i] >= needed || (i == sparse && streaks[i] >= 1) {
+            guard hasReached(i) else { continue }
+            return (progress.nextIndex..<i).allSatisfy(hasPassed) ? i : nil
+        }
+        return nil
+    }
+
+    /// Slack (metres) before a point's stretch at which the walker counts as there: a route drawn
+    /// a little off the street, a fix's error along it.
+    static let stretchSlack = 15.0
+
+    /// Whether the walker's progress has reached point `i`'s stretch of route.
+    func hasReached(_ i: Int) -> Bool {
+        routeProgress.reach >= route.stations[i] - radii[i] - Self.stretchSlack
+    }
+
+    /// Whether the walker's progress has passed point `i` (so it may be caught up or missed).
+    func hasPassed(_ i: Int) -> Bool {
+        routeProgress.reach >= route.stations[i] - min(radii[i], Self.stretchSlack)
     }
 
     private mutating func trigger(index i: Int, type: TriggerType, fix: Fix?, distance: Double?, at time: Date,

@@ -21,6 +21,9 @@ public enum WalkEffect: Sendable, Hashable {
     case missed(pointID: String)
     /// The fix filter refused a fix (rule 1); the live UI can say "GPS poor", previews count them.
     case fixRejected(Fix, FixFilter.Reason)
+    /// The walker's progress along the route changed in a way a curator wants to see (left the
+    /// route, came back, re-localised by a shortcut).
+    case route(RouteProgress.Event)
     /// An analytics event for the outbox.
     case track(WalkEvent)
     /// Persist this progress (rule 9).

@@ -1,6 +1,6 @@
 import Positioning
 
-/// The knobs of the triggering rules (DESIGN.md, "Triggering rules").
+/// The knobs of the triggering rules (docs/walk.md, "Triggering rules").
 public struct WalkPolicy: Sendable, Hashable, Codable {
     /// What happens to points that never triggered when a later point is entered.
     public enum MissedPoints: String, Sendable, Hashable, Codable, CaseIterable {
@@ -17,6 +17,13 @@ public struct WalkPolicy: Sendable, Hashable, Codable {
     /// Consecutive qualifying fixes inside a radius needed to enter it.
     public var confirmationFixes: Int = 2
     public var missed: MissedPoints = .play
+    /// Seconds between fixes from which one fix deep inside a radius, reached at walking pace,
+    /// confirms an entry by itself (a sparse receiver; rule 2).
+    public var sparseInterval: Double = 2.5
+    /// The fastest walk (m/s) that the sparse rule believes between two fixes.
+    public var walkingSpeed: Double = 2.5
+    /// How progress along the route is followed (rule 10).
+    public var route: RouteProgress.Configuration = .default
 
     public init(maxHorizontalError: Double = 50, confirmationFixes: Int = 2, missed: MissedPoints = .play) {
         self.maxHorizontalError = maxHorizontalError

@@ -47,17 +47,20 @@ public struct WalkSimulation: Sendable {
     /// order (the real-time preview uses it to schedule sound and subtitles).
     public func run(fixes: some Sequence<Fix>,
                     onStep: (WalkInput, Date, [WalkEffect]) -> Void = { _, _, _ in }) -> PreviewReport {
-        var state = State(core: WalkCore(tour: tour, policy: policy),
-                          recorder: PreviewRecorder(tour: tour, policy: policy), narrations: narrations)
+        let core = WalkCore(tour: tour, policy: policy)
+        var state = State(core: core, recorder: PreviewRecorder(tour: tour, policy: policy, route: core.route),
+                          narrations: narrations)
         var started = false
+        var clock = TraceClock()
         for fix in fixes {
+            let time = clock.time(of: fix)
             if !started {
-                state.feed(.start, at: fix.time, onStep)
+                state.feed(.start, at: time, onStep)
                 started = true
             }
-            state.finishAudio(upTo: fix.time, onStep)
+            state.finishAudio(upTo: time, onStep)
             if state.core.isFinished { break }
-            state.feed(.fix(fix), at: fix.time, onStep)
+            state.feed(.fix(fix), at: time, onStep)
             if state.core.isFinished { break }
         }
         guard started else { return state.recorder.report() }
@@ -90,6 +93,7 @@ public struct WalkSimulation: Sendable {
             while let step = current {
                 let effects = core.handle(step, at: time)
                 recorder.record(step, at: time, effects: effects)
+                if step.isFix { recorder.sampleProgress(core.routeProgress.progress, at: time) }
                 onStep(step, time, effects)
                 lastTime = max(lastTime ?? time, time)
                 for effect in effects {
@@ -112,5 +116,40 @@ public struct WalkSimulation: Sendable {
                 current = caused.isEmpty ? nil : caused.removeFirst()
             }
         }
+    }
+}
+
+/// The preview's clock: the trace's own times, except that they never run backwards.
+///
+/// A walker's time runs on whatever the receiver's clock does. A fix stamped before the one
+/// before it adds no time; the clock follows the receiver's new times once three fixes in a row
+/// are stamped earlier but move forward among themselves (its clock stepped back, as the fix
+/// filter's rule 8 says), so a single wild stamp neither stops nor shifts the walk.
+struct TraceClock {
+    private var virtual: Date?
+    private var lastRaw: Date?
+    private var earlier: [Date] = []
+    static let stepConfirmations = 3
+
+    mutating func time(of fix: Fix) -> Date {
+        guard let now = virtual, let last = lastRaw else {
+            virtual = fix.time
+            lastRaw = fix.time
+            return fix.time
+        }
+        let d = fix.time.timeIntervalSince(last)
+        if d >= 0 {
+            earlier = []
+            lastRaw = fix.time
+            virtual = now.addingTimeInterval(d)
+        } else {
+            if let previous = earlier.last, fix.time <= previous { earlier = [] }
+            earlier.append(fix.time)
+            if earlier.count >= Self.stepConfirmations {
+                lastRaw = fix.time
+                earlier = []
+            }
+        }
+        return virtual!
     }
 }

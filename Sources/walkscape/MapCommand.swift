@@ -68,7 +68,10 @@ struct MapCommand: AsyncParsableCommand {
             map.report = WalkSimulation(tour: playable, policy: policy,
                                         narrations: WalkSimulation.probeNarrations(of: playable)).run(fixes: file.fixes())
             map.draw(fixes: file.fixes(), filter: policy.filterConfiguration)
-            if map.trace.isEmpty { throw CLIError.data("\(url.path): no usable position in this trace") }
+            if map.trace.isEmpty {
+                let why = file.statistics.map { " (\($0.unusedSummary))" } ?? ""
+                throw CLIError.data("\(url.path): no usable position in this trace\(why)")
+            }
         }
         let svg = Data(map.svg().utf8)
         do throws(FileAccessError) {

@@ -71,7 +71,8 @@ struct PreviewCommand: AsyncParsableCommand {
                                         narrations: WalkSimulation.probeNarrations(of: playable))
         let report = simulation.run(fixes: traceFile.fixes())
         if report.summary.fixes == 0 {
-            throw CLIError.data("\(traceURL.path): no usable position in this trace")
+            let why = traceFile.statistics.map { " (\($0.unusedSummary))" } ?? ""
+            throw CLIError.data("\(traceURL.path): no usable position in this trace\(why)")
         }
         // A walk where every fix is ignored triggers nothing; say why instead of a silent timeline.
         if report.summary.acceptedFixes == 0 {

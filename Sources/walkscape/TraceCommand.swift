@@ -51,7 +51,14 @@ struct TraceCommand: AsyncParsableCommand {
         // Nothing to preview or walk with: say so in the exit status, not only in the summary.
         if summary.acceptedFixes == 0 {
             let why = summary.fixes == 0 ? "no usable position in this trace" : "no fix passes the quality filter"
-            throw CLIError.data("\(file): \(why) (\(summary.records) \(summary.format == .nmea ? "sentences" : "points") read)")
+            var detail = "\(summary.records) \(summary.format == .nmea ? "sentences" : "points") read"
+            if summary.fixes == 0, !summary.rejectedRecords.isEmpty {
+                var statistics = TraceStatistics(format: summary.format)
+                statistics.records = summary.records
+                statistics.rejected = summary.rejectedRecords
+                detail = statistics.unusedSummary
+            }
+            throw CLIError.data("\(file): \(why) (\(detail))")
         }
     }
 }

@@ -15,19 +15,19 @@ private func fix(_ second: Double, north metres: Double, mode: Fix.Mode = .three
 
 @Suite struct FixFilterTests {
     @Test func acceptsAWalkerAtWalkingPace() {
-        var filter = FixFilter(configuration: .init())
+        var filter = FixFilter(configuration: .init(coldStartAgreement: 1))
         let verdicts = (0..<10).map { filter.evaluate(fix(Double($0), north: Double($0) * 1.4)) }
         #expect(verdicts == Array(repeating: .accepted, count: 10))
     }
 
     @Test func rejectsNoFixAndAcceptsTwoD() {
-        var filter = FixFilter(configuration: .init())
+        var filter = FixFilter(configuration: .init(coldStartAgreement: 1))
         #expect(filter.evaluate(fix(0, north: 0, mode: .noFix)) == .rejected(.noFix))
         #expect(filter.evaluate(fix(1, north: 0, mode: .twoD)) == .accepted)
     }
 
     @Test func rejectsFixesAboveTheErrorBoundButNotAtIt() {
-        var filter = FixFilter(configuration: .init(maxHorizontalError: 50))
+        var filter = FixFilter(configuration: .init(maxHorizontalError: 50, coldStartAgreement: 1))
         #expect(filter.evaluate(fix(0, north: 0, error: 50.5)) == .rejected(.tooInaccurate))
         #expect(filter.evaluate(fix(1, north: 0, error: 50)) == .accepted)
         #expect(filter.evaluate(fix(2, north: 0, error: .nan)) == .rejected(.tooInaccurate))
@@ -35,18 +35,18 @@ private func fix(_ second: Double, north metres: Double, mode: Fix.Mode = .three
     }
 
     @Test func canRequireAnErrorEstimate() {
-        var filter = FixFilter(configuration: .init(requireErrorEstimate: true))
+        var filter = FixFilter(configuration: .init(requireErrorEstimate: true, coldStartAgreement: 1))
         #expect(filter.evaluate(fix(0, north: 0, error: nil)) == .rejected(.tooInaccurate))
     }
 
     @Test func rejectsInvalidCoordinates() {
-        var filter = FixFilter(configuration: .init())
+        var filter = FixFilter(configuration: .init(coldStartAgreement: 1))
         let bad = Fix(time: t0, coordinate: Coordinate(latitude: 91, longitude: 0), horizontalError: 3)
         #expect(filter.evaluate(bad) == .rejected(.invalidCoordinate))
     }
 
     @Test func rejectsTimeGoingBackwardsOrStanding() {
-        var filter = FixFilter(configuration: .init())
+        var filter = FixFilter(configuration: .init(coldStartAgreement: 1))
         #expect(filter.evaluate(fix(10, north: 0)) == .accepted)
         #expect(filter.evaluate(fix(10, north: 1)) == .rejected(.timeNotForward))
         #expect(filter.evaluate(fix(9, north: 1)) == .rejected(.timeNotForward))
@@ -54,7 +54,7 @@ private func fix(_ second: Double, north metres: Double, mode: Fix.Mode = .three
     }
 
     @Test func dropsALoneOutlierAndKeepsWalking() {
-        var filter = FixFilter(configuration: .init())
+        var filter = FixFilter(configuration: .init(coldStartAgreement: 1))
         #expect(filter.evaluate(fix(0, north: 0)) == .accepted)
         #expect(filter.evaluate(fix(1, north: 1.4)) == .accepted)
         #expect(filter.evaluate(fix(2, north: 300)) == .rejected(.implausibleJump))
@@ -66,7 +66,7 @@ private func fix(_ second: Double, north metres: Double, mode: Fix.Mode = .three
     /// burst's fixes agreeing with each other within a metre), then the walk goes on.
     @Test(arguments: [3, 5, 10])
     func aMultipathBurstOfAgreeingFixesIsNeverBelieved(length: Int) {
-        var filter = FixFilter(configuration: .init())
+        var filter = FixFilter(configuration: .init(coldStartAgreement: 1))
         for s in 0..<10 { #expect(filter.evaluate(fix(Double(s), north: Double(s) * 1.4)) == .accepted) }
         for i in 0..<length {
             let verdict = filter.evaluate(fix(Double(10 + i), north: 868 + Double(i % 2)))
@@ -78,7 +78,7 @@ private func fix(_ second: Double, north metres: Double, mode: Fix.Mode = .three
     }
 
     @Test func aRelocationIsAcceptedOnceItHasPersistedForTheJumpPersistence() {
-        var filter = FixFilter(configuration: .init(jumpPersistence: 20))
+        var filter = FixFilter(configuration: .init(jumpPersistence: 20, coldStartAgreement: 1))
         #expect(filter.evaluate(fix(0, north: 0)) == .accepted)
         // 400 m away from second 1 on, holding still: believed when it has lasted 20 s (second 21),
         // long before the walker could have walked there at 10 m/s (second 39).
@@ -90,7 +90,7 @@ private func fix(_ second: Double, north metres: Double, mode: Fix.Mode = .three
     }
 
     @Test func aHeldJumpIsAcceptedAsSoonAsTheWalkerCouldHaveGotThere() {
-        var filter = FixFilter(configuration: .init(maxSpeed: 10, jumpPersistence: 600))
+        var filter = FixFilter(configuration: .init(maxSpeed: 10, jumpPersistence: 600, coldStartAgreement: 1))
         #expect(filter.evaluate(fix(0, north: 0)) == .accepted)
         // 868 m, less both 5 m estimates, at 10 m/s: plausible from second 85.8 on.
         for s in 1...85 {
@@ -100,7 +100,7 @@ private func fix(_ second: Double, north metres: Double, mode: Fix.Mode = .three
     }
 
     @Test func aTunnelExitIsAcceptedAtOnce() {
-        var filter = FixFilter(configuration: .init())
+        var filter = FixFilter(configuration: .init(coldStartAgreement: 1))
         for s in 0..<5 { #expect(filter.evaluate(fix(Double(s), north: Double(s) * 1.4)) == .accepted) }
         // Two minutes without a fix, then 300 m further on: 2.5 m/s, no persistence needed.
         #expect(filter.evaluate(fix(124, north: 305)) == .accepted)
@@ -108,7 +108,7 @@ private func fix(_ second: Double, north metres: Double, mode: Fix.Mode = .three
     }
 
     @Test func burstsInterleavedWithTheWalkNeverAccumulate() {
-        var filter = FixFilter(configuration: .init())
+        var filter = FixFilter(configuration: .init(coldStartAgreement: 1))
         // Every other fix 868 m off for a minute: the true fixes keep resetting the candidate.
         for s in 0..<60 {
             let verdict = filter.evaluate(fix(Double(s), north: s % 2 == 0 ? Double(s) * 1.4 : 868))
@@ -117,7 +117,7 @@ private func fix(_ second: Double, north metres: Double, mode: Fix.Mode = .three
     }
 
     @Test func threeConfirmationsNeedTwoAgreeingFixes() {
-        var filter = FixFilter(configuration: .init(jumpConfirmations: 3, jumpPersistence: 0))
+        var filter = FixFilter(configuration: .init(jumpConfirmations: 3, jumpPersistence: 0, coldStartAgreement: 1))
         #expect(filter.evaluate(fix(0, north: 0)) == .accepted)
         #expect(filter.evaluate(fix(1, north: 400)) == .rejected(.implausibleJump))
         #expect(filter.evaluate(fix(2, north: 401)) == .rejected(.implausibleJump))
@@ -125,14 +125,14 @@ private func fix(_ second: Double, north metres: Double, mode: Fix.Mode = .three
     }
 
     @Test func withoutPersistenceTwoAgreeingFixesConfirmAJump() {
-        var filter = FixFilter(configuration: .init(jumpConfirmations: 2, jumpPersistence: 0))
+        var filter = FixFilter(configuration: .init(jumpConfirmations: 2, jumpPersistence: 0, coldStartAgreement: 1))
         #expect(filter.evaluate(fix(0, north: 0)) == .accepted)
         #expect(filter.evaluate(fix(1, north: 400)) == .rejected(.implausibleJump))
         #expect(filter.evaluate(fix(2, north: 401)) == .accepted)
     }
 
     @Test func twoDifferentOutliersDoNotConfirmEachOther() {
-        var filter = FixFilter(configuration: .init(jumpPersistence: 0))
+        var filter = FixFilter(configuration: .init(jumpPersistence: 0, coldStartAgreement: 1))
         #expect(filter.evaluate(fix(0, north: 0)) == .accepted)
         #expect(filter.evaluate(fix(1, north: 400)) == .rejected(.implausibleJump))
         #expect(filter.evaluate(fix(2, north: -400)) == .rejected(.implausibleJump))
@@ -140,24 +140,24 @@ private func fix(_ second: Double, north metres: Double, mode: Fix.Mode = .three
     }
 
     @Test func jitterWithinTheErrorEstimatesIsNotAJump() {
-        var filter = FixFilter(configuration: .init(maxSpeed: 10))
+        var filter = FixFilter(configuration: .init(maxSpeed: 10, coldStartAgreement: 1))
         #expect(filter.evaluate(fix(0, north: 0, error: 20)) == .accepted)
         // 45 m in 1 s is 45 m/s, but the two 20 m estimates leave 5 m of travel.
         #expect(filter.evaluate(fix(1, north: 45, error: 20)) == .accepted)
         // With precise fixes the same move is a jump.
-        var strict = FixFilter(configuration: .init(maxSpeed: 10))
+        var strict = FixFilter(configuration: .init(maxSpeed: 10, coldStartAgreement: 1))
         #expect(strict.evaluate(fix(0, north: 0, error: 1)) == .accepted)
         #expect(strict.evaluate(fix(1, north: 45, error: 1)) == .rejected(.implausibleJump))
     }
 
     @Test func aLongGapMakesADistantFixPlausible() {
-        var filter = FixFilter(configuration: .init(maxSpeed: 10))
+        var filter = FixFilter(configuration: .init(maxSpeed: 10, coldStartAgreement: 1))
         #expect(filter.evaluate(fix(0, north: 0)) == .accepted)
         #expect(filter.evaluate(fix(600, north: 1000)) == .accepted)
     }
 
     @Test func reasonsHaveStableRawValues() {
         #expect(FixFilter.Reason.allCases.map(\.rawValue)
-            == ["noFix", "invalidCoordinate", "tooInaccurate", "timeNotForward", "implausibleJump"])
+            == ["noFix", "invalidCoordinate", "tooInaccurate", "timeNotForward", "implausibleJump", "drift"])
     }
 }

@@ -98,7 +98,8 @@ import TourModel
         let r = try runWalkscape(["trace", untimed.path], home: folder)
         #expect(r.status == 65)
         #expect(r.stdout.contains("no accepted fix"))
-        #expect(r.stderr == "walkscape: \(untimed.path): no usable position in this trace (1 points read)\n")
+        #expect(r.stderr == "walkscape: \(untimed.path): no usable position in this trace (1 points read; unused: untimed 1 "
+            + "(GPX points need a <time> to be walked or previewed))\n")
         // Fixes, but none good enough for the bound asked for.
         let file = try folder.write("walk.log", Self.recording())
         let strict = try runWalkscape(["trace", file.path, "--max-error", "0.1"], home: folder)

@@ -175,6 +175,24 @@ struct PreviewCommandTests {
         #expect(language.stderr.contains("the tour has no language 'fr' (it has en, it)"))
     }
 
+    @Test("6. a GPX with no <time>: preview and map refuse it with the reasons, as for NMEA")
+    func gpxWithoutTimesGivesItsReasons() throws {
+        let home = try TemporaryDirectory()
+        // The demo walk's 456 positions with their times taken out.
+        let demo = try String(contentsOfFile: "tours/demo/traces/walk.gpx", encoding: .utf8)
+        let untimed = demo.replacingOccurrences(of: #"<time>[^<]*</time>"#, with: "", options: .regularExpression)
+        let count = untimed.components(separatedBy: "<trkpt").count - 1
+        #expect(count > 400)
+        let file = try home.write("untimed.gpx", untimed)
+        let preview = try runWalkscape(["preview", "tours/demo", "--trace", file.path, "--fast"])
+        #expect(preview.status == 65)
+        #expect(preview.stderr == "walkscape: \(file.path): no usable position in this trace (\(count) points read; "
+            + "unused: untimed \(count) (GPX points need a <time> to be walked or previewed))\n")
+        let map = try runWalkscape(["map", "tours/demo", "--trace", file.path, "-o", home.url.appendingPathComponent("m.svg").path])
+        #expect(map.status == 65)
+        #expect(map.stderr.contains("unused: untimed \(count)"))
+    }
+
     // MARK: Real time
 
     /// A two-point tour 150 m apart with one-second narrations and subtitles, and a GPX walk

@@ -136,7 +136,7 @@ public final class LiveWalk: Sendable {
                     if !point.text.isEmpty { status.notice! += " — \(point.text)" }
                 case .triggered(let trigger):
                     status.lastTrigger = trigger
-                case .queued, .missed:
+                case .queued, .missed, .route:
                     break
                 case .fixRejected(_, let reason):
                     status.rejectedFixes += 1

@@ -1,0 +1,157 @@
+import Foundation
+import TourModel
+
+/// The fix filter's drift rule (rule 7 of `FixFilter`): where the receiver's own velocity says
+/// the walker is.
+///
+/// A receiver's speed and course come from the Doppler shift of the satellites' signals, not from
+/// the positions, so a position bias that builds slowly (a street canyon's reflections) does not
+/// show in them. The dead-reckoned position advances by the velocity between fixes and is pulled
+/// towards each accepted fix by `dt / driftTimeConstant`: noise and small velocity errors wash
+/// out, a bias that builds over tens of seconds does not.
+///
+/// What it cannot catch: a receiver that reports no speed or course (many GPX files, some NMEA
+/// sentences), a walker standing still while the bias builds slower than the pull (the tolerance
+/// stays ahead of it), and drift along the direction of walking at the speed of walking. A
+/// receiver whose velocity disagrees with its positions as a rule (speeds in other units, a
+/// frozen course) is caught by two checks and then not trusted: speeds that sum to less than half
+/// or more than twice the distance the positions cover, and a second disagreement long enough to
+/// be believed.
+struct DeadReckoning: Sendable, Hashable {
+    /// Where the velocity says the walker is, and when.
+    private var position: Coordinate?
+    private var time: Date?
+    /// East and north metres per second at `time`; nil when the receiver did not say.
+    private var velocity: (east: Double, north: Double)?
+    /// When the current run of drift rejections began.
+    private var driftSince: Date?
+    /// Disagreements long enough to be believed, so far.
+    private var believed = 0
+    /// Distance by the velocities and by the positions, decaying over a few minutes.
+    private var velocityPath = 0.0
+    private var positionPath = 0.0
+    private var lastSeen: Fix?
+    private var reference: Fix?
+    private var speedSinceReference = 0.0
+
+    /// Below this speed (m/s) a receiver's course is noise: the walker is taken to stand still.
+    static let standing = 0.3
+    /// Longer gaps between fixes start over from the fix.
+    static let maxGap = 10.0
+    /// Metres of path before the speeds are compared with the positions.
+    static let trustAfter = 40.0
+
+    static func velocity(of fix: Fix) -> (east: Double, north: Double)? {
+        guard let speed = fix.speed, speed.isFinite, speed >= 0 else { return nil }
+        if speed < standing { return (0, 0) }
+        guard let track = fix.track, track.isFinite else { return nil }
+        let a = track * .pi / 180
+        return (speed * sin(a), speed * cos(a))
+    }
+
+    private var isTrusted: Bool {
+        guard believed < 2 else { return false }
+        guard velocityPath >= Self.trustAfter || positionPath >= 3 * Self.trustAfter else { return true }
+        let ratio = velocityPath / max(positionPath, 1)
+        return ratio >= 0.5 && ratio <= 2
+    }
+
+    /// The dead-reckoned position at `fix`'s time, when it can be known.
+    private func predicted(at fix: Fix) -> Coordinate? {
+        guard let position, let time, let v0 = velocity, let v1 = Self.velocity(of: fix) else { return nil }
+        let dt = fix.time.timeIntervalSince(time)
+        guard dt > 0, dt <= Self.maxGap else { return nil }
+        let east = (v0.east + v1.east) / 2 * dt, north = (v0.north + v1.north) / 2 * dt
+        return Self.moved(position, east: east, north: north)
+    }
+
+    static func moved(_ c: Coordinate, east: Double, north: Double) -> Coordinate {
+        let perDegree = Geodesy.meanRadius * .pi / 180
+        let lat = c.latitude + north / perDegree
+        let lng = c.longitude + east / (perDegree * max(0.01, cos(c.latitude * .pi / 180)))
+        return Coordinate(latitude: lat, longitude: lng)
+    }
+
+    /// Whether `fix` (plausible by speed) is where its velocity says the walker cannot be. Keeps
+    /// reckoning forward either way, so a long disagreement is measured from the last agreement.
+    mutating func isDrift(_ fix: Fix, configuration: FixFilter.Configuration) -> Bool {
+        observe(fix)
+        guard isTrusted, let expected = predicted(at: fix) else {
+            driftSince = nil
+            return false
+        }
+        let miss = LocalDistance.metres(expected, fix.coordinate)
+        let dt = fix.time.timeIntervalSince(time ?? fix.time)
+        let allowed = configuration.driftTolerance + (fix.horizontalError ?? 0) + 0.3 * dt
+        guard miss > allowed else {
+            driftSince = nil
+            return false
+        }
+        position = expected
+        time = fix.time
+        velocity = Self.velocity(of: fix)
+        if driftSince == nil { driftSince = fix.time }
+        return true
+    }
+
+    /// Seconds since the current run of drift rejections began.
+    func driftHeld(since now: Date) -> Double {
+        driftSince.map { now.timeIntervalSince($0) } ?? 0
+    }
+
+    /// A disagreement lasted: the fixes win, and the receiver's velocity is trusted less.
+    mutating func believe(_ fix: Fix) {
+        believed += 1
+        driftSince = nil
+        position = nil
+    }
+
+    /// An accepted fix: pull the reckoning towards it (or start from it).
+    mutating func accepted(_ fix: Fix, configuration: FixFilter.Configuration) {
+        if lastSeen?.time != fix.time { observe(fix) }
+        driftSince = nil
+        if let expected = predicted(at: fix) {
+            let dt = fix.time.timeIntervalSince(time ?? fix.time)
+            let pull = min(1, dt / configuration.driftTimeConstant)
+            let north = (fix.coordinate.latitude - expected.latitude) * pull
+            let east = (fix.coordinate.longitude - expected.longitude) * pull
+            position = Coordinate(latitude: expected.latitude + north, longitude: expected.longitude + east)
+        } else {
+            position = fix.coordinate
+        }
+        time = fix.time
+        velocity = Self.velocity(of: fix)
+    }
+
+    /// Sums the path by speed and by position (straight lines between fixes at least 20 s apart,
+    /// so a fix's noise does not add up) over every fix seen, decaying with τ = 180 s.
+    private mutating func observe(_ fix: Fix) {
+        defer { lastSeen = fix }
+        guard let last = lastSeen else { reference = fix; return }
+        let dt = fix.time.timeIntervalSince(last.time)
+        guard dt > 0, dt <= Self.maxGap, let s0 = last.speed, let s1 = fix.speed, s0.isFinite, s1.isFinite else {
+            reference = fix
+            speedSinceReference = 0
+            return
+        }
+        speedSinceReference += (s0 + s1) / 2 * dt
+        guard let reference, fix.time.timeIntervalSince(reference.time) >= 20 else { return }
+        let decay = exp(-fix.time.timeIntervalSince(reference.time) / 180)
+        velocityPath = velocityPath * decay + speedSinceReference
+        positionPath = positionPath * decay + LocalDistance.metres(reference.coordinate, fix.coordinate)
+        self.reference = fix
+        speedSinceReference = 0
+    }
+
+    static func == (a: DeadReckoning, b: DeadReckoning) -> Bool {
+        a.position == b.position && a.time == b.time && a.velocity?.east == b.velocity?.east
+            && a.velocity?.north == b.velocity?.north && a.driftSince == b.driftSince && a.believed == b.believed
+            && a.velocityPath == b.velocityPath && a.positionPath == b.positionPath && a.lastSeen == b.lastSeen
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(position)
+        hasher.combine(time)
+        hasher.combine(believed)
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import Positioning
+import TourModel
+
+/// Where along the tour's route the walker is: the input that lets the walk core tell the first
+/// pass through a place from the second (docs/walk.md, "Route progress").
+///
+/// A pure value fed with the fixes the fix filter accepted. Each fix is matched to the route with
+/// continuity: only the stretch from a little behind the current progress to as far as the walker
+/// could have walked since it last matched (`maxRouteSpeed`) is searched, and within it a nearer
+/// place along the route beats a slightly closer one further on. So a crossing, or a parallel
+/// street further along the route, is not where the walker is. Progress moves forward only.
+///
+/// Off the route (no place in the window within `tolerance`), progress holds while the window
+/// keeps growing with time, so a walker who left the route and comes back to it further on (a
+/// detour, a shortcut across a square) is placed there. Beyond the window, it re-localises only
+/// after a sustained move: fixes on the route further on, moving forward along it by
+/// `relocaliseMovement`, for `relocalisePersistence` seconds; or at once after the fix filter
+/// believed a jump. Before the first fix on the route the walker is taken to be at its start (or,
+/// resuming, at the last point triggered), and the window grows from there.
+public struct RouteProgress: Sendable {
+    public struct Configuration: Sendable, Hashable, Codable {
+        /// The fastest a walker advances along the route (m/s): a walker cannot get further along
+        /// it than this in the time since progress last matched, except by a shortcut.
+        public var maxRouteSpeed = 3.0
+        /// Metres a fix may be from a drawn route and still be on it (plus its error estimate).
+        public var tolerance = 30.0
+        /// The same without a drawn route (the straight lines between points stand for streets).
+        public var pointsTolerance = 60.0
+        /// How far behind progress a fix may match (metres): jitter and a walker turning back.
+        public var behind = 60.0
+        /// Slack ahead of the speed bound (metres): error estimates and the first fixes.
+        public var ahead = 40.0
+        /// A farther place must be this much closer, per metre further along, to win a match.
+        public var continuityPenalty = 0.25
+        /// Seconds of fixes on the route further on, off the window, before progress moves there.
+        public var relocalisePersistence = 20.0
+        /// Metres those fixes must move forward along the route: a walker standing where the route
+        /// passes later (a loop's meeting point) is waiting, not taking a shortcut.
+        public var relocaliseMovement = 20.0
+        /// How far off the route (metres beyond the tolerance) and for how long (s) before the
+        /// preview says the walker left it.
+        public var leftAfter = 10.0
+
+        public init() {}
+        public static let `default` = Configuration()
+    }
+
+    /// What the preview shows of the walker's progress.
+    public enum Event: Sendable, Hashable {
+        /// The first fix on the route placed the walker `along` metres along it.
+        case localised(along: Double)
+        /// No fix on the route for `leftAfter` seconds; `offset` is the largest distance from it.
+        case left(along: Double, offset: Double)
+        /// Back on the route after leaving it.
+        case rejoined(along: Double)
+        /// Progress moved on by a shortcut or a believed jump.
+        case relocalised(from: Double, to: Double)
+    }
+
+    public let route: TourRoute
+    public let configuration: Configuration
+    /// Metres along the route; nil until a fix has been on it.
+    public private(set) var progress: Double?
+    /// Progress may not start below this (a resumed walk: the last point heard).
+    public private(set) var floor: Double
+    /// The farthest place along the route the latest fix may be at: progress, or, off the route,
+    /// its projection inside the window. Gates use this.
+    public private(set) var reach: Double
+    private var matchedAt: Date?
+    private var offSince: Date?
+    private var offMax = 0.0
+    private var reportedLeft = false
+    private var candidate: (along: Double, first: Double, since: Date, count: Int)?
+    /// After a believed jump: place the walker by the earliest pass, not the window.
+    private var free = false
+
+    /// - Parameter since: when the walker was last known at `floor` (a resumed walk: when the last
+    ///   point triggered); the window grows from then. Nil: from the first fix.
+    public init(route: TourRoute, configuration: Configuration = .default, floor: Double = 0, since: Date? = nil) {
+        self.route = route
+        self.configuration = configuration
+        self.floor = max(0, floor)
+        self.reach = max(0, floor)
+        self.matchedAt = since
+    }
+
+    var tolerance: Double { route.source == .drawn ? configuration.tolerance : configuration.pointsTolerance }
+
+    /// The fix filter believed a jump: the next fix on the route places the walker again, at the
+    /// first place from a little behind the current progress on where the route passes it.
+    public mutating func jumpBelieved() {
+        if let progress { floor = max(floor, progress - configuration.behind) }
+        progress = nil
+        matchedAt = nil
+        free = true
+        candidate = nil
+    }
+
+    /// Takes one accepted fix; returns what changed, for the preview.
+    public mutating func update(_ fix: Fix) -> [Event] {
+        guard !route.isEmpty else { return [] }
+        let tolerance = self.tolerance + (fix.horizontalError ?? 0)
+        if free {
+            // After a believed jump: the earliest pass near the fix, from the floor on.
+            guard let first = route.firstPass(near: fix.coordinate, within: tolerance, from: floor) else { return [] }
+            let from = floor
+            free = false
+            place(at: first.along, time: fix.time)
+            return [.relocalised(from: from, to: first.along)]
+        }
+        // Before the first fix on the route, the walker is taken to be at the floor (the route's
+        // start, or the last point heard) from the first fix on: the window grows from there.
+        let current = progress ?? floor
+        let since = matchedAt ?? fix.time
+        if matchedAt == nil { matchedAt = fix.time }
+        let elapsed = max(0, fix.time.timeIntervalSince(since))
+        let low = max(floor, current - configuration.behind)
+        let high = current + configuration.maxRouteSpeed * elapsed + configuration.ahead + tolerance
+        let match = bestMatch(fix.coordinate, low: low, high: high, around: current)
+        var events: [Event] = []
+        if match.offset <= tolerance {
+            if progress == nil {
+                events.append(.localised(along: match.along))
+            } else if reportedLeft {
+                events.append(.rejoined(along: max(current, match.along)))
+            }
+            place(at: max(current, match.along), time: fix.time)
+            return events
+        }
+        // Off the route where the walker can be: progress holds; gates may use the projection.
+        reach = max(current, match.along)
+        if progress != nil {
+            offMax = max(offMax, match.offset)
+            let off = offSince ?? fix.time
+            offSince = off
+            if !reportedLeft, fix.time.timeIntervalSince(off) >= configuration.leftAfter {
+                reportedLeft = true
+                events.append(.left(along: current, offset: offMax))
+            }
+        }
+        // On the route further on, and moving forward along it, for a while: a shortcut.
+        if high < route.length, let ahead = route.firstPass(near: fix.coordinate, within: tolerance, from: high) {
+            if var c = candidate, ahead.along >= c.along - configuration.behind,
+               ahead.along <= c.along + configuration.maxRouteSpeed * max(0, fix.time.timeIntervalSince(c.since))
+                + configuration.ahead + tolerance {
+                c.along = max(c.along, ahead.along)
+                c.count += 1
+                candidate = c
+            } else {
+                candidate = (ahead.along, ahead.along, fix.time, 1)
+            }
+            if let c = candidate, c.count >= 2, fix.time.timeIntervalSince(c.since) >= configuration.relocalisePersistence,
+               c.along - c.first >= configuration.relocaliseMovement {
+                events.append(.relocalised(from: current, to: c.along))
+                place(at: c.along, time: fix.time)
+            }
+        } else {
+            candidate = nil
+        }
+        return events
+    }
+
+    private mutating func place(at along: Double, time: Date) {
+        progress = along
+        reach = along
+        matchedAt = time
+        offSince = nil
+        offMax = 0
+        reportedLeft = false
+        candidate = nil
+    }
+
+    /// The best place for `c` between `low` and `high`: the closest, except that each metre
+    /// further along than `around` costs `continuityPenalty` metres of distance.
+    func bestMatch(_ c: Coordinate, low: Double, high: Double, around: Double) -> TourRoute.Projection {
+        let lo = max(0, min(low, route.length)), hi = max(lo, min(high, route.length))
+        guard route.vertices.count > 1 else { return route.nearest(to: c, from: lo, to: hi) }
+        var best = TourRoute.Projection(along: lo, offset: .infinity)
+        var bestScore = Double.infinity
+        for i in route.segment(at: lo)...route.segment(at: hi) {
+            let p = route.project(c, onSegment: i, low: lo, high: hi)
+            let score = p.offset + configuration.continuityPenalty * abs(p.along - around)
+            if score < bestScore {
+                bestScore = score
+                best = p
+            }
+        }
+        return best
+    }
+}
