@@ -1,0 +1,148 @@
+import Foundation
+import Positioning
+import TestSupport
+import Testing
+import TourModel
+@testable import Walk
+
+/// The route matcher by literal positions: stations, continuity at a crossing, forward only,
+/// re-localisation, and what the curator sees of it.
+@Suite("Route progress: the matcher")
+struct RouteProgressTests {
+    static func c(_ x: Double, _ y: Double) -> Coordinate { RouteWalk.coordinate(x, y) }
+
+    static func fix(_ s: Double, _ x: Double, _ y: Double, error: Double? = 5) -> Fix {
+        Fix(time: at(s), coordinate: c(x, y), horizontalError: error)
+    }
+
+    static func tour(route: [(x: Double, y: Double)], points: [(x: Double, y: Double, r: Double)]) -> PlayableTour {
+        PlayableTour(id: "t", slug: "t", language: "en", title: "T",
+                     points: points.enumerated().map { i, p in
+                         PlayablePoint(id: "p\(i + 1)", order: i + 1, coordinate: c(p.x, p.y), triggerRadiusMeters: p.r,
+                                       title: "P\(i + 1)")
+                     },
+                     route: route.map { c($0.x, $0.y) })
+    }
+
+    @Test("stations: a loop's finale at the meeting point gets the route's end; a crossing its second pass")
+    func stationsFollowTheStory() {
+        let loop = TourRoute(tour: Self.tour(route: RouteShapes.loop,
+                                             points: [(0, 0, 25), (200, 0, 25), (200, 150, 25), (0, 150, 25), (0, 0, 25)]))
+        #expect(loop.source == .drawn)
+        // The test's flat metres and the route's frames differ by 0.15 % (radius conventions).
+        #expect(abs(loop.length - 700) < 2)
+        #expect(zip(loop.stations, [0.0, 200, 350, 550, 700]).allSatisfy { abs($0 - $1) < 2 }, "\(loop.stations)")
+        let eight = TourRoute(tour: Self.tour(route: RouteShapes.eight,
+                                              points: [(0, 0, 25), (200, 200, 30), (200, 0, 30), (100, 100, 30)]))
+        let d = 200 * 2.0.squareRoot()
+        #expect(abs(eight.stations[3] - (d + 200 + d / 2)) < 2, "\(eight.stations)")
+        #expect(eight.passes(near: Self.c(100, 100), radius: 30).count == 2)
+    }
+
+    @Test("a drawn route that reaches a point only before the point before it is not followed")
+    func unfitRouteFallsBackToThePoints() {
+        let route = TourRoute(tour: Self.tour(route: [(0, 0), (0, 500)], points: [(0, 400, 25), (0, 100, 25)]))
+        #expect(route.source == .points)
+        #expect(route.unfitReason?.contains("only before the point before it") == true)
+        // A point off the route everywhere is a misplaced point, not a reason to drop the route.
+        let off = TourRoute(tour: Self.tour(route: [(0, 0), (0, 500)], points: [(0, 100, 25), (300, 300, 25)]))
+        #expect(off.source == .drawn)
+    }
+
+    @Test("continuity: at a crossing the walker stays on the pass they are on")
+    func crossingKeepsThePass() {
+        let route = TourRoute(tour: Self.tour(route: RouteShapes.eight, points: [(0, 0, 25)]))
+        var progress = RouteProgress(route: route)
+        var events: [RouteProgress.Event] = []
+        for s in 0...110 { events += progress.update(Self.fix(Double(s), Double(s) * 0.99, Double(s) * 0.99)) }
+        // At the crossing (100, 100) after 101 s: 141 m along, not the 624 m of the second pass.
+        #expect(abs((progress.progress ?? 0) - 155) < 10, "\(progress.progress ?? -1)")
+        #expect(events == [.localised(along: 0)])
+    }
+
+    @Test("forward only: jitter backwards does not lower progress")
+    func forwardOnly() {
+        let route = TourRoute(tour: Self.tour(route: RouteShapes.street, points: [(0, 0, 25)]))
+        var progress = RouteProgress(route: route)
+        _ = progress.update(Self.fix(0, 0, 0))
+        _ = progress.update(Self.fix(30, 0, 40))
+        _ = progress.update(Self.fix(31, 0, 30))
+        #expect(progress.progress == progress.reach)
+        #expect(abs((progress.progress ?? 0) - 40) < 0.5)
+    }
+
+    @Test("a shortcut: off the route, back on it further on, moving forward: re-localised, and said so")
+    func shortcutRelocalises() {
+        // A loop whose far side is 1 km round but 150 m across.
+        let route = TourRoute(tour: Self.tour(route: [(0, 0), (0, 1000), (150, 1000), (150, 0)], points: [(0, 0, 25)]))
+        var progress = RouteProgress(route: route)
+        var events: [RouteProgress.Event] = []
+        for s in 0...100 { events += progress.update(Self.fix(Double(s), 0, Double(s) * 1.4)) }   // up to 140 m
+        for s in 101...207 { events += progress.update(Self.fix(Double(s), Double(s - 100) * 1.4, 140)) }   // across
+        for s in 208...260 { events += progress.update(Self.fix(Double(s), 150, 140 - Double(s - 207) * 1.4)) }   // on
+        #expect(events.contains { if case .left = $0 { true } else { false } })
+        let relocalised = events.compactMap { if case .relocalised(_, let to) = $0 { to } else { nil } }
+        #expect(relocalised.count == 1)
+        #expect((progress.progress ?? 0) > 2_000)
+    }
+
+    @Test("standing where the route passes later (a loop's meeting point) is waiting, not a shortcut")
+    func standingDoesNotRelocalise() {
+        // The route starts 80 m from where the group waits; it ends there.
+        let route = TourRoute(tour: Self.tour(route: [(80, 0), (200, 0), (200, 150), (0, 150), (0, 0)], points: [(80, 0, 25)]))
+        var progress = RouteProgress(route: route)
+        var events: [RouteProgress.Event] = []
+        for s in 0...600 { events += progress.update(Self.fix(Double(s), Double(s % 3), 0)) }
+        #expect(progress.progress == nil)
+        #expect(events.isEmpty)
+        #expect(progress.reach < 100)
+    }
+
+    @Test("preview: a shortcut shows as left the route and re-localised; the map draws the progress")
+    func previewAndMapShowProgress() {
+        let tour = Self.tour(route: [(0, 0), (0, 1000), (150, 1000), (150, 0)],
+                             points: [(0, 0, 25), (0, 500, 25), (150, 500, 25), (150, 50, 25)])
+        var fixes: [Fix] = []
+        for s in 0...100 { fixes.append(Self.fix(Double(s), 0, Double(s) * 1.4)) }
+        for s in 101...207 { fixes.append(Self.fix(Double(s), Double(s - 100) * 1.4, 140)) }
+        for s in 208...300 { fixes.append(Self.fix(Double(s), 150, 140 - Double(s - 207) * 1.4)) }
+        let narrations = Dictionary(uniqueKeysWithValues: tour.points.map { ($0.id, WalkSimulation.Narration.seconds(3)) })
+        let report = WalkSimulation(tour: tour, narrations: narrations).run(fixes: fixes)
+        let kinds = report.timeline.map(\.kind)
+        #expect(kinds.contains(.leftRoute))
+        #expect(kinds.contains(.relocalised))
+        #expect(report.timeline.first { $0.kind == .relocalised }?.text.hasPrefix("progress re-localised") == true)
+        #expect(report.route?.source == .drawn)
+        #expect((report.route?.progressMeters ?? 0) > 2_000)   // where point 4 completed the tour
+        // Points 2 and 3 were passed by the shortcut: caught up before point 4, which fired there.
+        #expect(report.points.map { $0.trigger?.type } == [.gps, .caughtUp, .caughtUp, .gps])
+        var map = TourMap(tour: tour)
+        map.report = report
+        let svg = map.svg()
+        #expect(svg.contains("<g id=\"route-progress\""))
+        #expect(svg.components(separatedBy: "<circle cx=").count > 2)
+    }
+
+    @Test("lint: a loop's meeting point is passed twice, said once per point with the pass it plays on; no order error")
+    func lintExplainsRepeatedPasses() throws {
+        let dir = try TemporaryDirectory()
+        let route = RouteShapes.loop.map { Self.c($0.x, $0.y) }.map { "\($0.latitude),\($0.longitude)" }.joined(separator: ";")
+        let places: [(Double, Double)] = [(0, 0), (200, 0), (200, 150), (0, 150), (0, 0)]
+        let points = places.enumerated().map { i, p in
+            let at = Self.c(p.0, p.1)
+            return """
+            {"id": "p\(i + 1)", "order": \(i + 1), "location": {"lat": \(at.latitude), "lng": \(at.longitude)},
+             "triggerRadiusMeters": 25, "content": {"en": {"title": "P\(i + 1)"}}}
+            """
+        }
+        _ = try dir.write("loop/tour.json", #"{"format": 1, "id": "l", "slug": "l", "route": ""# + route
+                          + #"", "languages": {"en": {"title": "L", "completionMessage": "Bye"}}, "points": ["#
+                          + points.joined(separator: ",") + "]}")
+        let findings = TourLint().lint(folder: dir.file("loop")).findings
+        #expect(!findings.contains { $0.check == "order-against-route" }, "\(findings)")
+        let passes = findings.filter { $0.check == "route-passes-again" }
+        #expect(passes.map(\.location) == ["point 1 (P1)", "point 5 (P5)"], "\(findings)")
+        #expect(passes.first?.message.contains("2 times, at 0 m (this one), 699 m along it") == true, "\(passes)")
+        #expect(passes.last?.message.contains("2 times, at 0 m, 699 m (this one) along it") == true, "\(passes)")
+    }
+}
