@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Trace preview benchmark (DESIGN.md, performance budgets): `walkscape preview --fast --no-audio
+# Trace preview benchmark (docs/architecture.md, performance budgets): `walkscape preview --fast --no-audio
 # --json` over a three-hour walk (10,800 epochs, 32,400 sentences) and a 500,000-sentence log,
 # against `gpsdecode` decoding the same file. Prints wall time (best of RUNS), sentence rates,
 # the ratio (budget: walkscape at least 10x gpsdecode's sentence rate) and peak memory (budget:

@@ -4,7 +4,7 @@
 # resuming the walk core from it), tour (tour.json in a tour folder).
 # Links with lld: gold hits an internal error on the fuzzer runtime's debug info.
 # Builds with its own scratch path so it never shares a build lock or objects with normal builds.
-# Seeds (nmea): the gpsd corpus logs beside the checkout (../shared/corpus/gpsd-3.22) and the
+# Seeds (nmea): the gpsd corpus logs in Tests/Fixtures/gpsd-3.22 and the
 # tours' GPX traces, cut into 4 KiB pieces; (tour) the bundled tours' tour.json; srt and progress
 # seed themselves into an empty corpus folder. Crashes land in .build-fuzz/artifacts-NAME/; the run's last status line (execs, cov)
 # is printed at the end.
@@ -30,8 +30,8 @@ bin="$(swift build -c release --scratch-path "$scratch" -Xswiftc -sanitize=fuzze
 seeds="$scratch/corpus-$name"
 artifacts="$scratch/artifacts-$name"
 mkdir -p "$seeds" "$artifacts"
-if [ "$name" = nmea ] && [ -z "$(ls -A "$seeds")" ] && [ -d ../shared/corpus/gpsd-3.22 ]; then
-  for log in ../shared/corpus/gpsd-3.22/*.log; do
+if [ "$name" = nmea ] && [ -z "$(ls -A "$seeds")" ] && [ -d Tests/Fixtures/gpsd-3.22 ]; then
+  for log in Tests/Fixtures/gpsd-3.22/*.log; do
     split -b 4096 -d "$log" "$seeds/$(basename "$log" .log)-"
   done
 fi

@@ -1,7 +1,7 @@
 import Foundation
 import TourModel
 
-/// Decides which fixes are good enough to act on (triggering rule 1 in DESIGN.md).
+/// Decides which fixes are good enough to act on (rule 1 of the walk, docs/walk.md; precisely, docs/positioning.md).
 ///
 /// The upstream apps trigger on every fix and misfire on jitter and on the odd wild fix a
 /// receiver emits after a tunnel. This filter is a pure value: no clock, no I/O, only the fixes

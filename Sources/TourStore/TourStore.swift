@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import TourModel
 
-/// The local content store (DESIGN.md, "Storage"): the catalog (`catalog.sqlite`, SQLite in WAL
+/// The local content store (docs/store.md): the catalog (`catalog.sqlite`, SQLite in WAL
 /// mode through GRDB, foreign keys on) and the blobs it points at. Reading it needs no network and
 /// no lock; changing it needs the `StoreLock`.
 public struct TourStore: Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 import TourModel
 
-/// An analytics event in the live service's shape (API-CONTRACT.md, "Analytics"), produced by the
+/// An analytics event in the live service's shape (docs/api-contract.md, "Analytics"), produced by the
 /// walk core as a `track` effect, so the outbox only has to store and send it.
 ///
 /// Encodes to exactly the contract's keys (`name`, `tourId`, `pointId`, `language`, `timestamp`,

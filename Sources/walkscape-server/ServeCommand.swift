@@ -42,7 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
                                valueName: "url"))
     var publicURL: String?
 
-    @Option(help: "JSON shapes: live (the running service, API-CONTRACT.md) or guide (the published guide).")
+    @Option(help: "JSON shapes: live (the running service, docs/api-contract.md) or guide (the published guide).")
     var dialect: APIDialect = .live
 
     @Option(name: .customLong("token-ttl"), help: ArgumentHelp("Access token lifetime.", valueName: "seconds"))

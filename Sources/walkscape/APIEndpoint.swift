@@ -1,7 +1,7 @@
 import Foundation
 import TourAPI
 
-/// The rules for an API base URL (API-CONTRACT.md, `ServiceURL`): http(s) only, and plain http
+/// The rules for an API base URL (docs/api-contract.md, "Base URL"; `ServiceURL`): http(s) only, and plain http
 /// only to loopback hosts unless the user explicitly allows it.
 enum APIEndpoint {
     static func validate(_ text: String, allowInsecure: Bool) -> Result<URL, CLIError> {

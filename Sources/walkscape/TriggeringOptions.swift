@@ -1,7 +1,7 @@
 import ArgumentParser
 import Walk
 
-/// The triggering knobs (DESIGN.md, rules 1, 2 and 4), the same for `walk` and `preview` so a
+/// The triggering knobs (docs/walk.md, rules 1, 2 and 4), the same for `walk` and `preview` so a
 /// curator previews with exactly the settings a walker will use.
 struct TriggeringOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Points passed over before a later one: play, skip or strict (env: WALKSCAPE_MISSED; default play).", valueName: "policy"))

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where walkscape keeps things (DESIGN.md, "Storage"): XDG base directories, or everything under
+/// Where walkscape keeps things (docs/architecture.md, "Where rules live"): XDG base directories, or everything under
 /// one folder when `--home` / `WALKSCAPE_HOME` is given (tests use that).
 struct WalkscapePaths: Sendable, Hashable {
     var config: URL

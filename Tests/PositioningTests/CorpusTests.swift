@@ -14,7 +14,7 @@ import TourModel
 /// digits RMC drops against GGA. Separately, every position we produce must be one gpsd produced
 /// too (within 1e-6): a position gpsd refused (bad checksum, status V) must not appear.
 @Suite struct CorpusTests {
-    static let corpus = TestPaths.shared.appendingPathComponent("corpus/gpsd-3.22")
+    static let corpus = TestPaths.fixtures.appendingPathComponent("gpsd-3.22")
 
     struct Comparison {
         var name: String

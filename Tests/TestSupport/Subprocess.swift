@@ -38,15 +38,15 @@ public enum TestPaths {
     /// The bundled demo tour folder.
     public static var demoTour: URL { packageRoot.appendingPathComponent("tours/demo", isDirectory: true) }
 
-    /// The package root (for `tours/demo`, `../shared/corpus`).
+    /// The package root (for `tours/demo`, `Tests/Fixtures`).
     public static var packageRoot: URL {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }  // Tests/TestSupport/Subprocess.swift
         return url
     }
 
-    /// `../shared` beside the checkout, where the gpsd corpus lives.
-    public static var shared: URL { packageRoot.deletingLastPathComponent().appendingPathComponent("shared") }
+    /// `Tests/Fixtures`: data the tests read, with its licences (the gpsd receiver corpus).
+    public static var fixtures: URL { packageRoot.appendingPathComponent("Tests/Fixtures", isDirectory: true) }
 }
 
 /// Finds an executable on PATH (and in the sbin folders, where gpsd lives).

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import TourModel
 
-/// Every endpoint body in both dialects, from literal JSON shaped as API-CONTRACT.md (live) and the
+/// Every endpoint body in both dialects, from literal JSON shaped as docs/api-contract.md (live) and the
 /// published mobile guide (guide) show them.
 struct APIDialectTests {
     func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {

@@ -4,7 +4,7 @@ import Testing
 import TourModel
 @testable import Walk
 
-/// One test (or a few) per triggering rule of DESIGN.md, with literal fixes on a tour due north
+/// One test (or a few) per triggering rule of docs/walk.md, with literal fixes on a tour due north
 /// from (45.0, 9.0): P1 at 45.000, P2 at 45.002, P3 at 45.004 (222.4 m apart), radius 30 m.
 @Suite("Walk core: the nine triggering rules")
 struct WalkCoreTests {

@@ -3,7 +3,7 @@ import GRDB
 import GRDBSQLite
 import TourModel
 
-/// The analytics outbox (DESIGN.md, "Analytics"): every event recorded durably, in order, until its
+/// The analytics outbox (docs/analytics.md): every event recorded durably, in order, until its
 /// service has it. SQLite through GRDB in the state folder, WAL mode, `synchronous = FULL`, so a
 /// recorded event survives a kill or a power cut the moment `record` returns.
 ///

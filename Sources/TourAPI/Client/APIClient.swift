@@ -1,7 +1,7 @@
 import Foundation
 import TourModel
 
-/// The Sonic Walkscape API (API-CONTRACT.md) as typed calls. Answers are decoded in both
+/// The Sonic Walkscape API (docs/api-contract.md) as typed calls. Answers are decoded in both
 /// dialects through TourModel; requests are sent in the live shapes only.
 ///
 /// Each endpoint lives in an extension by concern (auth, tours, vouchers, analytics, health,

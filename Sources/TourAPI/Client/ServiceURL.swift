@@ -1,6 +1,6 @@
 import Foundation
 
-/// The rules for a service base URL (API-CONTRACT.md): http(s) only, no credentials in it, and
+/// The rules for a service base URL (docs/api-contract.md): http(s) only, no credentials in it, and
 /// plain http only to this machine unless the user explicitly allows it.
 public enum ServiceURL {
     /// localhost, 127.0.0.0/8 and ::1: traffic that never leaves the machine.

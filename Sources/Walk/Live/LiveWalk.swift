@@ -25,7 +25,7 @@ public struct LiveWalkResult: Sendable, Hashable {
 }
 
 /// The live runtime: drives the walk core from a position source, narration and key commands, in
-/// wall-clock time, and carries out its effects (DESIGN.md, "The walk core").
+/// wall-clock time, and carries out its effects (docs/architecture.md, "Modules"; docs/walk.md).
 ///
 /// One loop consumes every input in arrival order, so the core sees a single, consistent history;
 /// GPS and audio run in their own tasks and never wait on each other. Nothing here polls: the loop
