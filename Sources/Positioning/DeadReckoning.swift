@@ -66,10 +66,9 @@ struct DeadReckoning: Sendable, Hashable {
     }
 
     static func moved(_ c: Coordinate, east: Double, north: Double) -> Coordinate {
-        let perDegree = Geodesy.meanRadius * .pi / 180
-        let lat = c.latitude + north / perDegree
-        let lng = c.longitude + east / (perDegree * max(0.01, cos(c.latitude * .pi / 180)))
-        return Coordinate(latitude: lat, longitude: lng)
+        let scale = Geodesy.metresPerDegree(atLatitude: c.latitude)
+        return Coordinate(latitude: c.latitude + north / scale.north,
+                          longitude: c.longitude + east / max(1, scale.east))
     }
 
     /// Whether `fix` (plausible by speed) is where its velocity says the walker cannot be. Keeps

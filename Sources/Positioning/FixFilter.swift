@@ -115,8 +115,8 @@ public struct FixFilter: Sendable, Hashable {
     /// Held fixes the latest verdict gave up on (the fix after them disagreed): rejected as
     /// `implausibleJump`, after the fact.
     public private(set) var dropped: [Fix] = []
-    /// Whether the latest accepted fix ended a believed jump or a clock step (the walker's place
-    /// was re-established, not followed).
+    /// Whether the latest accepted fix ended a believed jump (the walker's place was
+    /// re-established, not followed). A clock step is not one: the walker did not move.
     public private(set) var latestWasJump = false
     /// Fixes that jumped away from `lastAccepted` and agree with each other: the first of them
     /// (persistence is measured from it), the latest, and how many there are.
@@ -148,7 +148,6 @@ public struct FixFilter: Sendable, Hashable {
         guard fix.time > last.time else {
             if clockStepped(to: fix, from: last) {
                 accept(fix)
-                latestWasJump = true
                 return .accepted
             }
             return .rejected(.timeNotForward)

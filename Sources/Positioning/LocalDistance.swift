@@ -13,16 +13,11 @@ enum LocalDistance {
     static let maximum = 20_000.0
 
     static func metres(_ a: Coordinate, _ b: Coordinate) -> Double {
-        let e2 = Geodesy.flattening * (2 - Geodesy.flattening)
-        let φ = (a.latitude + b.latitude) * 0.5 * .pi / 180
-        let s = sin(φ)
-        let w = 1 - e2 * s * s
-        let n = Geodesy.semiMajorAxis / w.squareRoot()             // prime vertical
-        let m = Geodesy.semiMajorAxis * (1 - e2) / (w * w.squareRoot())  // meridian
+        let scale = Geodesy.metresPerDegree(atLatitude: (a.latitude + b.latitude) * 0.5)
         var Δλ = b.longitude - a.longitude
         if Δλ > 180 { Δλ -= 360 } else if Δλ < -180 { Δλ += 360 }
-        let dy = (b.latitude - a.latitude) * .pi / 180 * m
-        let dx = Δλ * .pi / 180 * n * cos(φ)
+        let dy = (b.latitude - a.latitude) * scale.north
+        let dx = Δλ * scale.east
         let d = (dx * dx + dy * dy).squareRoot()
         return d <= maximum ? d : a.distance(to: b)
     }

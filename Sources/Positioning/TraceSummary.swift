@@ -59,33 +59,6 @@ public struct TraceSummary: Sendable, Hashable, Codable {
 
     static let bucketBounds: [Double] = [5, 10, 20, 50]
 
-    /// Counts one accepted fix into the summary's running figures.
-    private static func add(_ fix: Fix, accepted: inout Int, start: inout Date?, end: inout Date?,
-                            previous: inout Coordinate?, distance: inout Double, box: inout BoundingBox?) {
-        accepted += 1
-        if start == nil { start = fix.time }
-        end = fix.time
-        let c = fix.coordinate
-        if let p = previous {
-            let step = LocalDistance.metres(p, c)
-            if step >= max(Self.minimumStep, fix.horizontalError ?? 0) {
-                distance += step
-                previous = c
-            }
-        } else {
-            previous = c
-        }
-        if var b = box {
-            b.south = min(b.south, c.latitude)
-            b.north = max(b.north, c.latitude)
-            b.west = min(b.west, c.longitude)
-            b.east = max(b.east, c.longitude)
-            box = b
-        } else {
-            box = BoundingBox(south: c.latitude, west: c.longitude, north: c.latitude, east: c.longitude)
-        }
-    }
-
     /// Reads `file` once through a `FixFilter` with `filter`.
     public init(file: TraceFile, filter configuration: FixFilter.Configuration = .default) {
         var filter = FixFilter(configuration: configuration)
@@ -98,6 +71,31 @@ public struct TraceSummary: Sendable, Hashable, Codable {
         var histogram = ErrorHistogram()
         var buckets = [Int](repeating: 0, count: Self.bucketBounds.count + 1)
         var unknown = 0
+        /// Counts one accepted fix into the running figures.
+        func add(_ fix: Fix) {
+            accepted += 1
+            if start == nil { start = fix.time }
+            end = fix.time
+            let c = fix.coordinate
+            if let p = previous {
+                let step = LocalDistance.metres(p, c)
+                if step >= max(Self.minimumStep, fix.horizontalError ?? 0) {
+                    distance += step
+                    previous = c
+                }
+            } else {
+                previous = c
+            }
+            if var b = box {
+                b.south = min(b.south, c.latitude)
+                b.north = max(b.north, c.latitude)
+                b.west = min(b.west, c.longitude)
+                b.east = max(b.east, c.longitude)
+                box = b
+            } else {
+                box = BoundingBox(south: c.latitude, west: c.longitude, north: c.latitude, east: c.longitude)
+            }
+        }
         var iterator = file.fixes().makeIterator()
         while let fix = iterator.next() {
             fixes += 1
@@ -115,15 +113,10 @@ public struct TraceSummary: Sendable, Hashable, Codable {
             case .held:
                 break
             case .accepted:
-                for f in filter.released + [fix] {
-                    Self.add(f, accepted: &accepted, start: &start, end: &end, previous: &previous,
-                             distance: &distance, box: &box)
-                }
+                for f in filter.released + [fix] { add(f) }
             }
         }
-        for f in filter.finish() {
-            Self.add(f, accepted: &accepted, start: &start, end: &end, previous: &previous, distance: &distance, box: &box)
-        }
+        for f in filter.finish() { add(f) }
         let statistics = iterator.statistics
         self.file = file.url.lastPathComponent
         format = file.format

@@ -38,8 +38,7 @@ public struct RouteProgress: Sendable {
         /// Metres those fixes must move forward along the route: a walker standing where the route
         /// passes later (a loop's meeting point) is waiting, not taking a shortcut.
         public var relocaliseMovement = 20.0
-        /// How far off the route (metres beyond the tolerance) and for how long (s) before the
-        /// preview says the walker left it.
+        /// Seconds without a fix on the route before the preview says the walker left it.
         public var leftAfter = 10.0
 
         public init() {}

@@ -156,22 +156,23 @@ public struct TourLint: Sendable {
         }
 
         // Order along the route, and the walk between points.
-        let route = tour.route.count > 1 ? RouteGeometry(tour.route) : nil
+        // The drawn route itself (no points to fit), and the route the walk follows with them.
+        let route = tour.route.count > 1 ? TourRoute(route: tour.route, points: []) : nil
         var along: [Double] = []
         if let route {
             for (i, p) in points.enumerated() {
-                let (a, off) = route.project(p.coordinate)
-                along.append(a)
-                if off > p.triggerRadiusMeters + maxOffRoute {
-                    findings.append(.init(.warning, "off-route", name(i), "\(Self.metres(off)) from the route"))
+                let nearest = route.nearest(to: p.coordinate, from: 0, to: route.length)
+                along.append(nearest.along)
+                if nearest.offset > p.triggerRadiusMeters + maxOffRoute {
+                    findings.append(.init(.warning, "off-route", name(i), "\(Self.metres(nearest.offset)) from the route"))
                 }
             }
-            let followed = TourRoute(route: tour.route, points: playablePoints(points))
+            let followed = TourRoute(route: tour.route, points: Self.playablePoints(points))
             for i in points.indices.dropFirst() where along[i] < along[i - 1] {
                 // A loop's finale at its meeting point projects to the route's start, yet the route
                 // comes back to it after the point before: that is the route's order, not against it.
                 // That is another pass through its radius, after the point before it.
-                let passes = followed.passes(near: points[i].coordinate, radius: points[i].triggerRadiusMeters)
+                let passes = route.passes(near: points[i].coordinate, radius: points[i].triggerRadiusMeters)
                 let nearestPass = passes.first { along[i] >= $0.from - 0.5 && along[i] <= $0.to + 0.5 }
                 let laterPass = followed.source == .drawn && passes.contains {
                     $0.from > (nearestPass?.to ?? along[i]) && $0.nearest >= followed.stations[i - 1]
@@ -258,15 +259,13 @@ public struct TourLint: Sendable {
                                    triggerRadiusMeters: $0.triggerRadiusMeters, title: "") }
     }
 
-    private func playablePoints(_ points: [TourFolder.Point]) -> [PlayablePoint] { Self.playablePoints(points) }
-
     /// Points whose radius the route passes through more than once (a loop's meeting point, a
     /// crossing, an out-and-back street), and how the walk treats them (rule 10): the point plays
     /// on the pass that comes after the point before it; passing through on another pass fires
     /// nothing. Also a drawn route the walk cannot follow.
     func passFindings(_ points: [TourFolder.Point], route drawn: [Coordinate], name: (Int) -> String) -> [LintFinding] {
         guard !points.isEmpty else { return [] }
-        let route = TourRoute(route: drawn, points: playablePoints(points))
+        let route = TourRoute(route: drawn, points: Self.playablePoints(points))
         var findings: [LintFinding] = []
         if let why = route.unfitReason {
             findings.append(.init(.warning, "route-not-followed", "route",

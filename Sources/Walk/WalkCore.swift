@@ -211,7 +211,7 @@ public struct WalkCore: Sendable {
 
     /// The first point, in order, that may trigger now: confirmed, its stretch of route reached,
     /// and every earlier point still pending passed along the route (rule 10).
-    private func confirmedCandidate(sparse: Int = -1) -> Int? {
+    private func confirmedCandidate(sparse: Int) -> Int? {
         guard progress.nextIndex < tour.points.count else { return nil }
         let last = policy.missed == .strict ? progress.nextIndex : tour.points.count - 1
         let needed = max(1, policy.confirmationFixes)

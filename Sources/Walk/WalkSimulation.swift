@@ -51,7 +51,7 @@ public struct WalkSimulation: Sendable {
         var state = State(core: core, recorder: PreviewRecorder(tour: tour, policy: policy, route: core.route),
                           narrations: narrations)
         var started = false
-        var clock = TraceClock()
+        var clock = TraceClock(stepConfirmations: policy.filterConfiguration.clockStepConfirmations)
         for fix in fixes {
             let time = clock.time(of: fix)
             if !started {
@@ -122,14 +122,19 @@ public struct WalkSimulation: Sendable {
 /// The preview's clock: the trace's own times, except that they never run backwards.
 ///
 /// A walker's time runs on whatever the receiver's clock does. A fix stamped before the one
-/// before it adds no time; the clock follows the receiver's new times once three fixes in a row
-/// are stamped earlier but move forward among themselves (its clock stepped back, as the fix
-/// filter's rule 8 says), so a single wild stamp neither stops nor shifts the walk.
+/// before it adds no time; the clock follows the receiver's new times once the fix filter's
+/// `clockStepConfirmations` fixes in a row are stamped earlier but move forward among themselves
+/// (its clock stepped back: the filter's rule 8), so a single wild stamp neither stops nor shifts
+/// the walk.
 struct TraceClock {
+    let stepConfirmations: Int
     private var virtual: Date?
     private var lastRaw: Date?
     private var earlier: [Date] = []
-    static let stepConfirmations = 3
+
+    init(stepConfirmations: Int) {
+        self.stepConfirmations = stepConfirmations
+    }
 
     mutating func time(of fix: Fix) -> Date {
         guard let now = virtual, let last = lastRaw else {
@@ -145,7 +150,7 @@ struct TraceClock {
         } else {
             if let previous = earlier.last, fix.time <= previous { earlier = [] }
             earlier.append(fix.time)
-            if earlier.count >= Self.stepConfirmations {
+            if earlier.count >= stepConfirmations {
                 lastRaw = fix.time
                 earlier = []
             }

@@ -29,13 +29,12 @@ struct RouteProgressTests {
         let loop = TourRoute(tour: Self.tour(route: RouteShapes.loop,
                                              points: [(0, 0, 25), (200, 0, 25), (200, 150, 25), (0, 150, 25), (0, 0, 25)]))
         #expect(loop.source == .drawn)
-        // The test's flat metres and the route's frames differ by 0.15 % (radius conventions).
-        #expect(abs(loop.length - 700) < 2)
-        #expect(zip(loop.stations, [0.0, 200, 350, 550, 700]).allSatisfy { abs($0 - $1) < 2 }, "\(loop.stations)")
+        #expect(abs(loop.length - 700) < 1)
+        #expect(zip(loop.stations, [0.0, 200, 350, 550, 700]).allSatisfy { abs($0 - $1) < 1 }, "\(loop.stations)")
         let eight = TourRoute(tour: Self.tour(route: RouteShapes.eight,
                                               points: [(0, 0, 25), (200, 200, 30), (200, 0, 30), (100, 100, 30)]))
         let d = 200 * 2.0.squareRoot()
-        #expect(abs(eight.stations[3] - (d + 200 + d / 2)) < 2, "\(eight.stations)")
+        #expect(abs(eight.stations[3] - (d + 200 + d / 2)) < 1, "\(eight.stations)")
         #expect(eight.passes(near: Self.c(100, 100), radius: 30).count == 2)
     }
 
@@ -142,7 +141,7 @@ struct RouteProgressTests {
         #expect(!findings.contains { $0.check == "order-against-route" }, "\(findings)")
         let passes = findings.filter { $0.check == "route-passes-again" }
         #expect(passes.map(\.location) == ["point 1 (P1)", "point 5 (P5)"], "\(findings)")
-        #expect(passes.first?.message.contains("2 times, at 0 m (this one), 699 m along it") == true, "\(passes)")
-        #expect(passes.last?.message.contains("2 times, at 0 m, 699 m (this one) along it") == true, "\(passes)")
+        #expect(passes.first?.message.contains("2 times, at 0 m (this one), 700 m along it") == true, "\(passes)")
+        #expect(passes.last?.message.contains("2 times, at 0 m, 700 m (this one) along it") == true, "\(passes)")
     }
 }
