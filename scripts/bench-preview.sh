@@ -4,6 +4,9 @@
 # against `gpsdecode` decoding the same file. Prints wall time (best of RUNS), sentence rates,
 # the ratio (budget: walkscape at least 10x gpsdecode's sentence rate) and peak memory (budget:
 # flat in the size of the log). Traces are generated once into out/bench/ by make-demo-tour.py.
+# Cost per fix: whole-process seconds over the trace's fixes; with WALKSCAPE_BASELINE=/path/to/an
+# older walkscape binary, the same preview by it is measured too and the ratio printed (the walk
+# core's budget: at most 1.5x the cost per fix of the code before route progress).
 set -euo pipefail
 bindir="$1"
 bin="$bindir/walkscape"
@@ -49,6 +52,12 @@ for name in three-hours 500k-sentences; do
   ratio_ok=$(awk -v a="$ws_s" -v b="$gd_s" 'BEGIN { a = (a < 0.01 ? 0.01 : a); print (b / a >= 10) ? 1 : 0 }')
   [ "$ratio_ok" = 1 ] || { echo "  below budget: preview should be at least 10x gpsdecode's sentence rate"; status=1; }
   echo "$name $ws_kb" >> out/bench/.memory
+  awk -v s="$ws_s" -v n="${epochs[$name]}" 'BEGIN { printf "  cost per fix: %.2f us (whole process, %d fixes)\n", s / n * 1e6, n }'
+  if [ -n "${WALKSCAPE_BASELINE:-}" ]; then
+    read -r base_s base_kb < <(measure "$WALKSCAPE_BASELINE" preview tours/demo --trace "$trace" --fast --no-audio --json)
+    awk -v a="$ws_s" -v b="$base_s" -v am="$ws_kb" -v bm="$base_kb" 'BEGIN { b = (b < 0.01 ? 0.01 : b)
+      printf "  against the baseline binary: %.2fx its time per fix, peak %.1f vs %.1f MB\n", a / b, am / 1024, bm / 1024 }'
+  fi
 done
 # Memory flat in the size of the log: the 15x larger log may not cost more than 1.5x the memory.
 small=$(awk '$1=="three-hours"{m=$2} END{print m}' out/bench/.memory)
