@@ -33,6 +33,8 @@ struct DeadReckoning: Sendable, Hashable {
     private var lastSeen: Fix?
     private var reference: Fix?
     private var speedSinceReference = 0.0
+    private var prediction: (time: Date, position: Coordinate?)?
+    private var scale: (latitude: Double, north: Double, east: Double)?
 
     /// Below this speed (m/s) a receiver's course is noise: the walker is taken to stand still.
     static let standing = 0.3
@@ -56,19 +58,31 @@ struct DeadReckoning: Sendable, Hashable {
         return ratio >= 0.5 && ratio <= 2
     }
 
-    /// The dead-reckoned position at `fix`'s time, when it can be known.
-    private func predicted(at fix: Fix) -> Coordinate? {
-        guard let position, let time, let v0 = velocity, let v1 = Self.velocity(of: fix) else { return nil }
-        let dt = fix.time.timeIntervalSince(time)
-        guard dt > 0, dt <= Self.maxGap else { return nil }
-        let east = (v0.east + v1.east) / 2 * dt, north = (v0.north + v1.north) / 2 * dt
-        return Self.moved(position, east: east, north: north)
+    /// The dead-reckoned position at `fix`'s time, when it can be known. Computed once per fix:
+    /// the drift test and the acceptance that follows it share it.
+    private mutating func predicted(at fix: Fix) -> Coordinate? {
+        if let cached = prediction, cached.time == fix.time { return cached.position }
+        var result: Coordinate?
+        if let position, let time, let v0 = velocity, let v1 = Self.velocity(of: fix) {
+            let dt = fix.time.timeIntervalSince(time)
+            if dt > 0, dt <= Self.maxGap {
+                let east = (v0.east + v1.east) / 2 * dt, north = (v0.north + v1.north) / 2 * dt
+                let scale = metresPerDegree(at: position.latitude)
+                result = Coordinate(latitude: position.latitude + north / scale.north,
+                                    longitude: position.longitude + east / max(1, scale.east))
+            }
+        }
+        prediction = (fix.time, result)
+        return result
     }
 
-    static func moved(_ c: Coordinate, east: Double, north: Double) -> Coordinate {
-        let scale = Geodesy.metresPerDegree(atLatitude: c.latitude)
-        return Coordinate(latitude: c.latitude + north / scale.north,
-                          longitude: c.longitude + east / max(1, scale.east))
+    /// Metres per degree near `latitude`, recomputed only when the walk has moved a kilometre or
+    /// so north or south (the figures change by parts per million over that).
+    private mutating func metresPerDegree(at latitude: Double) -> (north: Double, east: Double) {
+        if let s = scale, abs(s.latitude - latitude) < 0.01 { return (s.north, s.east) }
+        let m = Geodesy.metresPerDegree(atLatitude: latitude)
+        scale = (latitude, m.north, m.east)
+        return m
     }
 
     /// Whether `fix` (plausible by speed) is where its velocity says the walker cannot be. Keeps
@@ -89,6 +103,7 @@ struct DeadReckoning: Sendable, Hashable {
         position = expected
         time = fix.time
         velocity = Self.velocity(of: fix)
+        prediction = nil
         if driftSince == nil { driftSince = fix.time }
         return true
     }
@@ -103,6 +118,7 @@ struct DeadReckoning: Sendable, Hashable {
         believed += 1
         driftSince = nil
         position = nil
+        prediction = nil
     }
 
     /// An accepted fix: pull the reckoning towards it (or start from it).
@@ -120,6 +136,7 @@ struct DeadReckoning: Sendable, Hashable {
         }
         time = fix.time
         velocity = Self.velocity(of: fix)
+        prediction = nil
     }
 
     /// Sums the path by speed and by position (straight lines between fixes at least 20 s apart,

@@ -15,8 +15,9 @@ import TourModel
 /// keeps growing with time, so a walker who left the route and comes back to it further on (a
 /// detour, a shortcut across a square) is placed there. Beyond the window, it re-localises only
 /// after a sustained move: fixes on the route further on, moving forward along it by
-/// `relocaliseMovement`, for `relocalisePersistence` seconds; or at once after the fix filter
-/// believed a jump. Before the first fix on the route the walker is taken to be at its start (or,
+/// `relocaliseMovement`, for `relocalisePersistence` seconds, while their place on the current
+/// stretch did not advance half as much (else they are following it, offset: a drift); or at once
+/// after the fix filter believed a jump. Before the first fix on the route the walker is taken to be at its start (or,
 /// resuming, at the last point triggered), and the window grows from there.
 public struct RouteProgress: Sendable {
     public struct Configuration: Sendable, Hashable, Codable {
@@ -70,7 +71,9 @@ public struct RouteProgress: Sendable {
     private var offSince: Date?
     private var offMax = 0.0
     private var reportedLeft = false
-    private var candidate: (along: Double, first: Double, since: Date, count: Int)?
+    /// Fixes on the route further on: the farthest place, the first, since when, how many, and
+    /// where the window's own match stood when they began.
+    private var candidate: (along: Double, first: Double, since: Date, count: Int, windowFirst: Double)?
     /// After a believed jump: place the walker by the earliest pass, not the window.
     private var free = false
 
@@ -147,10 +150,14 @@ public struct RouteProgress: Sendable {
                 c.count += 1
                 candidate = c
             } else {
-                candidate = (ahead.along, ahead.along, fix.time, 1)
+                candidate = (ahead.along, ahead.along, fix.time, 1, match.along)
             }
+            // Fixes that keep advancing along the stretch the walker is on as far as along the one
+            // further on are following this one, offset (a drift towards a parallel street that
+            // the route takes later in the same direction): not a shortcut.
             if let c = candidate, c.count >= 2, fix.time.timeIntervalSince(c.since) >= configuration.relocalisePersistence,
-               c.along - c.first >= configuration.relocaliseMovement {
+               c.along - c.first >= configuration.relocaliseMovement,
+               match.along - c.windowFirst < (c.along - c.first) / 2 {
                 events.append(.relocalised(from: current, to: c.along))
                 place(at: c.along, time: fix.time)
             }
@@ -177,9 +184,18 @@ public struct RouteProgress: Sendable {
         guard route.vertices.count > 1 else { return route.nearest(to: c, from: lo, to: hi) }
         var best = TourRoute.Projection(along: lo, offset: .infinity)
         var bestScore = Double.infinity
+        let penalty = configuration.continuityPenalty
         for i in route.segment(at: lo)...route.segment(at: hi) {
+            // The along-route cost alone rules out segments far from `around`, and only grows
+            // further on.
+            let start = route.cumulative[i], end = route.cumulative[i + 1]
+            let alongCost = penalty * max(0, start - around, around - end)
+            if alongCost >= bestScore {
+                if start > around { break }
+                continue
+            }
             let p = route.project(c, onSegment: i, low: lo, high: hi)
-            let score = p.offset + configuration.continuityPenalty * abs(p.along - around)
+            let score = p.offset + penalty * abs(p.along - around)
             if score < bestScore {
                 bestScore = score
                 best = p

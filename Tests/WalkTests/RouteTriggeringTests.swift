@@ -106,6 +106,21 @@ struct RouteTriggeringTests {
         #expect(cleanWalk.fixes.allSatisfy { clean.evaluate($0) != .rejected(.drift) })
     }
 
+    @Test("3. a drift onto a parallel street the route takes later in the same direction: no re-localisation, nothing early")
+    func driftOntoASameDirectionParallel() {
+        // No velocity, so only the route can tell: the drifted fixes move north along the later
+        // street as the walker does along this one.
+        let walk = RouteWalk("comb", route: RouteShapes.comb,
+                             points: [.init(along: 0, radius: 25), .init(along: 280, radius: 25), .init(along: 650, radius: 30),
+                                      .init(along: 1090, radius: 30), .init(along: 1220, radius: 25)],
+                             receiver: .init(reportsVelocity: false, drift: .init(start: 60, build: 60, hold: 40, east: 55)))
+        let p4 = walk.tour.points[3]
+        #expect(walk.fixes.prefix(250).count { $0.coordinate.distance(to: p4.coordinate) <= p4.triggerRadiusMeters } >= 10)
+        let verdict = walk.judge()
+        #expect(verdict.early.isEmpty, "\(verdict)")
+        #expect(verdict.order == [0, 1, 2, 3, 4], "\(verdict)")
+    }
+
     // MARK: 4. A bad first fix
 
     @Test("4. a first fix 320 m off is not the anchor: point 1 plays at once for a walker who starts inside it")

@@ -227,6 +227,9 @@ enum RouteShapes {
     /// Down one street and back up its parallel, 60 m apart (a U).
     static let parallel: [(x: Double, y: Double)] = [(0, 0), (0, 400), (60, 400), (60, 0)]
 
+    /// Up one street, round a block, and up its parallel 60 m east: the same direction twice.
+    static let comb: [(x: Double, y: Double)] = [(0, 0), (0, 300), (200, 300), (200, 0), (60, 0), (60, 300)]
+
     /// A straight street with a bend.
     static let street: [(x: Double, y: Double)] = [(0, 0), (0, 300), (250, 300)]
 
