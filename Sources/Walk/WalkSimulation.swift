@@ -125,29 +125,48 @@ public struct WalkSimulation: Sendable {
 /// before it adds no time; the clock follows the receiver's new times once the fix filter's
 /// `clockStepConfirmations` fixes in a row are stamped earlier but move forward among themselves
 /// (its clock stepped back: the filter's rule 8), so a single wild stamp neither stops nor shifts
-/// the walk.
+/// the walk. A step forward of more than `bigStep` waits for the next fix: if it goes on from the
+/// new time, the step was a real gap and counts; if it goes back to the old times, it was one wild
+/// stamp and counts for nothing.
 struct TraceClock {
     let stepConfirmations: Int
+    static let bigStep = 60.0
     private var virtual: Date?
     private var lastRaw: Date?
     private var earlier: [Date] = []
+    /// A big step forward not yet confirmed: the receiver's time before it, and the step.
+    private var pending: (before: Date, step: Double)?
 
     init(stepConfirmations: Int) {
         self.stepConfirmations = stepConfirmations
     }
 
     mutating func time(of fix: Fix) -> Date {
-        guard let now = virtual, let last = lastRaw else {
+        guard var now = virtual, let last = lastRaw else {
             virtual = fix.time
             lastRaw = fix.time
             return fix.time
         }
-        let d = fix.time.timeIntervalSince(last)
-        if d >= 0 {
+        var reference = last
+        if let step = pending {
+            pending = nil
+            if fix.time >= last {
+                now = now.addingTimeInterval(step.step)   // a real gap: its time counts now
+            } else {
+                reference = step.before                     // one wild stamp: as if never read
+            }
+        }
+        let d = fix.time.timeIntervalSince(reference)
+        if d > Self.bigStep {
+            pending = (reference, d)
             earlier = []
             lastRaw = fix.time
-            virtual = now.addingTimeInterval(d)
+        } else if d >= 0 {
+            earlier = []
+            lastRaw = fix.time
+            now = now.addingTimeInterval(d)
         } else {
+            lastRaw = reference
             if let previous = earlier.last, fix.time <= previous { earlier = [] }
             earlier.append(fix.time)
             if earlier.count >= stepConfirmations {
@@ -155,6 +174,7 @@ struct TraceClock {
                 earlier = []
             }
         }
-        return virtual!
+        virtual = now
+        return now
     }
 }

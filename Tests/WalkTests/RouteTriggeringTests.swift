@@ -191,6 +191,8 @@ struct RouteTriggeringTests {
             walks.append(eight(receiver: .init(clockStepAt: 150, seed: seed)))
             walks.append(loop(receiver: .init(duplicates: true, seed: seed)))
             walks.append(eight(drawn: false, receiver: .init(reportsVelocity: false, seed: seed)))
+            walks.append(loop(receiver: .init(wildStampAt: 150, seed: seed)))
+            walks.append(eight(receiver: .init(gap: (at: 345, length: 75), seed: seed)))
         }
         return walks
     }
@@ -212,6 +214,17 @@ struct RouteTriggeringTests {
     }
 
     // MARK: Clock anomalies
+
+    @Test("one fix stamped an hour late moves nothing; a real 75 s gap is a gap", arguments: [1, 2] as [UInt64])
+    func wildStampAndRealGap(seed: UInt64) {
+        for walk in [Self.loop(receiver: .init(wildStampAt: 150, seed: seed)),
+                     Self.eight(receiver: .init(gap: (at: 345, length: 75), seed: seed))] {
+            let verdict = walk.judge()
+            #expect(verdict.early.isEmpty, "\(verdict)")
+            #expect(verdict.order == Array(walk.points.indices), "\(verdict)")
+            #expect(verdict.delays.allSatisfy { $0 != nil && $0! <= 10 && $0! >= -5 }, "\(verdict)")
+        }
+    }
 
     @Test("a receiver clock that steps back 30 s costs a few seconds, not 30")
     func clockStepBack() {

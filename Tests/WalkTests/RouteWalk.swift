@@ -45,6 +45,10 @@ struct RouteWalk {
         var clockStepBack = 30.0
         /// Every fix is sent twice with the same time (a receiver repeating its epoch).
         var duplicates = false
+        /// Seconds into the walk of one fix stamped an hour late (a wild time, the next ones right).
+        var wildStampAt: Double?
+        /// A gap without fixes: from, seconds long (a tunnel, a museum).
+        var gap: (at: Double, length: Double)?
         var seed: UInt64 = 1
     }
 
@@ -132,8 +136,10 @@ struct RouteWalk {
                 speedOut = moving ? max(0, speed + RandomWalk.gaussian(&rng) * 0.1) : abs(RandomWalk.gaussian(&rng)) * 0.05
                 track = ((heading + RandomWalk.gaussian(&rng) * 4) + 360).truncatingRemainder(dividingBy: 360)
             }
-            let fix = Fix(time: time.addingTimeInterval(clockShift), coordinate: Self.coordinate(fx, fy), mode: .threeD,
-                          horizontalError: receiver.error, speed: speedOut, track: track)
+            if let gap = receiver.gap, t >= gap.at, t < gap.at + gap.length { continue }
+            let wild = receiver.wildStampAt.map { t >= $0 && t < $0 + step } ?? false
+            let fix = Fix(time: time.addingTimeInterval(clockShift + (wild ? 3600 : 0)), coordinate: Self.coordinate(fx, fy),
+                          mode: .threeD, horizontalError: receiver.error, speed: speedOut, track: track)
             fixes.append(fix)
             if receiver.duplicates { fixes.append(fix) }
         }
