@@ -34,6 +34,16 @@ struct StatusViewTests {
         #expect(lines[3] == "Now  silence")
     }
 
+    @Test func aPointStoodInBeforeTheRouteGetsThereSaysItPlaysLaterAndOffRouteIsShown() {
+        var s = status(fixAt: Self.tour.points[1].coordinate)
+        #expect(StatusView(width: 120, color: false).render(s)[2] == "Next 2. Orsanmichele — 0 m N (inside)")
+        s.nextPointReached = false
+        s.offRoute = 62
+        let lines = StatusView(width: 120, color: false).render(s)
+        #expect(lines[2] == "Next 2. Orsanmichele — 0 m N (here, but later in the tour: it plays when you come back)")
+        #expect(lines[1] == "GPS  3D fix · ±4 m · 9 sats · off the route (62 m)")
+    }
+
     @Test func saysWhenThereIsNoGPSDOrNoFix() {
         var s = status()
         #expect(StatusView(width: 80, color: false).render(s)[1] == "GPS  connecting to gpsd…")

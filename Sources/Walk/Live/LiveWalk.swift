@@ -136,8 +136,10 @@ public final class LiveWalk: Sendable {
                     if !point.text.isEmpty { status.notice! += " — \(point.text)" }
                 case .triggered(let trigger):
                     status.lastTrigger = trigger
-                case .queued, .missed, .route:
+                case .queued, .missed:
                     break
+                case .route(let event):
+                    if case .left(_, let offset) = event { status.offRoute = offset } else { status.offRoute = nil }
                 case .fixRejected(_, let reason):
                     status.rejectedFixes += 1
                     status.lastRejection = reason
@@ -152,6 +154,7 @@ public final class LiveWalk: Sendable {
                 }
             }
             status.progress = core.progress
+            status.nextPointReached = core.progress.nextIndex >= core.tour.points.count || core.hasReached(core.progress.nextIndex)
             if core.progress.playing == nil { status.nowPlaying = nil; status.subtitle = nil }
         }
 
@@ -231,6 +234,11 @@ public struct LiveWalkStatus: Sendable {
     public var lastTrigger: PointTrigger?
     public var rejectedFixes = 0
     public var lastRejection: FixFilter.Reason?
+    /// Whether the walker's progress along the route has reached the next point (rule 10): a
+    /// walker inside its radius before that (a loop's finale at the start) hears it later.
+    public var nextPointReached = true
+    /// How far off the route the walker went, while off it (metres).
+    public var offRoute: Double?
 
     public init(tour: PlayableTour, progress: WalkProgress) {
         self.tour = tour

@@ -25,7 +25,9 @@ struct StatusView {
                 let d = fix.coordinate.distance(to: next.coordinate)
                 let b = fix.coordinate.bearing(to: next.coordinate)
                 line += " — \(Self.distance(d)) \(Self.compass(b))"
-                if d <= next.triggerRadiusMeters { line += " (inside)" }
+                if d <= next.triggerRadiusMeters {
+                    line += s.nextPointReached ? " (inside)" : " (here, but later in the tour: it plays when you come back)"
+                }
             }
             lines.append(label("Next") + line)
         } else {
@@ -76,6 +78,7 @@ struct StatusView {
             if let e = fix.horizontalError { parts.append("±\(Int(saturating: e.rounded())) m") }
             if let sats = fix.satellites { parts.append("\(sats) sats") }
             if s.rejectedFixes > 0, let why = s.lastRejection { parts.append("\(s.rejectedFixes) fixes ignored (last: \(why.rawValue))") }
+            if let off = s.offRoute { parts.append(paint("off the route (\(Self.distance(off)))", "33")) }
             return parts.joined(separator: " · ")
         }
     }

@@ -67,6 +67,52 @@ struct LiveWalkTests {
         #expect(statuses.all.contains { $0.nowPlaying?.point.id == "p3" })
     }
 
+    @Test func standingAtALoopsMeetingPointTheScreenSaysTheFinaleComesLater() async throws {
+        let home = try TemporaryDirectory()
+        // Point 1 east of the meeting point, the finale at it, the route round the block.
+        let m = Self.origin
+        let points = [
+            PlayablePoint(id: "p1", order: 1, coordinate: m.destination(distance: 100, bearing: 90), triggerRadiusMeters: 25, title: "One"),
+            PlayablePoint(id: "p2", order: 2, coordinate: m.destination(distance: 200, bearing: 0), triggerRadiusMeters: 25, title: "Two"),
+            PlayablePoint(id: "p3", order: 3, coordinate: m, triggerRadiusMeters: 25, title: "Finale"),
+        ]
+        let east = m.destination(distance: 200, bearing: 90)
+        let route = [m, east, east.destination(distance: 200, bearing: 0), m.destination(distance: 200, bearing: 0), m]
+        let tour = PlayableTour(id: "loop", slug: "loop", language: "en", title: "Loop", points: points, route: route)
+        let statuses = StatusRecorder()
+        var core = WalkCore(tour: tour)
+        _ = core.handle(.start, at: Date(timeIntervalSince1970: 1_800_000_000))
+        // Point 1 heard already: the finale is next, and the walker stands in it at the start.
+        core = try WalkCore(tour: tour, resuming: {
+            var p = core.progress
+            p.nextIndex = 2
+            p.points[0].status = .played; p.points[0].triggeredAt = Date(timeIntervalSince1970: 1_800_000_000)
+            p.points[1].status = .played; p.points[1].triggeredAt = Date(timeIntervalSince1970: 1_800_000_000)
+            return p
+        }())
+        let walk = LiveWalk(core: core, dependencies: .init(
+            narration: SilentNarration(), progress: ProgressStore(folder: home.file("progress")),
+            journal: EventJournal(url: home.file("outbox.jsonl")), display: { statuses.append($0) }))
+        let (commands, commandSink) = AsyncStream.makeStream(of: WalkCommand.self)
+        let outcome = Task {
+            await walk.run(positions: AsyncStream { c in
+                c.yield(.state(.connected))
+                for s in 0..<3 {
+                    c.yield(.fix(Fix(time: Date(timeIntervalSince1970: 1_800_000_000 + Double(s)), coordinate: m,
+                                     mode: .threeD, horizontalError: 5)))
+                }
+            }, commands: commands).outcome
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        commandSink.yield(.quit)
+        commandSink.finish()
+        #expect(await outcome.value == .abandoned)
+        let withFix = statuses.all.filter { $0.lastFix != nil }
+        #expect(!withFix.isEmpty)
+        #expect(withFix.allSatisfy { !$0.nextPointReached })
+        #expect(withFix.allSatisfy { $0.progress.points[2].status == .pending })
+    }
+
     @Test func quitAbandonsAndKeepsProgressForResume() async throws {
         let home = try TemporaryDirectory()
         let long = try FixtureAudio.tone(seconds: 5)
