@@ -73,6 +73,22 @@ struct InterruptionTests {
         #expect(harness.blobs().count == fixture.points)
     }
 
+    /// A kill during the clean-up after a switch leaves a file no version uses: the next download,
+    /// with nothing to fetch, must still finish the clean-up (a store must not keep growing).
+    @Test func aCleanUpKilledHalfWayIsFinishedByTheNextDownloadEvenWithNothingNew() async throws {
+        let fixture = TourFixture(slug: "tidy-walk", points: 2, audioBytes: 20_000)
+        let harness = try await StoreHarness { tours in try fixture.write(in: tours) }
+        try harness.succeed(["download", "tidy-walk"])
+        let installed = harness.blobs()
+        #expect(installed.count == fixture.points)
+        // What a killed collection leaves: a blob file the catalog no longer lists.
+        let orphan = String(repeating: "ab", count: 32)
+        try Data(repeating: 7, count: 1234).write(to: harness.media.appendingPathComponent(orphan))
+        let again = try harness.succeed(["download", "tidy-walk"])
+        #expect(harness.blobs() == installed, "left: \(harness.blobs().keys.sorted()); \(again.stdout)")
+        try harness.expectVerifyClean()
+    }
+
     @Test func ctrlCStopsCleanlySaysHowToResumeAndTheNextDownloadFetchesOnlyWhatIsMissing() async throws {
         let fixture = TourFixture(slug: "patient-walk", points: 2, audioBytes: 1_000_000)
         let harness = try await StoreHarness(options: .init(throttleBytesPerSecond: 500_000)) { tours in

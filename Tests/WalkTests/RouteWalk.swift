@@ -194,7 +194,9 @@ struct RouteWalk {
     func arrival(_ i: Int, within reach: Double) -> Date? {
         let p = points[i]
         let (px, py) = Self.position(route, at: p.along, aside: p.aside)
-        let after = i > 0 ? points[i - 1].along : -Double.infinity
+        // Radii may overlap: the walker can be inside this point's radius before reaching the
+        // previous point's centre, so the pass may begin where the previous one's radius begins.
+        let after = i > 0 ? points[i - 1].along - points[i - 1].radius : -Double.infinity
         return truth.first { s in
             s.along >= after && s.along <= p.along + p.radius + reach + 5
                 && RandomWalk.distance((s.x, s.y), (px, py)) <= reach

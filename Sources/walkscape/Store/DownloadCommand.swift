@@ -52,10 +52,11 @@ struct DownloadCommand: AsyncParsableCommand {
                         languages.append(try CatalogTour.language(for: summary, requested: requested, settings: settings))
                     }
                     let installation = TourInstallation(settings: settings, store: store, reporter: reporter)
-                    let report = try await installation.run(client: client, tourID: summary.id, slug: summary.slug,
-                                                            isProtected: summary.isProtected, languages: languages)
-                    // A version replaced: the files only it used go now.
-                    if report != nil { try Collection.afterSwitch(store, reporter: reporter) }
+                    _ = try await installation.run(client: client, tourID: summary.id, slug: summary.slug,
+                                                   isProtected: summary.isProtected, languages: languages)
+                    // A version replaced: the files only it used go now. Collected even when
+                    // nothing changed: a clean-up killed half-way left files nothing uses.
+                    try Collection.afterSwitch(store, reporter: reporter)
                 }
             }
         } catch let error as CLIError {
