@@ -77,7 +77,7 @@ let package = Package(
         .target(
             name: "TourStore",
             dependencies: [
-                "TourModel", "TourAPI",
+                "TourModel", "TourAPI", "FileAccess",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -87,7 +87,7 @@ let package = Package(
         .target(
             name: "Analytics",
             dependencies: [
-                "TourModel", "TourAPI",
+                "TourModel", "TourAPI", "FileAccess",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -144,7 +144,7 @@ let package = Package(
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "WalkTests",
-                    dependencies: ["Walk", "TestSupport",
+                    dependencies: ["Walk", "FileAccess", "TestSupport",
                                    .product(name: "PropertyBased", package: "swift-property-based")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "ServerTests",

@@ -124,18 +124,8 @@ public final class OutputFile: @unchecked Sendable {
     /// Writes all of `bytes`, opening the target first if needed.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(FileAccessError) {
         try open()
-        let fd = descriptor
-        var done = 0
-        while done < bytes.count {
-            let n = writeDescriptor(fd, bytes.baseAddress! + done, bytes.count - done)
-            if n > 0 {
-                done += n
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                throw FileAccessError(path: name, errno: n < 0 ? errno : EIO)
-            }
-        }
+        let outcome = Descriptor.writeAll(descriptor, bytes)
+        if !outcome.succeeded { throw FileAccessError(path: name, errno: outcome.error) }
     }
 
     public func write(_ data: Data) throws(FileAccessError) {
@@ -149,17 +139,8 @@ public final class OutputFile: @unchecked Sendable {
     /// Rewrites bytes already written, at `offset` (only while `isSeekable`).
     public func rewrite(_ data: Data, at offset: Int) throws(FileAccessError) {
         guard case .replacing(let fd, _, _) = state else { throw FileAccessError(path: name, errno: ESPIPE) }
-        var done = 0
-        while done < data.count {
-            let n = data.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, data.count - done, off_t(offset + done)) }
-            if n > 0 {
-                done += n
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                throw FileAccessError(path: name, errno: n < 0 ? errno : EIO)
-            }
-        }
+        let outcome = data.withUnsafeBytes { Descriptor.writeAll(fd, $0, at: Int64(offset)) }
+        if !outcome.succeeded { throw FileAccessError(path: name, errno: outcome.error) }
     }
 
     /// Makes what was written final: syncs the temporary file and renames it over the target, or
@@ -191,13 +172,8 @@ public final class OutputFile: @unchecked Sendable {
                 unlink(temporary)
                 throw FileAccessError(path: name, errno: code)
             }
-            // The rename itself lasts once the folder is synced too (best effort: some file
-            // systems refuse to sync a folder).
-            let folder = openDescriptor(Self.folder(of: target), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if folder >= 0 {
-                _ = fsync(folder)
-                close(folder)
-            }
+            // The rename itself lasts once the folder is synced too.
+            Descriptor.syncFolder(Self.folder(of: target))
         }
     }
 

@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import TourAPI
 import TourModel
@@ -38,34 +39,11 @@ struct CredentialsFile: CredentialStore {
         } catch {
             throw APIError(.local, "cannot write \(url.path): \(error.localizedDescription)")
         }
-        var template = Array(folder.appendingPathComponent(".credentials.json.XXXXXX").path.utf8CString)
-        // mkstemp creates the file exclusively with mode 0600; fchmod pins it whatever the umask.
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw APIError(.local, "cannot write in \(folder.path): \(String(cString: strerror(errno)))") }
-        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var failure: String?
-        if fchmod(fd, 0o600) != 0 { failure = String(cString: strerror(errno)) }
-        if failure == nil {
-            let written = data.withUnsafeBytes { buffer -> Bool in
-                var offset = 0
-                while offset < buffer.count {
-                    let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                    if n < 0 { if errno == EINTR { continue }; return false }
-                    offset += n
-                }
-                return true
-            }
-            if !written || fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
+        do {
+            try AtomicFile.write(data, to: url.path, permissions: 0o600)
+        } catch {
+            throw APIError(.local, "cannot write \(url.path): \(error.reason)")
         }
-        close(fd)
-        if failure == nil, rename(temporary, url.path) != 0 { failure = String(cString: strerror(errno)) }
-        if let failure {
-            unlink(temporary)
-            throw APIError(.local, "cannot write \(url.path): \(failure)")
-        }
-        // The rename itself must survive a crash too.
-        let dir = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dir >= 0 { fsync(dir); close(dir) }
     }
 
     func remove() throws(APIError) {
@@ -84,17 +62,17 @@ struct CredentialsFile: CredentialStore {
         } catch {
             throw APIError(.local, "cannot create \(url.deletingLastPathComponent().path): \(error.localizedDescription)")
         }
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw APIError(.local, "cannot open \(lockPath): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < deadline else {
-                throw APIError(.local, "another walkscape holds \(lockPath); try again")
-            }
-            do { try await Task.sleep(for: .milliseconds(20)) } catch { throw APIError(.local, "cancelled") }
+        let lock = LockFile(path: lockPath)
+        switch await lock.acquire(purpose: "renewing the session", until: .now + .seconds(30)) {
+        case .held:
+            break
+        case .busy:
+            if Task.isCancelled { throw APIError(.local, "cancelled") }
+            throw APIError(.local, "another walkscape holds \(lockPath); try again")
+        case .unavailable(let reason):
+            throw APIError(.local, "cannot open \(lockPath): \(reason)")
         }
-        defer { flock(fd, LOCK_UN) }
+        defer { lock.release() }
         return try await body()
     }
 

@@ -79,8 +79,8 @@ struct WalkTourCommand: AsyncParsableCommand {
 
         // One walk of a tour at a time: the second would save its progress over the first's.
         let lock = store.lock(forTour: playable.id)
-        if case .busy(let pid) = lock.acquire() {
-            throw CLIError.unavailable("another walk of \(playable.title) is running\(pid.map { " (pid \($0))" } ?? ""); end it first, or wait for it to end")
+        if case .busy(let holder) = lock.tryAcquire(purpose: "walking") {
+            throw CLIError.unavailable("another walk of \(playable.title) is running\(holder.map { " (pid \($0.pid))" } ?? ""); end it first, or wait for it to end")
         }
         defer { lock.release() }
         // The sound device first: a walk that cannot begin must not have forgotten the last one.

@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 
 /// The installation's anonymous id (`anonymousId` on every event): a random UUID kept in the config
@@ -12,20 +13,11 @@ public enum AnonymousID {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         let id = UUID().uuidString.lowercased()
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max))")
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        defer { unlink(temporary.path) }
-        let line = Array((id + "\n").utf8)
-        let written = line.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
-        let synced = fsync(fd)
-        close(fd)
-        guard written == line.count, synced == 0 else { throw POSIXError(.EIO) }
-        if link(temporary.path, url.path) != 0 {
-            guard errno == EEXIST else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let line = Data((id + "\n").utf8)
+        if try !AtomicFile.create(line, at: url.path) {
             if let winner = read(url) { return winner }
             // There, but not an id (damaged): replace it.
-            guard rename(temporary.path, url.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            try AtomicFile.write(line, to: url.path)
         }
         return id
     }

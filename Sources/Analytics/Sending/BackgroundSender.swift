@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import TourAPI
 
@@ -20,7 +21,7 @@ public final class BackgroundSender: @unchecked Sendable {
     /// made (no service configured), and the sender does nothing.
     private let makeBatcher: @Sendable () async -> Batcher?
     private let schedule: SendSchedule
-    private let lock: SendLock?
+    private let lock: LockFile?
     private let timer: any RetryTimer
     private let jitter: any JitterSource
     private let signals: AsyncStream<Signal>
@@ -29,7 +30,7 @@ public final class BackgroundSender: @unchecked Sendable {
     private var loop: Task<FlushReport?, Never>?
     private var lastReach = Reach.unknown
 
-    public init(schedule: SendSchedule = .background, lock: SendLock? = nil, timer: any RetryTimer = SystemRetryTimer(),
+    public init(schedule: SendSchedule = .background, lock: LockFile? = nil, timer: any RetryTimer = SystemRetryTimer(),
                 jitter: any JitterSource = SystemJitter(), makeBatcher: @escaping @Sendable () async -> Batcher?) {
         self.makeBatcher = makeBatcher
         self.schedule = schedule
@@ -98,7 +99,7 @@ public final class BackgroundSender: @unchecked Sendable {
             wake?.cancel()
             wake = nil
             guard let batcher = await makeBatcher() else { continue }
-            guard lock?.tryAcquire() ?? true else {
+            guard lock.map({ $0.tryAcquire(purpose: "sending analytics") == .held }) ?? true else {
                 // Another walkscape is sending: look again a little later.
                 next = now.addingTimeInterval(seconds(schedule.floor))
                 binding = false

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Crypto
+import FileAccess
 import Foundation
 
 /// A download being written in partial/: appended at a known offset, flushed to disk before it
@@ -43,15 +44,11 @@ final class PartFile {
 
     /// Appends `bytes` at the end.
     func append(_ bytes: UnsafeRawBufferPointer) throws(StoreError) {
-        var done = 0
-        while done < bytes.count {
-            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(length) + off_t(done))
-            if n > 0 { done += n; continue }
-            if n < 0 && errno == EINTR { continue }
-            let code = n < 0 ? errno : EIO
+        let outcome = Descriptor.writeAll(fd, bytes, at: length)
+        if !outcome.succeeded {
             // A full disk took part of the chunk: keep the file at a chunk boundary we know.
             _ = ftruncate(fd, off_t(length))
-            throw StoreError.system(code, "write", url.path)
+            throw StoreError.system(outcome.error, "write", url.path)
         }
         length += Int64(bytes.count)
         if length - writebackStarted >= Self.writebackStep {

@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import TourModel
 
@@ -34,16 +35,12 @@ public struct EventJournal: Sendable {
             var status = stat()
             guard fstat(fd, &status) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
             // O_APPEND and the lock: lines never interleave; fsync makes each survive a crash.
-            var offset = 0
-            while offset < line.count {
-                let n = line.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-                if n > 0 { offset += n; continue }
-                if n < 0 && errno == EINTR { continue }
-                let code = n < 0 ? errno : EIO
+            let outcome = line.withUnsafeBytes { Descriptor.writeAll(fd, $0) }
+            if !outcome.succeeded {
                 // A full disk (or a file size limit) took part of the line: cut it off again, or
                 // the next line would be glued to it and both lost to the reader.
-                if offset > 0 { _ = ftruncate(fd, status.st_size) }
-                throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+                if outcome.written > 0 { _ = ftruncate(fd, status.st_size) }
+                throw POSIXError(POSIXErrorCode(rawValue: outcome.error) ?? .EIO)
             }
             guard fsync(fd) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         } catch {

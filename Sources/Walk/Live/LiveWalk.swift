@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import Playback
 import Positioning
@@ -38,13 +39,13 @@ public final class LiveWalk: Sendable {
         public var journal: any WalkEventRecorder
         /// The tour's walk lock. The writer makes sure it is held before each save: a state
         /// folder that was not writable when the walk began may not have let the walk take it.
-        public var lock: ProgressLock?
+        public var lock: LockFile?
         /// Stamps inputs (injected so tests can pin time).
         public var now: @Sendable () -> Date
         /// Called after every change with what the screen should show.
         public var display: @Sendable (LiveWalkStatus) -> Void
 
-        public init(narration: any Narration, progress: ProgressStore, journal: any WalkEventRecorder, lock: ProgressLock? = nil,
+        public init(narration: any Narration, progress: ProgressStore, journal: any WalkEventRecorder, lock: LockFile? = nil,
                     now: @escaping @Sendable () -> Date = { Date() },
                     display: @escaping @Sendable (LiveWalkStatus) -> Void) {
             self.narration = narration

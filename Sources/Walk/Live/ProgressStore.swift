@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 
 /// Walk progress on disk, one file per tour under the state folder (triggering rule 9).
@@ -21,9 +22,11 @@ public struct ProgressStore: Sendable {
         folder.appendingPathComponent("\(FNV1a64.hex(tourID)).progress.json")
     }
 
-    /// The lock a walk of the tour holds while it runs (`ProgressLock`), beside its progress.
-    public func lock(forTour tourID: String) -> ProgressLock {
-        ProgressLock(url: folder.appendingPathComponent("\(FNV1a64.hex(tourID)).lock"))
+    /// The lock a walk of the tour holds while it runs, beside its progress: two walks of one
+    /// tour would each save their own progress over the other's, so the second is refused.
+    public func lock(forTour tourID: String) -> LockFile {
+        try? StateFolder.create(folder)
+        return LockFile(path: folder.appendingPathComponent("\(FNV1a64.hex(tourID)).lock").path, permissions: 0o644)
     }
 
     /// Where progress was saved before names were hashed. The rule is kept only to find it.
@@ -61,7 +64,7 @@ public struct ProgressStore: Sendable {
         let url = url(forTour: progress.tourID)
         do {
             try StateFolder.create(folder)
-            try AtomicFile.write(try progress.fileData(), to: url)
+            try AtomicFile.write(try progress.fileData(), to: url.path)
         } catch {
             throw WalkError("cannot save walk progress to \(url.path): \(StateFolder.reason(error))")
         }
@@ -98,31 +101,6 @@ public struct ProgressStore: Sendable {
             return try WalkProgress.decode(fileData: data)
         } catch {
             throw WalkError("the saved progress in \(url.path) is unreadable (\(error.message)); start again with --restart")
-        }
-    }
-}
-
-/// Whole-file replacement that survives a crash at any moment.
-enum AtomicFile {
-    static func write(_ data: Data, to url: URL) throws {
-        let temp = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
-        let fd = open(temp.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        var ok = data.withUnsafeBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                offset += n
-            }
-            return true
-        }
-        ok = ok && fsync(fd) == 0
-        close(fd)
-        guard ok, rename(temp.path, url.path) == 0 else {
-            let code = errno
-            unlink(temp.path)
-            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
         }
     }
 }

@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 
 /// Puts the walk's progress and analytics events on disk, and keeps them when the disk will not
@@ -19,7 +20,7 @@ public struct WalkStateWriter: Sendable {
     public let journal: any WalkEventRecorder
     /// The tour's walk lock, if the walk could not take it at the start (a state folder that was
     /// not writable then): taken before the first save, so two walks never both save.
-    public let lock: ProgressLock?
+    public let lock: LockFile?
     public var retryInterval: TimeInterval = 5
 
     private var pendingEvents: [(event: WalkEvent, id: UUID)] = []
@@ -27,7 +28,7 @@ public struct WalkStateWriter: Sendable {
     private var outage: String?
     private var lastAttempt: Date?
 
-    public init(store: ProgressStore, journal: any WalkEventRecorder, lock: ProgressLock? = nil) {
+    public init(store: ProgressStore, journal: any WalkEventRecorder, lock: LockFile? = nil) {
         self.store = store
         self.journal = journal
         self.lock = lock
@@ -78,7 +79,7 @@ public struct WalkStateWriter: Sendable {
             }
         }
         if let progress = pendingProgress {
-            switch lock?.acquire() ?? .held {
+            switch lock?.tryAcquire(purpose: "walking") ?? .held {
             case .held:
                 do {
                     try store.save(progress)
@@ -86,11 +87,11 @@ public struct WalkStateWriter: Sendable {
                 } catch {
                     problem = problem ?? error.message
                 }
-            case .busy(let pid):
+            case .busy(let holder):
                 // Another walk of the tour started meanwhile: its progress is not ours to overwrite.
-                problem = problem ?? "another walk of this tour\(pid.map { " (pid \($0))" } ?? "") is saving its progress"
+                problem = problem ?? "another walk of this tour\(holder.map { " (pid \($0.pid))" } ?? "") is saving its progress"
             case .unavailable(let reason):
-                problem = problem ?? "cannot lock \(lock?.url.path ?? "the walk"): \(reason)"
+                problem = problem ?? "cannot lock \(lock?.path ?? "the walk"): \(reason)"
             }
         }
         if let problem {

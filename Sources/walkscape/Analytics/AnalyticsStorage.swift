@@ -1,4 +1,5 @@
 import Analytics
+import FileAccess
 import Foundation
 import TourAPI
 import TourModel
@@ -46,9 +47,17 @@ enum AnalyticsStorage {
     static func flush(_ outbox: Outbox, settings: Settings, analytics: AnalyticsSettings, patience: Batcher.Patience,
                       waitForLock: Bool) async -> FlushReport? {
         guard let service = serviceKey(settings) else { return nil }
-        let lock = SendLock(url: settings.paths.analyticsSendLock)
-        let locked = waitForLock ? await lock.acquire(until: patience.deadline ?? .distantFuture) : lock.tryAcquire()
-        guard locked else { return nil }
+        let lock = LockFile(path: settings.paths.analyticsSendLock.path)
+        let purpose = "sending analytics"
+        let locked: LockFile.Acquisition
+        if waitForLock {
+            // The patience is a wall-clock deadline; the lock waits on the monotonic clock.
+            let left = patience.deadline.map { max(0, $0.timeIntervalSinceNow) } ?? 365 * 86_400
+            locked = await lock.acquire(purpose: purpose, until: .now + .seconds(left), interval: .milliseconds(250))
+        } else {
+            locked = lock.tryAcquire(purpose: purpose)
+        }
+        guard locked == .held else { return nil }
         defer { lock.release() }
         let connection = AnalyticsConnection(settings: settings, dialect: analytics.dialect)
         let batcher = Batcher(outbox: outbox, service: service, transport: connection, limits: analytics.limits)

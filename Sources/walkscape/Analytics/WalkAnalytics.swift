@@ -1,4 +1,5 @@
 import Analytics
+import FileAccess
 import Foundation
 import TourModel
 import Walk
@@ -30,7 +31,7 @@ final class WalkAnalytics: WalkEventRecorder, @unchecked Sendable {
         }
         let connection = AnalyticsConnection(settings: settings, dialect: analytics.dialect)
         self.connection = connection
-        sender = BackgroundSender(lock: SendLock(url: settings.paths.analyticsSendLock)) { [recorder] in
+        sender = BackgroundSender(lock: LockFile(path: settings.paths.analyticsSendLock.path)) { [recorder] in
             guard let outbox = try? recorder.outbox() else { return nil }
             return Batcher(outbox: outbox, service: service, transport: connection, limits: analytics.limits)
         }

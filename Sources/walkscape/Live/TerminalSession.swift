@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -65,12 +66,6 @@ final class TerminalSession: @unchecked Sendable {
     }
 
     private func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(output, $0.baseAddress! + offset, $0.count - offset) }
-            if n <= 0 { if errno == EINTR { continue }; return }
-            offset += n
-        }
+        _ = Descriptor.writeAll(output, text.utf8)
     }
 }

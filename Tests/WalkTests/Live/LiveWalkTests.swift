@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import Positioning
 import Testing
@@ -336,19 +337,19 @@ struct LiveWalkTests {
         let home = try TemporaryDirectory()
         let store = ProgressStore(folder: home.file("progress"))
         let first = store.lock(forTour: "tour/1"), second = store.lock(forTour: "tour/1")
-        #expect(first.acquire() == .held)
-        #expect(first.acquire() == .held)                       // again: still ours
-        #expect(second.acquire() == .busy(pid: getpid()))
-        #expect(store.lock(forTour: "tour_1").acquire() == .held)  // another tour, another lock
+        #expect(first.tryAcquire(purpose: "walking") == .held)
+        #expect(first.tryAcquire() == .held)                       // again: still ours
+        #expect(second.tryAcquire() == .busy(.init(pid: getpid(), purpose: "walking")))
+        #expect(store.lock(forTour: "tour_1").tryAcquire() == .held)  // another tour, another lock
         first.release()
-        #expect(second.acquire() == .held)
+        #expect(second.tryAcquire() == .held)
     }
 
     @Test func aTourLockInAFolderThatCannotExistIsUnavailable() throws {
         let home = try TemporaryDirectory()
         try home.write("state", "a file where the state folder should be")
         let lock = ProgressStore(folder: home.file("state/progress")).lock(forTour: "t")
-        guard case .unavailable(let reason) = lock.acquire() else {
+        guard case .unavailable(let reason) = lock.tryAcquire() else {
             Issue.record("expected unavailable")
             return
         }
