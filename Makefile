@@ -25,7 +25,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib
 
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-bench build test demo bench install clean fuzz-nmea fuzz-srt fuzz-progress fuzz-tour
+.PHONY: all deps deps-bench layers lint format build test demo bench install clean fuzz-nmea fuzz-srt fuzz-progress fuzz-tour
 
 all: build
 
@@ -44,14 +44,21 @@ deps-bench: deps
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
 	fi
 
-build: deps
+# The module layers of docs/architecture.md: no arrow up, no undeclared import, a pure walk core.
+layers:
+	@scripts/check-layers.py
+
+# What CI checks besides the tests: the layers, and the code's format (`make format` fixes it).
+lint: layers
+
+build: deps layers
 	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS)
 
 # One build for everything (products and tests), then run without rebuilding. Tests run one at a
 # time: many drive real processes and real clocks (gpsd fed at a pace, narration in real time),
 # and on a 2-core machine parallel suites starve each other's timers (about 100 s serial).
 TEST_FLAGS ?= --no-parallel
-test: deps
+test: deps lint
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(TEST_FLAGS)
 

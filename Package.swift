@@ -33,6 +33,7 @@ let package = Package(
         // TourAPI, the walker's HTTP client (the server's tests drive it over real HTTP with it too).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // System libraries: module map + shim.h each. Only Positioning and Playback import them.
@@ -47,14 +48,22 @@ let package = Package(
         // or through to a device or FIFO). Below everything, so every module opens files one way.
         .target(name: "FileAccess", swiftSettings: swiftSettings),
         .target(name: "TourModel", dependencies: ["FileAccess"], swiftSettings: swiftSettings),
-        .target(name: "Positioning", dependencies: ["TourModel", "FileAccess", "CGPS"], swiftSettings: swiftSettings),
+        .target(name: "Positioning", dependencies: ["TourModel", "FileAccess"], swiftSettings: swiftSettings),
+        .target(name: "GPSD", dependencies: ["Positioning", "TourModel", "CGPS"], swiftSettings: swiftSettings),
         // libFuzzer targets (scripts/fuzz.sh): the weak LLVMFuzzerRunDriver lives in CFuzzerShim.
         .target(name: "CFuzzerShim"),
         .executableTarget(name: "FuzzNMEA", dependencies: ["Positioning", "TourModel", "CFuzzerShim"],
                           swiftSettings: swiftSettings),
         .target(name: "Playback", dependencies: ["TourModel", "FileAccess", "CMPG123", "CALSA"], swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzSRT", dependencies: ["Playback", "CFuzzerShim"], swiftSettings: swiftSettings),
-        .target(name: "Walk", dependencies: ["TourModel", "FileAccess", "Positioning", "Playback"], swiftSettings: swiftSettings),
+        // The walk's rules, pure: no Playback, no C library, no files (docs/architecture.md).
+        .target(name: "Walk", dependencies: ["TourModel", "Positioning"], swiftSettings: swiftSettings),
+        // The walk run live (gpsd, ALSA, progress on disk) and simulated (preview).
+        .target(name: "WalkRuntime", dependencies: ["Walk", "TourModel", "Positioning", "GPSD", "Playback", "FileAccess"],
+                swiftSettings: swiftSettings),
+        // What a curator sees: lint, the map, the preview report.
+        .target(name: "Curation", dependencies: ["Walk", "WalkRuntime", "TourModel", "Positioning", "Playback", "FileAccess"],
+                swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzProgress", dependencies: ["Walk", "Positioning", "TourModel", "CFuzzerShim"],
                           swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzTour", dependencies: ["TourModel", "CFuzzerShim"], swiftSettings: swiftSettings),
@@ -97,7 +106,8 @@ let package = Package(
         .executableTarget(
             name: "walkscape",
             dependencies: [
-                "TourModel", "FileAccess", "Positioning", "Playback", "Walk", "TourAPI", "TourStore", "Analytics",
+                "TourModel", "FileAccess", "Positioning", "GPSD", "Playback", "Walk", "WalkRuntime", "Curation",
+                "TourAPI", "TourStore", "Analytics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -118,6 +128,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -139,12 +151,12 @@ let package = Package(
                     swiftSettings: swiftSettings),
         .testTarget(name: "TourModelTests", dependencies: ["TourModel", "TestSupport"],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "PositioningTests", dependencies: ["Positioning", "TestSupport"],
+        .testTarget(name: "PositioningTests", dependencies: ["Positioning", "GPSD", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "WalkTests",
-                    dependencies: ["Walk", "FileAccess", "TestSupport",
+                    dependencies: ["Walk", "WalkRuntime", "Curation", "GPSD", "Playback", "Positioning", "FileAccess", "TestSupport",
                                    .product(name: "PropertyBased", package: "swift-property-based")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "ServerTests",
@@ -166,7 +178,7 @@ let package = Package(
                                    .product(name: "GRDB", package: "GRDB.swift")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "CLITests",
-                    dependencies: ["TestSupport", "TourModel", "walkscape", "Walk", "Positioning", "TourAPI",
+                    dependencies: ["TestSupport", "TourModel", "walkscape", "Walk", "WalkRuntime", "GPSD", "Positioning", "TourAPI",
                                    .product(name: "ArgumentParser", package: "swift-argument-parser")],
                     swiftSettings: swiftSettings),
     ],

@@ -199,7 +199,7 @@ public struct WalkCore: Sendable {
     /// The geodesic distance when it matters, i.e. near the radius; far away, the spherical
     /// distance (within 0.6% of the ellipsoid's) already proves the fix is outside, at a fraction
     /// of the cost of Vincenty's iteration.
-    static func distance(from a: Coordinate, to b: Coordinate, within radius: Double) -> Double {
+    public static func distance(from a: Coordinate, to b: Coordinate, within radius: Double) -> Double {
         let toRadians = Double.pi / 180
         let dLat = (b.latitude - a.latitude) * toRadians, dLng = (b.longitude - a.longitude) * toRadians
         let h = sin(dLat / 2) * sin(dLat / 2)
@@ -227,7 +227,7 @@ public struct WalkCore: Sendable {
     static let stretchSlack = 15.0
 
     /// Whether the walker's progress has reached point `i`'s stretch of route.
-    func hasReached(_ i: Int) -> Bool {
+    public func hasReached(_ i: Int) -> Bool {
         routeProgress.reach >= route.stations[i] - radii[i] - Self.stretchSlack
     }
 

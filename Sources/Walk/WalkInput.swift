@@ -17,5 +17,5 @@ public enum WalkInput: Sendable, Hashable {
 }
 
 extension WalkInput {
-    var isFix: Bool { if case .fix = self { true } else { false } }
+    public var isFix: Bool { if case .fix = self { true } else { false } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GPSD
 import Playback
 import Positioning
 import TourAPI

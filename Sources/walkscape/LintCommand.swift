@@ -1,4 +1,5 @@
 import ArgumentParser
+import Curation
 import Foundation
 import TourModel
 import Walk

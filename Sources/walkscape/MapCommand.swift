@@ -1,9 +1,11 @@
 import ArgumentParser
+import Curation
 import FileAccess
 import Foundation
 import Positioning
 import TourModel
 import Walk
+import WalkRuntime
 
 /// `walkscape map`: the tour (and a recorded walk through it) as an SVG.
 struct MapCommand: AsyncParsableCommand {

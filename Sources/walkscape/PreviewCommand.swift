@@ -4,6 +4,7 @@ import Playback
 import Positioning
 import TourModel
 import Walk
+import WalkRuntime
 
 /// `walkscape preview`: what a walker would hear on a recorded walk, before the tour is published.
 struct PreviewCommand: AsyncParsableCommand {

@@ -2,11 +2,13 @@ import Analytics
 import ArgumentParser
 import FileAccess
 import Foundation
+import GPSD
 import Playback
 import Positioning
 import TourModel
 import TourStore
 import Walk
+import WalkRuntime
 
 /// `walkscape walk`: the walk itself, on the street.
 struct WalkTourCommand: AsyncParsableCommand {

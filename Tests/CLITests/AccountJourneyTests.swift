@@ -4,6 +4,7 @@ import TestSupport
 import TourModel
 #if canImport(Glibc)
 import Glibc
+import WalkRuntime
 #endif
 
 /// What a walker does from a terminal, against the real `walkscape-server`: register, log in, look

@@ -4,6 +4,7 @@ import TestSupport
 import TourModel
 #if canImport(Glibc)
 import Glibc
+import WalkRuntime
 #endif
 
 /// Analytics end to end (issue 13): the real `walkscape` on a temporary home, the real

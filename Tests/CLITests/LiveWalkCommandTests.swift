@@ -4,6 +4,7 @@ import TestSupport
 import Walk
 #if canImport(Glibc)
 import Glibc
+import WalkRuntime
 #endif
 
 /// `walkscape walk` end to end: a real gpsd on a pty fed the demo trace, the real binary, ALSA's

@@ -1,8 +1,10 @@
 import Foundation
+import GPSD
 import Positioning
 import Testing
 import TourModel
 import Walk
+import WalkRuntime
 @testable import walkscape
 
 /// The live walk's status area, drawn from literal statuses.

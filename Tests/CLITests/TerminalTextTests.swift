@@ -3,6 +3,7 @@ import Positioning
 import Testing
 import TourModel
 import Walk
+import WalkRuntime
 @testable import walkscape
 
 /// The one sanitiser for text on its way to a terminal, and the live walk's printers using it.

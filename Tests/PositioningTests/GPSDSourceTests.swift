@@ -1,4 +1,5 @@
 import Foundation
+import GPSD
 import Positioning
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Testing
 @testable import Walk
+@testable import WalkRuntime
 
 /// The real-time preview waits for the player to report each narration's end, but not forever.
 @Suite("Preview performance: waiting for the end of a narration")

@@ -1,3 +1,4 @@
+@testable import Curation
 import Foundation
 import Positioning
 import TourModel

@@ -1,3 +1,4 @@
+@testable import Curation
 import Foundation
 import TestSupport
 import Testing

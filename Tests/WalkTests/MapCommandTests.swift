@@ -1,3 +1,4 @@
+@testable import Curation
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 import TourModel
 @testable import Walk
+@testable import WalkRuntime
 
 /// `walkscape preview`, run as the built executable on the demo tour and on small tours made here.
 @Suite("walkscape preview", .serialized)

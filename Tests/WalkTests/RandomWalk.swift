@@ -2,6 +2,7 @@ import Foundation
 import Positioning
 import TourModel
 @testable import Walk
+@testable import WalkRuntime
 
 /// A deterministic random tour and a noisy recorded walk through it, for the property tests.
 ///

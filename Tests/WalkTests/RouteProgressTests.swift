@@ -1,9 +1,11 @@
+@testable import Curation
 import Foundation
 import Positioning
 import TestSupport
 import Testing
 import TourModel
 @testable import Walk
+@testable import WalkRuntime
 
 /// The route matcher by literal positions: stations, continuity at a crossing, forward only,
 /// re-localisation, and what the curator sees of it.

@@ -4,6 +4,7 @@ import Positioning
 import Testing
 import TourModel
 @testable import Walk
+@testable import WalkRuntime
 
 /// Rule 10 and the receiver rules that serve it, on walks through the tour shapes curators publish.
 /// Each of the six failures found on realistic walks is a test here: a loop's finale at the

@@ -2,6 +2,7 @@ import Foundation
 import Positioning
 import TourModel
 @testable import Walk
+@testable import WalkRuntime
 
 /// A tour laid along a route of a given shape, and a walker who follows that route while a
 /// receiver reports it with the faults real receivers have: noise, a bad first fix, multipath

@@ -4,6 +4,7 @@ import Positioning
 import Testing
 import TourModel
 @testable import Walk
+@testable import WalkRuntime
 
 /// Properties of the walk core over random tours and random noisy walks (driven through the
 /// simulated runtime, so the audio queue and the catch-up logic are part of what is checked).

@@ -4,6 +4,7 @@ import Positioning
 import Testing
 import TourModel
 @testable import Walk
+@testable import WalkRuntime
 
 /// Rule 9 as a property: a walk that crashes (or is quit) anywhere and resumes from its last saved progress
 /// (through JSON, as the live walk stores it) still hears every point once, in order, and ends.

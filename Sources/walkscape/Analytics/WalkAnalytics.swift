@@ -3,6 +3,7 @@ import FileAccess
 import Foundation
 import TourModel
 import Walk
+import WalkRuntime
 
 /// A walk's analytics: its events go into the outbox behind `WalkStateWriter`'s seam (a full or
 /// read-only disk holds them in memory, in order, as for progress), and, when a service is

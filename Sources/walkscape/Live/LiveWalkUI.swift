@@ -1,5 +1,6 @@
 import Foundation
 import Walk
+import WalkRuntime
 
 /// The live walk's face: the redrawn status area on a terminal, plain log lines otherwise, and the
 /// key handling that needs the screen (quit confirmation, help).

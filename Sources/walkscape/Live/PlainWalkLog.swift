@@ -1,7 +1,9 @@
 import Foundation
+import GPSD
 import Positioning
 import TourModel
 import Walk
+import WalkRuntime
 
 /// Without a terminal (a pipe, a log, a service), the walk prints one line per thing that happened.
 /// Titles and notices come from the tour: each line goes out through `Console`, which sanitises it.

@@ -1,7 +1,9 @@
 import Foundation
+import GPSD
 import Positioning
 import TourModel
 import Walk
+import WalkRuntime
 
 /// Draws the live walk's status area: one glance tells GPS quality, where the next point is, what
 /// plays, what waits. Pure: status in, lines out, so it is tested without a terminal.

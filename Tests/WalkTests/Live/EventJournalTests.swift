@@ -3,6 +3,7 @@ import Testing
 import TestSupport
 import TourModel
 import Walk
+import WalkRuntime
 
 /// The journal holds the walk's events and the account commands' side by side, each line in the
 /// live shape with only the contract's keys.

@@ -1,10 +1,12 @@
 import FileAccess
 import Foundation
+@testable import GPSD
 import Positioning
 import Testing
 import TestSupport
 import TourModel
 @testable import Walk
+@testable import WalkRuntime
 
 /// The live runtime with real files and real time (short tones), fixes fed through a stream:
 /// effects land on disk (progress, journal) and the walk ends as the core says.

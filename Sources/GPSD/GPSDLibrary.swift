@@ -1,4 +1,5 @@
 import CGPS
+import Positioning
 
 /// The libgps API this build speaks.
 public enum GPSDLibrary {

@@ -1,8 +1,10 @@
 import FileAccess
 import Foundation
+import GPSD
 import Playback
 import Positioning
 import TourModel
+import Walk
 
 /// How a live walk ended.
 public enum LiveWalkOutcome: Sendable, Hashable {

@@ -1,3 +1,4 @@
+import Positioning
 /// One report from a `GPSDSource`.
 public enum GPSDEvent: Sendable, Hashable {
     case state(GPSDState)

@@ -1,6 +1,7 @@
 import Foundation
 import Positioning
 import TourModel
+import Walk
 
 /// Turns the walk core's inputs and effects into a `PreviewReport`, as they happen.
 ///

@@ -1,6 +1,7 @@
 import FileAccess
 import Foundation
 import TourModel
+import Walk
 
 /// Analytics events, appended durably to a JSON-lines file in the state folder until the analytics
 /// outbox sends them: the walk's events and those of other commands (`login`, `signup`,

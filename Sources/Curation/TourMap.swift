@@ -1,6 +1,8 @@
 import Foundation
 import Positioning
 import TourModel
+import Walk
+import WalkRuntime
 
 /// `walkscape map`: the tour as an SVG a person would rather look at than read.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import Walk
 
 /// Where a live walk's analytics events go, behind `WalkStateWriter`: the command line gives the
 /// analytics outbox (Walk knows nothing of it), in-process tests the JSON-lines `EventJournal`.

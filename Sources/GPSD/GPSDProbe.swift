@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import Positioning
 #endif
 
 /// A quick "is gpsd there, and which one" for `doctor`: connects, reads the VERSION banner gpsd

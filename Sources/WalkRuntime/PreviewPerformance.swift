@@ -1,6 +1,7 @@
 import Foundation
 import Playback
 import TourModel
+import Walk
 
 /// Plays a computed preview back for a person: the timeline printed as it happens, the narration
 /// through the playback module, subtitles on screen.

@@ -1,5 +1,6 @@
 import FileAccess
 import Foundation
+import Walk
 
 /// Puts the walk's progress and analytics events on disk, and keeps them when the disk will not
 /// take them (full, read-only, the state folder gone), so a walk never stops for its bookkeeping.

@@ -1,3 +1,4 @@
+import Walk
 /// The 64-bit FNV-1a hash (Fowler, Noll, Vo): names files after identifiers of any length and
 /// content, in 16 hexadecimal digits.
 ///

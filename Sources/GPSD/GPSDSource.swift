@@ -1,5 +1,6 @@
 import CGPS
 import Foundation
+import Positioning
 import Synchronization
 import TourModel
 

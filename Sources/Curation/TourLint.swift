@@ -3,6 +3,8 @@ import Foundation
 import Playback
 import Positioning
 import TourModel
+import Walk
+import WalkRuntime
 
 /// `walkscape lint`: what a curator must fix (errors) or should know (warnings) before publishing.
 ///

@@ -1,3 +1,4 @@
+import Positioning
 import Synchronization
 
 /// Set once, from the consumer's side, to end the worker thread.

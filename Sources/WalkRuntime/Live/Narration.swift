@@ -1,6 +1,7 @@
 import Foundation
 import Playback
 import TourModel
+import Walk
 
 /// What the live walk hears back from whatever voices the narration.
 public enum NarrationEvent: Sendable, Hashable {

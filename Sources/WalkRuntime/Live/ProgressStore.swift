@@ -1,5 +1,6 @@
 import FileAccess
 import Foundation
+import Walk
 
 /// Walk progress on disk, one file per tour under the state folder (triggering rule 9).
 ///

@@ -2,6 +2,7 @@ import Foundation
 import Playback
 import Positioning
 import TourModel
+import Walk
 
 /// The simulated runtime: drives the walk core from a recorded trace, in the trace's own time.
 ///

@@ -1,6 +1,8 @@
 import Foundation
 import Positioning
 import TourModel
+import Walk
+import WalkRuntime
 
 /// A recorded walk as the map draws it: at most `capacity` fixes, thinned evenly while the trace
 /// streams past, so a day-long log costs the same memory as a short one.

@@ -1,4 +1,5 @@
 import Foundation
+import Walk
 
 /// Creating the state folders and saying why a write there failed, in the system's own words
 /// ("No space left on device", "Read-only file system"): Foundation's messages for these on Linux

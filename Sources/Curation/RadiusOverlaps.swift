@@ -1,5 +1,7 @@
 import Foundation
 import TourModel
+import Walk
+import WalkRuntime
 
 /// Which points' trigger radii overlap: pairs closer than their radii added up, each pair once.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import Walk
 
 /// What a walker would have experienced on a recorded walk: the preview's answer to a curator.
 ///
