@@ -49,7 +49,13 @@ layers:
 	@scripts/check-layers.py
 
 # What CI checks besides the tests: the layers, and the code's format (`make format` fixes it).
+# The format is the toolchain's own formatter with `.swift-format` at the root.
+FORMAT_PATHS = Package.swift Sources Tests
 lint: layers
+	$(SWIFT) format lint --strict --recursive $(FORMAT_PATHS)
+
+format:
+	$(SWIFT) format format --in-place --recursive $(FORMAT_PATHS)
 
 build: deps layers
 	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS)

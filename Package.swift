@@ -37,12 +37,15 @@ let package = Package(
     ],
     targets: [
         // System libraries: module map + shim.h each. Only Positioning and Playback import them.
-        .systemLibrary(name: "CGPS", pkgConfig: "libgps",
-                       providers: [.apt(["libgps-dev"])]),
-        .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123",
-                       providers: [.apt(["libmpg123-dev"])]),
-        .systemLibrary(name: "CALSA", pkgConfig: "alsa",
-                       providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(
+            name: "CGPS", pkgConfig: "libgps",
+            providers: [.apt(["libgps-dev"])]),
+        .systemLibrary(
+            name: "CMPG123", pkgConfig: "libmpg123",
+            providers: [.apt(["libmpg123-dev"])]),
+        .systemLibrary(
+            name: "CALSA", pkgConfig: "alsa",
+            providers: [.apt(["libasound2-dev"])]),
 
         // How files a user or a tour names are read (regular files only) and written (atomically,
         // or through to a device or FIFO). Below everything, so every module opens files one way.
@@ -52,20 +55,27 @@ let package = Package(
         .target(name: "GPSD", dependencies: ["Positioning", "TourModel", "CGPS"], swiftSettings: swiftSettings),
         // libFuzzer targets (scripts/fuzz.sh): the weak LLVMFuzzerRunDriver lives in CFuzzerShim.
         .target(name: "CFuzzerShim"),
-        .executableTarget(name: "FuzzNMEA", dependencies: ["Positioning", "TourModel", "CFuzzerShim"],
-                          swiftSettings: swiftSettings),
-        .target(name: "Playback", dependencies: ["TourModel", "FileAccess", "CMPG123", "CALSA"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "FuzzNMEA", dependencies: ["Positioning", "TourModel", "CFuzzerShim"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "Playback", dependencies: ["TourModel", "FileAccess", "CMPG123", "CALSA"],
+            swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzSRT", dependencies: ["Playback", "CFuzzerShim"], swiftSettings: swiftSettings),
         // The walk's rules, pure: no Playback, no C library, no files (docs/architecture.md).
         .target(name: "Walk", dependencies: ["TourModel", "Positioning"], swiftSettings: swiftSettings),
         // The walk run live (gpsd, ALSA, progress on disk) and simulated (preview).
-        .target(name: "WalkRuntime", dependencies: ["Walk", "TourModel", "Positioning", "GPSD", "Playback", "FileAccess"],
-                swiftSettings: swiftSettings),
+        .target(
+            name: "WalkRuntime", dependencies: ["Walk", "TourModel", "Positioning", "GPSD", "Playback", "FileAccess"],
+            swiftSettings: swiftSettings),
         // What a curator sees: lint, the map, the preview report.
-        .target(name: "Curation", dependencies: ["Walk", "WalkRuntime", "TourModel", "Positioning", "Playback", "FileAccess"],
-                swiftSettings: swiftSettings),
-        .executableTarget(name: "FuzzProgress", dependencies: ["Walk", "Positioning", "TourModel", "CFuzzerShim"],
-                          swiftSettings: swiftSettings),
+        .target(
+            name: "Curation",
+            dependencies: ["Walk", "WalkRuntime", "TourModel", "Positioning", "Playback", "FileAccess"],
+            swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "FuzzProgress", dependencies: ["Walk", "Positioning", "TourModel", "CFuzzerShim"],
+            swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzTour", dependencies: ["TourModel", "CFuzzerShim"], swiftSettings: swiftSettings),
         // The HTTP client of the service. NIO types stay inside it: its interface speaks TourModel,
         // Foundation and its own request/response values.
@@ -145,42 +155,63 @@ let package = Package(
         ),
 
         // Shared by every test target: temporary homes, a real gpsd on a pty, fixture MP3s.
-        .target(name: "TestSupport", dependencies: ["TourModel"], path: "Tests/TestSupport",
-                swiftSettings: swiftSettings),
-        .testTarget(name: "FileAccessTests", dependencies: ["FileAccess", "TestSupport"],
-                    swiftSettings: swiftSettings),
-        .testTarget(name: "TourModelTests", dependencies: ["TourModel", "TestSupport"],
-                    swiftSettings: swiftSettings),
-        .testTarget(name: "PositioningTests", dependencies: ["Positioning", "GPSD", "TestSupport"],
-                    swiftSettings: swiftSettings),
-        .testTarget(name: "PlaybackTests", dependencies: ["Playback", "TestSupport"],
-                    swiftSettings: swiftSettings),
-        .testTarget(name: "WalkTests",
-                    dependencies: ["Walk", "WalkRuntime", "Curation", "GPSD", "Playback", "Positioning", "FileAccess", "TestSupport",
-                                   .product(name: "PropertyBased", package: "swift-property-based")],
-                    swiftSettings: swiftSettings),
-        .testTarget(name: "ServerTests",
-                    dependencies: ["WalkscapeServer", "TourModel", "TestSupport", "walkscape-server",
-                                   .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                                   .product(name: "NIOCore", package: "swift-nio"),
-                                   .product(name: "NIOHTTP1", package: "swift-nio"),
-                                   .product(name: "Crypto", package: "swift-crypto")],
-                    swiftSettings: swiftSettings),
-        .testTarget(name: "TourAPITests", dependencies: ["TourAPI", "TourModel", "TestSupport"],
-                    swiftSettings: swiftSettings),
-        .testTarget(name: "StoreTests",
-                    dependencies: ["TourStore", "TourModel", "TourAPI", "TestSupport", "walkscape", "walkscape-server",
-                                   .product(name: "Crypto", package: "swift-crypto"),
-                                   .product(name: "GRDB", package: "GRDB.swift")],
-                    swiftSettings: swiftSettings),
-        .testTarget(name: "AnalyticsTests",
-                    dependencies: ["Analytics", "TourAPI", "TourModel", "TestSupport",
-                                   .product(name: "GRDB", package: "GRDB.swift")],
-                    swiftSettings: swiftSettings),
-        .testTarget(name: "CLITests",
-                    dependencies: ["TestSupport", "TourModel", "walkscape", "Walk", "WalkRuntime", "GPSD", "Positioning", "TourAPI",
-                                   .product(name: "ArgumentParser", package: "swift-argument-parser")],
-                    swiftSettings: swiftSettings),
+        .target(
+            name: "TestSupport", dependencies: ["TourModel"], path: "Tests/TestSupport",
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "FileAccessTests", dependencies: ["FileAccess", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TourModelTests", dependencies: ["TourModel", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PositioningTests", dependencies: ["Positioning", "GPSD", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PlaybackTests", dependencies: ["Playback", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "WalkTests",
+            dependencies: [
+                "Walk", "WalkRuntime", "Curation", "GPSD", "Playback", "Positioning", "FileAccess", "TestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ServerTests",
+            dependencies: [
+                "WalkscapeServer", "TourModel", "TestSupport", "walkscape-server",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TourAPITests", dependencies: ["TourAPI", "TourModel", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "StoreTests",
+            dependencies: [
+                "TourStore", "TourModel", "TourAPI", "TestSupport", "walkscape", "walkscape-server",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "AnalyticsTests",
+            dependencies: [
+                "Analytics", "TourAPI", "TourModel", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CLITests",
+            dependencies: [
+                "TestSupport", "TourModel", "walkscape", "Walk", "WalkRuntime", "GPSD", "Positioning", "TourAPI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
 )

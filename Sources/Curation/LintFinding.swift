@@ -1,5 +1,6 @@
 import Walk
 import WalkRuntime
+
 /// One thing `lint` has to say about a tour.
 public struct LintFinding: Sendable, Hashable, Codable, CustomStringConvertible {
     public enum Severity: String, Sendable, Hashable, Codable, Comparable {

@@ -43,7 +43,9 @@ public struct RadiusOverlaps: Sendable {
         let columnWidth = 360 / Double(columns)
 
         func row(_ c: Coordinate) -> Int { Int(((c.latitude + 90) / rowHeight).rounded(.down)) }
-        func column(_ c: Coordinate) -> Int { min(columns - 1, Int(((c.longitude + 180) / columnWidth).rounded(.down))) }
+        func column(_ c: Coordinate) -> Int {
+            min(columns - 1, Int(((c.longitude + 180) / columnWidth).rounded(.down)))
+        }
         func key(_ row: Int, _ column: Int) -> Int { row * columns + column }
 
         var cells: [Int: [Int]] = [:]

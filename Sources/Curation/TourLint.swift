@@ -47,7 +47,9 @@ public struct TourLint: Sendable {
                     lines.append(finding.description)
                 } else if count == limit {
                     let rest = total[finding.check, default: 0] - limit
-                    lines.append("\(finding.severity.rawValue): \(rest) more like these [\(finding.check)] (--json lists them all)")
+                    lines.append(
+                        "\(finding.severity.rawValue): \(rest) more like these [\(finding.check)] (--json lists them all)"
+                    )
                 }
             }
             return lines
@@ -59,7 +61,11 @@ public struct TourLint: Sendable {
         do {
             folder = try TourFolder.load(from: root)
         } catch {
-            var findings = [LintFinding(.error, "tour-folder", error.file, error.field.isEmpty ? error.reason : "\(error.field): \(error.reason)")]
+            var findings = [
+                LintFinding(
+                    .error, "tour-folder", error.file,
+                    error.field.isEmpty ? error.reason : "\(error.field): \(error.reason)")
+            ]
             // The loader's own problem is listed once, in its words.
             let loaderLine = "\(error.field): \(error.reason)"
             findings += rawChecks(root: root).filter { "\($0.location).\($0.message)" != loaderLine }
@@ -82,23 +88,29 @@ public struct TourLint: Sendable {
         for (i, p) in points.enumerated() {
             for lang in languages {
                 guard let content = p.content[lang] else {
-                    findings.append(.init(.warning, "missing-language", name(i),
-                                          "no content in '\(lang)': walkers in \(lang) get the \(tour.defaultLanguage) title and no narration"))
+                    findings.append(
+                        .init(
+                            .warning, "missing-language", name(i),
+                            "no content in '\(lang)': walkers in \(lang) get the \(tour.defaultLanguage) title and no narration"
+                        ))
                     continue
                 }
                 if content.audio == nil {
-                    findings.append(.init(.warning, "no-audio", name(i), "no narration in '\(lang)': the point is only announced"))
+                    findings.append(
+                        .init(.warning, "no-audio", name(i), "no narration in '\(lang)': the point is only announced"))
                 }
             }
         }
         for lang in languages where tour.languageInfo[lang]?.completionMessage == nil {
-            findings.append(.init(.warning, "no-completion-message", "languages.\(lang)",
-                                  "no completionMessage: walkers in \(lang) finish without a word"))
+            findings.append(
+                .init(
+                    .warning, "no-completion-message", "languages.\(lang)",
+                    "no completionMessage: walkers in \(lang) finish without a word"))
         }
 
         // Media: real MP3s that decode; subtitles that parse and fit the narration. A file used by
         // many points is looked at once.
-        var durations: [String: [Int: Double]] = [:]   // language → point index → seconds
+        var durations: [String: [Int: Double]] = [:]  // language → point index → seconds
         var sniffed: [URL: MediaKind] = [:]
         var probed: [URL: Swift.Result<AudioInfo, PlaybackError>] = [:]
         for (i, p) in points.enumerated() {
@@ -109,10 +121,15 @@ public struct TourLint: Sendable {
                     let kind = sniffed[audio] ?? MediaSniffer.sniff(audio)
                     sniffed[audio] = kind
                     if kind != .mp3 {
-                        findings.append(.init(.error, "audio-not-mp3", rel, "\(name(i)) in '\(lang)': not an MP3: \(kind.looksLike)"))
+                        findings.append(
+                            .init(
+                                .error, "audio-not-mp3", rel, "\(name(i)) in '\(lang)': not an MP3: \(kind.looksLike)"))
                     } else {
-                        let probe = probed[audio]
-                            ?? Swift.Result(catching: { () throws(PlaybackError) -> AudioInfo in try AudioProbe.inspect(audio) })
+                        let probe =
+                            probed[audio]
+                            ?? Swift.Result(catching: { () throws(PlaybackError) -> AudioInfo in
+                                try AudioProbe.inspect(audio)
+                            })
                         probed[audio] = probe
                         do throws(PlaybackError) {
                             let info = try probe.get()
@@ -121,7 +138,8 @@ public struct TourLint: Sendable {
                                 findings += subtitleChecks(subs, audioSeconds: info.duration, in: tour.root)
                             }
                         } catch {
-                            findings.append(.init(.error, "audio-unreadable", rel, "\(name(i)) in '\(lang)': \(error.message)"))
+                            findings.append(
+                                .init(.error, "audio-unreadable", rel, "\(name(i)) in '\(lang)': \(error.message)"))
                         }
                     }
                 } else if let subs = content.subtitles {
@@ -140,11 +158,17 @@ public struct TourLint: Sendable {
         for (i, p) in points.enumerated() {
             let r = p.triggerRadiusMeters
             if r < smallestRadius {
-                findings.append(.init(.warning, "radius-too-small", name(i),
-                                      "radius \(Self.metres(r)) is below typical GPS error (\(Self.metres(smallestRadius))): walkers may pass without triggering it"))
+                findings.append(
+                    .init(
+                        .warning, "radius-too-small", name(i),
+                        "radius \(Self.metres(r)) is below typical GPS error (\(Self.metres(smallestRadius))): walkers may pass without triggering it"
+                    ))
             } else if r > largestRadius {
-                findings.append(.init(.warning, "radius-too-large", name(i),
-                                      "radius \(Self.metres(r)) is large enough to trigger from a parallel street (over \(Self.metres(largestRadius)))"))
+                findings.append(
+                    .init(
+                        .warning, "radius-too-large", name(i),
+                        "radius \(Self.metres(r)) is large enough to trigger from a parallel street (over \(Self.metres(largestRadius)))"
+                    ))
             }
         }
         let overlaps = RadiusOverlaps(coordinates: points.map(\.coordinate), radii: points.map(\.triggerRadiusMeters))
@@ -166,7 +190,8 @@ public struct TourLint: Sendable {
                 let nearest = route.nearest(to: p.coordinate, from: 0, to: route.length)
                 along.append(nearest.along)
                 if nearest.offset > p.triggerRadiusMeters + maxOffRoute {
-                    findings.append(.init(.warning, "off-route", name(i), "\(Self.metres(nearest.offset)) from the route"))
+                    findings.append(
+                        .init(.warning, "off-route", name(i), "\(Self.metres(nearest.offset)) from the route"))
                 }
             }
             let followed = TourRoute(route: tour.route, points: Self.playablePoints(points))
@@ -176,12 +201,17 @@ public struct TourLint: Sendable {
                 // That is another pass through its radius, after the point before it.
                 let passes = route.passes(near: points[i].coordinate, radius: points[i].triggerRadiusMeters)
                 let nearestPass = passes.first { along[i] >= $0.from - 0.5 && along[i] <= $0.to + 0.5 }
-                let laterPass = followed.source == .drawn && passes.contains {
-                    $0.from > (nearestPass?.to ?? along[i]) && $0.nearest >= followed.stations[i - 1]
-                }
+                let laterPass =
+                    followed.source == .drawn
+                    && passes.contains {
+                        $0.from > (nearestPass?.to ?? along[i]) && $0.nearest >= followed.stations[i - 1]
+                    }
                 if laterPass { continue }
-                findings.append(.init(.error, "order-against-route", name(i),
-                                      "comes before \(name(i - 1)) along the route (\(Self.metres(along[i])) vs \(Self.metres(along[i - 1])) from its start): walkers reach them in the other order"))
+                findings.append(
+                    .init(
+                        .error, "order-against-route", name(i),
+                        "comes before \(name(i - 1)) along the route (\(Self.metres(along[i])) vs \(Self.metres(along[i - 1])) from its start): walkers reach them in the other order"
+                    ))
             }
         }
         findings += passFindings(points, route: tour.route, name: name)
@@ -192,11 +222,18 @@ public struct TourLint: Sendable {
                 let before = i > 0 ? points[i - 1].coordinate : nil
                 let after = i + 2 < points.count ? points[i + 2].coordinate : nil
                 let a = points[i].coordinate, b = points[i + 1].coordinate
-                let current = (before.map { $0.distance(to: a) } ?? 0) + a.distance(to: b) + (after.map { b.distance(to: $0) } ?? 0)
-                let swapped = (before.map { $0.distance(to: b) } ?? 0) + b.distance(to: a) + (after.map { a.distance(to: $0) } ?? 0)
+                let current =
+                    (before.map { $0.distance(to: a) } ?? 0) + a.distance(to: b)
+                    + (after.map { b.distance(to: $0) } ?? 0)
+                let swapped =
+                    (before.map { $0.distance(to: b) } ?? 0) + b.distance(to: a)
+                    + (after.map { a.distance(to: $0) } ?? 0)
                 if swapped < 0.7 * current {
-                    findings.append(.init(.warning, "order-looks-swapped", "\(name(i)) and \(name(i + 1))",
-                                          "walking them in the other order would be \(Self.metres(current - swapped)) shorter (\(Self.metres(swapped)) instead of \(Self.metres(current))): are their orders swapped? (add a route to check the order against it)"))
+                    findings.append(
+                        .init(
+                            .warning, "order-looks-swapped", "\(name(i)) and \(name(i + 1))",
+                            "walking them in the other order would be \(Self.metres(current - swapped)) shorter (\(Self.metres(swapped)) instead of \(Self.metres(current))): are their orders swapped? (add a route to check the order against it)"
+                        ))
                 }
             }
         }
@@ -209,13 +246,18 @@ public struct TourLint: Sendable {
             let seconds = walk / walkingSpeed
             for lang in languages {
                 guard let d = durations[lang]?[i], d > seconds else { continue }
-                findings.append(.init(.warning, "audio-longer-than-walk", name(i),
-                                      "narration in '\(lang)' lasts \(WalkTime.duration(d)) but the walk to \(name(i + 1)) takes about \(WalkTime.duration(seconds)) at \(walkingSpeed) m/s: the queue builds up"))
+                findings.append(
+                    .init(
+                        .warning, "audio-longer-than-walk", name(i),
+                        "narration in '\(lang)' lasts \(WalkTime.duration(d)) but the walk to \(name(i + 1)) takes about \(WalkTime.duration(seconds)) at \(walkingSpeed) m/s: the queue builds up"
+                    ))
             }
         }
         // Errors first; otherwise in the order checked (by point), which reads like the tour.
         return findings.enumerated()
-            .sorted { ($0.element.severity == .error ? 0 : 1, $0.offset) < ($1.element.severity == .error ? 0 : 1, $1.offset) }
+            .sorted {
+                ($0.element.severity == .error ? 0 : 1, $0.offset) < ($1.element.severity == .error ? 0 : 1, $1.offset)
+            }
             .map(\.element)
     }
 
@@ -240,13 +282,17 @@ public struct TourLint: Sendable {
         for fix in file.fixes() where filter.evaluate(fix) == .accepted || !filter.released.isEmpty {
             for i in missed {
                 let p = playable.points[i]
-                closest[i] = min(closest[i], WalkCore.distance(from: fix.coordinate, to: p.coordinate, within: p.triggerRadiusMeters))
+                closest[i] = min(
+                    closest[i], WalkCore.distance(from: fix.coordinate, to: p.coordinate, within: p.triggerRadiusMeters)
+                )
             }
         }
         return missed.map { i in
             let radius = playable.points[i].triggerRadiusMeters
-            return LintFinding(.warning, "trace-misses-point", rel,
-                               "\(name(i)) does not trigger on this walk: the closest fix is \(WalkTime.distance(closest[i])) from it (radius \(Self.metres(radius)))")
+            return LintFinding(
+                .warning, "trace-misses-point", rel,
+                "\(name(i)) does not trigger on this walk: the closest fix is \(WalkTime.distance(closest[i])) from it (radius \(Self.metres(radius)))"
+            )
         }
     }
 
@@ -257,8 +303,11 @@ public struct TourLint: Sendable {
     public var maxPointsForPassCheck = 2_000
 
     static func playablePoints(_ points: [TourFolder.Point]) -> [PlayablePoint] {
-        points.map { PlayablePoint(id: $0.id, order: $0.order, coordinate: $0.coordinate,
-                                   triggerRadiusMeters: $0.triggerRadiusMeters, title: "") }
+        points.map {
+            PlayablePoint(
+                id: $0.id, order: $0.order, coordinate: $0.coordinate,
+                triggerRadiusMeters: $0.triggerRadiusMeters, title: "")
+        }
     }
 
     /// Points whose radius the route passes through more than once (a loop's meeting point, a
@@ -270,8 +319,10 @@ public struct TourLint: Sendable {
         let route = TourRoute(route: drawn, points: Self.playablePoints(points))
         var findings: [LintFinding] = []
         if let why = route.unfitReason {
-            findings.append(.init(.warning, "route-not-followed", "route",
-                                  "\(why): the walk follows the straight lines between the points instead"))
+            findings.append(
+                .init(
+                    .warning, "route-not-followed", "route",
+                    "\(why): the walk follows the straight lines between the points instead"))
         }
         guard route.source == .drawn || points.count <= maxPointsForPassCheck else { return findings }
         let what = route.source == .drawn ? "the route" : "the straight line between the points"
@@ -284,28 +335,38 @@ public struct TourLint: Sendable {
                 Self.metres(pass.nearest) + (k == used ? " (this one)" : "")
             }.joined(separator: ", ")
             let others = passes.count - 1
-            findings.append(.init(.warning, "route-passes-again", name(i),
-                                  "\(what) passes through its radius \(passes.count) times, at \(list) along it: it plays "
-                                  + "when the walker's progress reaches the pass at \(Self.metres(passes[used].nearest)); "
-                                  + "walking through it on the other \(others == 1 ? "pass" : "\(others) passes") fires nothing "
-                                  + "(a loop's meeting point plays at the end, a crossing on the second pass)"))
+            findings.append(
+                .init(
+                    .warning, "route-passes-again", name(i),
+                    "\(what) passes through its radius \(passes.count) times, at \(list) along it: it plays "
+                        + "when the walker's progress reaches the pass at \(Self.metres(passes[used].nearest)); "
+                        + "walking through it on the other \(others == 1 ? "pass" : "\(others) passes") fires nothing "
+                        + "(a loop's meeting point plays at the end, a crossing on the second pass)"))
         }
         return findings
     }
 
-    private func overlapFinding(_ i: Int, _ later: [RadiusOverlaps.Neighbour], points: [TourFolder.Point],
-                                name: (Int) -> String) -> LintFinding {
-        func reach(_ n: RadiusOverlaps.Neighbour) -> Double { points[i].triggerRadiusMeters + points[n.index].triggerRadiusMeters }
+    private func overlapFinding(
+        _ i: Int, _ later: [RadiusOverlaps.Neighbour], points: [TourFolder.Point],
+        name: (Int) -> String
+    ) -> LintFinding {
+        func reach(_ n: RadiusOverlaps.Neighbour) -> Double {
+            points[i].triggerRadiusMeters + points[n.index].triggerRadiusMeters
+        }
         if later.count == 1, let n = later.first {
-            return .init(.warning, "overlapping-radii", "\(name(i)) and \(name(n.index))",
-                         "radii overlap (\(Self.metres(n.distance)) apart, radii add up to \(Self.metres(reach(n)))): both can trigger at once")
+            return .init(
+                .warning, "overlapping-radii", "\(name(i)) and \(name(n.index))",
+                "radii overlap (\(Self.metres(n.distance)) apart, radii add up to \(Self.metres(reach(n)))): both can trigger at once"
+            )
         }
         var listed = later.prefix(Self.listedNeighbours).map {
             "\(name($0.index)), \(Self.metres($0.distance)) away (radii add up to \(Self.metres(reach($0))))"
         }
         if later.count > Self.listedNeighbours { listed.append("and \(later.count - Self.listedNeighbours) more") }
-        return .init(.warning, "overlapping-radii", name(i),
-                     "radius overlaps those of \(later.count) later points: \(listed.joined(separator: "; ")): they can trigger at once")
+        return .init(
+            .warning, "overlapping-radii", name(i),
+            "radius overlaps those of \(later.count) later points: \(listed.joined(separator: "; ")): they can trigger at once"
+        )
     }
 
     /// How many overlapping neighbours one finding names before it just counts them.
@@ -317,8 +378,12 @@ public struct TourLint: Sendable {
             let track = try SubtitleTrack(contentsOf: url)
             guard let audioSeconds, let lastEnd = track.cues.map(\.end).max() else { return [] }
             if lastEnd > audioSeconds + 0.5 {
-                return [.init(.warning, "subtitles-outlast-audio", rel,
-                              "the last cue ends at \(WalkTime.duration(lastEnd)), after the narration (\(WalkTime.duration(audioSeconds)))")]
+                return [
+                    .init(
+                        .warning, "subtitles-outlast-audio", rel,
+                        "the last cue ends at \(WalkTime.duration(lastEnd)), after the narration (\(WalkTime.duration(audioSeconds)))"
+                    )
+                ]
             }
             return []
         } catch {
@@ -334,20 +399,31 @@ public struct TourLint: Sendable {
     private func rawChecks(root: URL) -> [LintFinding] {
         // Read as the loader reads: tour.json and media only inside the folder, regular files only.
         guard let paths = try? TourFolderPaths(root: root), let data = try? paths.manifest(),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let points = object["points"] as? [[String: Any]] else { return [] }
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let points = object["points"] as? [[String: Any]]
+        else { return [] }
         var findings: [LintFinding] = []
         var orders: [Int: Int] = [:], ids: [String: Int] = [:]
         for (i, p) in points.enumerated() {
             if let order = p["order"] as? Int {
                 if let first = orders[order] {
-                    findings.append(.init(.error, "duplicate-order", "points[\(i)]", "order: \(order) is used twice (points[\(first)] and points[\(i)])"))
-                } else { orders[order] = i }
+                    findings.append(
+                        .init(
+                            .error, "duplicate-order", "points[\(i)]",
+                            "order: \(order) is used twice (points[\(first)] and points[\(i)])"))
+                } else {
+                    orders[order] = i
+                }
             }
             if let id = p["id"] as? String {
                 if let first = ids[id] {
-                    findings.append(.init(.error, "duplicate-id", "points[\(i)]", "id: \(id) is used twice (points[\(first)] and points[\(i)])"))
-                } else { ids[id] = i }
+                    findings.append(
+                        .init(
+                            .error, "duplicate-id", "points[\(i)]",
+                            "id: \(id) is used twice (points[\(first)] and points[\(i)])"))
+                } else {
+                    ids[id] = i
+                }
             }
             for (lang, value) in (p["content"] as? [String: Any] ?? [:]).sorted(by: { $0.key < $1.key }) {
                 guard let content = value as? [String: Any] else { continue }
@@ -363,9 +439,10 @@ public struct TourLint: Sendable {
                         case .outside: check = "outside-folder"
                         case .notRegular: check = "not-a-file"
                         case .unreadable: check = "media-unreadable"
-                        case .empty, .leavesByName: continue   // the loader's own words say it
+                        case .empty, .leavesByName: continue  // the loader's own words say it
                         }
-                        findings.append(.init(.error, check, "points[\(i)]", "content.\(lang).\(key): \(error.reason(for: path))"))
+                        findings.append(
+                            .init(.error, check, "points[\(i)]", "content.\(lang).\(key): \(error.reason(for: path))"))
                     }
                 }
             }
@@ -382,7 +459,8 @@ public struct TourLint: Sendable {
         if head.isEmpty { return "the file is empty" }
         if head.starts(with: [0xFF, 0xD8, 0xFF]) || head.starts(with: [0x89, 0x50, 0x4E, 0x47])
             || head.starts(with: Array("GIF8".utf8))
-            || (head.starts(with: Array("RIFF".utf8)) && head.count >= 12 && Array(head[8..<12]) == Array("WEBP".utf8)) {
+            || (head.starts(with: Array("RIFF".utf8)) && head.count >= 12 && Array(head[8..<12]) == Array("WEBP".utf8))
+        {
             return nil
         }
         return "not a JPEG, PNG, GIF or WebP image"

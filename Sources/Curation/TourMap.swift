@@ -98,36 +98,43 @@ public struct TourMap: Sendable {
         let metresPerDegLat = 111_320.0, metresPerDegLng = 111_320.0 * cos(midLat * .pi / 180)
         let spanX = max(50, (maxLng - minLng) * metresPerDegLng), spanY = max(50, (maxLat - minLat) * metresPerDegLat)
         let margin = 60.0, header = 70.0, footer = 70.0
-        let scale = (width - 2 * margin) / spanX              // px per metre
+        let scale = (width - 2 * margin) / spanX  // px per metre
         let height = (spanY * scale + 2 * margin + header + footer).rounded()
         func xy(_ c: Coordinate) -> (Double, Double) {
-            (margin + (c.longitude - minLng) * metresPerDegLng * scale,
-             header + margin + (maxLat - c.latitude) * metresPerDegLat * scale)
+            (
+                margin + (c.longitude - minLng) * metresPerDegLng * scale,
+                header + margin + (maxLat - c.latitude) * metresPerDegLat * scale
+            )
         }
         func f(_ v: Double) -> String { String(format: "%.1f", v) }
 
         var out = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="\(Int(width))" height="\(Int(height))" \
-        viewBox="0 0 \(Int(width)) \(Int(height))" font-family="Helvetica, Arial, sans-serif">
-        <title>\(Self.escape(tour.title))</title>
-        <rect width="100%" height="100%" fill="#f6f4ef"/>
-        <text x="\(f(margin))" y="34" font-size="22" font-weight="bold" fill="#2b2d42">\(Self.escape(tour.title))</text>
+            <?xml version="1.0" encoding="UTF-8"?>
+            <svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="\(Int(width))" height="\(Int(height))" \
+            viewBox="0 0 \(Int(width)) \(Int(height))" font-family="Helvetica, Arial, sans-serif">
+            <title>\(Self.escape(tour.title))</title>
+            <rect width="100%" height="100%" fill="#f6f4ef"/>
+            <text x="\(f(margin))" y="34" font-size="22" font-weight="bold" fill="#2b2d42">\(Self.escape(tour.title))</text>
 
-        """
+            """
         if let report {
             let size = min(14, Int((width - 2 * margin) / (Self.textWidth(report.summaryLine, size: 1) + 1)))
-            out += "<text x=\"\(f(margin))\" y=\"58\" font-size=\"\(max(8, size))\" fill=\"#555\">"
+            out +=
+                "<text x=\"\(f(margin))\" y=\"58\" font-size=\"\(max(8, size))\" fill=\"#555\">"
                 + Self.escape(report.summaryLine) + "</text>\n"
         }
 
         // Route.
         if tour.route.count > 1 {
-            let pts = tour.route.map { let (x, y) = xy($0); return "\(f(x)),\(f(y))" }.joined(separator: " ")
-            out += "<polyline id=\"route\" points=\"\(pts)\" fill=\"none\" stroke=\"#8d99ae\" stroke-width=\"9\" "
+            let pts = tour.route.map {
+                let (x, y) = xy($0); return "\(f(x)),\(f(y))"
+            }.joined(separator: " ")
+            out +=
+                "<polyline id=\"route\" points=\"\(pts)\" fill=\"none\" stroke=\"#8d99ae\" stroke-width=\"9\" "
                 + "stroke-linecap=\"round\" stroke-linejoin=\"round\" stroke-opacity=\"0.55\"/>\n"
             let (sx, sy) = xy(tour.route[0])
-            out += "<g id=\"start\"><circle cx=\"\(f(sx))\" cy=\"\(f(sy))\" r=\"7\" fill=\"#2a9d8f\" stroke=\"#fff\" stroke-width=\"2\"/>\n"
+            out +=
+                "<g id=\"start\"><circle cx=\"\(f(sx))\" cy=\"\(f(sy))\" r=\"7\" fill=\"#2a9d8f\" stroke=\"#fff\" stroke-width=\"2\"/>\n"
             out += Self.label("start", x: sx + 10, y: sy - 8, size: 13, colour: "#1d6f65") + "</g>\n"
         }
 
@@ -144,14 +151,17 @@ public struct TourMap: Sendable {
                     stretches.append((along, along))
                 }
             }
-            out += "<g id=\"route-progress\" fill=\"none\" stroke=\"#2a9d8f\" stroke-width=\"4\" stroke-opacity=\"0.8\" "
+            out +=
+                "<g id=\"route-progress\" fill=\"none\" stroke=\"#2a9d8f\" stroke-width=\"4\" stroke-opacity=\"0.8\" "
                 + "stroke-linecap=\"round\" stroke-linejoin=\"round\">\n"
             for (low, high) in stretches {
                 if let c = route.coordinate(at: low) {
                     let (x, y) = xy(c)
                     out += "<circle cx=\"\(f(x))\" cy=\"\(f(y))\" r=\"4\" fill=\"#2a9d8f\" stroke=\"none\"/>\n"
                 }
-                let pts = route.coordinates(from: low, to: high).map { let (x, y) = xy($0); return "\(f(x)),\(f(y))" }
+                let pts = route.coordinates(from: low, to: high).map {
+                    let (x, y) = xy($0); return "\(f(x)),\(f(y))"
+                }
                 if pts.count > 1 { out += "<polyline points=\"\(pts.joined(separator: " "))\"/>\n" }
             }
             out += "</g>\n"
@@ -161,18 +171,22 @@ public struct TourMap: Sendable {
         out += "<g id=\"radii\">\n"
         for p in tour.points {
             let (x, y) = xy(p.coordinate)
-            out += "<circle cx=\"\(f(x))\" cy=\"\(f(y))\" r=\"\(f(p.triggerRadiusMeters * scale))\" fill=\"#ef8354\" "
+            out +=
+                "<circle cx=\"\(f(x))\" cy=\"\(f(y))\" r=\"\(f(p.triggerRadiusMeters * scale))\" fill=\"#ef8354\" "
                 + "fill-opacity=\"0.14\" stroke=\"#ef8354\" stroke-width=\"1.5\" stroke-dasharray=\"5 4\"/>\n"
         }
         out += "</g>\n"
 
         // Trace: runs of one accuracy class as one polyline; gaps over 5 s as a dotted line.
         if !drawn.isEmpty {
-            out += "<g id=\"trace\" fill=\"none\" stroke-width=\"3\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n"
+            out +=
+                "<g id=\"trace\" fill=\"none\" stroke-width=\"3\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n"
             var run: [String] = []
             var runColour = ""
             func flush() {
-                if run.count > 1 { out += "<polyline points=\"\(run.joined(separator: " "))\" stroke=\"\(runColour)\"/>\n" }
+                if run.count > 1 {
+                    out += "<polyline points=\"\(run.joined(separator: " "))\" stroke=\"\(runColour)\"/>\n"
+                }
                 run = []
             }
             var previous: Fix?
@@ -185,7 +199,8 @@ public struct TourMap: Sendable {
                 if let prev = previous, point.gapBefore > 5 {
                     flush()
                     let (px, py) = xy(prev.coordinate)
-                    out += "<line x1=\"\(f(px))\" y1=\"\(f(py))\" x2=\"\(f(x))\" y2=\"\(f(y))\" stroke=\"#555\" "
+                    out +=
+                        "<line x1=\"\(f(px))\" y1=\"\(f(py))\" x2=\"\(f(x))\" y2=\"\(f(y))\" stroke=\"#555\" "
                         + "stroke-dasharray=\"2 5\"><title>no fix for \(Int(point.gapBefore)) s</title></line>\n"
                     run = [svgPoint]
                 } else if colour != runColour, let last = run.last {
@@ -204,9 +219,11 @@ public struct TourMap: Sendable {
         out += "<g id=\"points\">\n"
         for p in tour.points {
             let (x, y) = xy(p.coordinate)
-            out += "<circle cx=\"\(f(x))\" cy=\"\(f(y))\" r=\"12\" fill=\"#2b2d42\" stroke=\"#fff\" stroke-width=\"2\">"
+            out +=
+                "<circle cx=\"\(f(x))\" cy=\"\(f(y))\" r=\"12\" fill=\"#2b2d42\" stroke=\"#fff\" stroke-width=\"2\">"
                 + "<title>\(Self.escape(p.title)) (radius \(Int(p.triggerRadiusMeters)) m)</title></circle>\n"
-            out += "<text x=\"\(f(x))\" y=\"\(f(y + 4.5))\" font-size=\"13\" font-weight=\"bold\" fill=\"#fff\" "
+            out +=
+                "<text x=\"\(f(x))\" y=\"\(f(y + 4.5))\" font-size=\"13\" font-weight=\"bold\" fill=\"#fff\" "
                 + "text-anchor=\"middle\">\(p.order)</text>\n"
             // Titles sit left of their point, unless that would run off the picture.
             if x - 16 - Self.textWidth(p.title, size: 15) < 4 {
@@ -223,16 +240,19 @@ public struct TourMap: Sendable {
             for p in report.points {
                 guard let t = p.trigger, let lat = t.latitude, let lng = t.longitude else { continue }
                 let (x, y) = xy(Coordinate(latitude: lat, longitude: lng))
-                out += "<path d=\"M\(f(x)),\(f(y - 8)) L\(f(x + 8)),\(f(y)) L\(f(x)),\(f(y + 8)) L\(f(x - 8)),\(f(y)) Z\" "
+                out +=
+                    "<path d=\"M\(f(x)),\(f(y - 8)) L\(f(x + 8)),\(f(y)) L\(f(x)),\(f(y + 8)) L\(f(x - 8)),\(f(y)) Z\" "
                     + "fill=\"#ffd166\" stroke=\"#2b2d42\" stroke-width=\"1.5\"><title>point \(p.order) triggered at "
                     + "\(WalkTime.offset(t.offsetSeconds))</title></path>\n"
                 // The label goes on the side of the marker away from its point (whose title is on the left).
-                let (cx, cy) = xy(tour.points.first { $0.id == p.id }?.coordinate ?? Coordinate(latitude: lat, longitude: lng))
+                let (cx, cy) = xy(
+                    tour.points.first { $0.id == p.id }?.coordinate ?? Coordinate(latitude: lat, longitude: lng))
                 let text = "▶\(p.order) \(WalkTime.offset(t.offsetSeconds))"
                 if x >= cx {
                     out += Self.label(text, x: x + 11, y: y + 4, size: 12, colour: "#6b4e00")
                 } else {
-                    out += Self.label(text, x: x, y: y < cy ? y - 12 : y + 21, size: 12, colour: "#6b4e00", anchor: "middle")
+                    out += Self.label(
+                        text, x: x, y: y < cy ? y - 12 : y + 21, size: 12, colour: "#6b4e00", anchor: "middle")
                 }
             }
             out += "</g>\n"
@@ -243,7 +263,8 @@ public struct TourMap: Sendable {
             out += "<g id=\"ignored\" stroke=\"#c1121f\" stroke-width=\"2\">\n"
             for fix in ignored {
                 let (x, y) = xy(fix.coordinate)
-                out += "<path d=\"M\(f(x - 5)),\(f(y - 5)) L\(f(x + 5)),\(f(y + 5)) M\(f(x - 5)),\(f(y + 5)) L\(f(x + 5)),\(f(y - 5))\">"
+                out +=
+                    "<path d=\"M\(f(x - 5)),\(f(y - 5)) L\(f(x + 5)),\(f(y + 5)) M\(f(x - 5)),\(f(y + 5)) L\(f(x + 5)),\(f(y - 5))\">"
                     + "<title>ignored fix at \(Self.escape(ISO8601.format(fix.time)))</title></path>\n"
             }
             out += "</g>\n"
@@ -255,11 +276,14 @@ public struct TourMap: Sendable {
         let length = nice.last { $0 <= target } ?? nice[0]
         let barY = height - 30
         out += "<g id=\"scale\" font-size=\"13\" fill=\"#2b2d42\">\n"
-        out += "<rect x=\"\(f(margin))\" y=\"\(f(barY - 6))\" width=\"\(f(length * scale / 2))\" height=\"6\" fill=\"#2b2d42\"/>\n"
-        out += "<rect x=\"\(f(margin + length * scale / 2))\" y=\"\(f(barY - 6))\" width=\"\(f(length * scale / 2))\" height=\"6\" "
+        out +=
+            "<rect x=\"\(f(margin))\" y=\"\(f(barY - 6))\" width=\"\(f(length * scale / 2))\" height=\"6\" fill=\"#2b2d42\"/>\n"
+        out +=
+            "<rect x=\"\(f(margin + length * scale / 2))\" y=\"\(f(barY - 6))\" width=\"\(f(length * scale / 2))\" height=\"6\" "
             + "fill=\"#fff\" stroke=\"#2b2d42\"/>\n"
         out += "<text x=\"\(f(margin))\" y=\"\(f(barY + 12))\">0</text>\n"
-        out += "<text x=\"\(f(margin + length * scale))\" y=\"\(f(barY + 12))\" text-anchor=\"middle\">"
+        out +=
+            "<text x=\"\(f(margin + length * scale))\" y=\"\(f(barY + 12))\" text-anchor=\"middle\">"
             + (length >= 1000 ? "\(String(format: "%g", length / 1000)) km" : "\(Int(length)) m") + "</text>\n"
         out += "</g>\n"
 
@@ -271,26 +295,34 @@ public struct TourMap: Sendable {
             out += "<text x=\"\(f(lx))\" y=\"\(f(ly))\">fix accuracy:</text>\n"
             lx += 90
             var classes = Self.accuracyClasses.map { ($0.colour, $0.label) }
-            if drawn.contains(where: { $0.fix.horizontalError == nil }) { classes.append((Self.unknownAccuracy, "unknown")) }
+            if drawn.contains(where: { $0.fix.horizontalError == nil }) {
+                classes.append((Self.unknownAccuracy, "unknown"))
+            }
             for (colour, text) in classes {
-                out += "<line x1=\"\(f(lx))\" y1=\"\(f(ly - 4))\" x2=\"\(f(lx + 22))\" y2=\"\(f(ly - 4))\" stroke=\"\(colour)\" stroke-width=\"4\"/>\n"
+                out +=
+                    "<line x1=\"\(f(lx))\" y1=\"\(f(ly - 4))\" x2=\"\(f(lx + 22))\" y2=\"\(f(ly - 4))\" stroke=\"\(colour)\" stroke-width=\"4\"/>\n"
                 out += "<text x=\"\(f(lx + 27))\" y=\"\(f(ly))\">\(Self.escape(text))</text>\n"
                 lx += 85
             }
             if !ignored.isEmpty {
-                out += "<path d=\"M\(f(lx)),\(f(ly - 9)) L\(f(lx + 10)),\(f(ly + 1)) M\(f(lx)),\(f(ly + 1)) L\(f(lx + 10)),\(f(ly - 9))\" stroke=\"#c1121f\" stroke-width=\"2\"/>\n"
-                let label = ignoredTotal > ignored.count ? "ignored (\(ignored.count) of \(ignoredTotal) shown)" : "ignored"
+                out +=
+                    "<path d=\"M\(f(lx)),\(f(ly - 9)) L\(f(lx + 10)),\(f(ly + 1)) M\(f(lx)),\(f(ly + 1)) L\(f(lx + 10)),\(f(ly - 9))\" stroke=\"#c1121f\" stroke-width=\"2\"/>\n"
+                let label =
+                    ignoredTotal > ignored.count ? "ignored (\(ignored.count) of \(ignoredTotal) shown)" : "ignored"
                 out += "<text x=\"\(f(lx + 15))\" y=\"\(f(ly))\">\(Self.escape(label))</text>\n"
             }
             out += "</g>\n"
         }
-        out += "<text x=\"\(f(width - margin))\" y=\"\(f(barY))\" font-size=\"16\" font-weight=\"bold\" fill=\"#2b2d42\" text-anchor=\"middle\">N ↑</text>\n"
+        out +=
+            "<text x=\"\(f(width - margin))\" y=\"\(f(barY))\" font-size=\"16\" font-weight=\"bold\" fill=\"#2b2d42\" text-anchor=\"middle\">N ↑</text>\n"
         out += "</svg>\n"
         return out
     }
 
     /// Text with a pale halo so it stays readable over the route and the trace.
-    static func label(_ text: String, x: Double, y: Double, size: Int, colour: String, anchor: String = "start") -> String {
+    static func label(_ text: String, x: Double, y: Double, size: Int, colour: String, anchor: String = "start")
+        -> String
+    {
         "<text x=\(quoted(x)) y=\(quoted(y)) font-size=\"\(size)\" fill=\"\(colour)\" text-anchor=\"\(anchor)\" "
             + "stroke=\"#f6f4ef\" stroke-width=\"4\" paint-order=\"stroke\" stroke-linejoin=\"round\">\(escape(text))</text>\n"
     }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Whole-file replacement that survives a crash at any moment: the bytes go into a temporary file
 /// beside the target (made exclusively, with the given permission bits whatever the umask),
@@ -28,7 +29,9 @@ public enum AtomicFile {
     /// Creates the file at `path` with `data` only if there is none: the whole file appears at
     /// once, or nothing does. False when something already is at `path` (left as it is): of two
     /// processes creating it at once, exactly one wins.
-    public static func create(_ data: Data, at path: String, permissions: mode_t = 0o600) throws(FileAccessError) -> Bool {
+    public static func create(_ data: Data, at path: String, permissions: mode_t = 0o600) throws(FileAccessError)
+        -> Bool
+    {
         let temporary = try writeTemporary(data, beside: path, permissions: permissions)
         defer { unlink(temporary) }
         guard link(temporary, path) == 0 else {
@@ -41,7 +44,9 @@ public enum AtomicFile {
     }
 
     /// A synced temporary file beside `path` holding `data`; its name.
-    private static func writeTemporary(_ data: Data, beside path: String, permissions: mode_t) throws(FileAccessError) -> String {
+    private static func writeTemporary(_ data: Data, beside path: String, permissions: mode_t) throws(FileAccessError)
+        -> String
+    {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         var template = Array((folder(of: path) + "/." + name + ".XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// An exclusive `flock(2)` on a file, held by one process at a time: the store while a command
 /// changes it, a walk of a tour, the analytics sender, the credentials while they are renewed.
@@ -79,8 +80,10 @@ public final class LockFile: @unchecked Sendable {
 
     /// Takes the lock, waiting for its holder (checking every `interval`) until `deadline` or
     /// until the task is cancelled; then says why not.
-    public func acquire(purpose: String = "", until deadline: ContinuousClock.Instant,
-                        interval: Duration = .milliseconds(20)) async -> Acquisition {
+    public func acquire(
+        purpose: String = "", until deadline: ContinuousClock.Instant,
+        interval: Duration = .milliseconds(20)
+    ) async -> Acquisition {
         while true {
             let attempt = tryAcquire(purpose: purpose)
             guard case .busy = attempt else { return attempt }

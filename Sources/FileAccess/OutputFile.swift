@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A file a user names for walkscape to write: `play --output out.wav`, `walk --output`,
 /// `map -o map.svg`, or `-` for standard output. One mechanism for every such flag.
@@ -258,7 +259,8 @@ public final class OutputFile: @unchecked Sendable {
         guard FileKind(mode: info.st_mode) == .folder else { throw FileAccessError(path: name, errno: ENOTDIR) }
     }
 
-    private func createTemporary(beside target: String, like existing: stat?) throws(FileAccessError) -> (Int32, String) {
+    private func createTemporary(beside target: String, like existing: stat?) throws(FileAccessError) -> (Int32, String)
+    {
         let folder = Self.folder(of: target)
         // Hidden, recognisable, and short enough for any file name limit.
         let base = String((target.split(separator: "/").last.map(String.init) ?? "output").prefix(100))
@@ -276,7 +278,7 @@ public final class OutputFile: @unchecked Sendable {
                 _ = fchmod(fd, existing.st_mode & 0o7777)
                 if geteuid() == 0, existing.st_uid != 0 || existing.st_gid != 0 {
                     _ = fchown(fd, existing.st_uid, existing.st_gid)
-                    _ = fchmod(fd, existing.st_mode & 0o7777)   // chown clears set-id bits
+                    _ = fchmod(fd, existing.st_mode & 0o7777)  // chown clears set-id bits
                 }
             }
             return (fd, temporary)

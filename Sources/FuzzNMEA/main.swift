@@ -2,8 +2,9 @@ import CFuzzerShim
 import Foundation
 import Positioning
 import TourModel
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// libFuzzer target for the NMEA parser: any bytes, split into lines as the trace reader
@@ -79,12 +80,15 @@ func traceFileRoundTrip(_ data: UnsafePointer<UInt8>, _ size: Int, expectedNMEAF
         // differently; without long lines both paths must agree exactly.
         var longest = 0, run = 0
         for i in 0..<size { run = data[i] == 10 ? 0 : run + 1; longest = max(longest, run) }
-        if longest < 64 { precondition(count == expectedNMEAFixes, "file path \(count) fixes, line path \(expectedNMEAFixes)") }
+        if longest < 64 {
+            precondition(count == expectedNMEAFixes, "file path \(count) fixes, line path \(expectedNMEAFixes)")
+        }
     }
 }
 
 guard ws_fuzzer_available() != 0 else {
-    FileHandle.standardError.write(Data("fuzz-nmea: built without libFuzzer; build with -Xswiftc -sanitize=fuzzer (see scripts/fuzz.sh)\n".utf8))
+    FileHandle.standardError.write(
+        Data("fuzz-nmea: built without libFuzzer; build with -Xswiftc -sanitize=fuzzer (see scripts/fuzz.sh)\n".utf8))
     exit(2)
 }
 var argc = CommandLine.argc

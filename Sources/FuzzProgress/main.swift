@@ -3,8 +3,9 @@ import Foundation
 import Positioning
 import TourModel
 import Walk
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// libFuzzer target for saved walk progress (triggering rule 9): any bytes as a progress file.
@@ -23,10 +24,11 @@ import Glibc
 let tour = PlayableTour(
     id: "fuzz-tour", slug: "fuzz", language: "en", title: "Fuzz", completionMessage: "Done",
     points: (1...5).map { order in
-        PlayablePoint(id: "p\(order)", order: order,
-                      coordinate: Coordinate(latitude: 45.0 + Double(order - 1) * 0.002, longitude: 9.0),
-                      triggerRadiusMeters: 30, title: "Point \(order)",
-                      audio: order == 3 ? nil : URL(fileURLWithPath: "/fuzz/\(order).mp3"))
+        PlayablePoint(
+            id: "p\(order)", order: order,
+            coordinate: Coordinate(latitude: 45.0 + Double(order - 1) * 0.002, longitude: 9.0),
+            triggerRadiusMeters: 30, title: "Point \(order)",
+            audio: order == 3 ? nil : URL(fileURLWithPath: "/fuzz/\(order).mp3"))
     })
 let t0 = Date(timeIntervalSince1970: 1_776_500_000)
 
@@ -45,9 +47,10 @@ struct Generator {
 
 func fix(at seconds: Double, point: Int, offsetMetres: Double = 0) -> Fix {
     let c = tour.points[point].coordinate
-    return Fix(time: t0.addingTimeInterval(seconds),
-               coordinate: Coordinate(latitude: c.latitude + offsetMetres / 111_000, longitude: c.longitude),
-               mode: .threeD, horizontalError: 5)
+    return Fix(
+        time: t0.addingTimeInterval(seconds),
+        coordinate: Coordinate(latitude: c.latitude + offsetMetres / 111_000, longitude: c.longitude),
+        mode: .threeD, horizontalError: 5)
 }
 
 /// Checks what the core hands out, and returns the point to finish next (what would play).
@@ -82,7 +85,8 @@ func sameWalk(_ x: WalkProgress, _ y: WalkProgress) -> Bool {
     }
     var a = x, b = y
     guard close(a.startedAt, b.startedAt), close(a.endedAt, b.endedAt), a.points.count == b.points.count,
-          zip(a.points, b.points).allSatisfy({ close($0.triggeredAt, $1.triggeredAt) }) else { return false }
+        zip(a.points, b.points).allSatisfy({ close($0.triggeredAt, $1.triggeredAt) })
+    else { return false }
     a.startedAt = nil; b.startedAt = nil; a.endedAt = nil; b.endedAt = nil
     for i in a.points.indices { a.points[i].triggeredAt = nil; b.points[i].triggeredAt = nil }
     return a == b
@@ -111,11 +115,13 @@ let callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32 = { data, siz
         seconds += Double(1 + random.below(30))
         let input: WalkInput
         switch random.below(8) {
-        case 0, 1, 2: input = .fix(fix(at: seconds, point: random.below(tour.points.count), offsetMetres: Double(random.below(40))))
+        case 0, 1, 2:
+            input = .fix(
+                fix(at: seconds, point: random.below(tour.points.count), offsetMetres: Double(random.below(40))))
         case 3: input = .fix(fix(at: seconds, point: 0, offsetMetres: 5_000))
         case 4: input = .audioFinished(pointID: playing ?? "p\(1 + random.below(6))")
         case 5: input = .audioFailed(pointID: playing ?? "p1", reason: "fuzz")
-        default: input = .command(WalkCommand.allCases[random.below(WalkCommand.allCases.count)])
+        default: input = .command(WalkAction.allCases[random.below(WalkAction.allCases.count)])
         }
         if case .audioFinished(let id) = input, id == playing { playing = nil }
         if case .audioFailed(let id, _) = input, id == playing { playing = nil }
@@ -139,21 +145,36 @@ func seedProgress() -> [Data] {
     let enter: (Int, Double) -> [(Double, WalkInput)] = { point, s in
         [(s, .fix(fix(at: s, point: point))), (s + 1, .fix(fix(at: s + 1, point: point)))]
     }
-    run(WalkPolicy(), [(0, .start)] + enter(0, 1) + enter(3, 200) + [(210, .command(.previous)), (211, .command(.pause))]
-        + [(220, .audioFinished(pointID: "p1")), (230, .command(.resume)), (240, .command(.skip)), (250, .command(.quit))])
-    run(WalkPolicy(missed: .skip), [(0, .start)] + enter(2, 1) + [(5, .command(.replay))] + enter(4, 300)
-        + [(400, .audioFinished(pointID: "p5"))])
-    run(WalkPolicy(missed: .strict), [(0, .start), (1, .command(.skip)), (2, .command(.skip)), (3, .command(.pause)),
-                                       (4, .command(.skip))])
+    run(
+        WalkPolicy(),
+        [(0, .start)] + enter(0, 1) + enter(3, 200) + [(210, .command(.previous)), (211, .command(.pause))]
+            + [
+                (220, .audioFinished(pointID: "p1")), (230, .command(.resume)), (240, .command(.skip)),
+                (250, .command(.quit)),
+            ])
+    run(
+        WalkPolicy(missed: .skip),
+        [(0, .start)] + enter(2, 1) + [(5, .command(.replay))] + enter(4, 300)
+            + [(400, .audioFinished(pointID: "p5"))])
+    run(
+        WalkPolicy(missed: .strict),
+        [
+            (0, .start), (1, .command(.skip)), (2, .command(.skip)), (3, .command(.pause)),
+            (4, .command(.skip)),
+        ])
     return out
 }
 
 guard ws_fuzzer_available() != 0 else {
-    FileHandle.standardError.write(Data("fuzz-progress: built without libFuzzer; build with -Xswiftc -sanitize=fuzzer (see scripts/fuzz.sh)\n".utf8))
+    FileHandle.standardError.write(
+        Data(
+            "fuzz-progress: built without libFuzzer; build with -Xswiftc -sanitize=fuzzer (see scripts/fuzz.sh)\n".utf8)
+    )
     exit(2)
 }
 if let corpus = CommandLine.arguments.dropFirst().first(where: { !$0.hasPrefix("-") }),
-   (try? FileManager.default.contentsOfDirectory(atPath: corpus))?.isEmpty == true {
+    (try? FileManager.default.contentsOfDirectory(atPath: corpus))?.isEmpty == true
+{
     for (i, seed) in seedProgress().enumerated() {
         try? seed.write(to: URL(fileURLWithPath: corpus).appendingPathComponent("seed-\(i).json"))
     }

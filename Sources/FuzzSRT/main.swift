@@ -1,8 +1,9 @@
 import CFuzzerShim
 import Foundation
 import Playback
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// libFuzzer target for the SRT parser: any bytes, decoded as UTF-8 (lossily, as a file's text
@@ -29,7 +30,8 @@ let callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32 = { data, siz
             if expected == nil || cue.start >= expected!.start { expected = cue }
         }
         let found = track.cue(at: t)
-        precondition(found == expected, "cue(at: \(t)) = \(String(describing: found)), expected \(String(describing: expected))")
+        precondition(
+            found == expected, "cue(at: \(t)) = \(String(describing: found)), expected \(String(describing: expected))")
     }
     return 0
 }
@@ -45,11 +47,13 @@ let seeds = [
 ]
 
 guard ws_fuzzer_available() != 0 else {
-    FileHandle.standardError.write(Data("fuzz-srt: built without libFuzzer; build with -Xswiftc -sanitize=fuzzer (see scripts/fuzz.sh)\n".utf8))
+    FileHandle.standardError.write(
+        Data("fuzz-srt: built without libFuzzer; build with -Xswiftc -sanitize=fuzzer (see scripts/fuzz.sh)\n".utf8))
     exit(2)
 }
 if let corpus = CommandLine.arguments.dropFirst().first(where: { !$0.hasPrefix("-") }),
-   (try? FileManager.default.contentsOfDirectory(atPath: corpus))?.isEmpty == true {
+    (try? FileManager.default.contentsOfDirectory(atPath: corpus))?.isEmpty == true
+{
     for (i, seed) in seeds.enumerated() {
         try? Data(seed.utf8).write(to: URL(fileURLWithPath: corpus).appendingPathComponent("seed-\(i).srt"))
     }

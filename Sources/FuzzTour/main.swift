@@ -1,8 +1,9 @@
 import CFuzzerShim
 import Foundation
 import TourModel
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// libFuzzer target for the tour-folder format: any bytes as `tour.json`, in a folder that holds
@@ -23,12 +24,16 @@ let manifest = root.appendingPathComponent(TourFolder.manifestName)
 func prepareFolder() {
     let fm = FileManager.default
     try? fm.removeItem(at: root)
-    var paths = ["media/en/01.mp3", "media/en/01.srt", "media/cover.jpg", "traces/walk.nmea", "traces/walk.gpx", "a", "b.mp3"]
+    var paths = [
+        "media/en/01.mp3", "media/en/01.srt", "media/cover.jpg", "traces/walk.nmea", "traces/walk.gpx", "a", "b.mp3",
+    ]
     let demo = URL(fileURLWithPath: "tours/demo")
     if let walker = fm.enumerator(atPath: demo.path) {
         for case let path as String in walker where path != TourFolder.manifestName {
             var isDirectory: ObjCBool = false
-            if fm.fileExists(atPath: demo.appendingPathComponent(path).path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            if fm.fileExists(atPath: demo.appendingPathComponent(path).path, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
                 paths.append(path)
             }
         }
@@ -62,7 +67,8 @@ let callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32 = { data, siz
     }
     for point in folder.points {
         precondition(point.coordinate.isValid, "point off the globe: \(point.coordinate)")
-        precondition(point.triggerRadiusMeters > 0 && point.triggerRadiusMeters <= 1000, "radius \(point.triggerRadiusMeters)")
+        precondition(
+            point.triggerRadiusMeters > 0 && point.triggerRadiusMeters <= 1000, "radius \(point.triggerRadiusMeters)")
         for (code, content) in point.content {
             precondition(folder.languageInfo[code] != nil, "content in \(code), which is not a language of the tour")
             checkMedia(content.audio); checkMedia(content.subtitles); checkMedia(content.image)
@@ -70,7 +76,9 @@ let callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32 = { data, siz
     }
     folder.traces.forEach(checkMedia)
     checkMedia(folder.image)
-    precondition(folder.languageInfo[folder.defaultLanguage] != nil, "default language \(folder.defaultLanguage) not in languages")
+    precondition(
+        folder.languageInfo[folder.defaultLanguage] != nil,
+        "default language \(folder.defaultLanguage) not in languages")
     for language in [nil, "zz-unknown"] + folder.languages {
         guard let playable = try? folder.playable(language: language) else {
             precondition(language == "zz-unknown", "playable(\(language ?? "default")) refused a language the tour has")
@@ -82,7 +90,8 @@ let callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32 = { data, siz
 }
 
 guard ws_fuzzer_available() != 0 else {
-    FileHandle.standardError.write(Data("fuzz-tour: built without libFuzzer; build with -Xswiftc -sanitize=fuzzer (see scripts/fuzz.sh)\n".utf8))
+    FileHandle.standardError.write(
+        Data("fuzz-tour: built without libFuzzer; build with -Xswiftc -sanitize=fuzzer (see scripts/fuzz.sh)\n".utf8))
     exit(2)
 }
 prepareFolder()

@@ -1,4 +1,5 @@
 import Positioning
+
 /// One report from a `GPSDSource`.
 public enum GPSDEvent: Sendable, Hashable {
     case state(GPSDState)

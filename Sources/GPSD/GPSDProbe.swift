@@ -1,7 +1,8 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
-import Positioning
+    import Glibc
+    import Positioning
 #endif
 
 /// A quick "is gpsd there, and which one" for `doctor`: connects, reads the VERSION banner gpsd
@@ -43,12 +44,17 @@ public enum GPSDProbe {
         var cursor: UnsafeMutablePointer<addrinfo>? = first
         while let info = cursor {
             cursor = info.pointee.ai_next
-            let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), info.pointee.ai_protocol)
+            let fd = socket(
+                info.pointee.ai_family,
+                info.pointee.ai_socktype | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+                info.pointee.ai_protocol)
             guard fd >= 0 else { continue }
             defer { close(fd) }
             if connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) != 0 {
                 guard errno == EINPROGRESS else { lastError = String(cString: strerror(errno)); continue }
-                guard wait(fd, events: Int16(POLLOUT), until: deadline) else { return .failure(.timeout(host: host, port: port)) }
+                guard wait(fd, events: Int16(POLLOUT), until: deadline) else {
+                    return .failure(.timeout(host: host, port: port))
+                }
                 var soError: Int32 = 0
                 var len = socklen_t(MemoryLayout<Int32>.size)
                 getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &len)
@@ -57,7 +63,9 @@ public enum GPSDProbe {
             var buffer = [UInt8](repeating: 0, count: 4096)
             var received: [UInt8] = []
             while received.count < 16_384 {
-                guard wait(fd, events: Int16(POLLIN), until: deadline) else { return .failure(.timeout(host: host, port: port)) }
+                guard wait(fd, events: Int16(POLLIN), until: deadline) else {
+                    return .failure(.timeout(host: host, port: port))
+                }
                 let n = read(fd, &buffer, buffer.count)
                 if n <= 0 { break }
                 received.append(contentsOf: buffer[0..<n])
@@ -72,7 +80,8 @@ public enum GPSDProbe {
     static func parseBanner(_ bytes: [UInt8]) -> Version? {
         for line in bytes.split(separator: UInt8(ascii: "\n")) {
             guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-                  object["class"] as? String == "VERSION", let release = object["release"] as? String else { continue }
+                object["class"] as? String == "VERSION", let release = object["release"] as? String
+            else { continue }
             let major = (object["proto_major"] as? NSNumber)?.intValue ?? 0
             let minor = (object["proto_minor"] as? NSNumber)?.intValue ?? 0
             return Version(release: release, protocolVersion: "\(major).\(minor)")

@@ -40,8 +40,10 @@ public final class GPSDSource: AsyncSequence, Sendable {
         /// How long one blocking wait on the socket lasts before checking for cancellation.
         public var pollInterval: Double
 
-        public init(host: String = "127.0.0.1", port: Int = 2947, silenceTimeout: Double = 5,
-                    initialBackoff: Double = 0.25, maxBackoff: Double = 2, pollInterval: Double = 0.5) {
+        public init(
+            host: String = "127.0.0.1", port: Int = 2947, silenceTimeout: Double = 5,
+            initialBackoff: Double = 0.25, maxBackoff: Double = 2, pollInterval: Double = 0.5
+        ) {
             self.host = host
             self.port = port
             self.silenceTimeout = silenceTimeout
@@ -73,8 +75,9 @@ public final class GPSDSource: AsyncSequence, Sendable {
         let (stream, continuation) = AsyncStream<GPSDEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
         let stop = StopFlag()
         continuation.onTermination = { _ in stop.set() }
-        let worker = Worker(configuration: configuration, continuation: continuation, stop: stop,
-                            publish: { state in self.currentState.withLock { $0 = state } })
+        let worker = Worker(
+            configuration: configuration, continuation: continuation, stop: stop,
+            publish: { state in self.currentState.withLock { $0 = state } })
         let thread = Thread { worker.run() }
         thread.name = "walkscape.gpsd"
         thread.start()
@@ -89,8 +92,10 @@ private final class Worker: Sendable {
     let stop: StopFlag
     let publish: @Sendable (GPSDState) -> Void
 
-    init(configuration: GPSDSource.Configuration, continuation: AsyncStream<GPSDEvent>.Continuation,
-         stop: StopFlag, publish: @escaping @Sendable (GPSDState) -> Void) {
+    init(
+        configuration: GPSDSource.Configuration, continuation: AsyncStream<GPSDEvent>.Continuation,
+        stop: StopFlag, publish: @escaping @Sendable (GPSDState) -> Void
+    ) {
         self.configuration = configuration
         self.continuation = continuation
         self.stop = stop
@@ -150,7 +155,8 @@ private final class Worker: Sendable {
                     continue
                 }
                 guard set & WS_LATLON_SET != 0, set & WS_TIME_SET != 0, data.fix.mode >= 2,
-                      data.fix.latitude.isFinite, data.fix.longitude.isFinite else { continue }
+                    data.fix.latitude.isFinite, data.fix.longitude.isFinite
+                else { continue }
                 let t = data.fix.time
                 if let last = lastFixTime, last.tv_sec == t.tv_sec, last.tv_nsec == t.tv_nsec { continue }
                 lastFixTime = t
@@ -181,14 +187,15 @@ private final class Worker: Sendable {
         let set = data.set
         func finite(_ v: Double) -> Double? { v.isFinite ? v : nil }
         let hdop = set & WS_DOP_SET != 0 ? finite(data.dop.hdop) : nil
-        return Fix(time: Date(timeIntervalSince1970: Double(f.time.tv_sec) + Double(f.time.tv_nsec) / 1e9),
-                   coordinate: Coordinate(latitude: f.latitude, longitude: f.longitude),
-                   mode: f.mode >= 3 ? .threeD : .twoD,
-                   horizontalError: HorizontalError.fromGPSD(epx: f.epx, epy: f.epy, eph: f.eph, hdop: hdop ?? .nan),
-                   altitude: f.mode >= 3 ? finite(f.altMSL) ?? finite(f.altHAE) : nil,
-                   speed: finite(f.speed), track: finite(f.track),
-                   satellites: data.satellites_used > 0 ? Int(data.satellites_used) : nil,
-                   hdop: hdop, source: .gpsd)
+        return Fix(
+            time: Date(timeIntervalSince1970: Double(f.time.tv_sec) + Double(f.time.tv_nsec) / 1e9),
+            coordinate: Coordinate(latitude: f.latitude, longitude: f.longitude),
+            mode: f.mode >= 3 ? .threeD : .twoD,
+            horizontalError: HorizontalError.fromGPSD(epx: f.epx, epy: f.epy, eph: f.eph, hdop: hdop ?? .nan),
+            altitude: f.mode >= 3 ? finite(f.altMSL) ?? finite(f.altHAE) : nil,
+            speed: finite(f.speed), track: finite(f.track),
+            satellites: data.satellites_used > 0 ? Int(data.satellites_used) : nil,
+            hdop: hdop, source: .gpsd)
     }
 
     /// Sleeps in short slices so a stop request is honoured promptly.
@@ -196,7 +203,9 @@ private final class Worker: Sendable {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while !stop.isSet, ContinuousClock.now < deadline {
             let remaining = deadline - ContinuousClock.now
-            Thread.sleep(forTimeInterval: min(0.25, Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18))
+            Thread.sleep(
+                forTimeInterval: min(
+                    0.25, Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18))
         }
     }
 }

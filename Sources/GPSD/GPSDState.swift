@@ -1,4 +1,5 @@
 import Positioning
+
 /// What the walker's receiver is doing, as far as gpsd tells us; the UI says it in words.
 public enum GPSDState: String, Sendable, Hashable, Codable {
     /// gpsd is not reachable (not running, refused, closed, or connected but never answering);

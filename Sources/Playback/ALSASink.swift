@@ -57,8 +57,9 @@ public final class ALSASink: PCMSink, @unchecked Sendable {
         if format == self.format { framesWritten = 0; return }
         if self.format != nil { snd_pcm_drain(pcm) }
         let micros = UInt32(latency.components.seconds * 1_000_000 + latency.components.attoseconds / 1_000_000_000_000)
-        let error = snd_pcm_set_params(pcm, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED,
-                                       UInt32(format.channels), UInt32(format.sampleRate), 1, micros)
+        let error = snd_pcm_set_params(
+            pcm, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED,
+            UInt32(format.channels), UInt32(format.sampleRate), 1, micros)
         guard error == 0 else {
             throw PlaybackError.deviceFailed(device: device, reason: "cannot play \(format): \(Self.text(error))")
         }

@@ -37,13 +37,18 @@ public actor AudioQueue {
     /// keeps a screen's clock and subtitles in step without waking a handheld more than it must.
     public static let defaultPositionInterval: Duration = .milliseconds(250)
 
-    public init(sink: any PCMSink, fade: Duration = .milliseconds(30),
-                positionInterval: Duration? = AudioQueue.defaultPositionInterval) {
+    public init(
+        sink: any PCMSink, fade: Duration = .milliseconds(30),
+        positionInterval: Duration? = AudioQueue.defaultPositionInterval
+    ) {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
         events = stream
-        func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18 }
-        engine = PlaybackEngine(sink: sink, fadeSeconds: seconds(fade),
-                                positionInterval: positionInterval.map { max(0.01, seconds($0)) }, emit: continuation)
+        func seconds(_ d: Duration) -> Double {
+            Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+        }
+        engine = PlaybackEngine(
+            sink: sink, fadeSeconds: seconds(fade),
+            positionInterval: positionInterval.map { max(0.01, seconds($0)) }, emit: continuation)
         engine.start()
     }
 

@@ -1,8 +1,9 @@
 import CMPG123
 import FileAccess
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Decodes one MPEG audio stream (a file or a blob in memory) with libmpg123 to signed 16-bit
@@ -44,8 +45,11 @@ public final class MP3Decoder {
         try self.init(name: path, report: report) { handle throws(PlaybackError) in
             // libmpg123's own reader issues two read(2) calls per MPEG frame (header, body); reading
             // through a 64 KiB buffer instead cuts the system calls of a long file by ~100x.
-            guard mpg123_replace_reader_handle(handle, BufferedFileReader.read, BufferedFileReader.seek, nil) == MPG123_OK.rawValue,
-                  mpg123_open_handle(handle, Unmanaged.passUnretained(reader).toOpaque()) == MPG123_OK.rawValue else {
+            guard
+                mpg123_replace_reader_handle(handle, BufferedFileReader.read, BufferedFileReader.seek, nil)
+                    == MPG123_OK.rawValue,
+                mpg123_open_handle(handle, Unmanaged.passUnretained(reader).toOpaque()) == MPG123_OK.rawValue
+            else {
                 throw PlaybackError.decodeFailed(path: path, reason: Self.errorText(handle))
             }
             return reader
@@ -59,15 +63,18 @@ public final class MP3Decoder {
         try self.init(name: name, report: report) { handle throws(PlaybackError) in
             let reader = BlobReader(data)
             guard mpg123_replace_reader_handle(handle, BlobReader.read, BlobReader.seek, nil) == MPG123_OK.rawValue,
-                  mpg123_open_handle(handle, Unmanaged.passUnretained(reader).toOpaque()) == MPG123_OK.rawValue else {
+                mpg123_open_handle(handle, Unmanaged.passUnretained(reader).toOpaque()) == MPG123_OK.rawValue
+            else {
                 throw PlaybackError.decodeFailed(path: name, reason: Self.errorText(handle))
             }
             return reader
         }
     }
 
-    private init(name: String, report: MediaSniffer.Report,
-                 open: (OpaquePointer) throws(PlaybackError) -> AnyObject?) throws(PlaybackError) {
+    private init(
+        name: String, report: MediaSniffer.Report,
+        open: (OpaquePointer) throws(PlaybackError) -> AnyObject?
+    ) throws(PlaybackError) {
         self.name = name
         self.report = report
         var error: Int32 = 0
@@ -84,8 +91,9 @@ public final class MP3Decoder {
             var count = 0
             mpg123_rates(&rates, &count)
             for i in 0..<count {
-                mpg123_format(handle, rates![i], Int32(MPG123_MONO.rawValue | MPG123_STEREO.rawValue),
-                              Int32(MPG123_ENC_SIGNED_16.rawValue))
+                mpg123_format(
+                    handle, rates![i], Int32(MPG123_MONO.rawValue | MPG123_STEREO.rawValue),
+                    Int32(MPG123_ENC_SIGNED_16.rawValue))
             }
             reader = try open(handle)
             var rate = 0, channels: Int32 = 0, encoding: Int32 = 0
@@ -179,7 +187,10 @@ public final class MP3Decoder {
                 mpg123_getformat(handle, &rate, &channels, &encoding)
                 if rate != format.sampleRate || Int(channels) != format.channels {
                     // Decoding on would feed the sink a format it was not set up for.
-                    return end(damage: "the stream changes to \(PCMFormat(sampleRate: rate, channels: Int(channels))) part-way; stopped there")
+                    return end(
+                        damage:
+                            "the stream changes to \(PCMFormat(sampleRate: rate, channels: Int(channels))) part-way; stopped there"
+                    )
                 }
                 continue
             case MPG123_DONE.rawValue, MPG123_NEED_MORE.rawValue:
@@ -197,10 +208,12 @@ public final class MP3Decoder {
         if let explicit {
             damage = explicit
         } else if let xing = report.xing, let first = report.firstFrameOffset,
-                  let bytes = xing.bytes, report.fileSize - first < bytes {
+            let bytes = xing.bytes, report.fileSize - first < bytes
+        {
             let missing = bytes - (report.fileSize - first)
             let seconds = Double(framesDecoded) / Double(format.sampleRate)
-            damage = "the file is truncated (\(missing) bytes missing); played the first "
+            damage =
+                "the file is truncated (\(missing) bytes missing); played the first "
                 + String(format: "%.2f", seconds) + " s"
         }
         return nil
@@ -224,7 +237,8 @@ private final class BlobReader {
 
     init(_ data: Data) { self.data = data }
 
-    static let read: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int) -> Int = { context, buffer, count in
+    static let read: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int) -> Int = {
+        context, buffer, count in
         guard let context, let buffer else { return -1 }
         let reader = Unmanaged<BlobReader>.fromOpaque(context).takeUnretainedValue()
         let n = max(0, min(count, reader.data.count - reader.position))
@@ -274,7 +288,8 @@ private final class BufferedFileReader {
         buffer.deallocate()
     }
 
-    static let read: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int) -> Int = { context, destination, count in
+    static let read: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int) -> Int = {
+        context, destination, count in
         guard let context, let destination else { return -1 }
         let reader = Unmanaged<BufferedFileReader>.fromOpaque(context).takeUnretainedValue()
         var copied = 0

@@ -22,10 +22,10 @@ struct MPEGFrameHeader: Sendable, Hashable {
 
     private static let bitrates: [[Int]] = [
         [32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448],  // MPEG-1 layer I
-        [32, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384],     // MPEG-1 layer II
-        [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320],      // MPEG-1 layer III
-        [32, 48, 56, 64, 80, 96, 112, 128, 144, 160, 176, 192, 224, 256],     // MPEG-2/2.5 layer I
-        [8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160],          // MPEG-2/2.5 layers II, III
+        [32, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384],  // MPEG-1 layer II
+        [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320],  // MPEG-1 layer III
+        [32, 48, 56, 64, 80, 96, 112, 128, 144, 160, 176, 192, 224, 256],  // MPEG-2/2.5 layer I
+        [8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160],  // MPEG-2/2.5 layers II, III
     ]
 
     /// The largest frame libmpg123 decodes (its MAXFRAMESIZE): a free-format frame is looked for
@@ -117,7 +117,8 @@ struct MPEGFrameHeader: Sendable, Hashable {
         while distance <= Self.maxFrameLength, offset + distance + 4 <= bytes.count {
             defer { distance += 1 }
             guard bytes[offset + distance] == 0xFF, let second = MPEGFrameHeader(bytes, at: offset + distance),
-                  isCompatible(with: second) else { continue }
+                isCompatible(with: second)
+            else { continue }
             let length = distance - (padding ? paddingLength : 0)
             guard length >= shortest else { continue }
             let third = offset + distance + length + (second.padding ? paddingLength : 0)

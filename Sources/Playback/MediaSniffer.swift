@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FileAccess
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Tells what a media file really is from its first bytes.
 ///
@@ -69,7 +70,9 @@ public enum MediaSniffer {
         var data = Data(count: count)
         var done = 0
         while done < count {
-            let n = data.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+            let n = data.withUnsafeMutableBytes {
+                pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done))
+            }
             if n > 0 { done += n } else if n == 0 { break } else if errno != EINTR { return nil }
         }
         return data.prefix(done)
@@ -80,7 +83,8 @@ public enum MediaSniffer {
         guard head.count >= 10 else { return nil }
         let b = [UInt8](head.prefix(10))
         guard b[0] == 0x49, b[1] == 0x44, b[2] == 0x33, b[3] != 0xFF, b[4] != 0xFF,
-              b[6] & 0x80 == 0, b[7] & 0x80 == 0, b[8] & 0x80 == 0, b[9] & 0x80 == 0 else { return nil }
+            b[6] & 0x80 == 0, b[7] & 0x80 == 0, b[8] & 0x80 == 0, b[9] & 0x80 == 0
+        else { return nil }
         let body = Int(b[6]) << 21 | Int(b[7]) << 14 | Int(b[8]) << 7 | Int(b[9])
         return 10 + body + (b[5] & 0x10 != 0 ? 10 : 0)
     }
@@ -110,7 +114,8 @@ public enum MediaSniffer {
         var offset = 0
         while offset < limit {
             if bytes[offset] == 0xFF, let parsed = MPEGFrameHeader(bytes, at: offset),
-               let header = parsed.withFreeFormatLength(in: bytes, at: offset) {
+                let header = parsed.withFreeFormatLength(in: bytes, at: offset)
+            {
                 let next = offset + header.frameLength
                 let confirmed: Bool
                 if let second = MPEGFrameHeader(bytes, at: next) {

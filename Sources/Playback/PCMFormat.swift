@@ -9,5 +9,7 @@ public struct PCMFormat: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var bytesPerFrame: Int { 2 * channels }
-    public var description: String { "\(sampleRate) Hz, \(channels == 1 ? "mono" : channels == 2 ? "stereo" : "\(channels) ch")" }
+    public var description: String {
+        "\(sampleRate) Hz, \(channels == 1 ? "mono" : channels == 2 ? "stereo" : "\(channels) ch")"
+    }
 }

@@ -42,8 +42,10 @@ final class PlaybackEngine: @unchecked Sendable {
     private var heard: (id: String, start: Int)?
     private var lastPosition = 0
 
-    init(sink: any PCMSink, fadeSeconds: Double, positionInterval: Double?,
-         emit: AsyncStream<AudioQueue.Event>.Continuation) {
+    init(
+        sink: any PCMSink, fadeSeconds: Double, positionInterval: Double?,
+        emit: AsyncStream<AudioQueue.Event>.Continuation
+    ) {
         self.sink = sink
         self.fadeSeconds = fadeSeconds
         self.positionInterval = positionInterval
@@ -235,8 +237,10 @@ final class PlaybackEngine: @unchecked Sendable {
     /// Ramps the gain to zero over `frames` frames of upcoming audio, writes them, and returns what
     /// is left of the last chunk so a pause can resume exactly where the fade ended.
     @discardableResult
-    private func fadeOut(_ decoder: MP3Decoder, leftover: UnsafeMutableRawBufferPointer?,
-                         frames: Int) throws(PlaybackError) -> UnsafeMutableRawBufferPointer? {
+    private func fadeOut(
+        _ decoder: MP3Decoder, leftover: UnsafeMutableRawBufferPointer?,
+        frames: Int
+    ) throws(PlaybackError) -> UnsafeMutableRawBufferPointer? {
         guard let format, gain > 0 else { return leftover }
         var remaining = frames
         var pending = leftover
@@ -274,12 +278,17 @@ final class PlaybackEngine: @unchecked Sendable {
 
     /// Scales samples by the gain, moving it toward `target` by at most 1/`fadeFrames` per frame, so
     /// volume changes and resumes glide instead of clicking. Untouched at unity gain.
-    private func applyGain(_ chunk: UnsafeMutableRawBufferPointer, toward target: Float, channels: Int, fadeFrames: Int) {
+    private func applyGain(_ chunk: UnsafeMutableRawBufferPointer, toward target: Float, channels: Int, fadeFrames: Int)
+    {
         if gain == target && target == 1 { return }
         let samples = chunk.bindMemory(to: Int16.self)
         let step = 1 / Float(fadeFrames)
         for frame in 0..<(samples.count / channels) {
-            if gain < target { gain = min(target, gain + step) } else if gain > target { gain = max(target, gain - step) }
+            if gain < target {
+                gain = min(target, gain + step)
+            } else if gain > target {
+                gain = max(target, gain - step)
+            }
             for c in 0..<channels {
                 let i = frame * channels + c
                 samples[i] = Int16(max(-32768, min(32767, (Float(samples[i]) * gain).rounded())))

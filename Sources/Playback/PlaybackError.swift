@@ -40,8 +40,7 @@ public enum PlaybackError: Error, Sendable, Hashable, CustomStringConvertible {
         case .decodeFailed(let path, let reason):
             return "\(path): cannot decode (\(reason))"
         case .noSoundCard(let device, let reason):
-            return "no sound card: could not open ALSA device '\(device)' (\(reason)); "
-                + "choose one with --audio-device NAME or use --no-audio"
+            return "no sound card: could not open ALSA device '\(device)' (\(reason))"
         case .deviceFailed(let device, let reason):
             return "ALSA device '\(device)' failed (\(reason))"
         case .outputFailed(let path, let reason):
@@ -55,9 +54,9 @@ public enum PlaybackError: Error, Sendable, Hashable, CustomStringConvertible {
     public var exitCode: Int32 {
         switch self {
         case .fileNotFound, .unreadable, .notAFile, .emptyFile: return 66  // EX_NOINPUT
-        case .notMP3, .decodeFailed, .badSubtitles: return 65          // EX_DATAERR
-        case .noSoundCard, .deviceFailed: return 69                    // EX_UNAVAILABLE
-        case .outputFailed: return 73                                   // EX_CANTCREAT
+        case .notMP3, .decodeFailed, .badSubtitles: return 65  // EX_DATAERR
+        case .noSoundCard, .deviceFailed: return 69  // EX_UNAVAILABLE
+        case .outputFailed: return 73  // EX_CANTCREAT
         }
     }
 

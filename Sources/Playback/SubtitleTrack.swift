@@ -102,7 +102,8 @@ public struct SubtitleTrack: Sendable, Hashable {
             if trimmed.isEmpty {
                 // A blank line ends the cue's text. An index with no timing after it is an error.
                 if let index = pendingIndex {
-                    throw PlaybackError.badSubtitles(file: file, line: index.line, reason: "cue \(index.value) has no timing line after it")
+                    throw PlaybackError.badSubtitles(
+                        file: file, line: index.line, reason: "cue \(index.value) has no timing line after it")
                 }
                 if current != nil { close() }
                 continue
@@ -110,8 +111,10 @@ public struct SubtitleTrack: Sendable, Hashable {
             // Inside a cue's text, a line with an arrow that is not a time range is text ("A --> B");
             // where a timing line is expected, it is an error.
             let inText = current != nil && pendingIndex == nil
-            let range = inText ? (try? timing(trimmed, file: file, line: number)) ?? nil
-                               : try timing(trimmed, file: file, line: number)
+            let range =
+                inText
+                ? (try? timing(trimmed, file: file, line: number)) ?? nil
+                : try timing(trimmed, file: file, line: number)
             if let (start, end) = range {
                 close()
                 current = Cue(index: pendingIndex?.value, start: start, end: end, text: "")
@@ -119,14 +122,20 @@ public struct SubtitleTrack: Sendable, Hashable {
                 continue
             }
             if let index = pendingIndex {
-                throw PlaybackError.badSubtitles(file: file, line: number,
-                                                 reason: "expected a timing line like '00:00:01,000 --> 00:00:02,500' after cue \(index.value), found '\(trimmed.prefix(60))'")
+                throw PlaybackError.badSubtitles(
+                    file: file, line: number,
+                    reason:
+                        "expected a timing line like '00:00:01,000 --> 00:00:02,500' after cue \(index.value), found '\(trimmed.prefix(60))'"
+                )
             }
             if current != nil {
                 // Cue text. A number alone on a line inside a cue is text too, unless a timing
                 // line follows it (a missing blank line between cues).
                 if trimmed.allSatisfy(\.isASCIIDigit), let next = lines.dropFirst(offset + 1).first,
-                   (try? timing(next.trimmingTrailingWhitespace().drop { $0 == " " || $0 == "\t" }, file: file, line: number + 1)) != nil {
+                    (try? timing(
+                        next.trimmingTrailingWhitespace().drop { $0 == " " || $0 == "\t" }, file: file, line: number + 1
+                    )) != nil
+                {
                     close()
                     pendingIndex = (Int(trimmed) ?? 0, number)
                     continue
@@ -138,25 +147,30 @@ public struct SubtitleTrack: Sendable, Hashable {
                 pendingIndex = (value, number)
                 continue
             }
-            throw PlaybackError.badSubtitles(file: file, line: number,
-                                             reason: "expected a cue number or a timing line, found '\(trimmed.prefix(60))'")
+            throw PlaybackError.badSubtitles(
+                file: file, line: number,
+                reason: "expected a cue number or a timing line, found '\(trimmed.prefix(60))'")
         }
         if let index = pendingIndex {
-            throw PlaybackError.badSubtitles(file: file, line: index.line, reason: "cue \(index.value) has no timing line after it")
+            throw PlaybackError.badSubtitles(
+                file: file, line: index.line, reason: "cue \(index.value) has no timing line after it")
         }
         close()
         return cues
     }
 
     /// Parses `00:00:01,000 --> 00:00:02,500 [position...]`; nil when the line has no arrow.
-    private static func timing(_ line: Substring, file: String, line number: Int) throws(PlaybackError) -> (Double, Double)? {
+    private static func timing(_ line: Substring, file: String, line number: Int) throws(PlaybackError) -> (
+        Double, Double
+    )? {
         guard let arrow = line.range(of: "-->") else { return nil }
         let left = line[..<arrow.lowerBound].trimmingTrailingWhitespace()
         let right = line[arrow.upperBound...].drop { $0 == " " || $0 == "\t" }
         let endField = right.prefix { $0 != " " && $0 != "\t" }
         guard let start = timestamp(left), let end = timestamp(endField) else {
-            throw PlaybackError.badSubtitles(file: file, line: number,
-                                             reason: "'\(line.prefix(60))' is not a time range like '00:00:01,000 --> 00:00:02,500'")
+            throw PlaybackError.badSubtitles(
+                file: file, line: number,
+                reason: "'\(line.prefix(60))' is not a time range like '00:00:01,000 --> 00:00:02,500'")
         }
         guard end >= start else {
             throw PlaybackError.badSubtitles(file: file, line: number, reason: "the cue ends before it starts")
@@ -175,14 +189,17 @@ public struct SubtitleTrack: Sendable, Hashable {
         // Integers until one final division, so "00:00:03,538" is exactly the double nearest 3.538.
         var whole = 0
         for (i, field) in clock.enumerated() {
-            guard !field.isEmpty, field.count <= 9, field.allSatisfy(\.isASCIIDigit), let value = Int(field) else { return nil }
+            guard !field.isEmpty, field.count <= 9, field.allSatisfy(\.isASCIIDigit), let value = Int(field) else {
+                return nil
+            }
             if i > 0 && value >= 60 { return nil }
             whole = whole * 60 + value
         }
         var scale = 1, fractionValue = 0
         if fractionSplit.count == 2 {
             let fraction = fractionSplit[1]
-            guard !fraction.isEmpty, fraction.count <= 9, fraction.allSatisfy(\.isASCIIDigit), let value = Int(fraction) else { return nil }
+            guard !fraction.isEmpty, fraction.count <= 9, fraction.allSatisfy(\.isASCIIDigit), let value = Int(fraction)
+            else { return nil }
             fractionValue = value
             for _ in 0..<fraction.count { scale *= 10 }
         }

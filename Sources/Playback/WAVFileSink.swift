@@ -109,8 +109,12 @@ public final class WAVFileSink: PCMSink, @unchecked Sendable {
     /// The 44-byte RIFF/WAVE header for 16-bit PCM; `dataBytes == nil` while the length is unknown.
     static func header(_ format: PCMFormat, dataBytes: Int?) -> Data {
         var data = Data()
-        func u32(_ value: Int) { withUnsafeBytes(of: UInt32(truncatingIfNeeded: value).littleEndian) { data.append(contentsOf: $0) } }
-        func u16(_ value: Int) { withUnsafeBytes(of: UInt16(truncatingIfNeeded: value).littleEndian) { data.append(contentsOf: $0) } }
+        func u32(_ value: Int) {
+            withUnsafeBytes(of: UInt32(truncatingIfNeeded: value).littleEndian) { data.append(contentsOf: $0) }
+        }
+        func u16(_ value: Int) {
+            withUnsafeBytes(of: UInt16(truncatingIfNeeded: value).littleEndian) { data.append(contentsOf: $0) }
+        }
         data.append(contentsOf: Array("RIFF".utf8))
         u32(dataBytes.map { 36 + $0 } ?? 0xFFFF_FFFF)
         data.append(contentsOf: Array("WAVEfmt ".utf8))

@@ -68,8 +68,9 @@ struct DeadReckoning: Sendable, Hashable {
             if dt > 0, dt <= Self.maxGap {
                 let east = (v0.east + v1.east) / 2 * dt, north = (v0.north + v1.north) / 2 * dt
                 let scale = metresPerDegree(at: position.latitude)
-                result = Coordinate(latitude: position.latitude + north / scale.north,
-                                    longitude: position.longitude + east / max(1, scale.east))
+                result = Coordinate(
+                    latitude: position.latitude + north / scale.north,
+                    longitude: position.longitude + east / max(1, scale.east))
             }
         }
         prediction = (fix.time, result)

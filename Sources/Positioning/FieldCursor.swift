@@ -114,7 +114,8 @@ struct FieldCursor {
     func hhmmss(_ r: Range<Int>) -> Int? {
         guard r.count >= 6 else { return nil }
         guard let hh = twoDigits(r.lowerBound), let mm = twoDigits(r.lowerBound + 2),
-              let ss = twoDigits(r.lowerBound + 4) else { return nil }
+            let ss = twoDigits(r.lowerBound + 4)
+        else { return nil }
         // 23:59:60 is a leap second; keep it rather than drop a real fix. Any other :60 is not a time.
         guard CivilDate.isValidTime(hour: hh, minute: mm, second: ss) else { return nil }
         var millis = 0

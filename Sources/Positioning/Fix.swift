@@ -30,9 +30,11 @@ public struct Fix: Sendable, Hashable {
     public var hdop: Double?
     public var source: Source
 
-    public init(time: Date, coordinate: Coordinate, mode: Mode = .threeD, horizontalError: Double? = nil,
-                altitude: Double? = nil, speed: Double? = nil, track: Double? = nil, satellites: Int? = nil,
-                hdop: Double? = nil, source: Source = .synthetic) {
+    public init(
+        time: Date, coordinate: Coordinate, mode: Mode = .threeD, horizontalError: Double? = nil,
+        altitude: Double? = nil, speed: Double? = nil, track: Double? = nil, satellites: Int? = nil,
+        hdop: Double? = nil, source: Source = .synthetic
+    ) {
         self.time = time
         self.coordinate = coordinate
         self.mode = mode

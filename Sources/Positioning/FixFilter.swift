@@ -67,10 +67,12 @@ public struct FixFilter: Sendable, Hashable {
         /// Fixes in a row stamped before the last accepted one that make a clock step.
         public var clockStepConfirmations: Int
 
-        public init(maxHorizontalError: Double = 50, maxSpeed: Double = 10, jumpConfirmations: Int = 2,
-                    jumpPersistence: Double = 20, requireErrorEstimate: Bool = false, coldStartAgreement: Int = 2,
-                    driftTolerance: Double = 20, driftTimeConstant: Double = 60, driftPersistence: Double = 90,
-                    clockStepConfirmations: Int = 3) {
+        public init(
+            maxHorizontalError: Double = 50, maxSpeed: Double = 10, jumpConfirmations: Int = 2,
+            jumpPersistence: Double = 20, requireErrorEstimate: Bool = false, coldStartAgreement: Int = 2,
+            driftTolerance: Double = 20, driftTimeConstant: Double = 60, driftPersistence: Double = 90,
+            clockStepConfirmations: Int = 3
+        ) {
             self.maxHorizontalError = maxHorizontalError
             self.maxSpeed = maxSpeed
             self.jumpConfirmations = max(1, jumpConfirmations)

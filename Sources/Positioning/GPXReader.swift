@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import TourModel
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Streams the timed points of a GPX file (phones export walks as GPX).
 ///
@@ -138,7 +139,8 @@ struct GPXReader {
             let value = Array(tag[valueStart..<min(i, tag.count)])
             i += 1
             guard attribute.count > Tag.xmlns.count + 1, Array(attribute[0..<Tag.xmlns.count]) == Tag.xmlns,
-                  attribute[Tag.xmlns.count] == 58, Self.contains(value, Tag.namespace) else { continue }
+                attribute[Tag.xmlns.count] == 58, Self.contains(value, Tag.namespace)
+            else { continue }
             let prefix = Array(attribute[(Tag.xmlns.count + 1)...]) + [58]
             if !prefixes.contains(prefix) { prefixes.append(prefix) }
         }
@@ -225,7 +227,8 @@ struct GPXReader {
         while tagEnd < element.count, element[tagEnd] != 62 { tagEnd += 1 }
         let startTag = UnsafeBufferPointer(rebasing: element[0..<tagEnd])
         guard let lat = attribute(startTag, Tag.lat).flatMap(Self.number),
-              let lon = attribute(startTag, Tag.lon).flatMap(Self.number) else {
+            let lon = attribute(startTag, Tag.lon).flatMap(Self.number)
+        else {
             counters.malformed += 1
             return nil
         }
@@ -254,10 +257,11 @@ struct GPXReader {
             default: break
             }
         }
-        return Fix(time: time, coordinate: coordinate, mode: mode,
-                   horizontalError: hdop.map(HorizontalError.fromHDOP), altitude: ele,
-                   speed: child(body, Tag.speed).flatMap(Self.unsigned), track: child(body, Tag.course).flatMap(Self.unsigned),
-                   satellites: child(body, Tag.sat).flatMap(Self.number).flatMap(Self.count), hdop: hdop, source: .gpx)
+        return Fix(
+            time: time, coordinate: coordinate, mode: mode,
+            horizontalError: hdop.map(HorizontalError.fromHDOP), altitude: ele,
+            speed: child(body, Tag.speed).flatMap(Self.unsigned), track: child(body, Tag.course).flatMap(Self.unsigned),
+            satellites: child(body, Tag.sat).flatMap(Self.number).flatMap(Self.count), hdop: hdop, source: .gpx)
     }
 
     /// The value of `name="..."` (or single quotes) in a start tag.
@@ -266,7 +270,8 @@ struct GPXReader {
         while i + n.count + 2 < tag.count {
             let before = tag[i - 1]
             if before == 32 || before == 9 || before == 10 || before == 13,
-               (0..<n.count).allSatisfy({ tag[i + $0] == n[$0] }) {
+                (0..<n.count).allSatisfy({ tag[i + $0] == n[$0] })
+            {
                 var j = i + n.count
                 while j < tag.count, tag[j] == 32 { j += 1 }
                 if j < tag.count, tag[j] == 61 {
@@ -296,8 +301,10 @@ struct GPXReader {
             for prefix in prefixes {
                 let nameAt = at + 1 + prefix.count
                 var j = nameAt + name.count
-                guard j < body.count, body[nameAt] == name[0], matches(body, at + 1, prefix), matches(body, nameAt, name),
-                      body[j] == 62 || Self.isSpace(body[j]) else { continue }
+                guard j < body.count, body[nameAt] == name[0], matches(body, at + 1, prefix),
+                    matches(body, nameAt, name),
+                    body[j] == 62 || Self.isSpace(body[j])
+                else { continue }
                 while j < body.count, body[j] != 62 { j += 1 }  // attributes
                 guard j < body.count, body[j - 1] != 47 else { return nil }  // <time/>: empty
                 return text(body, from: j + 1)

@@ -27,7 +27,9 @@ public enum HorizontalError {
     /// figure that does not make a finite, non-negative estimate counts as not reported.
     public static func fromGPSD(epx: Double, epy: Double, eph: Double, hdop: Double) -> Double? {
         func usable(_ value: Double) -> Double? { value.isFinite && value >= 0 ? value : nil }
-        if epx.isFinite, epy.isFinite, let e = usable((epx * epx + epy * epy).squareRoot() / gpsdConfidenceDivisor) { return e }
+        if epx.isFinite, epy.isFinite, let e = usable((epx * epx + epy * epy).squareRoot() / gpsdConfidenceDivisor) {
+            return e
+        }
         if let e = usable(eph / gpsdConfidenceDivisor) { return e }
         if hdop.isFinite, hdop > 0, let e = usable(fromHDOP(hdop)) { return e }
         return nil

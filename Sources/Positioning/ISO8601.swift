@@ -15,10 +15,11 @@ enum ISO8601 {
             return v
         }
         guard t.count >= 19, let year = digits(0, 4), t[4] == 45, let month = digits(5, 2), t[7] == 45,
-              let day = digits(8, 2), t[10] == 84 || t[10] == 32, let hour = digits(11, 2), t[13] == 58,
-              let minute = digits(14, 2), t[16] == 58, let second = digits(17, 2),
-              CivilDate.isValid(year: year, month: month, day: day),
-              (0..<24).contains(hour), (0..<60).contains(minute), (0...60).contains(second) else { return nil }
+            let day = digits(8, 2), t[10] == 84 || t[10] == 32, let hour = digits(11, 2), t[13] == 58,
+            let minute = digits(14, 2), t[16] == 58, let second = digits(17, 2),
+            CivilDate.isValid(year: year, month: month, day: day),
+            (0..<24).contains(hour), (0..<60).contains(minute), (0...60).contains(second)
+        else { return nil }
         var i = 19
         var fraction = 0.0
         if i < t.count, t[i] == 46 {
@@ -39,7 +40,9 @@ enum ISO8601 {
                 let sign = t[i] == 45 ? -1 : 1
                 guard let hh = digits(i + 1, 2), hh < 24 else { return nil }
                 var mm = 0
-                if let m = digits(i + 3, 2), m < 60 { mm = m; i += 5 } else if i + 3 < t.count, t[i + 3] == 58, let m = digits(i + 4, 2), m < 60 {
+                if let m = digits(i + 3, 2), m < 60 {
+                    mm = m; i += 5
+                } else if i + 3 < t.count, t[i + 3] == 58, let m = digits(i + 4, 2), m < 60 {
                     mm = m
                     i += 6
                 } else {

@@ -84,7 +84,9 @@ public struct NMEAParser: Sendable {
             return nil
         }
         var end = line.count
-        while end > 0, base[end - 1] == 13 || base[end - 1] == 32 || base[end - 1] == 9 || base[end - 1] == 0 { end -= 1 }
+        while end > 0, base[end - 1] == 13 || base[end - 1] == 32 || base[end - 1] == 9 || base[end - 1] == 0 {
+            end -= 1
+        }
         var start = 0
         while start < end, base[start] == 32 || base[start] == 9 || base[start] == 13 { start += 1 }
         if start == end {
@@ -121,8 +123,10 @@ public struct NMEAParser: Sendable {
 
     // MARK: Sentences
 
-    private mutating func parseSentence(_ p: UnsafePointer<UInt8>, from start: Int, to lineEnd: Int,
-                                        encapsulated startsWithBang: Bool) -> Fix? {
+    private mutating func parseSentence(
+        _ p: UnsafePointer<UInt8>, from start: Int, to lineEnd: Int,
+        encapsulated startsWithBang: Bool
+    ) -> Fix? {
         // One pass finds the `*` (reserved, so the first one is the checksum's), XORs the body,
         // and restarts at any later `$` or `!`: both are reserved characters that only ever
         // start a sentence, so whatever came before was noise or a sentence cut off mid-line.
@@ -180,14 +184,14 @@ public struct NMEAParser: Sendable {
         let a = p[bodyStart + 2], b = p[bodyStart + 3], c = p[bodyStart + 4]
         var cursor = FieldCursor(p: p, position: comma, end: bodyEnd)
         switch (a, b, c) {
-        case (71, 71, 65): return gga(&cursor)           // GGA
-        case (82, 77, 67): return rmc(&cursor)           // RMC
-        case (71, 76, 76): return gll(&cursor)           // GLL
-        case (71, 78, 83): return gns(&cursor)           // GNS
-        case (71, 83, 65): gsa(&cursor); return nil      // GSA
-        case (71, 83, 84): return gst(&cursor)           // GST
-        case (86, 84, 71): vtg(&cursor); return nil      // VTG
-        case (90, 68, 65): zda(&cursor); return nil      // ZDA
+        case (71, 71, 65): return gga(&cursor)  // GGA
+        case (82, 77, 67): return rmc(&cursor)  // RMC
+        case (71, 76, 76): return gll(&cursor)  // GLL
+        case (71, 78, 83): return gns(&cursor)  // GNS
+        case (71, 83, 65): gsa(&cursor); return nil  // GSA
+        case (71, 83, 84): return gst(&cursor)  // GST
+        case (86, 84, 71): vtg(&cursor); return nil  // VTG
+        case (90, 68, 65): zda(&cursor); return nil  // ZDA
         default:
             statistics.unsupported += 1
             return nil
@@ -353,7 +357,11 @@ public struct NMEAParser: Sendable {
         statistics.used += 1
         epoch.hasContent = true
         if let t = f.unsigned(track) { epoch.track = t }
-        if let v = f.unsigned(kmh) { epoch.speed = v / 3.6 } else if let kn = f.unsigned(knots) { epoch.speed = kn * 1852.0 / 3600.0 }
+        if let v = f.unsigned(kmh) {
+            epoch.speed = v / 3.6
+        } else if let kn = f.unsigned(knots) {
+            epoch.speed = kn * 1852.0 / 3600.0
+        }
     }
 
     /// ZDA: time, day, month, four-digit year, zone. Only the date is used: some receivers stamp
@@ -364,7 +372,8 @@ public struct NMEAParser: Sendable {
         // An impossible date or time (31 February, 24:00:00) is a broken sentence, never normalised.
         let tod = f.hhmmss(timeField)
         guard let d = f.integer(dd), let m = f.integer(mm), let y = f.integer(yyyy), (1980...2200).contains(y),
-              CivilDate.isValid(year: y, month: m, day: d), tod != nil || f.isEmpty(timeField) else {
+            CivilDate.isValid(year: y, month: m, day: d), tod != nil || f.isEmpty(timeField)
+        else {
             statistics.malformed += 1
             return
         }
@@ -454,9 +463,10 @@ public struct NMEAParser: Sendable {
         statistics.fixes += 1
         lastEmittedTime = time
         epoch.positionRank = 0
-        return Fix(time: time, coordinate: Coordinate(latitude: epoch.latitude, longitude: epoch.longitude),
-                   mode: mode, horizontalError: error, altitude: epoch.altitude, speed: epoch.speed,
-                   track: epoch.track, satellites: epoch.satellites, hdop: hdop, source: .nmea)
+        return Fix(
+            time: time, coordinate: Coordinate(latitude: epoch.latitude, longitude: epoch.longitude),
+            mode: mode, horizontalError: error, altitude: epoch.altitude, speed: epoch.speed,
+            track: epoch.track, satellites: epoch.satellites, hdop: hdop, source: .nmea)
     }
 }
 

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FileAccess
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A problem a user can act on: a trace that cannot be opened or is not a trace, gpsd that
 /// cannot be reached. One line, no stack trace, and the exit code a command should end with
@@ -48,7 +49,8 @@ public struct PositioningError: Error, Sendable, Hashable, CustomStringConvertib
     }
 
     static func notATrace(_ path: String) -> PositioningError {
-        PositioningError("\(path): not an NMEA 0183 or GPX trace (no `$` sentence or `<gpx` element near the start)",
-                         exitCode: dataError)
+        PositioningError(
+            "\(path): not an NMEA 0183 or GPX trace (no `$` sentence or `<gpx` element near the start)",
+            exitCode: dataError)
     }
 }

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FileAccess
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A recorded walk on disk, NMEA 0183 or GPX, told apart by its content (phones and loggers
 /// name files freely: `.txt`, `.log`, `.nmea`, `.gpx`, nothing).
@@ -67,7 +68,8 @@ public final class TraceFile: Sendable {
         guard i < head.count else { return nil }
         if head[i] == 60 {  // '<'
             let text = String(decoding: UnsafeBufferPointer(rebasing: head[i...]), as: UTF8.self)
-            return text.range(of: #"<([A-Za-z_][A-Za-z0-9_.-]*:)?gpx[\s>/]"#, options: .regularExpression) != nil ? .gpx : nil
+            return text.range(of: #"<([A-Za-z_][A-Za-z0-9_.-]*:)?gpx[\s>/]"#, options: .regularExpression) != nil
+                ? .gpx : nil
         }
         if head[i] == 36 || head[i] == 33 || head[i] == 35 { return .nmea }
         // A `$` followed by five letters/digits and a comma, anywhere in the first block.
@@ -75,7 +77,9 @@ public final class TraceFile: Sendable {
         while j + 7 < head.count {
             if head[j] == 36 {
                 var ok = true
-                for k in 1...5 where !((65...90).contains(head[j + k]) || (48...57).contains(head[j + k])) { ok = false }
+                for k in 1...5 where !((65...90).contains(head[j + k]) || (48...57).contains(head[j + k])) {
+                    ok = false
+                }
                 if ok, head[j + 6] == 44 { return .nmea }
             }
             j += 1

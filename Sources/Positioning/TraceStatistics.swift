@@ -25,7 +25,9 @@ extension TraceStatistics {
         let noun = format == .nmea ? "sentences" : "points"
         var text = "\(records) \(noun) read"
         if !rejected.isEmpty {
-            text += "; unused: " + rejected.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            text +=
+                "; unused: "
+                + rejected.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
                 .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         }
         if format == .gpx, (rejected["untimed"] ?? 0) > 0 {

@@ -125,7 +125,9 @@ public struct TraceSummary: Sendable, Hashable, Codable {
         self.fixes = fixes
         acceptedFixes = accepted
         var byReason: [String: Int] = [:]
-        for (i, reason) in FixFilter.Reason.allCases.enumerated() where rejected[i] > 0 { byReason[reason.rawValue] = rejected[i] }
+        for (i, reason) in FixFilter.Reason.allCases.enumerated() where rejected[i] > 0 {
+            byReason[reason.rawValue] = rejected[i]
+        }
         rejectedFixes = byReason
         self.start = start
         self.end = end
@@ -133,7 +135,11 @@ public struct TraceSummary: Sendable, Hashable, Codable {
         distanceMeters = distance
         boundingBox = box
         accuracy = Accuracy(
-            buckets: buckets.enumerated().map { Bucket(upToMeters: $0.offset < Self.bucketBounds.count ? Self.bucketBounds[$0.offset] : nil, count: $0.element) },
+            buckets: buckets.enumerated().map {
+                Bucket(
+                    upToMeters: $0.offset < Self.bucketBounds.count ? Self.bucketBounds[$0.offset] : nil,
+                    count: $0.element)
+            },
             unknown: unknown, medianMeters: histogram.quantile(0.5), p95Meters: histogram.quantile(0.95),
             maxMeters: histogram.max)
         readError = statistics.readError
@@ -143,7 +149,9 @@ public struct TraceSummary: Sendable, Hashable, Codable {
     public var text: String {
         var lines: [String] = []
         lines.append("\(file) (\(format == .nmea ? "NMEA 0183" : "GPX"))")
-        func row(_ label: String, _ value: String) { lines.append("  " + label.padding(toLength: 11, withPad: " ", startingAt: 0) + value) }
+        func row(_ label: String, _ value: String) {
+            lines.append("  " + label.padding(toLength: 11, withPad: " ", startingAt: 0) + value)
+        }
         if let start, let end {
             row("duration", "\(Self.clock(durationSeconds)) (\(Self.iso(start)) to \(Self.iso(end)))")
         } else {
@@ -154,7 +162,10 @@ public struct TraceSummary: Sendable, Hashable, Codable {
         row("fixes", fixLine + ")")
         let noun = format == .nmea ? "sentences" : "points"
         row(noun, "\(records)" + (rejectedRecords.isEmpty ? "" : " (unused: " + Self.reasons(rejectedRecords) + ")"))
-        row("distance", distanceMeters >= 1000 ? String(format: "%.2f km", distanceMeters / 1000) : String(format: "%.0f m", distanceMeters))
+        row(
+            "distance",
+            distanceMeters >= 1000
+                ? String(format: "%.2f km", distanceMeters / 1000) : String(format: "%.0f m", distanceMeters))
         if let b = boundingBox {
             row("bounds", String(format: "%.6f,%.6f to %.6f,%.6f (S,W to N,E)", b.south, b.west, b.north, b.east))
         }
@@ -163,8 +174,9 @@ public struct TraceSummary: Sendable, Hashable, Codable {
             acc.append(String(format: "median %.1f m, 95%% %.1f m, max %.1f m", m, p, x))
         }
         let labels = ["≤5 m", "≤10 m", "≤20 m", "≤50 m", ">50 m"]
-        acc.append(zip(labels, accuracy.buckets).map { "\($0) \($1.count)" }.joined(separator: ", ")
-            + (accuracy.unknown > 0 ? ", no estimate \(accuracy.unknown)" : ""))
+        acc.append(
+            zip(labels, accuracy.buckets).map { "\($0) \($1.count)" }.joined(separator: ", ")
+                + (accuracy.unknown > 0 ? ", no estimate \(accuracy.unknown)" : ""))
         row("accuracy", acc.joined(separator: "; "))
         if let readError { row("warning", "reading stopped early: \(readError)") }
         return lines.joined(separator: "\n")
@@ -181,6 +193,7 @@ public struct TraceSummary: Sendable, Hashable, Codable {
     }
 
     static func iso(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted))
+        date.formatted(
+            .iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted))
     }
 }

@@ -31,9 +31,11 @@ public struct AnalyticsEvent: Sendable, Hashable, Decodable, APIEncodable {
     public var timestamp: Date?
     public var properties: [String: JSONValue]
 
-    public init(name: String, userID: String? = nil, anonymousID: String? = nil, tourID: String? = nil,
-                pointID: String? = nil, language: String? = nil, device: String? = nil, osVersion: String? = nil,
-                offline: Bool? = nil, timestamp: Date? = nil, properties: [String: JSONValue] = [:]) {
+    public init(
+        name: String, userID: String? = nil, anonymousID: String? = nil, tourID: String? = nil,
+        pointID: String? = nil, language: String? = nil, device: String? = nil, osVersion: String? = nil,
+        offline: Bool? = nil, timestamp: Date? = nil, properties: [String: JSONValue] = [:]
+    ) {
         self.name = name
         self.userID = userID
         self.anonymousID = anonymousID
@@ -68,8 +70,10 @@ public struct AnalyticsEvent: Sendable, Hashable, Decodable, APIEncodable {
         offline = try c.first(Bool.self, "offline") ?? properties["offline"]?.boolValue
         if let text = try c.first(String.self, "timestamp") {
             guard let date = ISO8601.parse(text) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [AnyKey("timestamp")],
-                    debugDescription: "\"\(text)\" is not an ISO-8601 time with a zone"))
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: c.codingPath + [AnyKey("timestamp")],
+                        debugDescription: "\"\(text)\" is not an ISO-8601 time with a zone"))
             }
             timestamp = date
         } else {
@@ -95,9 +99,11 @@ public struct AnalyticsEvent: Sendable, Hashable, Decodable, APIEncodable {
         case .guide:
             try c.put(name, "eventType")
             var moved = properties
-            let values: [String: String?] = ["userId": userID, "anonymousId": anonymousID, "tourId": tourID,
-                                             "pointId": pointID, "language": language, "device": device,
-                                             "osVersion": osVersion]
+            let values: [String: String?] = [
+                "userId": userID, "anonymousId": anonymousID, "tourId": tourID,
+                "pointId": pointID, "language": language, "device": device,
+                "osVersion": osVersion,
+            ]
             for (key, value) in values { if let value { moved[key] = .string(value) } }
             if let offline { moved["offline"] = .bool(offline) }
             try c.putIfPresent(timestamp.map(ISO8601.format), "timestamp")

@@ -66,7 +66,8 @@ public struct JWTClaims: Sendable, Hashable {
         var b64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while b64.count % 4 != 0 { b64 += "=" }
         guard let data = Data(base64Encoded: b64),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
         subject = object["sub"] as? String
         email = object["email"] as? String
         issuedAt = (object["iat"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue) }
@@ -84,8 +85,10 @@ public struct UserProfile: Sendable, Hashable, Decodable, APIEncodable {
     public var createdAt: Date?
     public var updatedAt: Date?
 
-    public init(id: String, email: String, name: String? = nil, preferredLanguage: String? = nil,
-                mailingListOptIn: Bool? = nil, createdAt: Date? = nil, updatedAt: Date? = nil) {
+    public init(
+        id: String, email: String, name: String? = nil, preferredLanguage: String? = nil,
+        mailingListOptIn: Bool? = nil, createdAt: Date? = nil, updatedAt: Date? = nil
+    ) {
         self.id = id
         self.email = email
         self.name = name

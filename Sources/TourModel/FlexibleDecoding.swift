@@ -29,8 +29,11 @@ extension KeyedDecodingContainer where Key == AnyKey {
                 return try decode(T.self, forKey: k)
             }
         }
-        throw DecodingError.keyNotFound(AnyKey(keys[0]), .init(codingPath: codingPath,
-            debugDescription: "none of \(keys.joined(separator: ", ")) is present"))
+        throw DecodingError.keyNotFound(
+            AnyKey(keys[0]),
+            .init(
+                codingPath: codingPath,
+                debugDescription: "none of \(keys.joined(separator: ", ")) is present"))
     }
 
     /// A number that may arrive as a JSON number or as a numeric string (Postgres decimals do).
@@ -39,9 +42,14 @@ extension KeyedDecodingContainer where Key == AnyKey {
             let k = AnyKey(key)
             guard contains(k), try !decodeNil(forKey: k) else { continue }
             if let d = try? decode(Double.self, forKey: k) { return d }
-            if let s = try? decode(String.self, forKey: k), let d = Double(s.trimmingCharacters(in: .whitespaces)) { return d }
-            throw DecodingError.typeMismatch(Double.self, .init(codingPath: codingPath + [k],
-                debugDescription: "expected a number"))
+            if let s = try? decode(String.self, forKey: k), let d = Double(s.trimmingCharacters(in: .whitespaces)) {
+                return d
+            }
+            throw DecodingError.typeMismatch(
+                Double.self,
+                .init(
+                    codingPath: codingPath + [k],
+                    debugDescription: "expected a number"))
         }
         return nil
     }
@@ -53,8 +61,11 @@ extension KeyedDecodingContainer where Key == AnyKey {
             guard contains(k), try !decodeNil(forKey: k) else { continue }
             if let s = try? decode(String.self, forKey: k) { return s }
             if let i = try? decode(Int.self, forKey: k) { return String(i) }
-            throw DecodingError.typeMismatch(String.self, .init(codingPath: codingPath + [k],
-                debugDescription: "expected an identifier"))
+            throw DecodingError.typeMismatch(
+                String.self,
+                .init(
+                    codingPath: codingPath + [k],
+                    debugDescription: "expected an identifier"))
         }
         return nil
     }
@@ -64,8 +75,11 @@ extension KeyedDecodingContainer where Key == AnyKey {
         for key in keys {
             if let id = try identifier(key) { return id }
         }
-        throw DecodingError.keyNotFound(AnyKey(keys[0]), .init(codingPath: codingPath,
-            debugDescription: "\(keys[0]) is required"))
+        throw DecodingError.keyNotFound(
+            AnyKey(keys[0]),
+            .init(
+                codingPath: codingPath,
+                debugDescription: "\(keys[0]) is required"))
     }
 
     func nested(_ key: String) throws -> KeyedDecodingContainer<AnyKey>? {

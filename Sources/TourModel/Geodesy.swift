@@ -21,7 +21,7 @@ public enum Geodesy {
         let φ = latitude * .pi / 180
         let s = sin(φ)
         let w = 1 - e2 * s * s
-        let n = semiMajorAxis / w.squareRoot()                 // prime vertical
+        let n = semiMajorAxis / w.squareRoot()  // prime vertical
         let m = semiMajorAxis * (1 - e2) / (w * w.squareRoot())  // meridian
         return (m * .pi / 180, n * cos(φ) * .pi / 180)
     }
@@ -66,13 +66,17 @@ public enum Geodesy {
         let u2 = cos2α * (a * a - b * b) / (b * b)
         let A = 1 + u2 / 16384 * (4096 + u2 * (-768 + u2 * (320 - 175 * u2)))
         let B = u2 / 1024 * (256 + u2 * (-128 + u2 * (74 - 47 * u2)))
-        let Δσ = B * sinσ * (cos2σm + B / 4 * (cosσ * (-1 + 2 * cos2σm * cos2σm)
-            - B / 6 * cos2σm * (-3 + 4 * sinσ * sinσ) * (-3 + 4 * cos2σm * cos2σm)))
+        let Δσ =
+            B * sinσ
+            * (cos2σm + B / 4
+                * (cosσ * (-1 + 2 * cos2σm * cos2σm)
+                    - B / 6 * cos2σm * (-3 + 4 * sinσ * sinσ) * (-3 + 4 * cos2σm * cos2σm)))
         let s = b * A * (σ - Δσ)
         let α1 = atan2(cosU2 * sinλ, cosU1 * sinU2 - sinU1 * cosU2 * cosλ)
         let α2 = atan2(cosU1 * sinλ, -sinU1 * cosU2 + cosU1 * sinU2 * cosλ)
-        return Inverse(distance: s, initialBearing: normalizedBearing(α1 * 180 / .pi),
-                       finalBearing: normalizedBearing(α2 * 180 / .pi))
+        return Inverse(
+            distance: s, initialBearing: normalizedBearing(α1 * 180 / .pi),
+            finalBearing: normalizedBearing(α2 * 180 / .pi))
     }
 
     /// The point reached from `start` after `distance` metres on `bearing` degrees.
@@ -93,8 +97,11 @@ public enum Geodesy {
         for _ in 0..<100 {
             cos2σm = cos(2 * σ1 + σ)
             sinσ = sin(σ); cosσ = cos(σ)
-            let Δσ = B * sinσ * (cos2σm + B / 4 * (cosσ * (-1 + 2 * cos2σm * cos2σm)
-                - B / 6 * cos2σm * (-3 + 4 * sinσ * sinσ) * (-3 + 4 * cos2σm * cos2σm)))
+            let Δσ =
+                B * sinσ
+                * (cos2σm + B / 4
+                    * (cosσ * (-1 + 2 * cos2σm * cos2σm)
+                        - B / 6 * cos2σm * (-3 + 4 * sinσ * sinσ) * (-3 + 4 * cos2σm * cos2σm)))
             let σPrev = σ
             σ = distance / (b * A) + Δσ
             if abs(σ - σPrev) < 1e-12 { break }

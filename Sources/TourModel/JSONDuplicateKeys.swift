@@ -28,7 +28,7 @@ public enum JSONDuplicateKeys {
             while i < text.count {
                 switch text[i] {
                 case UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), UInt8(ascii: ":"),
-                     UInt8(ascii: "\""), UInt8(ascii: "["), UInt8(ascii: "{"):
+                    UInt8(ascii: "\""), UInt8(ascii: "["), UInt8(ascii: "{"):
                     return
                 default: i += 1
                 }
@@ -162,7 +162,8 @@ public enum JSONDuplicateKeys {
                     i += 4
                     // A high surrogate followed by an escaped low one is one character.
                     if (0xD800...0xDBFF).contains(code), i + 6 <= text.count, text[i] == UInt8(ascii: "\\"),
-                       text[i + 1] == UInt8(ascii: "u"), let low = hex4(i + 2), (0xDC00...0xDFFF).contains(low) {
+                        text[i + 1] == UInt8(ascii: "u"), let low = hex4(i + 2), (0xDC00...0xDFFF).contains(low)
+                    {
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                         i += 6
                     }

@@ -15,8 +15,10 @@ public struct PlayableTour: Sendable, Hashable {
     /// The route as drawn by the author, if any.
     public var route: [Coordinate]
 
-    public init(id: String, slug: String, language: String, title: String, description: String = "",
-                completionMessage: String? = nil, points: [PlayablePoint], route: [Coordinate] = []) {
+    public init(
+        id: String, slug: String, language: String, title: String, description: String = "",
+        completionMessage: String? = nil, points: [PlayablePoint], route: [Coordinate] = []
+    ) {
         self.id = id
         self.slug = slug
         self.language = language
@@ -42,8 +44,10 @@ public struct PlayablePoint: Sendable, Hashable, Identifiable {
     public var subtitles: URL?
     public var image: URL?
 
-    public init(id: String, order: Int, coordinate: Coordinate, triggerRadiusMeters: Double,
-                title: String, text: String = "", audio: URL? = nil, subtitles: URL? = nil, image: URL? = nil) {
+    public init(
+        id: String, order: Int, coordinate: Coordinate, triggerRadiusMeters: Double,
+        title: String, text: String = "", audio: URL? = nil, subtitles: URL? = nil, image: URL? = nil
+    ) {
         self.id = id
         self.order = order
         self.coordinate = coordinate

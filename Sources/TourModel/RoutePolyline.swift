@@ -11,10 +11,12 @@ public enum RoutePolyline {
             if trimmed.isEmpty { continue }
             let parts = trimmed.split(separator: ",", omittingEmptySubsequences: false)
             guard parts.count == 2,
-                  let lat = Double(parts[0].trimmingCharacters(in: .whitespaces)),
-                  let lng = Double(parts[1].trimmingCharacters(in: .whitespaces)) else {
-                throw RoutePolylineError(index: index, segment: String(trimmed),
-                                         reason: "expected \"lat,lng\"")
+                let lat = Double(parts[0].trimmingCharacters(in: .whitespaces)),
+                let lng = Double(parts[1].trimmingCharacters(in: .whitespaces))
+            else {
+                throw RoutePolylineError(
+                    index: index, segment: String(trimmed),
+                    reason: "expected \"lat,lng\"")
             }
             let c = Coordinate(latitude: lat, longitude: lng)
             guard c.isValid else {
@@ -37,4 +39,3 @@ public struct RoutePolylineError: Error, Sendable, Hashable, CustomStringConvert
     public var reason: String
     public var description: String { "point \(index + 1) \"\(segment)\": \(reason)" }
 }
-

@@ -24,12 +24,14 @@ public struct TourDetail: Sendable, Hashable, Decodable, APIEncodable {
     /// Only the guide dialect says.
     public var pointCount: Int?
 
-    public init(id: String, slug: String, language: String? = nil, title: String, description: String = "",
-                completionMessage: String? = nil, busInfo: String? = nil, city: String? = nil,
-                durationMinutes: Double? = nil, distanceKm: Double? = nil, difficulty: String? = nil,
-                languages: [String], isProtected: Bool = false, hasAccess: Bool? = nil, imageURL: String? = nil,
-                coverTrailerURL: String? = nil, startingPoint: Coordinate? = nil, route: [Coordinate] = [],
-                pointCount: Int? = nil) {
+    public init(
+        id: String, slug: String, language: String? = nil, title: String, description: String = "",
+        completionMessage: String? = nil, busInfo: String? = nil, city: String? = nil,
+        durationMinutes: Double? = nil, distanceKm: Double? = nil, difficulty: String? = nil,
+        languages: [String], isProtected: Bool = false, hasAccess: Bool? = nil, imageURL: String? = nil,
+        coverTrailerURL: String? = nil, startingPoint: Coordinate? = nil, route: [Coordinate] = [],
+        pointCount: Int? = nil
+    ) {
         self.id = id
         self.slug = slug
         self.language = language

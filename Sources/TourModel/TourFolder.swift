@@ -48,8 +48,10 @@ public struct TourFolder: Sendable, Hashable {
         /// Per language code.
         public var content: [String: PointContent]
 
-        public init(id: String, order: Int, coordinate: Coordinate, triggerRadiusMeters: Double,
-                    content: [String: PointContent]) {
+        public init(
+            id: String, order: Int, coordinate: Coordinate, triggerRadiusMeters: Double,
+            content: [String: PointContent]
+        ) {
             self.id = id
             self.order = order
             self.coordinate = coordinate
@@ -78,10 +80,12 @@ public struct TourFolder: Sendable, Hashable {
     /// A tour folder assembled from values rather than loaded from a `tour.json`: the content
     /// store builds one for an installed tour, so `lint`, `map` and `preview` read an installed
     /// tour exactly as they read a folder. The caller vouches for what the loader checks.
-    public init(root: URL, id: String, slug: String, city: String? = nil, difficulty: String? = nil,
-                durationMinutes: Double? = nil, distanceKm: Double? = nil, isProtected: Bool = false,
-                defaultLanguage: String, languageInfo: [String: LanguageInfo], points: [Point],
-                route: [Coordinate] = [], image: URL? = nil, traces: [URL] = []) {
+    public init(
+        root: URL, id: String, slug: String, city: String? = nil, difficulty: String? = nil,
+        durationMinutes: Double? = nil, distanceKm: Double? = nil, isProtected: Bool = false,
+        defaultLanguage: String, languageInfo: [String: LanguageInfo], points: [Point],
+        route: [Coordinate] = [], image: URL? = nil, traces: [URL] = []
+    ) {
         self.root = root
         self.id = id
         self.slug = slug
@@ -122,7 +126,8 @@ public struct TourFolder: Sendable, Hashable {
         let data = try paths.manifest()
         // The decoder keeps one of two equal keys without a word; the curator must choose.
         if let duplicate = JSONDuplicateKeys.first(in: data) {
-            throw TourModelError(file: manifestName, field: duplicate.path, reason: "\"\(duplicate.key)\" appears twice")
+            throw TourModelError(
+                file: manifestName, field: duplicate.path, reason: "\"\(duplicate.key)\" appears twice")
         }
         let raw: RawTour
         do {
@@ -142,44 +147,54 @@ public struct TourFolder: Sendable, Hashable {
     public func playable(language: String? = nil) throws(TourModelError) -> PlayableTour {
         let lang = language ?? defaultLanguage
         guard let info = languageInfo[lang] else {
-            throw TourModelError(file: Self.manifestName, field: "languages",
-                                 reason: "the tour has no language '\(lang)' (it has \(languages.joined(separator: ", ")))")
+            throw TourModelError(
+                file: Self.manifestName, field: "languages",
+                reason: "the tour has no language '\(lang)' (it has \(languages.joined(separator: ", ")))")
         }
         let playablePoints = points.map { point -> PlayablePoint in
             if let content = point.content[lang] {
-                return PlayablePoint(id: point.id, order: point.order, coordinate: point.coordinate,
-                                     triggerRadiusMeters: point.triggerRadiusMeters, title: content.title,
-                                     text: content.description, audio: content.audio,
-                                     subtitles: content.subtitles, image: content.image)
+                return PlayablePoint(
+                    id: point.id, order: point.order, coordinate: point.coordinate,
+                    triggerRadiusMeters: point.triggerRadiusMeters, title: content.title,
+                    text: content.description, audio: content.audio,
+                    subtitles: content.subtitles, image: content.image)
             }
             let fallback = point.content[defaultLanguage] ?? point.content.sorted { $0.key < $1.key }.first?.value
-            return PlayablePoint(id: point.id, order: point.order, coordinate: point.coordinate,
-                                 triggerRadiusMeters: point.triggerRadiusMeters,
-                                 title: fallback?.title ?? "Point \(point.order)",
-                                 text: fallback?.description ?? "", image: fallback?.image)
+            return PlayablePoint(
+                id: point.id, order: point.order, coordinate: point.coordinate,
+                triggerRadiusMeters: point.triggerRadiusMeters,
+                title: fallback?.title ?? "Point \(point.order)",
+                text: fallback?.description ?? "", image: fallback?.image)
         }
-        return PlayableTour(id: id, slug: slug, language: lang, title: info.title, description: info.description,
-                            completionMessage: info.completionMessage, points: playablePoints, route: route)
+        return PlayableTour(
+            id: id, slug: slug, language: lang, title: info.title, description: info.description,
+            completionMessage: info.completionMessage, points: playablePoints, route: route)
     }
 
     private static func describe(_ error: DecodingError, in data: Data) -> TourModelError {
         switch error {
         case .keyNotFound(let key, let context):
-            return TourModelError(file: manifestName, field: JSONPath.render(context.codingPath, appending: key.stringValue),
-                                  reason: "is required")
+            return TourModelError(
+                file: manifestName, field: JSONPath.render(context.codingPath, appending: key.stringValue),
+                reason: "is required")
         case .typeMismatch(let type, let context):
-            if context.codingPath.isEmpty { return TourModelError(file: manifestName, reason: "the top level must be an object") }
-            return TourModelError(file: manifestName, field: JSONPath.render(context.codingPath),
-                                  reason: "must be \(Self.typeName(type))")
+            if context.codingPath.isEmpty {
+                return TourModelError(file: manifestName, reason: "the top level must be an object")
+            }
+            return TourModelError(
+                file: manifestName, field: JSONPath.render(context.codingPath),
+                reason: "must be \(Self.typeName(type))")
         case .valueNotFound(let type, let context):
-            return TourModelError(file: manifestName, field: JSONPath.render(context.codingPath),
-                                  reason: "must be \(Self.typeName(type)), not null")
+            return TourModelError(
+                file: manifestName, field: JSONPath.render(context.codingPath),
+                reason: "must be \(Self.typeName(type)), not null")
         case .dataCorrupted(let context):
             if context.codingPath.isEmpty {
                 return TourModelError(file: manifestName, reason: "not valid JSON (\(syntaxProblem(in: data)))")
             }
-            return TourModelError(file: manifestName, field: JSONPath.render(context.codingPath),
-                                  reason: context.debugDescription)
+            return TourModelError(
+                file: manifestName, field: JSONPath.render(context.codingPath),
+                reason: context.debugDescription)
         @unknown default:
             return TourModelError(file: manifestName, reason: "cannot be decoded")
         }
@@ -197,7 +212,8 @@ public struct TourFolder: Sendable, Hashable {
         } catch {
             let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
             guard let range = detail.range(of: #"character (\d+)"#, options: .regularExpression),
-                  let offset = Int(detail[range].dropFirst("character ".count)) else { return detail }
+                let offset = Int(detail[range].dropFirst("character ".count))
+            else { return detail }
             var line = 1, column = 1
             for byte in data.prefix(offset) {
                 if byte == UInt8(ascii: "\n") { line += 1; column = 1 } else { column += 1 }
@@ -284,10 +300,13 @@ private struct Validator {
 
     func validate() throws(TourModelError) -> TourFolder {
         guard raw.format.value == TourFolder.supportedFormat else {
-            throw fail("format", "\(raw.format.value) is not supported (this walkscape reads format \(TourFolder.supportedFormat))")
+            throw fail(
+                "format",
+                "\(raw.format.value) is not supported (this walkscape reads format \(TourFolder.supportedFormat))")
         }
         guard !raw.id.trimmingCharacters(in: .whitespaces).isEmpty else { throw fail("id", "must not be empty") }
-        guard !raw.slug.isEmpty, raw.slug.allSatisfy({ ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "-" }) else {
+        guard !raw.slug.isEmpty, raw.slug.allSatisfy({ ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "-" })
+        else {
             throw fail("slug", "\"\(raw.slug)\" must be lowercase letters, digits and -")
         }
         if let d = raw.durationMinutes?.value, !(d >= 0) { throw fail("durationMinutes", "\(d) must not be negative") }
@@ -302,12 +321,15 @@ private struct Validator {
             guard !lang.title.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw fail("languages.\(code).title", "must not be empty")
             }
-            languageInfo[code] = .init(title: lang.title, description: lang.description ?? "",
-                                       completionMessage: lang.completionMessage, busInfo: lang.busInfo)
+            languageInfo[code] = .init(
+                title: lang.title, description: lang.description ?? "",
+                completionMessage: lang.completionMessage, busInfo: lang.busInfo)
         }
         let defaultLanguage = raw.defaultLanguage ?? languageInfo.keys.sorted()[0]
         guard languageInfo[defaultLanguage] != nil else {
-            throw fail("defaultLanguage", "'\(defaultLanguage)' is not one of languages (\(languageInfo.keys.sorted().joined(separator: ", ")))")
+            throw fail(
+                "defaultLanguage",
+                "'\(defaultLanguage)' is not one of languages (\(languageInfo.keys.sorted().joined(separator: ", ")))")
         }
 
         var route: [Coordinate] = []
@@ -324,7 +346,9 @@ private struct Validator {
             let at = "points[\(i)]"
             let order = p.order.value, lat = p.location.lat.value, lng = p.location.lng.value
             let radius = p.triggerRadiusMeters.value
-            guard !p.id.trimmingCharacters(in: .whitespaces).isEmpty else { throw fail("\(at).id", "must not be empty") }
+            guard !p.id.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw fail("\(at).id", "must not be empty")
+            }
             if let first = seenIDs[p.id] {
                 throw fail("\(at).id", "\"\(p.id)\" is used twice (points[\(first)] and \(at))")
             }
@@ -347,7 +371,10 @@ private struct Validator {
             for (code, c) in p.content.sorted(by: { $0.key < $1.key }) {
                 let cAt = "\(at).content.\(code)"
                 guard languageInfo[code] != nil else {
-                    throw fail(cAt, "'\(code)' is not one of the tour's languages (\(languageInfo.keys.sorted().joined(separator: ", ")))")
+                    throw fail(
+                        cAt,
+                        "'\(code)' is not one of the tour's languages (\(languageInfo.keys.sorted().joined(separator: ", ")))"
+                    )
                 }
                 guard !c.title.trimmingCharacters(in: .whitespaces).isEmpty else {
                     throw fail("\(cAt).title", "must not be empty")
@@ -355,12 +382,15 @@ private struct Validator {
                 content[code] = .init(
                     title: c.title, description: c.description ?? "",
                     audio: try c.audio.map { x throws(TourModelError) in try media(x, field: "\(cAt).audio") },
-                    subtitles: try c.subtitles.map { x throws(TourModelError) in try media(x, field: "\(cAt).subtitles") },
+                    subtitles: try c.subtitles.map { x throws(TourModelError) in try media(x, field: "\(cAt).subtitles")
+                    },
                     image: try c.image.map { x throws(TourModelError) in try media(x, field: "\(cAt).image") })
             }
-            points.append(.init(id: p.id, order: order,
-                                coordinate: Coordinate(latitude: lat, longitude: lng),
-                                triggerRadiusMeters: radius, content: content))
+            points.append(
+                .init(
+                    id: p.id, order: order,
+                    coordinate: Coordinate(latitude: lat, longitude: lng),
+                    triggerRadiusMeters: radius, content: content))
         }
         points.sort { $0.order < $1.order }
 
@@ -369,10 +399,11 @@ private struct Validator {
             traces.append(try media(t, field: "traces[\(i)]"))
         }
 
-        return TourFolder(root: root, id: raw.id, slug: raw.slug, city: raw.city, difficulty: raw.difficulty,
-                          durationMinutes: raw.durationMinutes?.value, distanceKm: raw.distanceKm?.value,
-                          isProtected: raw.isProtected ?? false, defaultLanguage: defaultLanguage,
-                          languageInfo: languageInfo, points: points, route: route, image: image, traces: traces)
+        return TourFolder(
+            root: root, id: raw.id, slug: raw.slug, city: raw.city, difficulty: raw.difficulty,
+            durationMinutes: raw.durationMinutes?.value, distanceKm: raw.distanceKm?.value,
+            isProtected: raw.isProtected ?? false, defaultLanguage: defaultLanguage,
+            languageInfo: languageInfo, points: points, route: route, image: image, traces: traces)
     }
 
     /// A relative media path as a file inside the folder, refusing paths that leave it by name
@@ -384,7 +415,10 @@ private struct Validator {
     static func isLanguageCode(_ code: String) -> Bool {
         let parts = code.split(separator: "-", omittingEmptySubsequences: false)
         guard let first = parts.first, (2...3).contains(first.count),
-              first.allSatisfy({ $0.isASCII && $0.isLowercase }) else { return false }
-        return parts.dropFirst().allSatisfy { (2...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+            first.allSatisfy({ $0.isASCII && $0.isLowercase })
+        else { return false }
+        return parts.dropFirst().allSatisfy {
+            (2...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        }
     }
 }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FileAccess
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where the relative paths of a tour folder lead, checked before anything is read.
 ///
@@ -79,7 +80,8 @@ public struct TourFolderPaths: Sendable, Hashable {
         } catch {
             switch error {
             case .missing: throw TourModelError(file: root.path, reason: "not a tour folder (no \(name))")
-            case .outside(let real): throw TourModelError(file: name, reason: "leads outside the tour folder (to \(real))")
+            case .outside(let real):
+                throw TourModelError(file: name, reason: "leads outside the tour folder (to \(real))")
             case .notRegular(let kind): throw TourModelError(file: name, reason: kind.refusal)
             case .unreadable(let reason): throw TourModelError(file: name, reason: "cannot be read (\(reason))")
             case .empty, .leavesByName: throw TourModelError(file: name, reason: error.reason(for: name))

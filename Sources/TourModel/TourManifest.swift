@@ -12,8 +12,10 @@ public struct TourManifest: Sendable, Hashable, Decodable, APIEncodable {
     public var subtitles: [MediaFile]
     public var offlineMap: OfflineMap?
 
-    public init(tourID: String, language: String, version: String, audio: [MediaFile], images: [MediaFile] = [],
-                subtitles: [MediaFile] = [], offlineMap: OfflineMap? = nil) {
+    public init(
+        tourID: String, language: String, version: String, audio: [MediaFile], images: [MediaFile] = [],
+        subtitles: [MediaFile] = [], offlineMap: OfflineMap? = nil
+    ) {
         self.tourID = tourID
         self.language = language
         self.version = version
@@ -50,7 +52,8 @@ public struct TourManifest: Sendable, Hashable, Decodable, APIEncodable {
                 return "\(kind)|\(f.pointID ?? "")|\(f.language ?? "")|\(path)|\(f.sizeBytes.map(String.init) ?? "?")"
             }
         }
-        return (rows("audio", audio) + rows("subtitle", subtitles) + rows("image", images)).sorted().joined(separator: "\n")
+        return (rows("audio", audio) + rows("subtitle", subtitles) + rows("image", images)).sorted().joined(
+            separator: "\n")
     }
 }
 
@@ -80,8 +83,10 @@ public struct MediaFile: Sendable, Hashable, Decodable, APIEncodable {
     /// From the guide's `expiresAt`, else from the URL's `X-Amz-Date` + `X-Amz-Expires`.
     public var expiresAt: Date?
 
-    public init(pointID: String?, order: Int? = nil, language: String? = nil, url: String, sizeBytes: Int64?,
-                expiresAt: Date? = nil) {
+    public init(
+        pointID: String?, order: Int? = nil, language: String? = nil, url: String, sizeBytes: Int64?,
+        expiresAt: Date? = nil
+    ) {
         self.pointID = pointID
         self.order = order
         self.language = language
@@ -197,7 +202,8 @@ public enum PresignedURL {
         guard u.count == 16, u[8] == UInt8(ascii: "T"), u[15] == UInt8(ascii: "Z") else { return nil }
         func num(_ r: Range<Int>) -> Int? { Int(String(decoding: u[r], as: UTF8.self)) }
         guard let y = num(0..<4), let mo = num(4..<6), let d = num(6..<8),
-              let h = num(9..<11), let mi = num(11..<13), let s = num(13..<15) else { return nil }
+            let h = num(9..<11), let mi = num(11..<13), let s = num(13..<15)
+        else { return nil }
         var comps = DateComponents()
         comps.year = y; comps.month = mo; comps.day = d; comps.hour = h; comps.minute = mi; comps.second = s
         var cal = Calendar(identifier: .gregorian)

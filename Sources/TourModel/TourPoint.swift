@@ -14,8 +14,10 @@ public struct TourPoint: Sendable, Hashable, Decodable, Identifiable, APIEncodab
     public var audioURL: String?
     public var imageURL: String?
 
-    public init(id: String, order: Int, coordinate: Coordinate, triggerRadiusMeters: Double, title: String,
-                description: String = "", audioURL: String? = nil, imageURL: String? = nil) {
+    public init(
+        id: String, order: Int, coordinate: Coordinate, triggerRadiusMeters: Double, title: String,
+        description: String = "", audioURL: String? = nil, imageURL: String? = nil
+    ) {
         self.id = id
         self.order = order
         self.coordinate = coordinate
@@ -35,21 +37,30 @@ public struct TourPoint: Sendable, Hashable, Decodable, Identifiable, APIEncodab
         } else if let lat = try c.number("lat", "latitude"), let lng = try c.number("lng", "longitude") {
             coordinate = Coordinate(latitude: lat, longitude: lng)
         } else {
-            throw DecodingError.keyNotFound(AnyKey("location"), .init(codingPath: c.codingPath,
-                debugDescription: "a point needs location {lat, lng} (or lat and lng)"))
+            throw DecodingError.keyNotFound(
+                AnyKey("location"),
+                .init(
+                    codingPath: c.codingPath,
+                    debugDescription: "a point needs location {lat, lng} (or lat and lng)"))
         }
         guard coordinate.isValid else {
-            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [AnyKey("location")],
-                debugDescription: "\(coordinate) is not a coordinate on earth"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: c.codingPath + [AnyKey("location")],
+                    debugDescription: "\(coordinate) is not a coordinate on earth"))
         }
         triggerRadiusMeters = try c.number("triggerRadiusMeters", "triggerRadius", "radius") ?? 0
         guard triggerRadiusMeters > 0 else {
-            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [AnyKey("triggerRadiusMeters")],
-                debugDescription: "a trigger radius must be greater than 0"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: c.codingPath + [AnyKey("triggerRadiusMeters")],
+                    debugDescription: "a trigger radius must be greater than 0"))
         }
         let loc = try c.nested("localization")
         title = try c.first(String.self, "title") ?? loc?.first(String.self, "title") ?? ""
-        description = try c.first(String.self, "description", "contentText") ?? loc?.first(String.self, "contentText", "description") ?? ""
+        description =
+            try c.first(String.self, "description", "contentText") ?? loc?.first(
+                String.self, "contentText", "description") ?? ""
         audioURL = try loc?.first(String.self, "audioUrl") ?? c.first(String.self, "audioUrl")
         imageURL = try loc?.first(String.self, "imageUrl") ?? c.first(String.self, "imageUrl")
     }

@@ -22,11 +22,13 @@ public struct TourSummary: Sendable, Hashable, Decodable, APIEncodable {
     public var coverTrailerURL: String?
     public var route: [Coordinate]
 
-    public init(id: String, slug: String, title: LocalizedText, descriptionPreview: LocalizedText = [:],
-                completionMessage: LocalizedText = [:], busInfo: LocalizedText = [:], city: String? = nil,
-                durationMinutes: Double? = nil, distanceKm: Double? = nil, difficulty: String? = nil,
-                languages: [String], isProtected: Bool = false, hasAccess: Bool? = nil, imageURL: String? = nil,
-                coverTrailerURL: String? = nil, route: [Coordinate] = []) {
+    public init(
+        id: String, slug: String, title: LocalizedText, descriptionPreview: LocalizedText = [:],
+        completionMessage: LocalizedText = [:], busInfo: LocalizedText = [:], city: String? = nil,
+        durationMinutes: Double? = nil, distanceKm: Double? = nil, difficulty: String? = nil,
+        languages: [String], isProtected: Bool = false, hasAccess: Bool? = nil, imageURL: String? = nil,
+        coverTrailerURL: String? = nil, route: [Coordinate] = []
+    ) {
         self.id = id
         self.slug = slug
         self.title = title
@@ -57,8 +59,9 @@ public struct TourSummary: Sendable, Hashable, Decodable, APIEncodable {
         if let versions = try c.first([GuideVersion].self, "versions") {
             // Guide dialect: one entry per published language.
             title = Dictionary(versions.map { ($0.language, $0.title ?? "") }, uniquingKeysWith: { a, _ in a })
-            descriptionPreview = Dictionary(versions.compactMap { v in v.description.map { (v.language, $0) } },
-                                            uniquingKeysWith: { a, _ in a })
+            descriptionPreview = Dictionary(
+                versions.compactMap { v in v.description.map { (v.language, $0) } },
+                uniquingKeysWith: { a, _ in a })
             completionMessage = [:]
             busInfo = [:]
             languages = versions.map(\.language)
@@ -161,8 +164,11 @@ extension KeyedDecodingContainer where Key == AnyKey {
                 return map.compactMapValues { $0 }
             }
             if let text = try? decode(String.self, forKey: k) { return ["": text] }
-            throw DecodingError.typeMismatch(LocalizedText.self, .init(codingPath: codingPath + [k],
-                debugDescription: "expected text or {language: text}"))
+            throw DecodingError.typeMismatch(
+                LocalizedText.self,
+                .init(
+                    codingPath: codingPath + [k],
+                    debugDescription: "expected text or {language: text}"))
         }
         return [:]
     }
@@ -170,7 +176,9 @@ extension KeyedDecodingContainer where Key == AnyKey {
     /// `{lat, lng}` whose values may be null (the live service sends nulls for an unset start).
     func latLng(_ key: String) throws -> Coordinate? {
         guard let n = try nested(key) else { return nil }
-        guard let lat = try n.number("lat", "latitude"), let lng = try n.number("lng", "lon", "longitude") else { return nil }
+        guard let lat = try n.number("lat", "latitude"), let lng = try n.number("lng", "lon", "longitude") else {
+            return nil
+        }
         return Coordinate(latitude: lat, longitude: lng)
     }
 
@@ -179,7 +187,8 @@ extension KeyedDecodingContainer where Key == AnyKey {
         do {
             return try RoutePolyline.parse(text)
         } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: codingPath + [AnyKey(key)], debugDescription: error.description))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: codingPath + [AnyKey(key)], debugDescription: error.description))
         }
     }
 }

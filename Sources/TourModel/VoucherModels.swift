@@ -12,8 +12,10 @@ public struct VoucherRedemption: Sendable, Hashable, Decodable, APIEncodable {
     public var code: String?
     public var validUntil: Date?
 
-    public init(success: Bool = true, message: String? = nil, tourID: String, tourTitle: String? = nil,
-                tourSlug: String? = nil, code: String? = nil, validUntil: Date? = nil) {
+    public init(
+        success: Bool = true, message: String? = nil, tourID: String, tourTitle: String? = nil,
+        tourSlug: String? = nil, code: String? = nil, validUntil: Date? = nil
+    ) {
         self.success = success
         self.message = message
         self.tourID = tourID
@@ -44,8 +46,11 @@ public struct VoucherRedemption: Sendable, Hashable, Decodable, APIEncodable {
             validUntil = nil
         }
         guard !tourID.isEmpty else {
-            throw DecodingError.keyNotFound(AnyKey("tourId"), .init(codingPath: c.codingPath,
-                debugDescription: "the voucher answer names no tour"))
+            throw DecodingError.keyNotFound(
+                AnyKey("tourId"),
+                .init(
+                    codingPath: c.codingPath,
+                    debugDescription: "the voucher answer names no tour"))
         }
     }
 }

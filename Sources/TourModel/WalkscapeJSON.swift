@@ -9,7 +9,8 @@ public enum WalkscapeJSON {
             let c = try decoder.singleValueContainer()
             let text = try c.decode(String.self)
             guard let date = ISO8601.parse(text) else {
-                throw DecodingError.dataCorruptedError(in: c, debugDescription: "\"\(text)\" is not an ISO-8601 time with a zone")
+                throw DecodingError.dataCorruptedError(
+                    in: c, debugDescription: "\"\(text)\" is not an ISO-8601 time with a zone")
             }
             return date
         }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FileAccess
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One command at a time changes the store: a download, an update, a removal, a repair or a
 /// collection holds an exclusive `flock` on `store.lock` for its whole run. Without it a `gc`
@@ -18,8 +19,10 @@ public final class StoreLock: @unchecked Sendable {
 
     /// Takes the lock, or says which process holds it.
     public static func acquire(_ location: StoreLocation, purpose: String) throws(StoreError) -> StoreLock {
-        do { try FileManager.default.createDirectory(at: location.dataFolder, withIntermediateDirectories: true) } catch {
-            throw StoreError(.io, "cannot create the data folder \(location.dataFolder.path): \(error.localizedDescription)")
+        do { try FileManager.default.createDirectory(at: location.dataFolder, withIntermediateDirectories: true) } catch
+        {
+            throw StoreError(
+                .io, "cannot create the data folder \(location.dataFolder.path): \(error.localizedDescription)")
         }
         let file = LockFile(path: location.lockFile.path, permissions: 0o644)
         switch file.tryAcquire(purpose: purpose) {
@@ -27,7 +30,8 @@ public final class StoreLock: @unchecked Sendable {
             return StoreLock(file: file)
         case .busy(let holder):
             let who = holder.map { " (pid \($0.pid): \($0.purpose))" } ?? ""
-            throw StoreError(.busy, "another walkscape is changing the tour store\(who); try again when it has finished")
+            throw StoreError(
+                .busy, "another walkscape is changing the tour store\(who); try again when it has finished")
         case .unavailable(let reason):
             throw StoreError(.io, "cannot open \(location.lockFile.path): \(reason)")
         }

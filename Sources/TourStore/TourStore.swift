@@ -12,8 +12,10 @@ public struct TourStore: Sendable {
 
     /// Opens the catalog, creating it (and the data folder) when there is none.
     public static func open(_ location: StoreLocation) throws(StoreError) -> TourStore {
-        do { try FileManager.default.createDirectory(at: location.dataFolder, withIntermediateDirectories: true) } catch {
-            throw StoreError(.io, "cannot create the data folder \(location.dataFolder.path): \(error.localizedDescription)")
+        do { try FileManager.default.createDirectory(at: location.dataFolder, withIntermediateDirectories: true) } catch
+        {
+            throw StoreError(
+                .io, "cannot create the data folder \(location.dataFolder.path): \(error.localizedDescription)")
         }
         return try TourStore(location: location)
     }
@@ -41,7 +43,8 @@ public struct TourStore: Sendable {
             try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
             try CatalogSchema.migrator.migrate(database)
         } catch {
-            throw StoreError(.damaged, "\(location.catalog.path): cannot be opened as the tour catalog (\(Self.describe(error)))")
+            throw StoreError(
+                .damaged, "\(location.catalog.path): cannot be opened as the tour catalog (\(Self.describe(error)))")
         }
     }
 
@@ -68,10 +71,12 @@ public struct TourStore: Sendable {
         let tours = try tourRequest.fetchAll(db)
         var installed: [InstalledTour] = []
         for tour in tours {
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT version.* FROM installation JOIN version ON version.id = installation.versionId
-                WHERE installation.tourId = ? ORDER BY installation.language
-                """, arguments: [tour.id])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT version.* FROM installation JOIN version ON version.id = installation.versionId
+                    WHERE installation.tourId = ? ORDER BY installation.language
+                    """, arguments: [tour.id])
             var languages: [InstalledLanguage] = []
             for row in rows {
                 let version = try VersionRecord(row: row)
@@ -79,8 +84,10 @@ public struct TourStore: Sendable {
                 languages.append(try Self.language(version, files: files))
             }
             guard !languages.isEmpty else { continue }
-            installed.append(InstalledTour(id: tour.id, slug: tour.slug, service: tour.service,
-                                           isProtected: tour.isProtected, languages: languages, media: media))
+            installed.append(
+                InstalledTour(
+                    id: tour.id, slug: tour.slug, service: tour.service,
+                    isProtected: tour.isProtected, languages: languages, media: media))
         }
         return installed.sorted { ($0.slug, $0.id) < ($1.slug, $1.id) }
     }
@@ -94,9 +101,10 @@ public struct TourStore: Sendable {
             language: version.language, manifestVersion: version.manifestVersion, fingerprint: version.fingerprint,
             installedAt: version.installedAt, detail: detail, points: points, offlineMap: map,
             files: files.map { file in
-                InstalledFile(role: FileRole(rawValue: file.kind) ?? .image, pointID: file.pointId, language: file.language,
-                              identity: FileIdentity(location: file.location, size: file.size), sha256: file.sha256,
-                              audioProblem: file.audioProblem)
+                InstalledFile(
+                    role: FileRole(rawValue: file.kind) ?? .image, pointID: file.pointId, language: file.language,
+                    identity: FileIdentity(location: file.location, size: file.size), sha256: file.sha256,
+                    audioProblem: file.audioProblem)
             })
     }
 
@@ -112,9 +120,13 @@ public struct TourStore: Sendable {
         do { return try database.write(body) } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError where [.SQLITE_FULL, .SQLITE_IOERR].contains(error.resultCode) {
-            throw StoreError(.noSpace, "cannot write the tour catalog \(location.catalog.path): \(Self.describe(error)); free some space and run the command again")
+            throw StoreError(
+                .noSpace,
+                "cannot write the tour catalog \(location.catalog.path): \(Self.describe(error)); free some space and run the command again"
+            )
         } catch {
-            throw StoreError(.damaged, "cannot write the tour catalog \(location.catalog.path): \(Self.describe(error))")
+            throw StoreError(
+                .damaged, "cannot write the tour catalog \(location.catalog.path): \(Self.describe(error))")
         }
     }
 

@@ -12,8 +12,10 @@ public struct PointTrigger: Sendable, Hashable, Codable {
     /// Metres from that fix to the point.
     public var distance: Double?
 
-    public init(pointID: String, order: Int, index: Int, type: TriggerType, position: Coordinate? = nil,
-                distance: Double? = nil) {
+    public init(
+        pointID: String, order: Int, index: Int, type: TriggerType, position: Coordinate? = nil,
+        distance: Double? = nil
+    ) {
         self.pointID = pointID
         self.order = order
         self.index = index

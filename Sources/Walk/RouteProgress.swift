@@ -144,8 +144,9 @@ public struct RouteProgress: Sendable {
         // On the route further on, and moving forward along it, for a while: a shortcut.
         if high < route.length, let ahead = route.firstPass(near: fix.coordinate, within: tolerance, from: high) {
             if var c = candidate, ahead.along >= c.along - configuration.behind,
-               ahead.along <= c.along + configuration.maxRouteSpeed * max(0, fix.time.timeIntervalSince(c.since))
-                + configuration.ahead + tolerance {
+                ahead.along <= c.along + configuration.maxRouteSpeed * max(0, fix.time.timeIntervalSince(c.since))
+                    + configuration.ahead + tolerance
+            {
                 c.along = max(c.along, ahead.along)
                 c.count += 1
                 candidate = c
@@ -155,9 +156,11 @@ public struct RouteProgress: Sendable {
             // Fixes that keep advancing along the stretch the walker is on as far as along the one
             // further on are following this one, offset (a drift towards a parallel street that
             // the route takes later in the same direction): not a shortcut.
-            if let c = candidate, c.count >= 2, fix.time.timeIntervalSince(c.since) >= configuration.relocalisePersistence,
-               c.along - c.first >= configuration.relocaliseMovement,
-               match.along - c.windowFirst < (c.along - c.first) / 2 {
+            if let c = candidate, c.count >= 2,
+                fix.time.timeIntervalSince(c.since) >= configuration.relocalisePersistence,
+                c.along - c.first >= configuration.relocaliseMovement,
+                match.along - c.windowFirst < (c.along - c.first) / 2
+            {
                 events.append(.relocalised(from: current, to: c.along))
                 place(at: c.along, time: fix.time)
             }

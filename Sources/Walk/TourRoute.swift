@@ -114,15 +114,18 @@ public struct TourRoute: Sendable, Hashable {
             var dLng = b.longitude - a.longitude
             if dLng > 180 { dLng -= 360 } else if dLng < -180 { dLng += 360 }
             let dx = dLng * scale.east, dy = (b.latitude - a.latitude) * scale.north
-            frames.append(Frame(latitude: a.latitude, longitude: a.longitude, metresPerDegreeLatitude: scale.north,
-                                metresPerDegreeLongitude: scale.east, dx: dx, dy: dy, length2: dx * dx + dy * dy))
+            frames.append(
+                Frame(
+                    latitude: a.latitude, longitude: a.longitude, metresPerDegreeLatitude: scale.north,
+                    metresPerDegreeLongitude: scale.east, dx: dx, dy: dy, length2: dx * dx + dy * dy))
             cumulative.append(cumulative[cumulative.count - 1] + (dx * dx + dy * dy).squareRoot())
         }
         var built = Built(vertices: vertices, cumulative: cumulative, frames: frames, stations: [], offsets: [])
         let route = TourRoute(unchecked: built)
         var floor = 0.0
         for (i, point) in points.enumerated() {
-            let passes = route.passes(near: point.coordinate, radius: point.triggerRadiusMeters, from: floor, first: true)
+            let passes = route.passes(
+                near: point.coordinate, radius: point.triggerRadiusMeters, from: floor, first: true)
             let station: Double, offset: Double
             if let first = passes.first {
                 station = first.nearest
@@ -135,8 +138,11 @@ public struct TourRoute: Sendable, Hashable {
                 // still the nearest place after the point before. Near the route only before the
                 // point before it is an order the route contradicts: the route cannot be followed.
                 if built.problem == nil, offset > point.triggerRadiusMeters + fitTolerance,
-                   route.nearest(to: point.coordinate, from: 0, to: floor).offset <= point.triggerRadiusMeters + fitTolerance {
-                    built.problem = "the route reaches point \(i + 1) (order \(point.order)) only before the point before it"
+                    route.nearest(to: point.coordinate, from: 0, to: floor).offset <= point.triggerRadiusMeters
+                        + fitTolerance
+                {
+                    built.problem =
+                        "the route reaches point \(i + 1) (order \(point.order)) only before the point before it"
                 }
             }
             built.stations.append(station)
@@ -165,13 +171,16 @@ public struct TourRoute: Sendable, Hashable {
         let f = frames[i]
         let length = cumulative[i + 1] - cumulative[i]
         let t = length > 0 ? (a - cumulative[i]) / length : 0
-        return Coordinate(latitude: f.latitude + t * f.dy / f.metresPerDegreeLatitude,
-                          longitude: f.longitude + t * f.dx / f.metresPerDegreeLongitude)
+        return Coordinate(
+            latitude: f.latitude + t * f.dy / f.metresPerDegreeLatitude,
+            longitude: f.longitude + t * f.dx / f.metresPerDegreeLongitude)
     }
 
     /// The route between two places along it, as a polyline.
     public func coordinates(from low: Double, to high: Double) -> [Coordinate] {
-        guard !frames.isEmpty, high > low, let start = coordinate(at: low), let end = coordinate(at: high) else { return [] }
+        guard !frames.isEmpty, high > low, let start = coordinate(at: low), let end = coordinate(at: high) else {
+            return []
+        }
         var result = [start]
         for i in vertices.indices where cumulative[i] > low && cumulative[i] < high { result.append(vertices[i]) }
         result.append(end)
@@ -237,8 +246,10 @@ public struct TourRoute: Sendable, Hashable {
 
     /// The first place at or after `low` where the route comes within `tolerance` of `c`, at the
     /// nearest spot of that pass. Nil when it never does.
-    public func firstPass(near c: Coordinate, within tolerance: Double, from low: Double,
-                          to high: Double = .infinity) -> Projection? {
+    public func firstPass(
+        near c: Coordinate, within tolerance: Double, from low: Double,
+        to high: Double = .infinity
+    ) -> Projection? {
         guard !frames.isEmpty else {
             let d = vertices.first.map { $0.distance(to: c) } ?? .infinity
             return d <= tolerance ? Projection(along: 0, offset: d) : nil
@@ -250,7 +261,7 @@ public struct TourRoute: Sendable, Hashable {
             if p.offset <= tolerance {
                 if best == nil || p.offset < best!.offset { best = p }
             } else if best != nil {
-                break   // the pass is over
+                break  // the pass is over
             }
         }
         return best

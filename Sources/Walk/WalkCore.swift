@@ -56,7 +56,9 @@ public struct WalkCore: Sendable {
     /// second `tour_started` would count one walk twice).
     public init(tour: PlayableTour, policy: WalkPolicy = WalkPolicy(), resuming saved: WalkProgress) throws(WalkError) {
         self.init(tour: tour, policy: policy)
-        if let problem = saved.problem { throw WalkError("the saved walk is inconsistent (\(problem)); start it again") }
+        if let problem = saved.problem {
+            throw WalkError("the saved walk is inconsistent (\(problem)); start it again")
+        }
         guard saved.tourID == tour.id else {
             throw WalkError("the saved walk belongs to another tour (\(saved.tourID)); start it again")
         }
@@ -70,9 +72,10 @@ public struct WalkCore: Sendable {
         // Progress along the route starts again from the last point triggered: a point the walker
         // stands in when the walk resumes is armed by the route, not by presence.
         if let last = saved.points.lastIndex(where: { $0.triggeredAt != nil || $0.status == .missed }) {
-            routeProgress = RouteProgress(route: route, configuration: policy.route,
-                                          floor: route.stations[last] - radii[last],
-                                          since: saved.points[last].triggeredAt)
+            routeProgress = RouteProgress(
+                route: route, configuration: policy.route,
+                floor: route.stations[last] - radii[last],
+                since: saved.points[last].triggeredAt)
         }
         self.progress.language = tour.language
         self.progress.outcome = nil
@@ -175,8 +178,9 @@ public struct WalkCore: Sendable {
         previousAccepted = fix
         // Several points may confirm on one fix (overlapping radii): trigger them in order.
         while progress.outcome == nil, let i = confirmedCandidate(sparse: sparse) {
-            trigger(index: i, type: .gps, fix: fix, distance: fix.coordinate.distance(to: centres[i]), at: time,
-                    into: &effects)
+            trigger(
+                index: i, type: .gps, fix: fix, distance: fix.coordinate.distance(to: centres[i]), at: time,
+                into: &effects)
         }
     }
 
@@ -186,7 +190,9 @@ public struct WalkCore: Sendable {
     /// fix, 5 s later; a single outlier still confirms nothing (it is not where a walker could
     /// have walked, or it is not deep inside).
     private func isConfidentAlone(_ fix: Fix, distance: Double, radius: Double) -> Bool {
-        guard policy.confirmationFixes > 1, let previous = previousAccepted, let interval = previousInterval else { return false }
+        guard policy.confirmationFixes > 1, let previous = previousAccepted, let interval = previousInterval else {
+            return false
+        }
         // The receiver's own rate, not a gap: this interval and the one before it are both sparse.
         let dt = fix.time.timeIntervalSince(previous.time)
         let sparse = policy.sparseInterval...Self.maxSparseInterval
@@ -202,7 +208,8 @@ public struct WalkCore: Sendable {
     public static func distance(from a: Coordinate, to b: Coordinate, within radius: Double) -> Double {
         let toRadians = Double.pi / 180
         let dLat = (b.latitude - a.latitude) * toRadians, dLng = (b.longitude - a.longitude) * toRadians
-        let h = sin(dLat / 2) * sin(dLat / 2)
+        let h =
+            sin(dLat / 2) * sin(dLat / 2)
             + cos(a.latitude * toRadians) * cos(b.latitude * toRadians) * sin(dLng / 2) * sin(dLng / 2)
         let spherical = 2 * Geodesy.meanRadius * asin(min(1, h.squareRoot()))
         if spherical > radius * 1.01 + 1 { return spherical }
@@ -236,8 +243,10 @@ public struct WalkCore: Sendable {
         routeProgress.reach >= route.stations[i] - min(radii[i], Self.stretchSlack)
     }
 
-    private mutating func trigger(index i: Int, type: TriggerType, fix: Fix?, distance: Double?, at time: Date,
-                                  into effects: inout [WalkEffect]) {
+    private mutating func trigger(
+        index i: Int, type: TriggerType, fix: Fix?, distance: Double?, at time: Date,
+        into effects: inout [WalkEffect]
+    ) {
         // Rule 4: points passed over on the way here.
         for j in progress.nextIndex..<i {
             switch policy.missed {
@@ -252,16 +261,23 @@ public struct WalkCore: Sendable {
         progress.nextIndex = i + 1
     }
 
-    private mutating func markTriggered(_ i: Int, type: TriggerType, fix: Fix?, distance: Double?, at time: Date,
-                                        into effects: inout [WalkEffect]) {
+    private mutating func markTriggered(
+        _ i: Int, type: TriggerType, fix: Fix?, distance: Double?, at time: Date,
+        into effects: inout [WalkEffect]
+    ) {
         let point = tour.points[i]
         progress.points[i].triggeredAt = time
         progress.points[i].triggerType = type
         progress.points[i].status = .queued
-        effects.append(.triggered(PointTrigger(pointID: point.id, order: point.order, index: i, type: type,
-                                               position: fix?.coordinate, distance: distance)))
-        var properties: [String: WalkEventValue] = ["triggerType": .string(type.analyticsValue),
-                                                    "pointOrder": .int(point.order)]
+        effects.append(
+            .triggered(
+                PointTrigger(
+                    pointID: point.id, order: point.order, index: i, type: type,
+                    position: fix?.coordinate, distance: distance)))
+        var properties: [String: WalkEventValue] = [
+            "triggerType": .string(type.analyticsValue),
+            "pointOrder": .int(point.order),
+        ]
         if type == .caughtUp { properties["caughtUp"] = .bool(true) }
         effects.append(.track(event(.pointTriggered, pointID: point.id, at: time, extra: properties)))
         // Rule 3: never interrupt; queue behind whatever plays (or waits while paused).
@@ -316,7 +332,8 @@ public struct WalkCore: Sendable {
     /// Rule 7: complete only once the last point has been heard (not merely triggered).
     private mutating func checkCompletion(at time: Date, into effects: inout [WalkEffect]) {
         guard progress.outcome == nil, progress.playing == nil, progress.queue.isEmpty,
-              let last = progress.points.last, last.status == .played else { return }
+            let last = progress.points.last, last.status == .played
+        else { return }
         progress.outcome = .completed
         progress.endedAt = time
         effects.append(.track(event(.tourCompleted, at: time, extra: endProperties(at: time))))
@@ -325,7 +342,7 @@ public struct WalkCore: Sendable {
 
     // MARK: - Commands (rule 8)
 
-    private mutating func handleCommand(_ command: WalkCommand, at time: Date, into effects: inout [WalkEffect]) {
+    private mutating func handleCommand(_ command: WalkAction, at time: Date, into effects: inout [WalkEffect]) {
         switch command {
         case .skip:
             if progress.playing != nil {
@@ -351,7 +368,8 @@ public struct WalkCore: Sendable {
             }
         case .previous:
             guard let anchorID = progress.playing?.pointID ?? progress.lastHeard,
-                  let anchor = indexByID[anchorID] else { return }
+                let anchor = indexByID[anchorID]
+            else { return }
             guard let earlier = progress.points[..<anchor].lastIndex(where: { $0.status == .played }) else {
                 handleCommand(.replay, at: time, into: &effects)  // nothing before it: start it over
                 return
@@ -398,11 +416,14 @@ public struct WalkCore: Sendable {
         ]
     }
 
-    private func event(_ name: WalkEvent.Name, pointID: String? = nil, at time: Date,
-                       extra: [String: WalkEventValue] = [:]) -> WalkEvent {
+    private func event(
+        _ name: WalkEvent.Name, pointID: String? = nil, at time: Date,
+        extra: [String: WalkEventValue] = [:]
+    ) -> WalkEvent {
         var properties = extra
         properties["platform"] = .string("linux")
-        return WalkEvent(name: name, tourID: tour.id, pointID: pointID, language: tour.language,
-                         timestamp: time, properties: properties)
+        return WalkEvent(
+            name: name, tourID: tour.id, pointID: pointID, language: tour.language,
+            timestamp: time, properties: properties)
     }
 }

@@ -23,8 +23,10 @@ public struct WalkEvent: Sendable, Hashable, Codable {
     public var timestamp: Date
     public var properties: [String: WalkEventValue]
 
-    public init(name: Name, tourID: String, pointID: String? = nil, language: String, timestamp: Date,
-                properties: [String: WalkEventValue] = [:]) {
+    public init(
+        name: Name, tourID: String, pointID: String? = nil, language: String, timestamp: Date,
+        properties: [String: WalkEventValue] = [:]
+    ) {
         self.name = name
         self.tourID = tourID
         self.pointID = pointID
@@ -48,7 +50,8 @@ public struct WalkEvent: Sendable, Hashable, Codable {
         language = try c.decode(String.self, forKey: .language)
         let text = try c.decode(String.self, forKey: .timestamp)
         guard let date = ISO8601.parse(text) else {
-            throw DecodingError.dataCorruptedError(forKey: .timestamp, in: c, debugDescription: "not an ISO-8601 time: \(text)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .timestamp, in: c, debugDescription: "not an ISO-8601 time: \(text)")
         }
         timestamp = date
         properties = try c.decodeIfPresent([String: WalkEventValue].self, forKey: .properties) ?? [:]
@@ -68,14 +71,15 @@ public struct WalkEvent: Sendable, Hashable, Codable {
 extension WalkEvent {
     /// The same event in the general shape the journal and the outbox store.
     public var analyticsEvent: AnalyticsEvent {
-        AnalyticsEvent(name: name.rawValue, tourID: tourID, pointID: pointID, language: language, timestamp: timestamp,
-                       properties: properties.mapValues { value in
-                           switch value {
-                           case .string(let s): .string(s)
-                           case .int(let i): .number(Double(i))
-                           case .double(let d): .number(d)
-                           case .bool(let b): .bool(b)
-                           }
-                       })
+        AnalyticsEvent(
+            name: name.rawValue, tourID: tourID, pointID: pointID, language: language, timestamp: timestamp,
+            properties: properties.mapValues { value in
+                switch value {
+                case .string(let s): .string(s)
+                case .int(let i): .number(Double(i))
+                case .double(let d): .number(d)
+                case .bool(let b): .bool(b)
+                }
+            })
     }
 }

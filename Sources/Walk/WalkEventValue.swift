@@ -7,10 +7,15 @@ public enum WalkEventValue: Sendable, Hashable, Codable, CustomStringConvertible
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
-        if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let i = try? c.decode(Int.self) { self = .int(i) }
-        else if let d = try? c.decode(Double.self) { self = .double(d) }
-        else { self = .string(try c.decode(String.self)) }
+        if let b = try? c.decode(Bool.self) {
+            self = .bool(b)
+        } else if let i = try? c.decode(Int.self) {
+            self = .int(i)
+        } else if let d = try? c.decode(Double.self) {
+            self = .double(d)
+        } else {
+            self = .string(try c.decode(String.self))
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {

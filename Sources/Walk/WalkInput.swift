@@ -13,7 +13,7 @@ public enum WalkInput: Sendable, Hashable {
     case audioFinished(pointID: String)
     /// The point's narration could not be played (unreadable file, decoder error, no device).
     case audioFailed(pointID: String, reason: String)
-    case command(WalkCommand)
+    case command(WalkAction)
 }
 
 extension WalkInput {

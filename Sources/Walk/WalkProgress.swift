@@ -26,7 +26,9 @@ public struct WalkProgress: Sendable, Hashable, Codable {
         public var triggeredAt: Date?
         public var triggerType: TriggerType?
 
-        public init(id: String, status: PointStatus = .pending, triggeredAt: Date? = nil, triggerType: TriggerType? = nil) {
+        public init(
+            id: String, status: PointStatus = .pending, triggeredAt: Date? = nil, triggerType: TriggerType? = nil
+        ) {
             self.id = id
             self.status = status
             self.triggeredAt = triggeredAt
@@ -107,9 +109,12 @@ public struct WalkProgress: Sendable, Hashable, Codable {
                 return "point \(i) is pending, but the walk is past it (nextIndex \(nextIndex))"
             }
             if i >= nextIndex, point.status != .pending {
-                return "point \(i) is \(point.status.rawValue), but the walk has not reached it (nextIndex \(nextIndex))"
+                return
+                    "point \(i) is \(point.status.rawValue), but the walk has not reached it (nextIndex \(nextIndex))"
             }
-            if let date = point.triggeredAt, !Self.isPlausible(date) { return "point \(i) has an impossible trigger time" }
+            if let date = point.triggeredAt, !Self.isPlausible(date) {
+                return "point \(i) has an impossible trigger time"
+            }
         }
         for (name, date) in [("startedAt", startedAt), ("endedAt", endedAt)] {
             if let date, !Self.isPlausible(date) { return "\(name) is an impossible time" }
@@ -125,7 +130,8 @@ public struct WalkProgress: Sendable, Hashable, Codable {
             // A first hearing is `playing`; a replay (previous, replay) is of a point already heard.
             let expected: PointStatus = playing.isReplay ? .played : .playing
             guard points[i].status == expected else {
-                return "point \(i) is playing\(playing.isReplay ? " again" : ""), but its status is \(points[i].status.rawValue)"
+                return
+                    "point \(i) is playing\(playing.isReplay ? " again" : ""), but its status is \(points[i].status.rawValue)"
             }
             guard !queued.contains(playing.pointID) else { return "point \(i) is playing and queued at once" }
         }

@@ -1,4 +1,5 @@
 import Walk
+
 /// Narrations the player has reported ended, and whoever waits for one.
 actor AudioEnds {
     private var ended: Set<String> = []

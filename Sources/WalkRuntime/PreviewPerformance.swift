@@ -39,7 +39,8 @@ public struct PreviewPerformance: Sendable {
         for p in tour.points { byOrder[p.order] = p }
         var steps: [Step] = []
         for entry in report.timeline {
-            let line = "\(WalkTime.offset(entry.offsetSeconds).padding(toLength: 9, withPad: " ", startingAt: 0)) \(entry.text)"
+            let line =
+                "\(WalkTime.offset(entry.offsetSeconds).padding(toLength: 9, withPad: " ", startingAt: 0)) \(entry.text)"
             switch entry.kind {
             case .audioStart:
                 guard let order = entry.pointOrder, let point = byOrder[order] else { continue }
@@ -50,8 +51,11 @@ public struct PreviewPerformance: Sendable {
                 if let url = point.subtitles, let track = try? SubtitleTrack(contentsOf: url) {
                     let end = report.points.first { $0.order == order }?.audio?.endOffsetSeconds ?? .infinity
                     for cue in track.cues where entry.offsetSeconds + cue.start < end {
-                        steps.append(Step(at: entry.offsetSeconds + cue.start,
-                                          action: .subtitle("             “\(cue.text.replacingOccurrences(of: "\n", with: " "))”")))
+                        steps.append(
+                            Step(
+                                at: entry.offsetSeconds + cue.start,
+                                action: .subtitle(
+                                    "             “\(cue.text.replacingOccurrences(of: "\n", with: " "))”")))
                     }
                 }
             case .audioEnd:

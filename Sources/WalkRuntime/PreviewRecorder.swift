@@ -51,8 +51,9 @@ public struct PreviewRecorder: Sendable {
         let route = route ?? TourRoute(tour: tour)
         self.route = route
         points = tour.points.enumerated().map { i, p in
-            PreviewReport.Point(order: p.order, id: p.id, title: p.title, status: .notReached,
-                                stationMeters: route.stations.indices.contains(i) ? (route.stations[i] * 10).rounded() / 10 : nil)
+            PreviewReport.Point(
+                order: p.order, id: p.id, title: p.title, status: .notReached,
+                stationMeters: route.stations.indices.contains(i) ? (route.stations[i] * 10).rounded() / 10 : nil)
         }
         for (i, p) in tour.points.enumerated() { indexByID[p.id] = i }
     }
@@ -71,7 +72,7 @@ public struct PreviewRecorder: Sendable {
             silenceSince = time
             add(.start, at: time, "walk starts: \(tour.title) [\(tour.language)]")
         }
-        lastTime = max(lastTime ?? time, time)   // a trace that jumps back in time does not end earlier
+        lastTime = max(lastTime ?? time, time)  // a trace that jumps back in time does not end earlier
         if case .audioFinished(let id) = input, let (index, since) = playing, tour.points[index].id == id {
             let end = offset(time)
             points[index].audio?.endOffsetSeconds = end
@@ -86,19 +87,22 @@ public struct PreviewRecorder: Sendable {
             var wasRejected = false
             for effect in effects {
                 guard case .fixRejected(let rejected, _) = effect else { continue }
-                if rejected == fix { wasRejected = true } else { accepted -= 1 }   // held, then dropped
+                if rejected == fix { wasRejected = true } else { accepted -= 1 }  // held, then dropped
             }
             if !wasRejected {
                 accepted += 1
                 if let last = lastAccepted {
                     let gap = fix.time.timeIntervalSince(last.time)
                     if gap >= gapThreshold {
-                        note(.gpsGap, at: time, "no usable fix for \(WalkTime.duration(gap)) (since \(WalkTime.offset(offset(last.time))))")
+                        note(
+                            .gpsGap, at: time,
+                            "no usable fix for \(WalkTime.duration(gap)) (since \(WalkTime.offset(offset(last.time))))")
                     }
                 }
                 lastAccepted = fix
                 if let first = tour.points.first, points[0].trigger == nil {
-                    let d = WalkCore.distance(from: fix.coordinate, to: first.coordinate, within: first.triggerRadiusMeters)
+                    let d = WalkCore.distance(
+                        from: fix.coordinate, to: first.coordinate, within: first.triggerRadiusMeters)
                     closestToFirst = min(closestToFirst ?? d, d)
                 }
             }
@@ -110,16 +114,18 @@ public struct PreviewRecorder: Sendable {
         switch effect {
         case .triggered(let trigger):
             let point = tour.points[trigger.index]
-            points[trigger.index].trigger = .init(time: ISO8601.format(time), offsetSeconds: offset(time), type: trigger.type,
-                                                  latitude: trigger.position?.latitude,
-                                                  longitude: trigger.position?.longitude,
-                                                  distanceMeters: trigger.distance.map { ($0 * 10).rounded() / 10 })
+            points[trigger.index].trigger = .init(
+                time: ISO8601.format(time), offsetSeconds: offset(time), type: trigger.type,
+                latitude: trigger.position?.latitude,
+                longitude: trigger.position?.longitude,
+                distanceMeters: trigger.distance.map { ($0 * 10).rounded() / 10 })
             points[trigger.index].status = .interrupted
             var text = "▶ \(point.order) \(point.title) triggered"
             switch trigger.type {
             case .gps:
                 if let p = trigger.position, let d = trigger.distance {
-                    text += " at \(p), \(Int(d.rounded())) m from the point (radius \(Int(point.triggerRadiusMeters)) m)"
+                    text +=
+                        " at \(p), \(Int(d.rounded())) m from the point (radius \(Int(point.triggerRadiusMeters)) m)"
                 }
             case .caughtUp: text += ": missed on the way, played before the next one"
             case .manual: text += " by hand"
@@ -127,7 +133,8 @@ public struct PreviewRecorder: Sendable {
             add(.triggered, at: time, order: point.order, text)
         case .queued(let id, let position):
             guard let i = indexByID[id] else { return }
-            add(.queued, at: time, order: tour.points[i].order,
+            add(
+                .queued, at: time, order: tour.points[i].order,
                 "  \(tour.points[i].title) waits in the queue (position \(position))")
         case .play(let point):
             guard let i = indexByID[point.id] else { return }
@@ -135,7 +142,9 @@ public struct PreviewRecorder: Sendable {
             playing = (i, time)
             if points[i].audio == nil {
                 points[i].audio = .init(startOffsetSeconds: offset(time))
-                if let t = points[i].trigger { points[i].queueWaitSeconds = ((offset(time) - t.offsetSeconds) * 1000).rounded() / 1000 }
+                if let t = points[i].trigger {
+                    points[i].queueWaitSeconds = ((offset(time) - t.offsetSeconds) * 1000).rounded() / 1000
+                }
             }
             add(.audioStart, at: time, order: point.order, "♪ \(point.title) plays")
         case .announce(let point, let reason):
@@ -143,7 +152,7 @@ public struct PreviewRecorder: Sendable {
             if playing?.index == i { playing = nil; silenceSince = time }
             points[i].status = .announced
             points[i].note = reason
-            points[i].audio = nil   // nothing was heard
+            points[i].audio = nil  // nothing was heard
             if let t = points[i].trigger, points[i].queueWaitSeconds == nil {
                 points[i].queueWaitSeconds = ((offset(time) - t.offsetSeconds) * 1000).rounded() / 1000
             }
@@ -151,12 +160,16 @@ public struct PreviewRecorder: Sendable {
         case .missed(let id):
             guard let i = indexByID[id] else { return }
             points[i].status = .missed
-            add(.missed, at: time, order: tour.points[i].order, "✗ \(tour.points[i].order) \(tour.points[i].title) missed")
+            add(
+                .missed, at: time, order: tour.points[i].order,
+                "✗ \(tour.points[i].order) \(tour.points[i].title) missed")
         case .fixRejected(let fix, let reason):
             rejected[reason.rawValue, default: 0] += 1
             if reason == .implausibleJump, let last = lastAccepted {
                 let d = last.coordinate.distance(to: fix.coordinate)
-                note(.ignoredFix, at: time, "ignored a fix \(Int(d.rounded())) m away from the walker (implausible jump)")
+                note(
+                    .ignoredFix, at: time, "ignored a fix \(Int(d.rounded())) m away from the walker (implausible jump)"
+                )
             }
         case .route(let event):
             switch event {
@@ -165,11 +178,16 @@ public struct PreviewRecorder: Sendable {
                     add(.joinedRoute, at: time, "joined the route \(WalkTime.distance(along)) along it\(place(along))")
                 }
             case .left(let along, let offset):
-                add(.leftRoute, at: time, "left the route \(WalkTime.distance(offset)) (progress \(WalkTime.distance(along))\(place(along)))")
+                add(
+                    .leftRoute, at: time,
+                    "left the route \(WalkTime.distance(offset)) (progress \(WalkTime.distance(along))\(place(along)))")
             case .rejoined(let along):
                 add(.rejoinedRoute, at: time, "back on the route at \(WalkTime.distance(along))\(place(along))")
             case .relocalised(let from, let to):
-                add(.relocalised, at: time, "progress re-localised\(place(to)): \(WalkTime.distance(from)) → \(WalkTime.distance(to)) along the route")
+                add(
+                    .relocalised, at: time,
+                    "progress re-localised\(place(to)): \(WalkTime.distance(from)) → \(WalkTime.distance(to)) along the route"
+                )
             }
         case .track(let event):
             events.append(event)
@@ -184,8 +202,10 @@ public struct PreviewRecorder: Sendable {
             if let (i, _) = playing { points[i].status = .interrupted }
             playing = nil
             if points.first?.trigger == nil, let closest = closestToFirst, let first = tour.points.first {
-                add(.traceEnd, at: time, "the walk never came within \(WalkTime.distance(closest)) of point \(first.order) "
-                    + "(radius \(Int(first.triggerRadiusMeters)) m): is this a trace of this tour?")
+                add(
+                    .traceEnd, at: time,
+                    "the walk never came within \(WalkTime.distance(closest)) of point \(first.order) "
+                        + "(radius \(Int(first.triggerRadiusMeters)) m): is this a trace of this tour?")
             }
             add(.abandoned, at: time, "✗ trace ends before the tour does: tour abandoned")
         case .stop, .pause, .resume, .saveProgress:
@@ -200,7 +220,9 @@ public struct PreviewRecorder: Sendable {
     private func place(_ along: Double) -> String {
         guard !route.stations.isEmpty else { return "" }
         var last: Int?
-        for i in route.stations.indices where route.stations[i] - tour.points[i].triggerRadiusMeters <= along { last = i }
+        for i in route.stations.indices where route.stations[i] - tour.points[i].triggerRadiusMeters <= along {
+            last = i
+        }
         guard let i = last else { return ", before point \(tour.points[0].order)" }
         let atPoint = abs(along - route.stations[i]) <= tour.points[i].triggerRadiusMeters
         return atPoint ? ", at point \(tour.points[i].order)" : ", after point \(tour.points[i].order)"
@@ -229,7 +251,8 @@ public struct PreviewRecorder: Sendable {
     }
 
     private mutating func add(_ kind: PreviewReport.Entry.Kind, at time: Date, order: Int? = nil, _ text: String) {
-        timeline.append(.init(offsetSeconds: offset(time), time: ISO8601.format(time), kind: kind, pointOrder: order, text: text))
+        timeline.append(
+            .init(offsetSeconds: offset(time), time: ISO8601.format(time), kind: kind, pointOrder: order, text: text))
     }
 
     private mutating func note(_ kind: PreviewReport.Entry.Kind, at time: Date, _ text: String) {
@@ -262,15 +285,19 @@ public struct PreviewRecorder: Sendable {
             timeline: timeline,
             timelineOmitted: omitted,
             events: events,
-            summary: .init(pointsHeard: heard, pointsAnnounced: announced, pointsTotal: points.count,
-                           totalQueueWaitSeconds: (wait * 1000).rounded() / 1000,
-                           longestSilenceSeconds: (silence * 1000).rounded() / 1000,
-                           completed: completed, endOffsetSeconds: end.map(offset) ?? 0,
-                           fixes: fixes, acceptedFixes: accepted, rejectedFixes: rejected),
+            summary: .init(
+                pointsHeard: heard, pointsAnnounced: announced, pointsTotal: points.count,
+                totalQueueWaitSeconds: (wait * 1000).rounded() / 1000,
+                longestSilenceSeconds: (silence * 1000).rounded() / 1000,
+                completed: completed, endOffsetSeconds: end.map(offset) ?? 0,
+                fixes: fixes, acceptedFixes: accepted, rejectedFixes: rejected),
             completionMessage: completed ? tour.completionMessage : nil,
-            route: route.isEmpty ? nil : .init(source: route.source, unfitReason: route.unfitReason,
-                                               lengthMeters: (route.length * 10).rounded() / 10,
-                                               progressMeters: latestProgress.map { ($0 * 10).rounded() / 10 },
-                                               progress: progressSamples))
+            route: route.isEmpty
+                ? nil
+                : .init(
+                    source: route.source, unfitReason: route.unfitReason,
+                    lengthMeters: (route.length * 10).rounded() / 10,
+                    progressMeters: latestProgress.map { ($0 * 10).rounded() / 10 },
+                    progress: progressSamples))
     }
 }

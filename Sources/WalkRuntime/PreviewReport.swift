@@ -77,7 +77,7 @@ public struct PreviewReport: Sendable, Hashable, Codable {
     public struct Entry: Sendable, Hashable, Codable {
         public enum Kind: String, Sendable, Hashable, Codable {
             case start, triggered, queued, audioStart, audioEnd, announced, missed, ignoredFix, gpsGap,
-                 completed, abandoned, traceEnd
+                completed, abandoned, traceEnd
             /// Route progress (rule 10): joined the route past its start, left it, came back,
             /// re-localised further on.
             case joinedRoute, leftRoute, rejoinedRoute, relocalised
@@ -123,8 +123,10 @@ public struct PreviewReport: Sendable, Hashable, Codable {
         if summary.pointsAnnounced > 0 { line += " (+\(summary.pointsAnnounced) announced without audio)" }
         line += ", total queue wait \(WalkTime.duration(summary.totalQueueWaitSeconds))"
         line += ", longest silence \(WalkTime.duration(summary.longestSilenceSeconds))"
-        line += summary.completed ? ", completed at \(WalkTime.offset(summary.endOffsetSeconds))"
-                                  : ", not completed"
+        line +=
+            summary.completed
+            ? ", completed at \(WalkTime.offset(summary.endOffsetSeconds))"
+            : ", not completed"
         return line
     }
 
@@ -138,7 +140,8 @@ public struct PreviewReport: Sendable, Hashable, Codable {
         out += "policy \(policy.missed.rawValue), error bound \(String(format: "%g", policy.maxHorizontalError)) m, "
         out += "\(policy.confirmationFixes) fixes to confirm\n\n"
         for entry in timeline {
-            out += "  \(WalkTime.offset(entry.offsetSeconds).padding(toLength: 9, withPad: " ", startingAt: 0)) \(entry.text)\n"
+            out +=
+                "  \(WalkTime.offset(entry.offsetSeconds).padding(toLength: 9, withPad: " ", startingAt: 0)) \(entry.text)\n"
         }
         if timelineOmitted > 0 { out += "  (\(timelineOmitted) more ignored fixes and gaps not listed)\n" }
         return out
@@ -149,14 +152,16 @@ public struct PreviewReport: Sendable, Hashable, Codable {
         var out = "  #  point                         trigger   dist    wait   audio\n"
         for p in points {
             let title = p.title.count > 28 ? String(p.title.prefix(27)) + "…" : p.title
-            var line = "  " + String(p.order).padding(toLength: 3, withPad: " ", startingAt: 0)
+            var line =
+                "  " + String(p.order).padding(toLength: 3, withPad: " ", startingAt: 0)
                 + title.padding(toLength: 29, withPad: " ", startingAt: 0)
             if let t = p.trigger {
                 line += " " + WalkTime.offset(t.offsetSeconds).padding(toLength: 9, withPad: " ", startingAt: 0)
                 line += (t.distanceMeters.map { String(format: "%4.0f m", $0) } ?? "     -") + " "
                 line += String(format: "%6.1fs", p.queueWaitSeconds ?? 0)
                 if let a = p.audio {
-                    line += "  \(WalkTime.offset(a.startOffsetSeconds))–\(a.endOffsetSeconds.map(WalkTime.offset) ?? "…")"
+                    line +=
+                        "  \(WalkTime.offset(a.startOffsetSeconds))–\(a.endOffsetSeconds.map(WalkTime.offset) ?? "…")"
                 }
             }
             line += "  \(p.status.label)"

@@ -46,11 +46,14 @@ public struct WalkSimulation: Sendable {
 
     /// Runs the whole walk and returns the report. `onStep` sees every input with its effects, in
     /// order (the real-time preview uses it to schedule sound and subtitles).
-    public func run(fixes: some Sequence<Fix>,
-                    onStep: (WalkInput, Date, [WalkEffect]) -> Void = { _, _, _ in }) -> PreviewReport {
+    public func run(
+        fixes: some Sequence<Fix>,
+        onStep: (WalkInput, Date, [WalkEffect]) -> Void = { _, _, _ in }
+    ) -> PreviewReport {
         let core = WalkCore(tour: tour, policy: policy)
-        var state = State(core: core, recorder: PreviewRecorder(tour: tour, policy: policy, route: core.route),
-                          narrations: narrations)
+        var state = State(
+            core: core, recorder: PreviewRecorder(tour: tour, policy: policy, route: core.route),
+            narrations: narrations)
         var started = false
         var clock = TraceClock(stepConfirmations: policy.filterConfiguration.clockStepConfirmations)
         for fix in fixes {
@@ -152,9 +155,9 @@ struct TraceClock {
         if let step = pending {
             pending = nil
             if fix.time >= last {
-                now = now.addingTimeInterval(step.step)   // a real gap: its time counts now
+                now = now.addingTimeInterval(step.step)  // a real gap: its time counts now
             } else {
-                reference = step.before                     // one wild stamp: as if never read
+                reference = step.before  // one wild stamp: as if never read
             }
         }
         let d = fix.time.timeIntervalSince(reference)

@@ -13,8 +13,10 @@ public enum WalkscapeServerApp {
     /// Runs the server. `listening` gets the base URL once the socket is bound (with the real port
     /// when 0 was asked for), before any request is served: the address this machine reaches it at
     /// (127.0.0.1 when listening on all interfaces), whatever `--public-url` tells clients elsewhere.
-    public static func run(_ configuration: ServerConfiguration, logger: Logger,
-                           listening: @escaping @Sendable (String) -> Void) async throws {
+    public static func run(
+        _ configuration: ServerConfiguration, logger: Logger,
+        listening: @escaping @Sendable (String) -> Void
+    ) async throws {
         // Trap SIGHUP before anything else, so an early one reloads rather than kills.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         let services = try await makeServices(configuration, logger: logger)
@@ -24,35 +26,44 @@ public enum WalkscapeServerApp {
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port)),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
-                let host = configuration.host == "0.0.0.0" || configuration.host == "::" ? "127.0.0.1" : configuration.host
+                let host =
+                    configuration.host == "0.0.0.0" || configuration.host == "::" ? "127.0.0.1" : configuration.host
                 let bound = host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
                 services.listening.withLockedValue { $0 = bound }
                 listening(bound)
-                logger.notice("serving \(services.catalog.count) tour(s)", metadata: [
-                    "listening": "\(configuration.host):\(port)", "media-base": "\(configuration.publicURL ?? "each request's Host")",
-                    "data": "\(configuration.dataDirectory.path)", "dialect": "\(configuration.dialect.rawValue)"])
+                logger.notice(
+                    "serving \(services.catalog.count) tour(s)",
+                    metadata: [
+                        "listening": "\(configuration.host):\(port)",
+                        "media-base": "\(configuration.publicURL ?? "each request's Host")",
+                        "data": "\(configuration.dataDirectory.path)", "dialect": "\(configuration.dialect.rawValue)",
+                    ])
             },
             logger: logger
         )
-        let group = ServiceGroup(configuration: .init(
-            services: [app, ReloadOnHangup(catalog: services.catalog, signals: hangups)],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [app, ReloadOnHangup(catalog: services.catalog, signals: hangups)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
         do {
             try await group.run()
         } catch let error as IOError {
-            throw ServerError(.unavailable, "cannot listen on \(configuration.host):\(configuration.port) (\(error.description))")
+            throw ServerError(
+                .unavailable, "cannot listen on \(configuration.host):\(configuration.port) (\(error.description))")
         }
     }
 
     static func makeServices(_ configuration: ServerConfiguration, logger: Logger) async throws -> ServerServices {
         let database = try ServerDatabase(dataDirectory: configuration.dataDirectory)
         let secrets = try ServerSecrets.load(dataDirectory: configuration.dataDirectory)
-        let catalog = try TourCatalog(paths: configuration.tourPaths, versions: TourVersionStore(database: database),
-                                      reloadInterval: configuration.reloadInterval, logger: logger)
+        let catalog = try TourCatalog(
+            paths: configuration.tourPaths, versions: TourVersionStore(database: database),
+            reloadInterval: configuration.reloadInterval, logger: logger)
         let accounts = AccountStore(database: database)
-        let tokens = await TokenIssuer(secrets: secrets, accessTTL: configuration.accessTokenTTL,
-                                       refreshTTL: configuration.refreshTokenTTL)
+        let tokens = await TokenIssuer(
+            secrets: secrets, accessTTL: configuration.accessTokenTTL,
+            refreshTTL: configuration.refreshTokenTTL)
         let hasher = PasswordHasher(cost: configuration.bcryptCost)
         return ServerServices(
             configuration: configuration, catalog: catalog, database: database, accounts: accounts,
@@ -67,8 +78,10 @@ public enum WalkscapeServerApp {
         let router = Router(context: ServerContext.self, options: .autoGenerateHeadEndpoints)
         // Middleware first (it wraps the routes added after it); faults outermost, so they see the
         // final answer, errors included.
-        router.add(middleware: FaultMiddleware(plan: services.configuration.faults, dialect: services.dialect,
-                                               logger: services.logger))
+        router.add(
+            middleware: FaultMiddleware(
+                plan: services.configuration.faults, dialect: services.dialect,
+                logger: services.logger))
         router.add(middleware: ErrorMiddleware(dialect: services.dialect, logger: services.logger))
         HealthRoutes(services: services).register(on: router)
         AuthRoutes(services: services).register(on: router)

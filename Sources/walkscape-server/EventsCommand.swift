@@ -7,11 +7,12 @@ import WalkscapeServer
 struct EventsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "events",
-        abstract: "Show the analytics events received: counts (received, unique, duplicates by eventId) and each event.",
+        abstract:
+            "Show the analytics events received: counts (received, unique, duplicates by eventId) and each event.",
         discussion: """
-        --json prints {"received", "unique", "duplicates", "events": [...]}, each event in the live shape
-        plus eventId, requestUserId (the bearer's user), receivedAt and duplicate.
-        """)
+            --json prints {"received", "unique", "duplicates", "events": [...]}, each event in the live shape
+            plus eventId, requestUserId (the bearer's user), receivedAt and duplicate.
+            """)
 
     @Flag(help: "Print JSON.")
     var json = false
@@ -29,8 +30,10 @@ struct EventsCommand: ParsableCommand {
         print("received \(summary.received), unique \(summary.unique), duplicates \(summary.duplicates)")
         for r in summary.events {
             var line = "\(ISO8601.format(r.event.timestamp ?? r.receivedAt))  \(r.event.name)"
-            for (key, value) in [("tour", r.event.tourID), ("point", r.event.pointID), ("user", r.event.userID),
-                                 ("anonymous", r.event.anonymousID), ("eventId", r.eventID)] {
+            for (key, value) in [
+                ("tour", r.event.tourID), ("point", r.event.pointID), ("user", r.event.userID),
+                ("anonymous", r.event.anonymousID), ("eventId", r.eventID),
+            ] {
                 if let value { line += "  \(key)=\(value)" }
             }
             if r.duplicate { line += "  (duplicate)" }

@@ -7,8 +7,11 @@ import WalkscapeServer
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Show counts: users, vouchers, grants, events, and registrations, logins, token refreshes (used and refused).",
-        discussion: "A client test reads `stats --json` to check, say, that parallel requests with an expiring token caused exactly one refresh.")
+        abstract:
+            "Show counts: users, vouchers, grants, events, and registrations, logins, token refreshes (used and refused).",
+        discussion:
+            "A client test reads `stats --json` to check, say, that parallel requests with an expiring token caused exactly one refresh."
+    )
 
     @Flag(help: "Print JSON.")
     var json = false

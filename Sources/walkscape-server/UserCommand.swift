@@ -12,10 +12,10 @@ struct UserCommand: AsyncParsableCommand {
             commandName: "add",
             abstract: "Add an account (the password is read from stdin unless --password is given).",
             discussion: """
-            Examples:
-              walkscape-server user add walker@example.org --password 'correct horse'
-              echo 'correct horse' | walkscape-server user add walker@example.org --name Ada --language it
-            """)
+                Examples:
+                  walkscape-server user add walker@example.org --password 'correct horse'
+                  echo 'correct horse' | walkscape-server user add walker@example.org --name Ada --language it
+                """)
 
         @Argument(help: "The account's email address.")
         var email: String
@@ -40,8 +40,9 @@ struct UserCommand: AsyncParsableCommand {
         func run() async throws {
             let password = self.password ?? readLine(strippingNewline: true) ?? ""
             let admin = try Admin(dataDirectory: data.url)
-            let user = try await admin.addUser(email: email, password: password, name: name, preferredLanguage: language,
-                                               mailingListOptIn: mailingList, bcryptCost: bcryptCost)
+            let user = try await admin.addUser(
+                email: email, password: password, name: name, preferredLanguage: language,
+                mailingListOptIn: mailingList, bcryptCost: bcryptCost)
             print("added user \(user.email) (\(user.id))")
         }
     }

@@ -13,13 +13,13 @@ struct VoucherCommand: AsyncParsableCommand {
             commandName: "add",
             abstract: "Add (or replace) a voucher code that unlocks a tour.",
             discussion: """
-            The code is stored trimmed and upper-cased, as redemption normalises what users type.
-            Without --tour the voucher is not tied to a tour: redeeming it is a 400, as on the live service.
+                The code is stored trimmed and upper-cased, as redemption normalises what users type.
+                Without --tour the voucher is not tied to a tour: redeeming it is a 400, as on the live service.
 
-            Examples:
-              walkscape-server voucher add FLORENCE24 --tour 3b6f7a0e-2c55-4c1e-8f4a-7d2f5e0c9a10
-              walkscape-server voucher add ONCE --tour TOUR-ID --max-uses 1 --valid-until 2026-12-31
-            """)
+                Examples:
+                  walkscape-server voucher add FLORENCE24 --tour 3b6f7a0e-2c55-4c1e-8f4a-7d2f5e0c9a10
+                  walkscape-server voucher add ONCE --tour TOUR-ID --max-uses 1 --valid-until 2026-12-31
+                """)
 
         @Argument(help: "The code.")
         var code: String
@@ -30,26 +30,34 @@ struct VoucherCommand: AsyncParsableCommand {
         @Option(name: .customLong("max-uses"), help: "How many redemptions it allows (default: unlimited).")
         var maxUses: Int?
 
-        @Option(name: .customLong("valid-until"),
-                help: ArgumentHelp("Last moment it works: an ISO-8601 time with a zone, or a date (valid through that day, UTC).",
-                                   valueName: "date"))
+        @Option(
+            name: .customLong("valid-until"),
+            help: ArgumentHelp(
+                "Last moment it works: an ISO-8601 time with a zone, or a date (valid through that day, UTC).",
+                valueName: "date"))
         var validUntil: String?
 
         @OptionGroup var data: DataOption
 
         func validate() throws {
-            guard !VoucherStore.normalize(code: code).isEmpty else { throw ValidationError("the code must not be empty") }
+            guard !VoucherStore.normalize(code: code).isEmpty else {
+                throw ValidationError("the code must not be empty")
+            }
             if let maxUses, maxUses < 1 { throw ValidationError("--max-uses must be at least 1") }
             if let validUntil, Admin.parseValidUntil(validUntil) == nil {
-                throw ValidationError("--valid-until: \"\(validUntil)\" is neither YYYY-MM-DD nor an ISO-8601 time with a zone")
+                throw ValidationError(
+                    "--valid-until: \"\(validUntil)\" is neither YYYY-MM-DD nor an ISO-8601 time with a zone")
             }
-            if let tour, tour.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--tour must not be empty") }
+            if let tour, tour.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw ValidationError("--tour must not be empty")
+            }
         }
 
         func run() throws {
             let admin = try Admin(dataDirectory: data.url)
-            let voucher = try admin.addVoucher(code: code, tourID: tour, maxUses: maxUses,
-                                               validUntil: validUntil.flatMap(Admin.parseValidUntil))
+            let voucher = try admin.addVoucher(
+                code: code, tourID: tour, maxUses: maxUses,
+                validUntil: validUntil.flatMap(Admin.parseValidUntil))
             var line = "voucher \(voucher.code)"
             line += voucher.tourId.map { " unlocks tour \($0)" } ?? " (not tied to a tour)"
             if let maxUses = voucher.maxUses { line += ", at most \(maxUses) use(s)" }
@@ -59,7 +67,8 @@ struct VoucherCommand: AsyncParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List voucher codes and their use.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List voucher codes and their use.")
 
         @OptionGroup var data: DataOption
 
@@ -67,9 +76,10 @@ struct VoucherCommand: AsyncParsableCommand {
             let admin = try Admin(dataDirectory: data.url)
             for v in try admin.vouchers() {
                 let uses = v.maxUses.map { "\(v.usedCount)/\($0)" } ?? "\(v.usedCount)"
-                print("\(v.code)\t\(v.tourId ?? "-")\tuses \(uses)\tvalid until \(v.validUntil.map(ISO8601.format) ?? "-")")
+                print(
+                    "\(v.code)\t\(v.tourId ?? "-")\tuses \(uses)\tvalid until \(v.validUntil.map(ISO8601.format) ?? "-")"
+                )
             }
         }
     }
 }
-

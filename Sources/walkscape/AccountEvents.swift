@@ -23,7 +23,8 @@ struct AccountEvents {
 
     /// A lost event must not fail the login or redemption it describes: say so and go on.
     func record(_ name: Name, userID: String?, tourID: String? = nil) {
-        recorder.recordOrWarn(AnalyticsEvent(name: name.rawValue, userID: userID, tourID: tourID, timestamp: Date()),
-                              origin: origin)
+        recorder.recordOrWarn(
+            AnalyticsEvent(name: name.rawValue, userID: userID, tourID: tourID, timestamp: Date()),
+            origin: origin)
     }
 }

@@ -56,17 +56,18 @@ struct CLIError: Error, CustomStringConvertible {
 extension CLIError {
     /// The API client's failure, with the exit code of its kind.
     init(_ error: APIError) {
-        let kind: Kind = switch error.kind {
-        case .invalidConfiguration: .usage
-        case .notLoggedIn, .sessionExpired, .invalidCredentials, .forbidden: .noPermission
-        case .notFound: .notFound
-        case .alreadyExists: .alreadyExists
-        case .rejected, .tooLarge: .data
-        case .unavailable: .unavailable
-        case .temporary: .temporary
-        case .protocolError: .protocolError
-        case .local: .failure
-        }
+        let kind: Kind =
+            switch error.kind {
+            case .invalidConfiguration: .usage
+            case .notLoggedIn, .sessionExpired, .invalidCredentials, .forbidden: .noPermission
+            case .notFound: .notFound
+            case .alreadyExists: .alreadyExists
+            case .rejected, .tooLarge: .data
+            case .unavailable: .unavailable
+            case .temporary: .temporary
+            case .protocolError: .protocolError
+            case .local: .failure
+            }
         self.init(kind: kind, message: error.message)
     }
 }

@@ -16,7 +16,8 @@ enum CatalogTour {
     static func language(for tour: TourSummary, requested: String?, settings: Settings) throws(CLIError) -> String {
         if let requested {
             guard tour.languages.contains(requested) else {
-                throw CLIError.notFound("\(tour.slug) has no version in '\(requested)' (it has \(tour.languages.joined(separator: ", ")))")
+                throw CLIError.notFound(
+                    "\(tour.slug) has no version in '\(requested)' (it has \(tour.languages.joined(separator: ", ")))")
             }
             return requested
         }

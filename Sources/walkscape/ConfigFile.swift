@@ -15,9 +15,11 @@ import Foundation
 /// that runs to the end of the line (so `https://host/#part` keeps its `#`). A value in double
 /// quotes is taken as written, ` #` included.
 struct ConfigFile: Sendable, Hashable {
-    static let knownKeys: Set<String> = ["api-url", "gpsd-host", "gpsd-port", "audio-device", "language",
-                                         "allow-insecure-http", "api-timeout", "max-error", "missed",
-                                         "analytics", "analytics-dialect", "analytics-batch-bytes"]
+    static let knownKeys: Set<String> = [
+        "api-url", "gpsd-host", "gpsd-port", "audio-device", "language",
+        "allow-insecure-http", "api-timeout", "max-error", "missed",
+        "analytics", "analytics-dialect", "analytics-batch-bytes",
+    ]
     var values: [String: String] = [:]
 
     init(values: [String: String] = [:]) { self.values = values }
@@ -43,9 +45,13 @@ struct ConfigFile: Sendable, Hashable {
             }
             let key = line[..<eq].trimmingCharacters(in: .whitespaces).lowercased()
             var value = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                value = String(value.dropFirst().dropLast())
+            }
             guard knownKeys.contains(key) else {
-                throw CLIError.usage("\(file): line \(index + 1): unknown setting '\(key)' (known: \(knownKeys.sorted().joined(separator: ", ")))")
+                throw CLIError.usage(
+                    "\(file): line \(index + 1): unknown setting '\(key)' (known: \(knownKeys.sorted().joined(separator: ", ")))"
+                )
             }
             values[key] = value
         }
@@ -75,8 +81,9 @@ struct ConfigFile: Sendable, Hashable {
         if let index { lines[index] = setting } else { lines.append(setting) }
         let file = OutputFile(url.path)
         do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
             try file.open()
             try file.write(Data((lines.joined(separator: "\n") + "\n").utf8))
             try file.commit()

@@ -33,8 +33,9 @@ struct CredentialsFile: CredentialStore {
         let folder = url.deletingLastPathComponent()
         let data: Data
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
             data = try WalkscapeJSON.encoder().encode(credentials)
         } catch {
             throw APIError(.local, "cannot write \(url.path): \(error.localizedDescription)")
@@ -57,10 +58,12 @@ struct CredentialsFile: CredentialStore {
     func exclusively<T: Sendable>(_ body: @Sendable () async throws(APIError) -> T) async throws(APIError) -> T {
         let lockPath = url.path + ".lock"
         do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
-            throw APIError(.local, "cannot create \(url.deletingLastPathComponent().path): \(error.localizedDescription)")
+            throw APIError(
+                .local, "cannot create \(url.deletingLastPathComponent().path): \(error.localizedDescription)")
         }
         let lock = LockFile(path: lockPath)
         switch await lock.acquire(purpose: "renewing the session", until: .now + .seconds(30)) {

@@ -5,17 +5,19 @@ struct Doctor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check gpsd, audio, storage, the API and the login.",
         discussion: """
-        One line per check: OK, WARN or FAIL, with a hint for anything not OK.
-        Exits 0 when nothing FAILs.
+            One line per check: OK, WARN or FAIL, with a hint for anything not OK.
+            Exits 0 when nothing FAILs.
 
-        Examples:
-          walkscape doctor
-          walkscape doctor --gpsd-host 192.168.1.20 --audio-device hw:1 --json
-        """)
+            Examples:
+              walkscape doctor
+              walkscape doctor --gpsd-host 192.168.1.20 --audio-device hw:1 --json
+            """)
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: .long, help: ArgumentHelp("ALSA playback device to check (env: WALKSCAPE_AUDIO_DEVICE).", valueName: "name"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("ALSA playback device to check (env: WALKSCAPE_AUDIO_DEVICE).", valueName: "name"))
     var audioDevice: String?
 
     @Flag(name: .long, help: "Print the checks as JSON.")

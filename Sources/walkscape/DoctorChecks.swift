@@ -21,9 +21,12 @@ struct DoctorChecks {
         // The config file's problems belong to the config folder's line.
         let folders = directories().map { check in
             guard check.name == "config", let problem = configFileProblem() else { return check }
-            return DoctorCheck(name: "config", status: .fail,
-                               detail: check.status == .ok ? problem : "\(problem); \(check.detail)",
-                               hint: "fix it in \(settings.paths.configFile.path) (the README's Configuration lists the keys and their values)")
+            return DoctorCheck(
+                name: "config", status: .fail,
+                detail: check.status == .ok ? problem : "\(problem); \(check.detail)",
+                hint:
+                    "fix it in \(settings.paths.configFile.path) (the README's Configuration lists the keys and their values)"
+            )
         }
         return [gpsd(), audio(), mpg123(), sqlite()] + folders + [store(), await api(), credentials()]
     }
@@ -31,30 +34,41 @@ struct DoctorChecks {
     func gpsd() -> DoctorCheck {
         let host = settings.gpsdHost, port: Int
         do { port = try settings.gpsdPort() } catch {
-            return DoctorCheck(name: "gpsd", status: .fail, detail: error.message,
-                               hint: "set a port from 1 to 65535 (2947 is gpsd's own) with --gpsd-port, WALKSCAPE_GPSD_PORT or `gpsd-port = 2947` in \(settings.paths.configFile.path)")
+            return DoctorCheck(
+                name: "gpsd", status: .fail, detail: error.message,
+                hint:
+                    "set a port from 1 to 65535 (2947 is gpsd's own) with --gpsd-port, WALKSCAPE_GPSD_PORT or `gpsd-port = 2947` in \(settings.paths.configFile.path)"
+            )
         }
         switch GPSDProbe.probe(host: host, port: port, timeout: 2) {
         case .success(let v):
-            return DoctorCheck(name: "gpsd", status: .ok,
-                               detail: "gpsd \(v.release) (protocol \(v.protocolVersion)) at \(host):\(port)")
+            return DoctorCheck(
+                name: "gpsd", status: .ok,
+                detail: "gpsd \(v.release) (protocol \(v.protocolVersion)) at \(host):\(port)")
         case .failure(let failure):
-            return DoctorCheck(name: "gpsd", status: .fail, detail: failure.description,
-                               hint: "start gpsd (e.g. `sudo systemctl start gpsd` or `gpsd -N /dev/ttyACM0`), or point walkscape at it with --gpsd-host/--gpsd-port; without GPS, preview a tour with --trace")
+            return DoctorCheck(
+                name: "gpsd", status: .fail, detail: failure.description,
+                hint:
+                    "start gpsd (e.g. `sudo systemctl start gpsd` or `gpsd -N /dev/ttyACM0`), or point walkscape at it with --gpsd-host/--gpsd-port; without GPS, preview a tour with --trace"
+            )
         }
     }
 
     func audio() -> DoctorCheck {
         switch ALSAProbe.canOpen(device: audioDevice) {
         case .success:
-            return DoctorCheck(name: "audio", status: .ok,
-                               detail: "ALSA device '\(audioDevice)' opens (alsa-lib \(PlaybackLibraries.alsaVersion))")
+            return DoctorCheck(
+                name: "audio", status: .ok,
+                detail: "ALSA device '\(audioDevice)' opens (alsa-lib \(PlaybackLibraries.alsaVersion))")
         case .failure(let failure):
             let cards = ALSAProbe.cards()
             let why = cards.isEmpty ? "no sound card found" : "sound cards: \(cards.joined(separator: ", "))"
-            return DoctorCheck(name: "audio", status: .fail,
-                               detail: "cannot open ALSA device '\(audioDevice)': \(failure.reason); \(why)",
-                               hint: "choose a device with --audio-device NAME (list them with `aplay -L`), or walk silently with --no-audio")
+            return DoctorCheck(
+                name: "audio", status: .fail,
+                detail: "cannot open ALSA device '\(audioDevice)': \(failure.reason); \(why)",
+                hint:
+                    "choose a device with --audio-device NAME (list them with `aplay -L`), or walk silently with --no-audio"
+            )
         }
     }
 
@@ -71,33 +85,43 @@ struct DoctorChecks {
         let location = StoreAccess.location(settings)
         let store: TourStore?
         do { store = try TourStore.openIfPresent(location) } catch {
-            return DoctorCheck(name: "store", status: .fail, detail: error.message,
-                               hint: "move \(location.catalog.path) aside and download the tours again")
+            return DoctorCheck(
+                name: "store", status: .fail, detail: error.message,
+                hint: "move \(location.catalog.path) aside and download the tours again")
         }
         guard let store else {
-            return DoctorCheck(name: "store", status: .ok, detail: "no tours downloaded yet (\(location.dataFolder.path))")
+            return DoctorCheck(
+                name: "store", status: .ok, detail: "no tours downloaded yet (\(location.dataFolder.path))")
         }
         let health: StoreHealth
         do { health = try store.health() } catch {
-            return DoctorCheck(name: "store", status: .fail, detail: error.message,
-                               hint: "move \(location.catalog.path) aside and download the tours again")
+            return DoctorCheck(
+                name: "store", status: .fail, detail: error.message,
+                hint: "move \(location.catalog.path) aside and download the tours again")
         }
         guard health.quickCheck == "ok" else {
-            return DoctorCheck(name: "store", status: .fail, detail: "the catalog is damaged: \(health.quickCheck)",
-                               hint: "move \(location.catalog.path) aside and download the tours again")
+            return DoctorCheck(
+                name: "store", status: .fail, detail: "the catalog is damaged: \(health.quickCheck)",
+                hint: "move \(location.catalog.path) aside and download the tours again")
         }
-        var detail = "\(health.tours) tour\(health.tours == 1 ? "" : "s") installed, \(health.blobs) file\(health.blobs == 1 ? "" : "s") (\(ByteCount.format(health.bytes))); catalog sound"
+        var detail =
+            "\(health.tours) tour\(health.tours == 1 ? "" : "s") installed, \(health.blobs) file\(health.blobs == 1 ? "" : "s") (\(ByteCount.format(health.bytes))); catalog sound"
         if health.partialDownloads > 0 {
-            detail += "; \(health.partialDownloads) interrupted download\(health.partialDownloads == 1 ? "" : "s") (download resumes them, gc drops them)"
+            detail +=
+                "; \(health.partialDownloads) interrupted download\(health.partialDownloads == 1 ? "" : "s") (download resumes them, gc drops them)"
         }
         return DoctorCheck(name: "store", status: .ok, detail: detail)
     }
 
     func directories() -> [DoctorCheck] {
-        [("config", settings.paths.config), ("data", settings.paths.data), ("state", settings.paths.state)].map { name, url in
+        [("config", settings.paths.config), ("data", settings.paths.data), ("state", settings.paths.state)].map {
+            name, url in
             if let problem = Self.writeProblem(url) {
-                return DoctorCheck(name: name, status: .fail, detail: "\(url.path) is not writable (\(problem))",
-                                   hint: "fix its permissions, or keep everything under another folder with --home DIR or WALKSCAPE_HOME")
+                return DoctorCheck(
+                    name: name, status: .fail, detail: "\(url.path) is not writable (\(problem))",
+                    hint:
+                        "fix its permissions, or keep everything under another folder with --home DIR or WALKSCAPE_HOME"
+                )
             }
             return DoctorCheck(name: name, status: .ok, detail: "\(url.path) is writable")
         }
@@ -142,8 +166,9 @@ struct DoctorChecks {
 
     func api() async -> DoctorCheck {
         guard let text = settings.apiURL else {
-            return DoctorCheck(name: "api", status: .warn, detail: "no API URL configured (tour folders still work offline)",
-                               hint: "set --api-url URL, WALKSCAPE_API_URL, or `api-url = URL` in \(settings.paths.configFile.path)")
+            return DoctorCheck(
+                name: "api", status: .warn, detail: "no API URL configured (tour folders still work offline)",
+                hint: "set --api-url URL, WALKSCAPE_API_URL, or `api-url = URL` in \(settings.paths.configFile.path)")
         }
         let allowInsecure: Bool
         let timeoutSetting: Double?
@@ -151,32 +176,42 @@ struct DoctorChecks {
             allowInsecure = try settings.allowInsecureHTTP()
             timeoutSetting = try settings.apiTimeout()
         } catch {
-            return DoctorCheck(name: "api", status: .fail, detail: error.message,
-                               hint: "fix it in \(settings.paths.configFile.path), the environment or the flag")
+            return DoctorCheck(
+                name: "api", status: .fail, detail: error.message,
+                hint: "fix it in \(settings.paths.configFile.path), the environment or the flag")
         }
         let url: URL
         switch APIEndpoint.validate(text, allowInsecure: allowInsecure) {
         case .success(let valid):
             url = valid
         case .failure(let problem):
-            return DoctorCheck(name: "api", status: .fail, detail: problem.message,
-                               hint: "use an https:// URL; plain http:// is for loopback hosts unless --insecure-http or allow-insecure-http = true")
+            return DoctorCheck(
+                name: "api", status: .fail, detail: problem.message,
+                hint:
+                    "use an https:// URL; plain http:// is for loopback hosts unless --insecure-http or allow-insecure-http = true"
+            )
         }
         let origin = "\(url.absoluteString) (from \(settings.origins["api-url"] ?? "default"))"
         let timeout = timeoutSetting.map { min(apiTimeout, .milliseconds(Int64($0 * 1000))) } ?? apiTimeout
         do {
-            let report = try await ServiceConnection.run(settings) { client in try await client.health(timeout: timeout) }
-            let ms = Int((Double(report.latency.components.attoseconds) / 1e15 + Double(report.latency.components.seconds) * 1000).rounded())
+            let report = try await ServiceConnection.run(settings) { client in try await client.health(timeout: timeout)
+            }
+            let ms = Int(
+                (Double(report.latency.components.attoseconds) / 1e15 + Double(report.latency.components.seconds) * 1000)
+                    .rounded())
             if report.isHealthy {
                 return DoctorCheck(name: "api", status: .ok, detail: "\(origin) answers /health in \(ms) ms")
             }
-            return DoctorCheck(name: "api", status: .fail,
-                               detail: "\(origin) is not healthy (HTTP \(report.status)\(report.health.map { ", status \($0.status)" } ?? ""))",
-                               hint: "the service reports a problem of its own; try again later")
+            return DoctorCheck(
+                name: "api", status: .fail,
+                detail:
+                    "\(origin) is not healthy (HTTP \(report.status)\(report.health.map { ", status \($0.status)" } ?? ""))",
+                hint: "the service reports a problem of its own; try again later")
         } catch {
             let message = (error as? CLIError)?.message ?? "\(error)"
-            return DoctorCheck(name: "api", status: .fail, detail: "\(origin): \(message)",
-                               hint: "check the URL and the network; a local server runs with walkscape-server TOURS --port 8080")
+            return DoctorCheck(
+                name: "api", status: .fail, detail: "\(origin): \(message)",
+                hint: "check the URL and the network; a local server runs with walkscape-server TOURS --port 8080")
         }
     }
 
@@ -186,31 +221,40 @@ struct DoctorChecks {
         let file = CredentialsFile(url: settings.paths.credentialsFile)
         let saved: Credentials?
         do { saved = try file.load() } catch {
-            return DoctorCheck(name: "login", status: .fail, detail: error.message, hint: "walkscape logout, then walkscape login")
+            return DoctorCheck(
+                name: "login", status: .fail, detail: error.message, hint: "walkscape logout, then walkscape login")
         }
         guard let saved else {
-            return DoctorCheck(name: "login", status: .warn, detail: "not logged in (free tours still work)",
-                               hint: "walkscape login, or walkscape register for a new account")
+            return DoctorCheck(
+                name: "login", status: .warn, detail: "not logged in (free tours still work)",
+                hint: "walkscape login, or walkscape register for a new account")
         }
         if let mode = file.permissions, mode & 0o077 != 0 {
-            return DoctorCheck(name: "login", status: .fail,
-                               detail: "\(file.url.path) can be read by others (mode \(String(mode, radix: 8)))",
-                               hint: "chmod 600 \(file.url.path)")
+            return DoctorCheck(
+                name: "login", status: .fail,
+                detail: "\(file.url.path) can be read by others (mode \(String(mode, radix: 8)))",
+                hint: "chmod 600 \(file.url.path)")
         }
         let who = saved.email ?? "an account"
         if let text = settings.apiURL,
-           case .success(let url) = APIEndpoint.validate(text, allowInsecure: (try? settings.allowInsecureHTTP()) ?? false),
-           ServiceURL.key(url) != saved.service {
-            return DoctorCheck(name: "login", status: .warn, detail: "logged in as \(who) on \(saved.service), not on \(ServiceURL.key(url))",
-                               hint: "walkscape login to use this service")
+            case .success(let url) = APIEndpoint.validate(
+                text, allowInsecure: (try? settings.allowInsecureHTTP()) ?? false),
+            ServiceURL.key(url) != saved.service
+        {
+            return DoctorCheck(
+                name: "login", status: .warn,
+                detail: "logged in as \(who) on \(saved.service), not on \(ServiceURL.key(url))",
+                hint: "walkscape login to use this service")
         }
         guard let end = saved.sessionExpiresAt else {
             return DoctorCheck(name: "login", status: .ok, detail: "logged in as \(who)")
         }
         if saved.sessionHasExpired(at: Date()) {
-            return DoctorCheck(name: "login", status: .warn, detail: "the session of \(who) expired on \(HumanDate.format(end))",
-                               hint: "walkscape login")
+            return DoctorCheck(
+                name: "login", status: .warn, detail: "the session of \(who) expired on \(HumanDate.format(end))",
+                hint: "walkscape login")
         }
-        return DoctorCheck(name: "login", status: .ok, detail: "logged in as \(who), session valid until \(HumanDate.format(end))")
+        return DoctorCheck(
+            name: "login", status: .ok, detail: "logged in as \(who), session valid until \(HumanDate.format(end))")
     }
 }

@@ -21,8 +21,11 @@ struct DoctorReport: Encodable {
             let painted = color ? "\u{1B}[\(check.status.colorCode)m\(label)\u{1B}[0m" : label
             // Details and hints quote settings, paths and the service's words: terminal text, so
             // that the only escape sequences printed are the status colours.
-            var line = "\(painted) \(check.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(TerminalText.sanitized(check.detail))"
-            if let hint = check.hint { line += "\n     \(String(repeating: " ", count: width))  hint: \(TerminalText.sanitized(hint))" }
+            var line =
+                "\(painted) \(check.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(TerminalText.sanitized(check.detail))"
+            if let hint = check.hint {
+                line += "\n     \(String(repeating: " ", count: width))  hint: \(TerminalText.sanitized(hint))"
+            }
             lines.append(line)
         }
         return lines.joined(separator: "\n")

@@ -6,10 +6,13 @@ import Walk
 /// Options every command shares. Each setting resolves the same way everywhere:
 /// the flag, else the environment variable, else the config file, else the default.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Keep config, data and state under this folder (env: WALKSCAPE_HOME).", valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Keep config, data and state under this folder (env: WALKSCAPE_HOME).", valueName: "dir"))
     var home: String?
 
-    @Option(name: .long, help: ArgumentHelp("gpsd host (env: WALKSCAPE_GPSD_HOST; default 127.0.0.1).", valueName: "host"))
+    @Option(
+        name: .long, help: ArgumentHelp("gpsd host (env: WALKSCAPE_GPSD_HOST; default 127.0.0.1).", valueName: "host"))
     var gpsdHost: String?
 
     @Option(name: .long, help: ArgumentHelp("gpsd port (env: WALKSCAPE_GPSD_PORT; default 2947).", valueName: "port"))
@@ -18,13 +21,22 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("API base URL (env: WALKSCAPE_API_URL).", valueName: "url"))
     var apiURL: String?
 
-    @Flag(name: .long, help: "Allow a plain http:// API URL to a host that is not this machine (env: WALKSCAPE_ALLOW_INSECURE_HTTP).")
+    @Flag(
+        name: .long,
+        help: "Allow a plain http:// API URL to a host that is not this machine (env: WALKSCAPE_ALLOW_INSECURE_HTTP).")
     var insecureHTTP = false
 
-    @Option(name: .long, help: ArgumentHelp("Seconds to wait for the API to answer before giving up (env: WALKSCAPE_API_TIMEOUT; default 20).", valueName: "s"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Seconds to wait for the API to answer before giving up (env: WALKSCAPE_API_TIMEOUT; default 20).",
+            valueName: "s"))
     var timeout: Double?
 
-    @Flag(name: .long, help: "Record no analytics events and send none (also: DO_NOT_TRACK=1, or `analytics = off` in the config file).")
+    @Flag(
+        name: .long,
+        help:
+            "Record no analytics events and send none (also: DO_NOT_TRACK=1, or `analytics = off` in the config file).")
     var noAnalytics = false
 
     func validate() throws {
@@ -46,7 +58,8 @@ struct GlobalOptions: ParsableArguments {
     /// For `doctor`, which reports a broken config file as one of its findings and checks the
     /// rest with the defaults.
     func settingsReportingFileProblem(environment: [String: String] = ProcessInfo.processInfo.environment)
-        -> (settings: Settings, fileProblem: String?) {
+        -> (settings: Settings, fileProblem: String?)
+    {
         let paths = WalkscapePaths.resolve(home: home, environment: environment)
         do throws(CLIError) {
             let file = try ConfigFile.load(paths.configFile)
@@ -91,8 +104,9 @@ struct Settings: Sendable {
         language = pick("language", flag: nil, env: "WALKSCAPE_LANGUAGE")
         var raw: [String: String] = [:]
         raw["gpsd-port"] = pick("gpsd-port", flag: flags.gpsdPort.map(String.init), env: "WALKSCAPE_GPSD_PORT")
-        raw["allow-insecure-http"] = pick("allow-insecure-http", flag: flags.insecureHTTP ? "true" : nil,
-                                          env: "WALKSCAPE_ALLOW_INSECURE_HTTP")
+        raw["allow-insecure-http"] = pick(
+            "allow-insecure-http", flag: flags.insecureHTTP ? "true" : nil,
+            env: "WALKSCAPE_ALLOW_INSECURE_HTTP")
         raw["api-timeout"] = pick("api-timeout", flag: flags.timeout.map { String($0) }, env: "WALKSCAPE_API_TIMEOUT")
         raw["max-error"] = pick("max-error", flag: nil, env: "WALKSCAPE_MAX_ERROR")
         raw["missed"] = pick("missed", flag: nil, env: "WALKSCAPE_MISSED")
@@ -161,7 +175,8 @@ struct Settings: Sendable {
         }
         if let text = raw["analytics-dialect"] {
             guard let dialect = APIDialect(rawValue: text.lowercased()) else {
-                throw invalid("analytics-dialect", "is not one of \(APIDialect.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw invalid(
+                    "analytics-dialect", "is not one of \(APIDialect.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             settings.dialect = dialect
         }
@@ -178,7 +193,8 @@ struct Settings: Sendable {
     func missed() throws(CLIError) -> WalkPolicy.MissedPoints? {
         guard let text = raw["missed"] else { return nil }
         guard let policy = WalkPolicy.MissedPoints(rawValue: text.lowercased()) else {
-            throw invalid("missed", "is not one of \(WalkPolicy.MissedPoints.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw invalid(
+                "missed", "is not one of \(WalkPolicy.MissedPoints.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         return policy
     }

@@ -10,25 +10,27 @@ struct LintCommand: AsyncParsableCommand {
         commandName: "lint",
         abstract: "Check a tour folder for problems a curator must fix (errors) or should know (warnings).",
         discussion: """
-        Checks media (real MP3s that decode, readable subtitles and images), narration longer than \
-        the walk to the next point at 1.3 m/s, overlapping radii, radii under 20 m or over 150 m, \
-        points out of order along the route, duplicate orders and ids, missing languages, and \
-        points that the tour's own recorded walks (traces) do not trigger. \
-        At most 20 findings of one kind are listed, then counted; --json lists them all. \
-        Exits 1 when there are errors; warnings alone exit 0.
+            Checks media (real MP3s that decode, readable subtitles and images), narration longer than \
+            the walk to the next point at 1.3 m/s, overlapping radii, radii under 20 m or over 150 m, \
+            points out of order along the route, duplicate orders and ids, missing languages, and \
+            points that the tour's own recorded walks (traces) do not trigger. \
+            At most 20 findings of one kind are listed, then counted; --json lists them all. \
+            Exits 1 when there are errors; warnings alone exit 0.
 
-        An installed tour (id, slug or title) is checked as the store holds it: its files are \
-        named by their file names and the point and language that use them.
+            An installed tour (id, slug or title) is checked as the store holds it: its files are \
+            named by their file names and the point and language that use them.
 
-        Examples:
-          walkscape lint tours/demo
-          walkscape lint my-tour --json
-          walkscape lint bologna-portici
-        """)
+            Examples:
+              walkscape lint tours/demo
+              walkscape lint my-tour --json
+              walkscape lint bologna-portici
+            """)
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("A tour folder (with tour.json), or an installed tour (id, slug or title).", valueName: "tour"))
+    @Argument(
+        help: ArgumentHelp(
+            "A tour folder (with tour.json), or an installed tour (id, slug or title).", valueName: "tour"))
     var tour: String
 
     @Flag(name: .long, help: "Print the findings as JSON.")
@@ -64,8 +66,11 @@ struct LintCommand: AsyncParsableCommand {
             Console.json(try encoder.encode(result.findings))
         } else {
             for line in result.lines() { Console.out(line) }
-            Console.out(result.findings.isEmpty ? "\(tour): no problems found"
-                        : "\(tour): \(result.errors) error\(result.errors == 1 ? "" : "s"), \(result.warnings) warning\(result.warnings == 1 ? "" : "s")")
+            Console.out(
+                result.findings.isEmpty
+                    ? "\(tour): no problems found"
+                    : "\(tour): \(result.errors) error\(result.errors == 1 ? "" : "s"), \(result.warnings) warning\(result.warnings == 1 ? "" : "s")"
+            )
         }
         if result.errors > 0 { throw ExitCode(1) }
     }

@@ -11,32 +11,39 @@ import WalkRuntime
 struct MapCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "map",
-        abstract: "Draw a tour as an SVG map: route, numbered points and radii, a trace coloured by accuracy, triggers.",
+        abstract:
+            "Draw a tour as an SVG map: route, numbered points and radii, a trace coloured by accuracy, triggers.",
         discussion: """
-        With --trace, the walk is previewed first (as `preview --fast` does) so the map shows where \
-        each point triggered; fixes the filter ignored are drawn as red crosses. A long trace is \
-        thinned to 20,000 drawn fixes. -o - writes the SVG to standard output; an existing file is \
-        replaced only once the whole map is written, and a FIFO or device is written through.
+            With --trace, the walk is previewed first (as `preview --fast` does) so the map shows where \
+            each point triggered; fixes the filter ignored are drawn as red crosses. A long trace is \
+            thinned to 20,000 drawn fixes. -o - writes the SVG to standard output; an existing file is \
+            replaced only once the whole map is written, and a FIFO or device is written through.
 
-        Examples:
-          walkscape map tours/demo -o demo.svg
-          walkscape map tours/demo --trace tours/demo/traces/walk.nmea -o walk.svg
-          walkscape map tours/demo -o - | rsvg-convert -o demo.png
-          walkscape map bologna-portici -o portici.svg     (an installed tour)
-        """)
+            Examples:
+              walkscape map tours/demo -o demo.svg
+              walkscape map tours/demo --trace tours/demo/traces/walk.nmea -o walk.svg
+              walkscape map tours/demo -o - | rsvg-convert -o demo.png
+              walkscape map bologna-portici -o portici.svg     (an installed tour)
+            """)
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("A tour folder (with tour.json), or an installed tour (id, slug or title).", valueName: "tour"))
+    @Argument(
+        help: ArgumentHelp(
+            "A tour folder (with tour.json), or an installed tour (id, slug or title).", valueName: "tour"))
     var tour: String
 
     @Option(name: .long, help: ArgumentHelp("A recorded walk to draw, NMEA 0183 or GPX.", valueName: "file"))
     var trace: String?
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Language of the titles (default: the tour's default).", valueName: "code"))
+    @Option(
+        name: [.short, .long],
+        help: ArgumentHelp("Language of the titles (default: the tour's default).", valueName: "code"))
     var language: String?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the SVG (- for standard output).", valueName: "map.svg"))
+    @Option(
+        name: .shortAndLong, help: ArgumentHelp("Where to write the SVG (- for standard output).", valueName: "map.svg")
+    )
     var output: String
 
     @Option(name: .long, help: ArgumentHelp("Width of the picture in pixels.", valueName: "px"))
@@ -50,7 +57,9 @@ struct MapCommand: AsyncParsableCommand {
     func run() async throws {
         let output = OutputFile(self.output)
         // A name that cannot be written is refused before any work; nothing is touched yet.
-        do throws(FileAccessError) { try output.check() } catch { throw CLIError.failure("\(self.output): cannot write (\(error.reason))") }
+        do throws(FileAccessError) { try output.check() } catch {
+            throw CLIError.failure("\(self.output): cannot write (\(error.reason))")
+        }
         let settings = try global.settings()
         let resolved = try TourArgument.resolve(tour, settings: settings)
         let folder = resolved.folder(language: language)
@@ -67,8 +76,10 @@ struct MapCommand: AsyncParsableCommand {
             let file: TraceFile
             do { file = try TraceFile(url: url) } catch { throw CLIError.data(error.message) }
             let policy = WalkPolicy()
-            map.report = WalkSimulation(tour: playable, policy: policy,
-                                        narrations: WalkSimulation.probeNarrations(of: playable)).run(fixes: file.fixes())
+            map.report = WalkSimulation(
+                tour: playable, policy: policy,
+                narrations: WalkSimulation.probeNarrations(of: playable)
+            ).run(fixes: file.fixes())
             map.draw(fixes: file.fixes(), filter: policy.filterConfiguration)
             if map.trace.isEmpty {
                 let why = file.statistics.map { " (\($0.unusedSummary))" } ?? ""

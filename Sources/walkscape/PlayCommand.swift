@@ -10,38 +10,32 @@ struct PlayCommand: AsyncParsableCommand {
         commandName: "play",
         abstract: "Play MP3 files back to back, printing subtitle cues as they are heard.",
         discussion: """
-        Files play in order without gaps. A file that cannot be played is reported and the next \
-        one plays; the exit status is then 65. --subtitles may be given once per file, in the \
-        files' order. --output writes what would be heard to a WAV file (as fast as it decodes): \
-        an existing file is replaced only once the whole WAV is written (and not at all if nothing \
-        plays), a FIFO or device is written through, and - is standard output (the cues then go to \
-        standard error). --no-audio plays in real time to no device, so the cues still come in time.
+            Files play in order without gaps. A file that cannot be played is reported and the next \
+            one plays; the exit status is then 65. --subtitles may be given once per file, in the \
+            files' order. --output writes what would be heard to a WAV file (as fast as it decodes): \
+            an existing file is replaced only once the whole WAV is written (and not at all if nothing \
+            plays), a FIFO or device is written through, and - is standard output (the cues then go to \
+            standard error). --no-audio plays in real time to no device, so the cues still come in time.
 
-        Examples:
-          walkscape play media/en/01.mp3 --subtitles media/en/01.srt
-          walkscape play 01.mp3 02.mp3 --audio-device hw:1
-          walkscape play 01.mp3 --output 01.wav
-          walkscape play 01.mp3 02.mp3 --output - | sox -t wav - -n stat
-        """)
+            Examples:
+              walkscape play media/en/01.mp3 --subtitles media/en/01.srt
+              walkscape play 01.mp3 02.mp3 --audio-device hw:1
+              walkscape play 01.mp3 --output 01.wav
+              walkscape play 01.mp3 02.mp3 --output - | sox -t wav - -n stat
+            """)
 
     @OptionGroup var global: GlobalOptions
 
     @Argument(help: ArgumentHelp("MP3 files to play, in order.", valueName: "file"))
     var files: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("ALSA device (env: WALKSCAPE_AUDIO_DEVICE; default 'default').",
-                                            valueName: "name"))
-    var audioDevice: String?
+    @OptionGroup(title: "Sound") var audio: AudioOutputOptions
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Write the audio to this WAV file instead of a device (- for standard output).",
-                                                      valueName: "out.wav"))
-    var output: String?
-
-    @Flag(name: .long, help: "Open no sound device; play in real time in silence.")
-    var noAudio = false
-
-    @Option(name: .long, help: ArgumentHelp("SRT subtitles for the file in the same position (repeatable).",
-                                            valueName: "file.srt"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "SRT subtitles for the file in the same position (repeatable).",
+            valueName: "file.srt"))
     var subtitles: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Volume from 0 to 1.", valueName: "level"))
@@ -49,16 +43,12 @@ struct PlayCommand: AsyncParsableCommand {
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("name at least one MP3 file to play") }
-        if [audioDevice != nil, output != nil, noAudio].filter({ $0 }).count > 1 {
-            throw ValidationError("choose one of --audio-device, --output and --no-audio")
-        }
         if subtitles.count > files.count {
-            throw ValidationError("\(subtitles.count) --subtitles for \(files.count) file\(files.count == 1 ? "" : "s"): give at most one per file")
+            throw ValidationError(
+                "\(subtitles.count) --subtitles for \(files.count) file\(files.count == 1 ? "" : "s"): give at most one per file"
+            )
         }
         try Limits.volume.check(volume, flag: "--volume")
-        if let output, OutputFile(output).isStandardOutput, isatty(STDOUT_FILENO) == 1 {
-            throw ValidationError("--output - would write a WAV to the terminal: redirect it to a file or a player")
-        }
     }
 
     func run() async throws {
@@ -71,7 +61,7 @@ struct PlayCommand: AsyncParsableCommand {
         } catch {
             throw CLIError.data(error.message)
         }
-        let sink = try makeSink(settings)
+        let sink = try audio.makeSink(settings) ?? PacedSink(wrapping: NullSink())
         // Interrupted while writing a WAV: the file it would replace stays, and the half-written
         // temporary one goes. (Without --output the default action, ending at once, is right.)
         let signals = (sink as? WAVFileSink).map { wav in
@@ -88,8 +78,9 @@ struct PlayCommand: AsyncParsableCommand {
         }
 
         // With the WAV on standard output, what a person reads goes to standard error.
-        var printer = CuePrinter(files: files, tracks: tracks,
-                                 toStandardError: output.map { OutputFile($0).isStandardOutput } ?? false)
+        var printer = CuePrinter(
+            files: files, tracks: tracks,
+            toStandardError: audio.writesToStandardOutput)
         var failures = 0
         var ended = 0
         for await event in queue.events {
@@ -117,22 +108,6 @@ struct PlayCommand: AsyncParsableCommand {
         do throws(PlaybackError) { try sink.close() } catch { throw CLIError.failure(error.message) }
         if failures > 0 {
             throw CLIError.data("\(failures) of \(files.count) file\(files.count == 1 ? "" : "s") could not be played")
-        }
-    }
-
-    private func makeSink(_ settings: Settings) throws -> any PCMSink {
-        if let output {
-            // Fail before playing anything when the output cannot be written; create or change
-            // nothing until there is audio to write.
-            let file = OutputFile(output)
-            do throws(FileAccessError) { try file.check() } catch { throw CLIError.failure(PlaybackError(output: error).message) }
-            return WAVFileSink(output: file)
-        }
-        if noAudio { return PacedSink(wrapping: NullSink()) }
-        do {
-            return try ALSASink(device: audioDevice ?? settings.audioDevice)
-        } catch {
-            throw CLIError.unavailable(error.message)
         }
     }
 

@@ -12,34 +12,44 @@ struct PreviewCommand: AsyncParsableCommand {
         commandName: "preview",
         abstract: "Replay a recorded walk through a tour and show what the walker hears, and when.",
         discussion: """
-        The walk runs in the trace's own time through the same engine as `walk`. Narration lasts \
-        as long as its decoded audio. By default the preview plays in real time with sound; \
-        --speed fast-forwards the walking (never the narration); --fast and --json only compute.
+            The walk runs in the trace's own time through the same engine as `walk`. Narration lasts \
+            as long as its decoded audio. By default the preview plays in real time with sound; \
+            --speed fast-forwards the walking (never the narration); --fast and --json only compute.
 
-        Examples:
-          walkscape preview tours/demo --trace tours/demo/traces/walk.nmea --fast
-          walkscape preview tours/demo --trace tours/demo/traces/walk.gpx --speed 10 -l it
-          walkscape preview tours/demo --fast --no-audio --json --missed skip
-          walkscape preview bologna-portici --trace walk.nmea --fast     (an installed tour)
-        """)
+            Examples:
+              walkscape preview tours/demo --trace tours/demo/traces/walk.nmea --fast
+              walkscape preview tours/demo --trace tours/demo/traces/walk.gpx --speed 10 -l it
+              walkscape preview tours/demo --fast --no-audio --json --missed skip
+              walkscape preview bologna-portici --trace walk.nmea --fast     (an installed tour)
+            """)
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("A tour folder (with tour.json), or an installed tour (id, slug or title).", valueName: "tour"))
+    @Argument(
+        help: ArgumentHelp(
+            "A tour folder (with tour.json), or an installed tour (id, slug or title).", valueName: "tour"))
     var tour: String
 
-    @Option(name: .long, help: ArgumentHelp("The recorded walk, NMEA 0183 or GPX (default: the tour's first trace).",
-                                            valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The recorded walk, NMEA 0183 or GPX (default: the tour's first trace).",
+            valueName: "file"))
     var trace: String?
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Narration language (default: the tour's default).", valueName: "code"))
+    @Option(
+        name: [.short, .long],
+        help: ArgumentHelp("Narration language (default: the tour's default).", valueName: "code"))
     var language: String?
 
     @Flag(name: .long, help: "Compute the timeline as fast as possible, without playing anything.")
     var fast = false
 
-    @Option(name: .long, help: ArgumentHelp("Play back N times faster than the walk (narration stays at 1x).",
-                                            valueName: "N"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Play back N times faster than the walk (narration stays at 1x).",
+            valueName: "N"))
     var speed: Double?
 
     @Flag(name: .long, help: "Do not open a sound device; narration is timed and its subtitles shown.")
@@ -50,8 +60,11 @@ struct PreviewCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Triggering") var triggering: TriggeringOptions
 
-    @Option(name: .long, help: ArgumentHelp("ALSA device for the narration (env: WALKSCAPE_AUDIO_DEVICE; default 'default').",
-                                            valueName: "name"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "ALSA device for the narration (env: WALKSCAPE_AUDIO_DEVICE; default 'default').",
+            valueName: "name"))
     var audioDevice: String?
 
     func validate() throws {
@@ -68,8 +81,9 @@ struct PreviewCommand: AsyncParsableCommand {
         do { traceFile = try TraceFile(url: traceURL) } catch { throw CLIError.data(error.message) }
 
         let policy = try triggering.policy(settings)
-        let simulation = WalkSimulation(tour: playable, policy: policy,
-                                        narrations: WalkSimulation.probeNarrations(of: playable))
+        let simulation = WalkSimulation(
+            tour: playable, policy: policy,
+            narrations: WalkSimulation.probeNarrations(of: playable))
         let report = simulation.run(fixes: traceFile.fixes())
         if report.summary.fixes == 0 {
             let why = traceFile.statistics.map { " (\($0.unusedSummary))" } ?? ""
@@ -77,9 +91,12 @@ struct PreviewCommand: AsyncParsableCommand {
         }
         // A walk where every fix is ignored triggers nothing; say why instead of a silent timeline.
         if report.summary.acceptedFixes == 0 {
-            let reasons = report.summary.rejectedFixes.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
-                .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-            throw CLIError.data("\(traceURL.path): no fix passes the quality filter (\(report.summary.fixes) fixes: \(reasons))")
+            let reasons = report.summary.rejectedFixes.sorted {
+                $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key
+            }
+            .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            throw CLIError.data(
+                "\(traceURL.path): no fix passes the quality filter (\(report.summary.fixes) fixes: \(reasons))")
         }
 
         let computeOnly = fast || (json && speed == nil)
@@ -88,8 +105,9 @@ struct PreviewCommand: AsyncParsableCommand {
             var player: AudioQueue?
             if !noAudio {
                 let device = audioDevice ?? settings.audioDevice
-                do { player = AudioQueue(sink: try ALSASink(device: device)) }
-                catch { throw CLIError.unavailable(error.message) }
+                do { player = AudioQueue(sink: try ALSASink(device: device)) } catch {
+                    throw CLIError.unavailable(error.message)
+                }
             }
             let performance = PreviewPerformance(report: report, tour: playable, speed: speed ?? 1)
             // With --json, stdout is for the JSON alone; the performance goes to stderr.
@@ -106,7 +124,7 @@ struct PreviewCommand: AsyncParsableCommand {
             defer { signals.cancel() }
             do {
                 try await performing.value
-            } catch where signals.caught != nil {
+            } catch  where signals.caught != nil {
                 // Cancelled by the signal: handled below.
             }
             if let signal = signals.caught {

@@ -7,7 +7,9 @@ enum ServiceConnection {
     /// The validated API URL, or why there is none to use.
     static func serviceURL(_ settings: Settings) throws(CLIError) -> URL {
         guard let text = settings.apiURL else {
-            throw CLIError.usage("no API URL configured: pass --api-url URL, set WALKSCAPE_API_URL, or put `api-url = URL` in \(settings.paths.configFile.path)")
+            throw CLIError.usage(
+                "no API URL configured: pass --api-url URL, set WALKSCAPE_API_URL, or put `api-url = URL` in \(settings.paths.configFile.path)"
+            )
         }
         return try APIEndpoint.validate(text, allowInsecure: settings.allowInsecureHTTP()).get()
     }
@@ -15,25 +17,33 @@ enum ServiceConnection {
     static func transportConfiguration(_ settings: Settings) throws(CLIError) -> TransportConfiguration {
         guard let seconds = try settings.apiTimeout() else { return TransportConfiguration() }
         let timeout = Duration.milliseconds(Int64(seconds * 1000))
-        return TransportConfiguration(connectTimeout: min(.seconds(5), timeout), readTimeout: timeout, requestTimeout: timeout)
+        return TransportConfiguration(
+            connectTimeout: min(.seconds(5), timeout), readTimeout: timeout, requestTimeout: timeout)
     }
 
     /// A client of the configured service, and the transport to shut down when done with it.
     /// `policy`: how the client retries a request (the analytics sender keeps its own schedule
     /// between attempts and asks for `.once`, so a request is never retried inside a retry).
     static func open(_ settings: Settings, policy: RetryPolicy = RetryPolicy()) throws(CLIError)
-        -> (client: APIClient, transport: AsyncHTTPClientTransport) {
+        -> (client: APIClient, transport: AsyncHTTPClientTransport)
+    {
         let service = try serviceURL(settings)
         let configuration = try transportConfiguration(settings)
         let redirects = RedirectRule(allowInsecureHTTP: try settings.allowInsecureHTTP())
         let transport = AsyncHTTPClientTransport(configuration: configuration)
-        let executor = RequestExecutor(transport: transport, policy: policy, redirects: redirects,
-                                       onRetry: { notice in
-            let wait = Double(notice.delay.components.seconds) + Double(notice.delay.components.attoseconds) / 1e18
-            Console.err("walkscape: \(notice.request): \(notice.reason); trying again in \(String(format: "%.1f", wait)) s (attempt \(notice.attempt) of \(notice.maxAttempts))")
-        })
-        let channel = ServiceChannel(service: service, executor: executor, userAgent: "walkscape/\(Walkscape.version) (linux)")
-        return (APIClient(channel: channel, credentials: CredentialsFile(url: settings.paths.credentialsFile)), transport)
+        let executor = RequestExecutor(
+            transport: transport, policy: policy, redirects: redirects,
+            onRetry: { notice in
+                let wait = Double(notice.delay.components.seconds) + Double(notice.delay.components.attoseconds) / 1e18
+                Console.err(
+                    "walkscape: \(notice.request): \(notice.reason); trying again in \(String(format: "%.1f", wait)) s (attempt \(notice.attempt) of \(notice.maxAttempts))"
+                )
+            })
+        let channel = ServiceChannel(
+            service: service, executor: executor, userAgent: "walkscape/\(Walkscape.version) (linux)")
+        return (
+            APIClient(channel: channel, credentials: CredentialsFile(url: settings.paths.credentialsFile)), transport
+        )
     }
 
     /// Runs `body` with a client of the configured service. API failures leave as `CLIError`s
@@ -48,7 +58,9 @@ enum ServiceConnection {
             if let error = error as? APIError { throw CLIError(error) }
             throw error
         }
-        do { try await transport.shutdown() } catch { throw CLIError.failure("cannot close the connection to the service: \(error)") }
+        do { try await transport.shutdown() } catch {
+            throw CLIError.failure("cannot close the connection to the service: \(error)")
+        }
         return result
     }
 }

@@ -25,13 +25,15 @@ enum TourArgument {
         if let store = try StoreAccess.openForReading(settings) {
             let tours: [InstalledTour]
             do { tours = try store.installedTours() } catch { throw CLIError(error) }
-            do { installed = try InstalledTourMatcher.match(name, in: tours) } catch where error.kind == .notFound {
+            do { installed = try InstalledTourMatcher.match(name, in: tours) } catch  where error.kind == .notFound {
                 installed = nil
             }
         }
         switch (isFolder, installed) {
         case (true, let tour?):
-            throw CLIError.usage("'\(name)' is both a tour folder here and the installed tour \(tour.slug): write ./\(name) for the folder, or \(tour.id) for the installed tour")
+            throw CLIError.usage(
+                "'\(name)' is both a tour folder here and the installed tour \(tour.slug): write ./\(name) for the folder, or \(tour.id) for the installed tour"
+            )
         case (true, nil):
             return .folder(try folder(name))
         case (false, let tour?):
@@ -41,7 +43,9 @@ enum TourArgument {
             if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
                 return .folder(try folder(name))
             }
-            throw CLIError.notFound("no tour folder or installed tour named '\(name)' (walkscape tours --installed lists the installed ones)")
+            throw CLIError.notFound(
+                "no tour folder or installed tour named '\(name)' (walkscape tours --installed lists the installed ones)"
+            )
         }
     }
 
@@ -54,7 +58,9 @@ enum TourArgument {
             throw CLIError.usage("\(path): no such tour folder")
         }
         if isDirectory.boolValue {
-            guard TourFolder.isTourFolder(url) else { throw CLIError.usage("\(path): not a tour folder (no tour.json)") }
+            guard TourFolder.isTourFolder(url) else {
+                throw CLIError.usage("\(path): not a tour folder (no tour.json)")
+            }
             return url
         }
         guard url.lastPathComponent == TourFolder.manifestName else {
@@ -68,21 +74,27 @@ enum TourArgument {
         let url = URL(fileURLWithPath: path)
         guard url.lastPathComponent == TourFolder.manifestName, !url.hasDirectoryPath else { return path }
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { return path }
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            return path
+        }
         let parent = (path as NSString).deletingLastPathComponent
         return parent.isEmpty ? "." : parent
     }
 
     static func folder(_ path: String) throws(CLIError) -> TourFolder {
         let url = try folderURL(path)
-        do { return try TourFolder.load(from: url) } catch { throw CLIError.data("\(folderName(path))/\(error.message)") }
+        do { return try TourFolder.load(from: url) } catch {
+            throw CLIError.data("\(folderName(path))/\(error.message)")
+        }
     }
 
     /// The tour in the language asked for: the flag, else the configured language if the tour has
     /// it, else the tour's default.
     static func playable(_ folder: TourFolder, language: String?, settings: Settings) throws(CLIError) -> PlayableTour {
         let configured = settings.language.flatMap { folder.languageInfo[$0] == nil ? nil : $0 }
-        do { return try folder.playable(language: language ?? configured) } catch { throw CLIError.usage(error.message) }
+        do { return try folder.playable(language: language ?? configured) } catch {
+            throw CLIError.usage(error.message)
+        }
     }
 }
 
@@ -138,7 +150,8 @@ enum ResolvedTour {
         for language in tour.languages {
             for file in language.files where file.sha256 == location {
                 let point = file.pointID.flatMap { id in language.points.first { $0.id == id } }
-                return "\(file.identity.fileName) (\(file.role.noun) of \(point.map { "point \($0.order)" } ?? "the tour") in '\(language.language)')"
+                return
+                    "\(file.identity.fileName) (\(file.role.noun) of \(point.map { "point \($0.order)" } ?? "the tour") in '\(language.language)')"
             }
         }
         return nil

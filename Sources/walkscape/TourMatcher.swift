@@ -18,7 +18,8 @@ struct TourMatcher<Candidate> {
         if let hit = candidates.first(where: { Self.fold(slug($0)) == wanted }) { return hit }
         let exact = candidates.filter { titles($0).contains { Self.fold($0) == wanted } }
         if exact.count == 1 { return exact[0] }
-        let prefixed = exact.isEmpty ? candidates.filter { titles($0).contains { Self.fold($0).hasPrefix(wanted) } } : exact
+        let prefixed =
+            exact.isEmpty ? candidates.filter { titles($0).contains { Self.fold($0).hasPrefix(wanted) } } : exact
         switch prefixed.count {
         case 1:
             return prefixed[0]
@@ -26,11 +27,13 @@ struct TourMatcher<Candidate> {
             throw CLIError.notFound("no tour matches '\(query)' (walkscape tours lists them)")
         default:
             let names = prefixed.map(label).sorted().joined(separator: ", ")
-            throw CLIError.usage("'\(query)' could be any of \(prefixed.count) tours: \(names); name one by its slug or id")
+            throw CLIError.usage(
+                "'\(query)' could be any of \(prefixed.count) tours: \(names); name one by its slug or id")
         }
     }
 
     static func fold(_ text: String) -> String {
-        text.trimmingCharacters(in: .whitespacesAndNewlines).folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        text.trimmingCharacters(in: .whitespacesAndNewlines).folding(
+            options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
     }
 }

@@ -8,15 +8,15 @@ struct TraceCommand: AsyncParsableCommand {
         commandName: "trace",
         abstract: "Summarise an NMEA or GPX trace: duration, fixes, unusable sentences, distance, bounds, accuracy.",
         discussion: """
-        The format is detected from the content, not the file name. Fixes go through the same \
-        quality filter as a walk (mode 2D or better, error estimate within --max-error, time \
-        moving forward, no impossible jumps); distance and bounds count accepted fixes only. \
-        A trace without a single accepted fix is reported (exit 65) after its summary.
+            The format is detected from the content, not the file name. Fixes go through the same \
+            quality filter as a walk (mode 2D or better, error estimate within --max-error, time \
+            moving forward, no impossible jumps); distance and bounds count accepted fixes only. \
+            A trace without a single accepted fix is reported (exit 65) after its summary.
 
-        Examples:
-          walkscape trace tours/demo/traces/walk.nmea
-          walkscape trace walk.gpx --json
-        """)
+            Examples:
+              walkscape trace tours/demo/traces/walk.nmea
+              walkscape trace walk.gpx --json
+            """)
 
     @Argument(help: ArgumentHelp("The trace file (NMEA 0183 or GPX).", valueName: "file"))
     var file: String
@@ -24,7 +24,9 @@ struct TraceCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the summary as JSON.")
     var json = false
 
-    @Option(name: .long, help: ArgumentHelp("Largest horizontal error estimate a fix may have, in metres.", valueName: "metres"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Largest horizontal error estimate a fix may have, in metres.", valueName: "metres"))
     var maxError: Double = FixFilter.Configuration.default.maxHorizontalError
 
     func validate() throws {

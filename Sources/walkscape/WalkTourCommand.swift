@@ -16,34 +16,32 @@ struct WalkTourCommand: AsyncParsableCommand {
         commandName: "walk",
         abstract: "Walk a tour: GPS from gpsd, narration through ALSA, progress kept across restarts.",
         discussion: """
-        Points play in order as you reach them; narration is never cut off by GPS. Progress is \
-        saved after every change, so an interrupted walk resumes where it was (--restart begins again).
+            Points play in order as you reach them; narration is never cut off by GPS. Progress is \
+            saved after every change, so an interrupted walk resumes where it was (--restart begins again).
 
-        Keys: space pause/resume · n skip · p previous · r replay · q quit (asks first) · ? help
+            Keys: space pause/resume · n skip · p previous · r replay · q quit (asks first) · ? help
 
-        Examples:
-          walkscape walk tours/demo
-          walkscape walk tours/demo -l it --audio-device hw:1
-          walkscape walk tours/demo --no-audio --no-input --gpsd-host 192.168.1.20
-          walkscape walk bologna-portici     (installed with walkscape download; no network needed)
-        """)
+            Examples:
+              walkscape walk tours/demo
+              walkscape walk tours/demo -l it --audio-device hw:1
+              walkscape walk tours/demo --no-audio --no-input --gpsd-host 192.168.1.20
+              walkscape walk bologna-portici     (installed with walkscape download; no network needed)
+            """)
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("A tour folder (with tour.json), or an installed tour (id, slug or title).", valueName: "tour"))
+    @Argument(
+        help: ArgumentHelp(
+            "A tour folder (with tour.json), or an installed tour (id, slug or title).", valueName: "tour"))
     var tour: String
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Narration language (default: the tour's default).", valueName: "code"))
+    @Option(
+        name: [.short, .long],
+        help: ArgumentHelp("Narration language (default: the tour's default).", valueName: "code"))
     var language: String?
 
-    @Option(name: .long, help: ArgumentHelp("ALSA device for the narration (env: WALKSCAPE_AUDIO_DEVICE; default 'default').", valueName: "name"))
-    var audioDevice: String?
-
-    @Option(name: .long, help: ArgumentHelp("Write the narration to this WAV file instead of a sound device (in real time, as heard; - for standard output).", valueName: "file"))
-    var output: String?
-
-    @Flag(name: .long, help: "No sound: each narration takes its real duration in silence, subtitles still shown.")
-    var noAudio = false
+    @OptionGroup(title: "Sound (a WAV is written in real time, as heard; subtitles show in any case)")
+    var audio: AudioOutputOptions
 
     @Flag(name: .long, help: "Do not read keys (for headless use); the walk runs by GPS alone.")
     var noInput = false
@@ -57,17 +55,11 @@ struct WalkTourCommand: AsyncParsableCommand {
     var gpsdTimeout: Double = 5
 
     func validate() throws {
-        if [audioDevice != nil, output != nil, noAudio].filter({ $0 }).count > 1 {
-            throw ValidationError("choose one of --audio-device, --output and --no-audio")
-        }
         try Limits.gpsdTimeout.check(gpsdTimeout, flag: "--gpsd-timeout")
-        if let output, OutputFile(output).isStandardOutput, isatty(STDOUT_FILENO) == 1 {
-            throw ValidationError("--output - would write a WAV to the terminal: redirect it to a file or a player")
-        }
     }
 
     /// With the WAV on standard output, everything a person reads goes to standard error.
-    private var textToStandardError: Bool { output.map { OutputFile($0).isStandardOutput } ?? false }
+    private var textToStandardError: Bool { audio.writesToStandardOutput }
 
     func run() async throws {
         let settings = try global.settings()
@@ -82,7 +74,9 @@ struct WalkTourCommand: AsyncParsableCommand {
         // One walk of a tour at a time: the second would save its progress over the first's.
         let lock = store.lock(forTour: playable.id)
         if case .busy(let holder) = lock.tryAcquire(purpose: "walking") {
-            throw CLIError.unavailable("another walk of \(playable.title) is running\(holder.map { " (pid \($0.pid))" } ?? ""); end it first, or wait for it to end")
+            throw CLIError.unavailable(
+                "another walk of \(playable.title) is running\(holder.map { " (pid \($0.pid))" } ?? ""); end it first, or wait for it to end"
+            )
         }
         defer { lock.release() }
         // The sound device first: a walk that cannot begin must not have forgotten the last one.
@@ -109,14 +103,17 @@ struct WalkTourCommand: AsyncParsableCommand {
             }
         }
 
-        let (commands, commandSink) = AsyncStream.makeStream(of: WalkCommand.self)
+        let (commands, commandSink) = AsyncStream.makeStream(of: WalkAction.self)
         let terminal = interactive ? TerminalSession() : nil
         // Any ending signal quits the walk the normal way (abandoned, saved, terminal restored);
         // a second one, if the first is slow to take effect, gives the terminal back and exits.
-        let signals = SignalTrap(handler: { _ in commandSink.yield(.quit) }, onRepeat: { _ in
-            terminal?.restore()
-            try? FileHandle.standardError.write(contentsOf: Data("walkscape: stopped at once; progress is as it was last saved\n".utf8))
-        })
+        let signals = SignalTrap(
+            handler: { _ in commandSink.yield(.quit) },
+            onRepeat: { _ in
+                terminal?.restore()
+                try? FileHandle.standardError.write(
+                    contentsOf: Data("walkscape: stopped at once; progress is as it was last saved\n".utf8))
+            })
         defer { signals.cancel() }
 
         let plain = textToStandardError ? PlainWalkLog(write: { Console.err($0) }) : PlainWalkLog()
@@ -133,18 +130,27 @@ struct WalkTourCommand: AsyncParsableCommand {
         terminal?.enter()
         // Ctrl-Z gives the terminal back before stopping; `fg` takes it again.
         let suspension = terminal.map { terminal in
-            Suspension(onSuspend: { terminal.restore() }, onResume: { terminal.enter(); ui.redrawAll() })
+            Suspension(
+                onSuspend: { terminal.restore() },
+                onResume: {
+                    terminal.enter(); ui.redrawAll()
+                })
         }
         defer { suspension?.cancel() }
 
-        let positions = GPSDSource(configuration: .init(host: settings.gpsdHost, port: gpsdPort,
-                                                        silenceTimeout: gpsdTimeout))
+        let positions = GPSDSource(
+            configuration: .init(
+                host: settings.gpsdHost, port: gpsdPort,
+                silenceTimeout: gpsdTimeout))
         // The service's ids only for a tour that came from it; a tour folder's events stay here.
-        let origin: EventOrigin = if case .installed(let installed) = resolved { .service(installed.service) } else { .local }
+        let origin: EventOrigin =
+            if case .installed(let installed) = resolved { .service(installed.service) } else { .local }
         let analytics = WalkAnalytics(settings: settings, analytics: analyticsSettings, origin: origin)
-        let walk = LiveWalk(core: core, dependencies: .init(
-            narration: narration, progress: store, journal: analytics, lock: lock,
-            display: { status in ui.show(status) }))
+        let walk = LiveWalk(
+            core: core,
+            dependencies: .init(
+                narration: narration, progress: store, journal: analytics, lock: lock,
+                display: { status in ui.show(status) }))
         let result = await walk.run(positions: positions, commands: commands)
         keyTask?.cancel()
         suspension?.cancel()
@@ -161,28 +167,27 @@ struct WalkTourCommand: AsyncParsableCommand {
         }
         await analytics.finish()
         if let signal = signals.caught {
-            if let unsaved = result.unsaved { try? FileHandle.standardError.write(contentsOf: Data("walkscape: \(unsaved)\n".utf8)) }
+            if let unsaved = result.unsaved {
+                try? FileHandle.standardError.write(contentsOf: Data("walkscape: \(unsaved)\n".utf8))
+            }
             throw ExitCode(128 + signal)
         }
         if let unsaved = result.unsaved { throw CLIError.failure(unsaved) }
     }
 
     private func loadProgress(_ store: ProgressStore, tour: PlayableTour) throws(CLIError) -> WalkProgress? {
-        do { return try store.load(tourID: tour.id) } catch { throw CLIError.data(error.message) }
+        do { return try store.load(tourID: tour.id) } catch {
+            switch error.remedy {
+            case .startAgain: throw CLIError.data(error.message + "; start again with --restart")
+            case .moveAsideOrStartAgain:
+                throw CLIError.data(error.message + "; move it away or start again with --restart")
+            case nil: throw CLIError.data(error.message)
+            }
+        }
     }
 
     private func makeNarration(settings: Settings) throws(CLIError) -> any Narration {
-        if noAudio { return SilentNarration() }
-        let sink: any PCMSink
-        if let output {
-            // Refused now if it cannot be written; nothing is created until narration plays.
-            let file = OutputFile(output)
-            do throws(FileAccessError) { try file.check() } catch { throw CLIError.failure(PlaybackError(output: error).message) }
-            sink = WAVFileSink(output: file)
-        } else {
-            do { sink = try ALSASink(device: audioDevice ?? settings.audioDevice) }
-            catch { throw CLIError.unavailable(error.message) }
-        }
+        guard let sink = try audio.makeSink(settings) else { return SilentNarration() }
         // A walk happens in real time whatever the output: a WAV file or ALSA's null/file device
         // would otherwise "hear" a narration in milliseconds and play the queue behind it at once.
         return QueueNarration(queue: AudioQueue(sink: PacedSink(wrapping: sink)))
@@ -191,12 +196,16 @@ struct WalkTourCommand: AsyncParsableCommand {
     static func resumeLine(_ progress: WalkProgress, tour: PlayableTour, staysPaused: Bool) -> String {
         let heard = progress.points.count { $0.status == .played }
         if let playing = progress.playing, let point = tour.points.first(where: { $0.id == playing.pointID }) {
-            let when = progress.isPaused && staysPaused ? "from its start when you resume (paused: space goes on)" : "from its start"
-            return "Resuming \(tour.title): \(heard) of \(tour.points.count) heard; \(point.order). \(point.title) plays again \(when)."
+            let when =
+                progress.isPaused && staysPaused
+                ? "from its start when you resume (paused: space goes on)" : "from its start"
+            return
+                "Resuming \(tour.title): \(heard) of \(tour.points.count) heard; \(point.order). \(point.title) plays again \(when)."
         }
         if tour.points.indices.contains(progress.nextIndex) {
             let next = tour.points[progress.nextIndex]
-            return "Resuming \(tour.title): \(heard) of \(tour.points.count) heard; next is \(next.order). \(next.title)."
+            return
+                "Resuming \(tour.title): \(heard) of \(tour.points.count) heard; next is \(next.order). \(next.title)."
         }
         return "Resuming \(tour.title): \(heard) of \(tour.points.count) heard."
     }

@@ -9,19 +9,19 @@ struct Walkscape: AsyncParsableCommand {
         commandName: "walkscape",
         abstract: "Play GPS-triggered audio walks from the Sonic Walkscape service or a tour folder.",
         discussion: """
-        Examples:
-          walkscape doctor
-          walkscape preview tours/demo --trace tours/demo/traces/walk.nmea --fast
-          walkscape login --api-url https://api.example.org
-          walkscape tours -l it
-          walkscape redeem SPRING-2026
-          walkscape download bologna-portici -l it
-          walkscape walk bologna-portici
+            Examples:
+              walkscape doctor
+              walkscape preview tours/demo --trace tours/demo/traces/walk.nmea --fast
+              walkscape login --api-url https://api.example.org
+              walkscape tours -l it
+              walkscape redeem SPRING-2026
+              walkscape download bologna-portici -l it
+              walkscape walk bologna-portici
 
-        Exit codes: 0 done, 1 failure, 64 usage, 65 bad data or refused input, 66 not found, \
-        69 unavailable, 73 already exists, 75 temporary (try again), 76 unexpected answer, \
-        77 not logged in or not allowed.
-        """,
+            Exit codes: 0 done, 1 failure, 64 usage, 65 bad data or refused input, 66 not found, \
+            69 unavailable, 73 already exists, 75 temporary (try again), 76 unexpected answer, \
+            77 not logged in or not allowed.
+            """,
         version: "walkscape \(version)",
         subcommands: [
             Doctor.self,
@@ -85,13 +85,16 @@ struct Walkscape: AsyncParsableCommand {
         var subcommands = configuration.subcommands
         for name in arguments.dropFirst() where !name.hasPrefix("-") {
             let names = subcommands.map { $0._commandName }
-            guard let index = subcommands.indices.first(where: {
-                names[$0] == name || subcommands[$0].configuration.aliases.contains(name)
-            }) else {
+            guard
+                let index = subcommands.indices.first(where: {
+                    names[$0] == name || subcommands[$0].configuration.aliases.contains(name)
+                })
+            else {
                 let whose = path.isEmpty ? "" : " in \(path.joined(separator: " "))"
-                throw CLIError.usage(names.isEmpty
-                    ? "\(path.joined(separator: " ")) has no subcommands (no help for '\(name)')"
-                    : "no command '\(name)'\(whose) (commands: \(names.joined(separator: ", ")))")
+                throw CLIError.usage(
+                    names.isEmpty
+                        ? "\(path.joined(separator: " ")) has no subcommands (no help for '\(name)')"
+                        : "no command '\(name)'\(whose) (commands: \(names.joined(separator: ", ")))")
             }
             path.append(names[index])
             subcommands = subcommands[index].configuration.subcommands

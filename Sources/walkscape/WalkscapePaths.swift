@@ -13,7 +13,7 @@ struct WalkscapePaths: Sendable, Hashable {
     var media: URL { data.appendingPathComponent("media", isDirectory: true) }
     var progress: URL { state.appendingPathComponent("progress", isDirectory: true) }
     /// The event journal of walkscape before the analytics outbox: imported into it, then removed.
-    var outbox: URL { state.appendingPathComponent("outbox.jsonl") }
+    var legacyJournal: URL { state.appendingPathComponent("outbox.jsonl") }
     /// The analytics outbox (docs/analytics.md).
     var analyticsOutbox: URL { state.appendingPathComponent("analytics.sqlite") }
     /// Held while a walkscape sends the outbox, so two never send the same batch at once.
@@ -24,11 +24,13 @@ struct WalkscapePaths: Sendable, Hashable {
     static func resolve(home: String?, environment: [String: String]) -> WalkscapePaths {
         if let home = home ?? environment["WALKSCAPE_HOME"], !home.isEmpty {
             let root = URL(fileURLWithPath: home, isDirectory: true).standardizedFileURL
-            return WalkscapePaths(config: root.appendingPathComponent("config", isDirectory: true),
-                                  data: root.appendingPathComponent("data", isDirectory: true),
-                                  state: root.appendingPathComponent("state", isDirectory: true))
+            return WalkscapePaths(
+                config: root.appendingPathComponent("config", isDirectory: true),
+                data: root.appendingPathComponent("data", isDirectory: true),
+                state: root.appendingPathComponent("state", isDirectory: true))
         }
-        let userHome = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+        let userHome =
+            environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? FileManager.default.homeDirectoryForCurrentUser
         func xdg(_ variable: String, _ fallback: String) -> URL {
             // The spec says relative values are invalid and must be ignored.

@@ -61,7 +61,9 @@ import TourAPI
         let home = try TemporaryDirectory()
         let outbox = try F.outbox(home)
         try F.fill(outbox, 1...1)
-        let transport = ScriptedBatchTransport { _, _ in .retryLater(reason: "HTTP 429", unreachable: false, after: .seconds(30)) }
+        let transport = ScriptedBatchTransport { _, _ in
+            .retryLater(reason: "HTTP 429", unreachable: false, after: .seconds(30))
+        }
         let sender = sender(outbox, transport)
         sender.start()
         sender.nudge()

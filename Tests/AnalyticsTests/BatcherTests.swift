@@ -9,10 +9,13 @@ import TourModel
 @Suite struct BatcherTests {
     typealias F = OutboxFixtures
 
-    func batcher(_ outbox: Outbox, _ transport: ScriptedBatchTransport, timer: RecordedTimer = RecordedTimer(),
-                 limits: BatchLimits = BatchLimits()) -> Batcher {
-        Batcher(outbox: outbox, service: F.service, transport: transport, limits: limits, timer: timer,
-                jitter: FixedJitter(value: 0.5))
+    func batcher(
+        _ outbox: Outbox, _ transport: ScriptedBatchTransport, timer: RecordedTimer = RecordedTimer(),
+        limits: BatchLimits = BatchLimits()
+    ) -> Batcher {
+        Batcher(
+            outbox: outbox, service: F.service, transport: transport, limits: limits, timer: timer,
+            jitter: FixedJitter(value: 0.5))
     }
 
     func ids(_ batches: [[AnalyticsEvent]]) -> [[Int]] {
@@ -38,17 +41,23 @@ import TourModel
         let poison: Set<Int> = [7, 31]
         let transport = ScriptedBatchTransport { batch, _ in
             let bad = batch.indices.filter { poison.contains(Int(batch[$0].eventID!.suffix(12))!) }
-            return bad.isEmpty ? .delivered : .rejected(messages: bad.map { "events.\($0).name must be one of the following values: ..." })
+            return bad.isEmpty
+                ? .delivered
+                : .rejected(messages: bad.map { "events.\($0).name must be one of the following values: ..." })
         }
         let report = await batcher(outbox, transport).flush(.init())
         #expect(report.sent == 48 && report.quarantined == 2 && report.outcome == .emptied)
-        let delivered = ids(transport.sent.filter { batch in !batch.contains { poison.contains(Int($0.eventID!.suffix(12))!) } })
+        let delivered = ids(
+            transport.sent.filter { batch in !batch.contains { poison.contains(Int($0.eventID!.suffix(12))!) } })
         #expect(delivered.flatMap { $0 } == (1...50).filter { !poison.contains($0) })
         // Each poison event costs a bisection, not a batch per event.
         #expect(report.attempts <= 1 + 2 * 2 * 6, "\(report.attempts) attempts")
         let held = try outbox.entries(states: [.quarantined])
         #expect(held.map { Int($0.event.eventID!.suffix(12))! } == [7, 31])
-        #expect(held.allSatisfy { $0.problem == "refused by the service: events.0.name must be one of the following values: ..." })
+        #expect(
+            held.allSatisfy {
+                $0.problem == "refused by the service: events.0.name must be one of the following values: ..."
+            })
     }
 
     @Test func aBatchTooLargeIsSplitAndTheLimitLoweredForTheRestOfTheFlush() async throws {
@@ -62,10 +71,14 @@ import TourModel
         }
         let report = await batcher(outbox, transport, limits: BatchLimits(maxBytes: 200_000)).flush(.init())
         #expect(report.sent == 40 && report.quarantined == 0)
-        #expect(ids(transport.sent.filter { (try? WalkscapeJSON.encode(AnalyticsBatch(events: $0)).count) ?? 0 <= 30_000 }).flatMap { $0 }
+        #expect(
+            ids(transport.sent.filter { (try? WalkscapeJSON.encode(AnalyticsBatch(events: $0)).count) ?? 0 <= 30_000 })
+                .flatMap { $0 }
                 == Array(1...40))
         // One 413 for the first batch, then halves, then batches made small enough from the start.
-        let refused = transport.sent.filter { (try? WalkscapeJSON.encode(AnalyticsBatch(events: $0)).count) ?? 0 > 30_000 }
+        let refused = transport.sent.filter {
+            (try? WalkscapeJSON.encode(AnalyticsBatch(events: $0)).count) ?? 0 > 30_000
+        }
         #expect(refused.count <= 3, "\(refused.map(\.count))")
     }
 
@@ -79,7 +92,9 @@ import TourModel
         }
         let report = await batcher(outbox, transport).flush(.init())
         #expect(report.sent == 2 && report.quarantined == 1)
-        #expect(try outbox.entries(states: [.quarantined]).first?.problem?.hasPrefix("larger than the service accepts (HTTP 413") == true)
+        #expect(
+            try outbox.entries(states: [.quarantined]).first?.problem?.hasPrefix(
+                "larger than the service accepts (HTTP 413") == true)
     }
 
     @Test func failuresAreWaitedOutWithGrowingCappedPausesAndRetryAfterIsHonouredExactly() async throws {
@@ -108,7 +123,8 @@ import TourModel
         let home = try TemporaryDirectory()
         let outbox = try F.outbox(home)
         try F.fill(outbox, 1...3)
-        let transport = ScriptedBatchTransport { _, _ in .retryLater(reason: "HTTP 500", unreachable: false, after: nil) }
+        let transport = ScriptedBatchTransport { _, _ in .retryLater(reason: "HTTP 500", unreachable: false, after: nil)
+        }
         let report = await batcher(outbox, transport).flush(.init())
         #expect(report.attempts == 1 && report.sent == 0)
         #expect(report.outcome == .stopped(reason: "HTTP 500", unreachable: false, retryAfter: nil))
@@ -120,7 +136,9 @@ import TourModel
         let home = try TemporaryDirectory()
         let outbox = try F.outbox(home)
         try F.fill(outbox, 1...3)
-        let transport = ScriptedBatchTransport { _, _ in .retryLater(reason: "busy", unreachable: false, after: .seconds(30)) }
+        let transport = ScriptedBatchTransport { _, _ in
+            .retryLater(reason: "busy", unreachable: false, after: .seconds(30))
+        }
         let timer = RecordedTimer()
         let report = await batcher(outbox, transport, timer: timer)
             .flush(.init(deadline: timer.now() + 2, schedule: .afterCommand, maxUnreachable: 1))

@@ -14,7 +14,9 @@ import TourModel
     }
 
     func importer(_ home: TemporaryDirectory, _ outbox: Outbox) -> JournalImport {
-        JournalImport(journal: home.file("state/outbox.jsonl"), outbox: outbox) { $0.name == "tour_started" ? .local : .service(F.service) }
+        JournalImport(journal: home.file("state/outbox.jsonl"), outbox: outbox) {
+            $0.name == "tour_started" ? .local : .service(F.service)
+        }
     }
 
     @Test func everyWholeLineIsImportedInOrderAndATornLastLineIsKeptAside() throws {
@@ -24,10 +26,14 @@ import TourModel
         let outbox = try F.outbox(home)
         let report = try #require(try importer(home, outbox).run())
         #expect(report.read == 3 && report.imported == 3)
-        #expect(try outbox.pending(for: F.service, limits: BatchLimits()).map(\.eventID) == (1...3).map { F.event($0).eventID! })
+        #expect(
+            try outbox.pending(for: F.service, limits: BatchLimits()).map(\.eventID)
+                == (1...3).map { F.event($0).eventID! })
         #expect(!FileManager.default.fileExists(atPath: home.file("state/outbox.jsonl").path))
         let kept = try #require(report.keptAside)
-        #expect(try String(contentsOf: kept, encoding: .utf8) == [try line(1), try line(2), try line(3), torn].joined(separator: "\n"))
+        #expect(
+            try String(contentsOf: kept, encoding: .utf8)
+                == [try line(1), try line(2), try line(3), torn].joined(separator: "\n"))
     }
 
     @Test func aLineCutShortAndGluedToTheNextStillGivesTheNextEvent() throws {
@@ -36,7 +42,10 @@ import TourModel
         let outbox = try F.outbox(home)
         let report = try #require(try importer(home, outbox).run())
         #expect(report.imported == 2)
-        #expect(try outbox.pending(for: F.service, limits: BatchLimits()).map(\.eventID) == [F.event(1).eventID!, F.event(3).eventID!])
+        #expect(
+            try outbox.pending(for: F.service, limits: BatchLimits()).map(\.eventID) == [
+                F.event(1).eventID!, F.event(3).eventID!,
+            ])
     }
 
     @Test func importingTheSameJournalAgainAddsNothingEvenAfterItsEventsWereSent() throws {
@@ -67,7 +76,10 @@ import TourModel
 
     @Test func theOriginOfEachEventIsDecidedByTheCaller() throws {
         let home = try TemporaryDirectory()
-        try home.write("state/outbox.jsonl", try line(1) + "\n" + String(decoding: try WalkscapeJSON.encode(F.event(2, name: "tour_started")), as: UTF8.self) + "\n")
+        try home.write(
+            "state/outbox.jsonl",
+            try line(1) + "\n"
+                + String(decoding: try WalkscapeJSON.encode(F.event(2, name: "tour_started")), as: UTF8.self) + "\n")
         let outbox = try F.outbox(home)
         _ = try importer(home, outbox).run()
         #expect(try outbox.entries().map(\.state) == [.waiting, .local])

@@ -10,20 +10,26 @@ enum OutboxFixtures {
     static let service = "http://127.0.0.1:9"
 
     static func event(_ n: Int, name: String = "point_triggered", padding: Int = 0) -> AnalyticsEvent {
-        var properties: [String: JSONValue] = ["eventId": .string(String(format: "00000000-0000-4000-8000-%012d", n)),
-                                               "triggerType": "gps", "platform": "linux"]
+        var properties: [String: JSONValue] = [
+            "eventId": .string(String(format: "00000000-0000-4000-8000-%012d", n)),
+            "triggerType": "gps", "platform": "linux",
+        ]
         if padding > 0 { properties["note"] = .string(String(repeating: "x", count: padding)) }
-        return AnalyticsEvent(name: name, anonymousID: "a", tourID: "tour", pointID: "p\(n)", language: "en",
-                              timestamp: Date(timeIntervalSince1970: 1_800_000_000 + Double(n)), properties: properties)
+        return AnalyticsEvent(
+            name: name, anonymousID: "a", tourID: "tour", pointID: "p\(n)", language: "en",
+            timestamp: Date(timeIntervalSince1970: 1_800_000_000 + Double(n)), properties: properties)
     }
 
     static func outbox(_ home: TemporaryDirectory) throws -> Outbox {
         try Outbox.open(at: home.file("state/analytics.sqlite"))
     }
 
-    static func fill(_ outbox: Outbox, _ range: ClosedRange<Int>, origin: EventOrigin = .service(service),
-                     offline: Bool? = false, padding: Int = 0) throws {
-        _ = try outbox.record(range.map { Recording(event: event($0, padding: padding), origin: origin, offline: offline) })
+    static func fill(
+        _ outbox: Outbox, _ range: ClosedRange<Int>, origin: EventOrigin = .service(service),
+        offline: Bool? = false, padding: Int = 0
+    ) throws {
+        _ = try outbox.record(
+            range.map { Recording(event: event($0, padding: padding), origin: origin, offline: offline) })
     }
 }
 

@@ -1,9 +1,10 @@
-@testable import Analytics
 import Foundation
 import GRDB
 import TestSupport
 import Testing
 import TourModel
+
+@testable import Analytics
 
 @Suite struct OutboxTests {
     typealias F = OutboxFixtures
@@ -14,7 +15,9 @@ import TourModel
     @Test func everyCommitIsSyncedToDiskInWriteAheadLogMode() throws {
         let home = try TemporaryDirectory()
         // Made, then opened again as every later command finds it.
-        for outbox in [try F.outbox(home), try #require(try Outbox.openIfPresent(at: home.file("state/analytics.sqlite")))] {
+        for outbox in [
+            try F.outbox(home), try #require(try Outbox.openIfPresent(at: home.file("state/analytics.sqlite"))),
+        ] {
             let (journal, synchronous) = try outbox.database.read { db in
                 (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"))
             }
@@ -28,10 +31,16 @@ import TourModel
         let outbox = try F.outbox(home)
         try F.fill(outbox, 1...5)
         let pending = try outbox.pending(for: F.service, limits: BatchLimits())
-        #expect(pending.map(\.event) == (1...5).map { var e = F.event($0); e.offline = false; return e })
+        #expect(
+            pending.map(\.event)
+                == (1...5).map {
+                    var e = F.event($0); e.offline = false; return e
+                })
         #expect(pending.map(\.eventID) == (1...5).map { F.event($0).eventID! })
         // The file is private: which tours someone walked is nobody else's business.
-        let mode = try FileManager.default.attributesOfItem(atPath: home.file("state/analytics.sqlite").path)[.posixPermissions] as? Int
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: home.file("state/analytics.sqlite").path)[
+                .posixPermissions] as? Int
         #expect(mode == 0o600)
     }
 
@@ -56,7 +65,8 @@ import TourModel
         try F.fill(outbox, 5...5)
         #expect(try outbox.pending(for: F.service, limits: BatchLimits()).map(\.eventID) == [F.event(5).eventID!])
         let summary = try outbox.summary(for: F.service)
-        #expect(summary.waiting == 1 && summary.local == 2 && summary.waitingElsewhere == ["https://other.example.org": 2])
+        #expect(
+            summary.waiting == 1 && summary.local == 2 && summary.waitingElsewhere == ["https://other.example.org": 2])
     }
 
     @Test func aBatchHoldsAtMost50EventsAndAbout64kB() throws {
@@ -91,7 +101,8 @@ import TourModel
         try F.fill(outbox, 1...3)
         let pending = try outbox.pending(for: F.service, limits: BatchLimits())
         try outbox.quarantine(pending[1], reason: "refused: events.0.name must be one of ...", at: Date())
-        #expect(try outbox.pending(for: F.service, limits: BatchLimits()).map(\.seq) == [pending[0].seq, pending[2].seq])
+        #expect(
+            try outbox.pending(for: F.service, limits: BatchLimits()).map(\.seq) == [pending[0].seq, pending[2].seq])
         let held = try outbox.entries(states: [.quarantined])
         #expect(held.map(\.problem) == ["refused: events.0.name must be one of ..."])
         #expect(try outbox.releaseQuarantined() == 1)

@@ -1,23 +1,27 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TourModel
+
 #if canImport(Glibc)
-import Glibc
-import WalkRuntime
+    import Glibc
+    import WalkRuntime
 #endif
 
 /// What a walker does from a terminal, against the real `walkscape-server`: register, log in, look
 /// at the catalog, redeem a voucher, and every way a voucher can be refused.
 @Suite(.serialized)
 struct AccountJourneyTests {
-    static let garden = TourFixture(id: "5e1f0000-0000-4000-8000-00000000ab01", slug: "secret-garden", isProtected: true,
-                                    languages: ["en", "it"], points: 3)
+    static let garden = TourFixture(
+        id: "5e1f0000-0000-4000-8000-00000000ab01", slug: "secret-garden", isProtected: true,
+        languages: ["en", "it"], points: 3)
     static let demoID = "3b6f7a0e-2c55-4c1e-8f4a-7d2f5e0c9a10"
     static let password = "correct horse battery"
 
     /// A server over the demo tour (free) and a protected fixture tour.
-    static func server(_ options: ServerProcess.Options = .init(), tours: TemporaryDirectory) async throws -> ServerProcess {
+    static func server(_ options: ServerProcess.Options = .init(), tours: TemporaryDirectory) async throws
+        -> ServerProcess
+    {
         var options = options
         options.tours = [TestPaths.demoTour, try garden.write(in: tours.url)]
         return try await ServerProcess.start(options)
@@ -37,7 +41,8 @@ struct AccountJourneyTests {
         #expect(short.status == 65)
         #expect(short.stderr.hasPrefix("walkscape: registration refused: "))
         #expect(walker.credentials == nil)
-        let registered = try walker.register("ada@example.org", password: Self.password, extra: ["--name", "Ada", "-l", "it"])
+        let registered = try walker.register(
+            "ada@example.org", password: Self.password, extra: ["--name", "Ada", "-l", "it"])
         #expect(registered.status == 0, "\(registered.stderr)")
         #expect(registered.stdout.hasPrefix("Registered and logged in as ada@example.org."))
         var info = stat()
@@ -47,7 +52,9 @@ struct AccountJourneyTests {
         #expect(again.status == 73)
         #expect(again.stderr == "walkscape: an account for ada@example.org exists already: walkscape login\n")
 
-        #expect(try walker.run(["logout"]).stdout == "Logged out ada@example.org: the session is forgotten on this machine.\n")
+        #expect(
+            try walker.run(["logout"]).stdout
+                == "Logged out ada@example.org: the session is forgotten on this machine.\n")
         #expect(!FileManager.default.fileExists(atPath: walker.credentialsURL.path))
         let anonymous = try walker.run(["whoami"])
         #expect(anonymous.status == 77)
@@ -71,7 +78,9 @@ struct AccountJourneyTests {
         #expect(row("secret-garden", in: locked.stdout)?.hasSuffix("locked") == true)
         #expect(row("secret-garden", in: locked.stdout)?.contains("unlocked") == false)
         #expect(row("florence-duomo-pitti", in: locked.stdout)?.hasSuffix("free") == true)
-        #expect(row("florence-duomo-pitti", in: locked.stdout)?.contains("Florence: from the Duomo to Palazzo Pitti") == true)
+        #expect(
+            row("florence-duomo-pitti", in: locked.stdout)?.contains("Florence: from the Duomo to Palazzo Pitti")
+                == true)
         let lockedShow = try walker.run(["show", "secret"])
         #expect(lockedShow.status == 0)
         #expect(lockedShow.stdout.contains("Points: locked; unlock the tour with walkscape redeem CODE."))
@@ -84,8 +93,10 @@ struct AccountJourneyTests {
         let unlocked = try walker.run(["tours", "-l", "it"])
         #expect(row("secret-garden", in: unlocked.stdout)?.hasSuffix("unlocked") == true)
         #expect(row("secret-garden", in: unlocked.stdout)?.contains("secret-garden (it)") == true)
-        #expect(row("florence-duomo-pitti", in: unlocked.stdout)?.contains("Firenze: dal Duomo a Palazzo Pitti") == true)
-        let json = try #require(try JSONSerialization.jsonObject(with: walker.run(["tours", "--json"]).stdoutData) as? [[String: Any]])
+        #expect(
+            row("florence-duomo-pitti", in: unlocked.stdout)?.contains("Firenze: dal Duomo a Palazzo Pitti") == true)
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: walker.run(["tours", "--json"]).stdoutData) as? [[String: Any]])
         #expect(json.first { $0["slug"] as? String == "secret-garden" }?["access"] as? String == "unlocked")
 
         let mine = try walker.run(["my-tours"])
@@ -94,7 +105,8 @@ struct AccountJourneyTests {
 
         let shown = try walker.run(["show", "SECRET-GARDEN (I", "-l", "it"])
         #expect(shown.status == 0, "\(shown.stderr)")
-        #expect(shown.stdout.hasPrefix("secret-garden (it) (secret-garden)\nBologna · 25 min · 1.4 km · easy · unlocked"))
+        #expect(
+            shown.stdout.hasPrefix("secret-garden (it) (secret-garden)\nBologna · 25 min · 1.4 km · easy · unlocked"))
         #expect(shown.stdout.contains("Points (3):"))
         #expect(shown.stdout.contains("  1  Point 1 (it)  44.49490, 11.34260  30 m"))
 
@@ -117,8 +129,9 @@ struct AccountJourneyTests {
         let noService = ["WALKSCAPE_API_URL": ""]
         #expect(try walker.run(["tours"], environment: noService).status == 64, "no service is configured yet")
 
-        let registered = try walker.run(["register", "--email", "cy@example.org", "--password-stdin", "--api-url", server.baseURL],
-                                        stdin: Self.password + "\n", environment: noService)
+        let registered = try walker.run(
+            ["register", "--email", "cy@example.org", "--password-stdin", "--api-url", server.baseURL],
+            stdin: Self.password + "\n", environment: noService)
         #expect(registered.status == 0, "\(registered.stderr)")
         let config = walker.home.file("config/config")
         #expect(registered.stdout.contains("Saved api-url = \(server.baseURL) in "), "\(registered.stdout)")
@@ -128,11 +141,15 @@ struct AccountJourneyTests {
 
         // A config file that names another service is the user's: left alone, and the user told.
         try walker.home.write("config/config", "api-url = http://127.0.0.1:9  # the other one\n")
-        let login = try walker.run(["login", "--email", "cy@example.org", "--password-stdin", "--api-url", server.baseURL],
-                                   stdin: Self.password + "\n", environment: noService)
+        let login = try walker.run(
+            ["login", "--email", "cy@example.org", "--password-stdin", "--api-url", server.baseURL],
+            stdin: Self.password + "\n", environment: noService)
         #expect(login.status == 0, "\(login.stderr)")
-        #expect(login.stdout.contains("names another service (http://127.0.0.1:9): later commands go there unless given --api-url \(server.baseURL)"),
-                "\(login.stdout)")
+        #expect(
+            login.stdout.contains(
+                "names another service (http://127.0.0.1:9): later commands go there unless given --api-url \(server.baseURL)"
+            ),
+            "\(login.stdout)")
         #expect(try String(contentsOf: config, encoding: .utf8) == "api-url = http://127.0.0.1:9  # the other one\n")
     }
 
@@ -141,8 +158,11 @@ struct AccountJourneyTests {
         let port = try freeTCPPort()
         let r = try runWalkscape(["tours"], home: home, environment: ["WALKSCAPE_API_URL": "http://127.0.0.1:\(port)"])
         #expect(r.status == 69)
-        #expect(r.stderr.hasSuffix("walkscape: cannot reach the service at 127.0.0.1:\(port) (connection refused) (walkscape tours --installed lists the tours on this machine)\n"),
-                "\(r.stderr)")
+        #expect(
+            r.stderr.hasSuffix(
+                "walkscape: cannot reach the service at 127.0.0.1:\(port) (connection refused) (walkscape tours --installed lists the tours on this machine)\n"
+            ),
+            "\(r.stderr)")
     }
 
     @Test func everyVoucherRefusalHasItsOwnMessageAndCode() async throws {
@@ -192,12 +212,18 @@ struct AccountJourneyTests {
         let second = TourFixture(slug: "secret-garden-night", languages: ["en"])
         try second.write(in: tours.url)
         var options = ServerProcess.Options()
-        options.tours = [TestPaths.demoTour, try Self.garden.write(in: tours.url), tours.url.appendingPathComponent("secret-garden-night")]
+        options.tours = [
+            TestPaths.demoTour, try Self.garden.write(in: tours.url),
+            tours.url.appendingPathComponent("secret-garden-night"),
+        ]
         let server = try await ServerProcess.start(options)
         let walker = try ServiceWalker(server)
         let ambiguous = try walker.run(["show", "secret"])
         #expect(ambiguous.status == 64)
-        #expect(ambiguous.stderr == "walkscape: 'secret' could be any of 2 tours: secret-garden (secret-garden (en)), secret-garden-night (secret-garden-night (en)); name one by its slug or id\n")
+        #expect(
+            ambiguous.stderr
+                == "walkscape: 'secret' could be any of 2 tours: secret-garden (secret-garden (en)), secret-garden-night (secret-garden-night (en)); name one by its slug or id\n"
+        )
         let unknown = try walker.run(["show", "venezia"])
         #expect(unknown.status == 66)
         #expect(try walker.run(["show", "secret-garden-night"]).status == 0)

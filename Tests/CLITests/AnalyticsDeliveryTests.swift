@@ -1,10 +1,11 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TourModel
+
 #if canImport(Glibc)
-import Glibc
-import WalkRuntime
+    import Glibc
+    import WalkRuntime
 #endif
 
 /// Analytics end to end (issue 13): the real `walkscape` on a temporary home, the real
@@ -35,8 +36,9 @@ struct AnalyticsDeliveryTests {
             options.tours = [tours]
             server = try await ServerProcess.start(options)
             if register {
-                let r = try walkscape(["register", "--email", "ada@example.org", "--password-stdin"],
-                                      stdin: Data((AnalyticsDeliveryTests.password + "\n").utf8))
+                let r = try walkscape(
+                    ["register", "--email", "ada@example.org", "--password-stdin"],
+                    stdin: Data((AnalyticsDeliveryTests.password + "\n").utf8))
                 #expect(r.status == 0, "\(r.stderr)")
             }
             let download = try walkscape(["download", AnalyticsDeliveryTests.slug, "-l", "en"])
@@ -44,8 +46,10 @@ struct AnalyticsDeliveryTests {
         }
 
         @discardableResult
-        func walkscape(_ arguments: [String], apiURL: String? = nil, environment: [String: String] = [:],
-                       stdin: Data? = nil) throws -> ProcessResult {
+        func walkscape(
+            _ arguments: [String], apiURL: String? = nil, environment: [String: String] = [:],
+            stdin: Data? = nil
+        ) throws -> ProcessResult {
             var env = environment
             env["WALKSCAPE_API_URL"] = apiURL ?? server.baseURL
             return try runWalkscape(arguments, home: home, environment: env, stdin: stdin)
@@ -67,19 +71,26 @@ struct AnalyticsDeliveryTests {
         private var keep: [ServerProcess] = []
 
         /// A walk of the installed tour with gpsd fed the demo trace; `until` stops feeding.
-        func walk(gpsd: GPSDHarness, apiURL: String? = nil, environment: [String: String] = [:]) throws -> ChildProcess {
+        func walk(gpsd: GPSDHarness, apiURL: String? = nil, environment: [String: String] = [:]) throws -> ChildProcess
+        {
             var env = environment
             env["NO_COLOR"] = "1"
             env["WALKSCAPE_API_URL"] = apiURL ?? server.baseURL
             env["DO_NOT_TRACK"] = env["DO_NOT_TRACK"] ?? ""
-            return try ChildProcess(TestPaths.walkscape, ["walk", AnalyticsDeliveryTests.slug, "--no-input", "--no-audio",
-                                                          "--gpsd-port", "\(gpsd.port)", "--home", home.path],
-                                    environment: env)
+            return try ChildProcess(
+                TestPaths.walkscape,
+                [
+                    "walk", AnalyticsDeliveryTests.slug, "--no-input", "--no-audio",
+                    "--gpsd-port", "\(gpsd.port)", "--home", home.path,
+                ],
+                environment: env)
         }
 
         /// Lines of an `outbox.jsonl` as walkscape wrote them before the outbox.
         func writeJournal(_ events: [AnalyticsEvent], tornTail: String? = nil) throws {
-            var text = try events.map { String(decoding: try WalkscapeJSON.encode($0, dialect: .live), as: UTF8.self) + "\n" }.joined()
+            var text = try events.map {
+                String(decoding: try WalkscapeJSON.encode($0, dialect: .live), as: UTF8.self) + "\n"
+            }.joined()
             if let tornTail { text += tornTail }
             try home.write("state/outbox.jsonl", text)
         }
@@ -94,10 +105,13 @@ struct AnalyticsDeliveryTests {
     /// Events of the served tour, as a journal would hold them, numbered for the test.
     static func journalEvents(_ count: Int, name: (Int) -> String = { _ in "point_triggered" }) -> [AnalyticsEvent] {
         (0..<count).map { n in
-            AnalyticsEvent(name: name(n), anonymousID: "journal", tourID: demoID, pointID: pointIDs[n % pointIDs.count],
-                           language: "en", timestamp: Date(timeIntervalSince1970: 1_800_000_000 + Double(n)),
-                           properties: ["eventId": .string(UUID().uuidString.lowercased()), "triggerType": "gps",
-                                        "platform": "linux", "n": .number(Double(n))])
+            AnalyticsEvent(
+                name: name(n), anonymousID: "journal", tourID: demoID, pointID: pointIDs[n % pointIDs.count],
+                language: "en", timestamp: Date(timeIntervalSince1970: 1_800_000_000 + Double(n)),
+                properties: [
+                    "eventId": .string(UUID().uuidString.lowercased()), "triggerType": "gps",
+                    "platform": "linux", "n": .number(Double(n)),
+                ])
         }
     }
 
@@ -105,7 +119,9 @@ struct AnalyticsDeliveryTests {
 
     // MARK: -
 
-    @Test func aWalkOfAnInstalledTourReachesTheServiceWhileItGoesOnEachEventOnceInOrderWithItsIdsAndProperties() async throws {
+    @Test func aWalkOfAnInstalledTourReachesTheServiceWhileItGoesOnEachEventOnceInOrderWithItsIdsAndProperties()
+        async throws
+    {
         let setup = try await Setup(register: true)
         let gpsd = try GPSDHarness()
         let child = try setup.walk(gpsd: gpsd)
@@ -124,7 +140,8 @@ struct AnalyticsDeliveryTests {
         #expect(received.events.count == beforeSync.events.count)
         #expect(received.duplicates == 0 && received.unique == received.received)
         let events = received.events.map(\.event)
-        #expect(events.map(\.name) == ["signup", "tour_download_started", "tour_download_completed", "tour_started"]
+        #expect(
+            events.map(\.name) == ["signup", "tour_download_started", "tour_download_completed", "tour_started"]
                 + Array(repeating: "point_triggered", count: 5) + ["tour_completed"])
         let walk = Array(events.dropFirst(3))
         #expect(walk.allSatisfy { $0.tourID == Self.demoID && $0.language == "en" })
@@ -134,8 +151,9 @@ struct AnalyticsDeliveryTests {
         #expect(completed.properties["pointsVisited"] == 5 && completed.properties["lastPointIndex"] == 4)
         #expect(completed.properties["durationMinutes"]?.numberValue != nil)
         // Every event: its eventId, the installation's anonymous id, the user, the machine, online.
-        let status = try #require(try JSONSerialization.jsonObject(with: setup.walkscape(["analytics", "status", "--json"]).stdoutData)
-                                  as? [String: Any])
+        let status = try #require(
+            try JSONSerialization.jsonObject(with: setup.walkscape(["analytics", "status", "--json"]).stdoutData)
+                as? [String: Any])
         let userID = try #require(events[0].userID)
         for (event, record) in zip(events, received.events) {
             #expect(event.properties["platform"] == "linux")
@@ -145,7 +163,10 @@ struct AnalyticsDeliveryTests {
             #expect(event.device == status["device"] as? String && event.osVersion == status["osVersion"] as? String)
             #expect(event.offline == false)
         }
-        #expect(zip(walk, walk.dropFirst()).allSatisfy { ($0.timestamp ?? .distantPast) <= ($1.timestamp ?? .distantFuture) })
+        #expect(
+            zip(walk, walk.dropFirst()).allSatisfy {
+                ($0.timestamp ?? .distantPast) <= ($1.timestamp ?? .distantFuture)
+            })
         #expect(KeptEvents.read(setup.home).isEmpty)
     }
 
@@ -159,13 +180,18 @@ struct AnalyticsDeliveryTests {
         child.signal(SIGTERM)
         #expect(await child.wait(timeout: 15) == 128 + SIGTERM, "output: \(child.output)")
         let kept = KeptEvents.read(setup.home)
-        #expect(kept.compactMap { $0["name"] as? String } == ["tour_started", "point_triggered", "point_triggered", "tour_abandoned"])
+        #expect(
+            kept.compactMap { $0["name"] as? String } == [
+                "tour_started", "point_triggered", "point_triggered", "tour_abandoned",
+            ])
         #expect(kept.allSatisfy { $0["offline"] as? Bool == true && $0["state"] as? String == "waiting" })
 
         // Unreachable now: sync says so, quickly, and keeps everything.
         let refused = try setup.walkscape(["sync"])
         #expect(refused.status == 69, "\(refused.stderr)")
-        #expect(refused.stderr.hasPrefix("walkscape: 4 events still waiting: cannot reach the service"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.hasPrefix("walkscape: 4 events still waiting: cannot reach the service"), "\(refused.stderr)"
+        )
 
         try await setup.restart(.init())
         let sync = try setup.walkscape(["sync"])
@@ -173,8 +199,11 @@ struct AnalyticsDeliveryTests {
         #expect(sync.stdout == "Sent 4 events; 0 waiting, 0 quarantined.\n")
         let received = try setup.server.events()
         #expect(received.duplicates == 0)
-        #expect(received.events.map(\.event.name) == ["tour_download_started", "tour_download_completed", "tour_started",
-                                                      "point_triggered", "point_triggered", "tour_abandoned"])
+        #expect(
+            received.events.map(\.event.name) == [
+                "tour_download_started", "tour_download_completed", "tour_started",
+                "point_triggered", "point_triggered", "tour_abandoned",
+            ])
         #expect(received.events.map(\.event.offline) == [false, false, true, true, true, true])
     }
 
@@ -192,11 +221,14 @@ struct AnalyticsDeliveryTests {
         var finished = false
         let started = ContinuousClock.now
         for round in 0..<30 where !finished {
-            let child = try ChildProcess(TestPaths.walkscape, ["sync", "--home", setup.home.path, "--max-time", "120"],
-                                         environment: ["WALKSCAPE_API_URL": setup.server.baseURL, "DO_NOT_TRACK": ""])
+            let child = try ChildProcess(
+                TestPaths.walkscape, ["sync", "--home", setup.home.path, "--max-time", "120"],
+                environment: ["WALKSCAPE_API_URL": setup.server.baseURL, "DO_NOT_TRACK": ""])
             if round < 8 {
                 // The first kills come early (the import, the first batches), the later ones anywhere.
-                let delay = round < 2 ? Int.random(in: 5...60, using: &generator) : Int.random(in: 100...1500, using: &generator)
+                let delay =
+                    round < 2
+                    ? Int.random(in: 5...60, using: &generator) : Int.random(in: 100...1500, using: &generator)
                 try await Task.sleep(for: .milliseconds(delay))
                 if child.isRunning {
                     child.signal(SIGKILL)
@@ -222,7 +254,8 @@ struct AnalyticsDeliveryTests {
         #expect(received.received - received.unique == received.duplicates)
         for record in walkEvents where !record.duplicate {
             let original = try #require(injected.first { $0.eventID == record.eventID })
-            #expect(record.event.pointID == original.pointID && record.event.timestamp == original.timestamp
+            #expect(
+                record.event.pointID == original.pointID && record.event.timestamp == original.timestamp
                     && record.event.properties["n"] == original.properties["n"])
         }
         // In the order they happened (each first arrival).
@@ -232,7 +265,9 @@ struct AnalyticsDeliveryTests {
         let aside = try String(contentsOf: setup.home.file("state/outbox.jsonl.unreadable"), encoding: .utf8)
         #expect(aside.hasSuffix(#"{"language":"en","name":"point_trig"#))
         #expect(!FileManager.default.fileExists(atPath: setup.home.file("state/outbox.jsonl").path))
-        print("fault seed \(seed): sync killed \(kills) times in \(ContinuousClock.now - started); the server received \(received.received) events, \(received.duplicates) of them re-sent (same ids)")
+        print(
+            "fault seed \(seed): sync killed \(kills) times in \(ContinuousClock.now - started); the server received \(received.received) events, \(received.duplicates) of them re-sent (same ids)"
+        )
     }
 
     @Test func anEventTheServiceRefusesIsQuarantinedWithItsWordsWhileAllTheOthersArrive() async throws {
@@ -242,16 +277,21 @@ struct AnalyticsDeliveryTests {
         try setup.writeJournal(events)
         let sync = try setup.walkscape(["sync"])
         #expect(sync.status == 0, "\(sync.stderr)")
-        #expect(sync.stdout == "Sent 59 events; 0 waiting, 1 quarantined (1 just now: walkscape analytics status says why).\n")
+        #expect(
+            sync.stdout
+                == "Sent 59 events; 0 waiting, 1 quarantined (1 just now: walkscape analytics status says why).\n")
         let received = try setup.server.events().events.filter { $0.event.anonymousID == "journal" }
         #expect(received.map(\.eventID) == events.filter { $0.name != "tour_shared" }.map(\.eventID))
 
-        let status = try #require(try JSONSerialization.jsonObject(with: setup.walkscape(["analytics", "status", "--json"]).stdoutData)
-                                  as? [String: Any])
+        let status = try #require(
+            try JSONSerialization.jsonObject(with: setup.walkscape(["analytics", "status", "--json"]).stdoutData)
+                as? [String: Any])
         let refused = try #require((status["refused"] as? [[String: Any]])?.first)
         #expect(refused["eventId"] as? String == events[37].eventID)
-        #expect((refused["problem"] as? String)?.hasPrefix("refused by the service: events.0.name must be one of the following values: app_open") == true,
-                "\(refused)")
+        #expect(
+            (refused["problem"] as? String)?.hasPrefix(
+                "refused by the service: events.0.name must be one of the following values: app_open") == true,
+            "\(refused)")
         // Kept, and never sent again by itself.
         #expect(try setup.walkscape(["sync"]).stdout == "Sent 0 events; 0 waiting, 1 quarantined.\n")
         #expect(try setup.server.events().events.count == received.count + 2)
@@ -281,21 +321,30 @@ struct AnalyticsDeliveryTests {
         let before = try setup.server.events().received
         let gpsd = try GPSDHarness()
         let folder = setup.tours.appendingPathComponent("demo").path
-        let child = try ChildProcess(TestPaths.walkscape, ["walk", folder, "--no-input", "--no-audio",
-                                                           "--gpsd-port", "\(gpsd.port)", "--home", setup.home.path],
-                                     environment: ["NO_COLOR": "1", "WALKSCAPE_API_URL": setup.server.baseURL, "DO_NOT_TRACK": ""])
+        let child = try ChildProcess(
+            TestPaths.walkscape,
+            [
+                "walk", folder, "--no-input", "--no-audio",
+                "--gpsd-port", "\(gpsd.port)", "--home", setup.home.path,
+            ],
+            environment: ["NO_COLOR": "1", "WALKSCAPE_API_URL": setup.server.baseURL, "DO_NOT_TRACK": ""])
         #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10), "output: \(child.output)")
         _ = await Self.feed(gpsd, 0..<Self.epochs) { child.output.contains("triggered: 2. ") }
         child.signal(SIGTERM)
         #expect(await child.wait(timeout: 15) == 128 + SIGTERM, "output: \(child.output)")
 
         let kept = KeptEvents.read(setup.home)
-        #expect(kept.compactMap { $0["name"] as? String } == ["tour_started", "point_triggered", "point_triggered", "tour_abandoned"])
-        #expect(kept.allSatisfy { $0["state"] as? String == "local" && $0["tourId"] as? String == Self.demoID }, "\(kept)")
+        #expect(
+            kept.compactMap { $0["name"] as? String } == [
+                "tour_started", "point_triggered", "point_triggered", "tour_abandoned",
+            ])
+        #expect(
+            kept.allSatisfy { $0["state"] as? String == "local" && $0["tourId"] as? String == Self.demoID }, "\(kept)")
         let sync = try setup.walkscape(["sync", "--json"])
         #expect(sync.status == 0, "\(sync.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: sync.stdoutData) as? [String: Any])
-        #expect(report["sent"] as? Int == 0 && report["waiting"] as? Int == 0 && report["local"] as? Int == 4, "\(report)")
+        #expect(
+            report["sent"] as? Int == 0 && report["waiting"] as? Int == 0 && report["local"] as? Int == 4, "\(report)")
         #expect(try setup.server.events().received == before, "a local walk's events reached the service")
     }
 
@@ -303,16 +352,24 @@ struct AnalyticsDeliveryTests {
         let setup = try await Setup()
         let before = try setup.server.events().received
         try FileManager.default.removeItem(at: setup.home.file("state/analytics.sqlite"))
-        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(at: setup.home.file("state/analytics.sqlite" + suffix)) }
+        for suffix in ["-wal", "-shm"] {
+            try? FileManager.default.removeItem(at: setup.home.file("state/analytics.sqlite" + suffix))
+        }
         try? FileManager.default.removeItem(at: setup.home.file("config/anonymous-id"))
 
         let dnt = ["DO_NOT_TRACK": "1"]
-        #expect(try setup.walkscape(["register", "--email", "bo@example.org", "--password-stdin"], environment: dnt,
-                                    stdin: Data((Self.password + "\n").utf8)).status == 0)
+        #expect(
+            try setup.walkscape(
+                ["register", "--email", "bo@example.org", "--password-stdin"], environment: dnt,
+                stdin: Data((Self.password + "\n").utf8)
+            ).status == 0)
         #expect(try setup.walkscape(["remove", Self.slug], environment: dnt).status == 0)
         #expect(try setup.walkscape(["download", Self.slug, "-l", "en"], environment: dnt).status == 0)
-        #expect(try setup.walkscape(["login", "--email", "bo@example.org", "--password-stdin", "--no-analytics"],
-                                    stdin: Data((Self.password + "\n").utf8)).status == 0)
+        #expect(
+            try setup.walkscape(
+                ["login", "--email", "bo@example.org", "--password-stdin", "--no-analytics"],
+                stdin: Data((Self.password + "\n").utf8)
+            ).status == 0)
         #expect(try setup.walkscape(["analytics", "off"]).stdout.hasPrefix("Analytics is off"))
         #expect(try setup.walkscape(["remove", Self.slug, "-l", "en"]).status == 0)
         #expect(try setup.walkscape(["download", Self.slug, "-l", "en"]).status == 0)
@@ -341,34 +398,44 @@ struct AnalyticsDeliveryTests {
         try setup.writeJournal(events)
         try await setup.restart(.init(dialect: "guide"))
         // The live shape to a guide deployment: refused as a whole, each event set aside.
-        #expect(try setup.walkscape(["sync"]).stdout == "Sent 0 events; 0 waiting, 3 quarantined (3 just now: walkscape analytics status says why).\n")
+        #expect(
+            try setup.walkscape(["sync"]).stdout
+                == "Sent 0 events; 0 waiting, 3 quarantined (3 just now: walkscape analytics status says why).\n")
         // Configured for the guide's dialect: `eventType`, ids inside `properties`.
         try setup.home.write("config/config", "analytics-dialect = guide\n")
         let sync = try setup.walkscape(["sync", "--retry-quarantined"])
         #expect(sync.stdout == "Sent 3 events; 0 waiting, 0 quarantined.\n", "\(sync.stderr)")
         let received = try setup.server.events().events.suffix(3)
         #expect(received.map(\.eventID) == events.map(\.eventID))
-        #expect(received.allSatisfy { $0.event.name == "point_triggered" && $0.event.tourID == Self.demoID && $0.event.pointID != nil })
+        #expect(
+            received.allSatisfy {
+                $0.event.name == "point_triggered" && $0.event.tourID == Self.demoID && $0.event.pointID != nil
+            })
     }
 
     @Test func theOldJournalIsImportedWholeEachEventWhereItsToursCameFrom() async throws {
         let setup = try await Setup(register: true)
-        let login = AnalyticsEvent(name: "login", userID: "u-old", timestamp: Date(timeIntervalSince1970: 1_799_000_000),
-                                   properties: ["eventId": .string(UUID().uuidString.lowercased()), "platform": "linux"])
+        let login = AnalyticsEvent(
+            name: "login", userID: "u-old", timestamp: Date(timeIntervalSince1970: 1_799_000_000),
+            properties: ["eventId": .string(UUID().uuidString.lowercased()), "platform": "linux"])
         let installed = Self.journalEvents(3)
         // A walk of a tour folder: ids no service knows.
-        let folder = AnalyticsEvent(name: "tour_started", tourID: "my-local-tour", language: "en",
-                                    timestamp: Date(timeIntervalSince1970: 1_799_500_000),
-                                    properties: ["eventId": .string(UUID().uuidString.lowercased()), "platform": "linux"])
+        let folder = AnalyticsEvent(
+            name: "tour_started", tourID: "my-local-tour", language: "en",
+            timestamp: Date(timeIntervalSince1970: 1_799_500_000),
+            properties: ["eventId": .string(UUID().uuidString.lowercased()), "platform": "linux"])
         try setup.writeJournal([login] + installed + [folder], tornTail: #"{"language":"e"#)
         let shown = KeptEvents.read(setup.home)
-        #expect(shown.compactMap { ($0["properties"] as? [String: Any])?["eventId"] as? String }
+        #expect(
+            shown.compactMap { ($0["properties"] as? [String: Any])?["eventId"] as? String }
                 == ([login] + installed + [folder]).compactMap(\.eventID))
         #expect(shown.compactMap { $0["state"] as? String } == ["waiting", "waiting", "waiting", "waiting", "local"])
         #expect(try setup.walkscape(["sync"]).stdout == "Sent 4 events; 0 waiting, 0 quarantined.\n")
         let received = try setup.server.events().events.map(\.event)
         #expect(Array(received.suffix(4)).map(\.eventID) == ([login] + installed).map(\.eventID))
         #expect(KeptEvents.read(setup.home, state: "local").count == 1)
-        #expect(try String(contentsOf: setup.home.file("state/outbox.jsonl.unreadable"), encoding: .utf8).hasSuffix(#"{"language":"e"#))
+        #expect(
+            try String(contentsOf: setup.home.file("state/outbox.jsonl.unreadable"), encoding: .utf8).hasSuffix(
+                #"{"language":"e"#))
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import TestSupport
 import Testing
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// Text from a tour (tour.json, SRT, a trace's name) is data, not terminal commands: escape
 /// sequences and other control characters never reach a terminal raw, and never break the SVG.
@@ -46,13 +47,16 @@ struct ControlCharacterTests {
         return found
     }
 
-    func expectClean(_ arguments: [String], home: TemporaryDirectory, status: Int32 = 0,
-                     sourceLocation: SourceLocation = #_sourceLocation) throws -> ProcessResult {
+    func expectClean(
+        _ arguments: [String], home: TemporaryDirectory, status: Int32 = 0,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> ProcessResult {
         let result = try runWalkscape(arguments, home: home, timeout: 60)
         #expect(result.status == status, "\(arguments.first!): \(result.stderr)", sourceLocation: sourceLocation)
         let output = result.stdoutData + Data(result.stderr.utf8)
-        #expect(Self.controls(in: output).isEmpty, "\(arguments.first!): \(Self.controls(in: output).prefix(5))",
-                sourceLocation: sourceLocation)
+        #expect(
+            Self.controls(in: output).isEmpty, "\(arguments.first!): \(Self.controls(in: output).prefix(5))",
+            sourceLocation: sourceLocation)
         return result
     }
 
@@ -67,11 +71,17 @@ struct ControlCharacterTests {
         #expect(preview.stdout.contains("Walk\u{FFFD}]0;owned"), "\(preview.stdout)")
         let performed = try expectClean(["preview", root, "--speed", "200", "--no-audio"], home: dir)
         #expect(performed.stdout.contains("Hello \u{FFFD}[2J"), "\(performed.stdout)")
-        let play = try expectClean(["play", tour.file("media/one.mp3").path, "--subtitles", tour.file("media/one.srt").path,
-                                    "--output", dir.file("one.wav").path], home: dir)
+        let play = try expectClean(
+            [
+                "play", tour.file("media/one.mp3").path, "--subtitles", tour.file("media/one.srt").path,
+                "--output", dir.file("one.wav").path,
+            ], home: dir)
         #expect(play.stdout.contains("Hello \u{FFFD}[2J\u{FFFD}31m\u{FFFD} there"), "\(play.stdout)")
-        let bad = try expectClean(["play", tour.file("media/one.mp3").path, "--subtitles", tour.file("media/bad.srt").path,
-                                   "--output", dir.file("two.wav").path], home: dir, status: 65)
+        let bad = try expectClean(
+            [
+                "play", tour.file("media/one.mp3").path, "--subtitles", tour.file("media/bad.srt").path,
+                "--output", dir.file("two.wav").path,
+            ], home: dir, status: 65)
         #expect(bad.stderr.contains("not a timing \u{FFFD}]0;owned\u{FFFD} line"), "\(bad.stderr)")
         let trace = try expectClean(["trace", tour.file("traces/walk\u{1B}[2J.gpx").path], home: dir)
         #expect(trace.stdout.hasPrefix("walk\u{FFFD}[2J.gpx (GPX)\n"), "\(trace.stdout)")
@@ -87,8 +97,11 @@ struct ControlCharacterTests {
         let dir = try TemporaryDirectory()
         let tour = try Self.hostileTour(in: dir)
         let out = dir.file("map.svg")
-        let result = try runWalkscape(["map", tour.root.path, "--trace", tour.file("traces/walk\u{1B}[2J.gpx").path,
-                                       "-o", out.path], home: dir)
+        let result = try runWalkscape(
+            [
+                "map", tour.root.path, "--trace", tour.file("traces/walk\u{1B}[2J.gpx").path,
+                "-o", out.path,
+            ], home: dir)
         #expect(result.status == 0, "\(result.stderr)")
         let parser = try #require(XMLParser(contentsOf: out))
         #expect(parser.parse(), "not well-formed XML: \(String(describing: parser.parserError))")

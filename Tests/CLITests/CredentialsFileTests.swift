@@ -1,11 +1,13 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TourAPI
 import TourModel
+
 @testable import walkscape
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The credentials file: mode 0600 whatever the umask or the old file's mode, replaced whole,
@@ -13,8 +15,9 @@ import Glibc
 @Suite(.serialized)
 struct CredentialsFileTests {
     func credentials(_ n: Int) -> Credentials {
-        Credentials(service: "http://127.0.0.1:9", email: "ada@example.org", userID: "u\(n)",
-                    tokens: AuthTokens(accessToken: "access-\(n)", refreshToken: "refresh-\(n)"))
+        Credentials(
+            service: "http://127.0.0.1:9", email: "ada@example.org", userID: "u\(n)",
+            tokens: AuthTokens(accessToken: "access-\(n)", refreshToken: "refresh-\(n)"))
     }
 
     func mode(_ url: URL) -> mode_t {

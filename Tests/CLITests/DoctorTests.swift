@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `walkscape doctor` and `--version`, run as a user runs them: the built binary, a private home.
 @Suite(.serialized)
@@ -38,7 +38,8 @@ struct DoctorTests {
         let port = try freeTCPPort()
         let r = try runWalkscape(["doctor", "--gpsd-port", "\(port)"], home: home)
         #expect(r.status == 1)
-        let gpsdLine = try #require(r.stdout.split(separator: "\n").first { $0.contains("gpsd") && !$0.contains("hint") })
+        let gpsdLine = try #require(
+            r.stdout.split(separator: "\n").first { $0.contains("gpsd") && !$0.contains("hint") })
         #expect(gpsdLine.hasPrefix("FAIL gpsd"))
         #expect(gpsdLine.contains("no gpsd at 127.0.0.1:\(port) (Connection refused)"))
         #expect(r.stdout.contains("hint: start gpsd"))
@@ -93,7 +94,8 @@ struct DoctorTests {
         }
         #expect(try gpsdDetail([]).contains("127.0.0.3:3001"))
         #expect(try gpsdDetail([], env: ["WALKSCAPE_GPSD_PORT": "3002"]).contains("127.0.0.3:3002"))
-        #expect(try gpsdDetail(["--gpsd-port", "3003"], env: ["WALKSCAPE_GPSD_PORT": "3002"]).contains("127.0.0.3:3003"))
+        #expect(
+            try gpsdDetail(["--gpsd-port", "3003"], env: ["WALKSCAPE_GPSD_PORT": "3002"]).contains("127.0.0.3:3003"))
         #expect(try gpsdDetail(["--gpsd-host", "127.0.0.4"]).contains("127.0.0.4:3001"))
     }
 
@@ -103,20 +105,31 @@ struct DoctorTests {
         let home = try TemporaryDirectory()
         let port = try freeTCPPort()
         func api(_ url: String, env: [String: String] = [:]) throws -> (status: String?, detail: String) {
-            let c = try check("api", in: json(runWalkscape(["doctor", "--json", "--api-url", url], home: home, environment: env)))
+            let c = try check(
+                "api", in: json(runWalkscape(["doctor", "--json", "--api-url", url], home: home, environment: env)))
             return (c["status"] as? String, c["detail"] as? String ?? "")
         }
         let local = try api("http://127.0.0.1:\(port)")
-        #expect(local.status == "fail" && local.detail.hasSuffix("cannot reach the service at 127.0.0.1:\(port) (connection refused)"))
+        #expect(
+            local.status == "fail"
+                && local.detail.hasSuffix("cannot reach the service at 127.0.0.1:\(port) (connection refused)"))
         // 0.0.0.0 is not a loopback name, but connecting to it reaches this machine: refused fast.
         let plain = try api("http://0.0.0.0:\(port)")
-        #expect(plain.status == "fail" && plain.detail == "'http://0.0.0.0:\(port)' uses plain http to a host that is not this machine")
+        #expect(
+            plain.status == "fail"
+                && plain.detail == "'http://0.0.0.0:\(port)' uses plain http to a host that is not this machine")
         let allowed = try api("http://0.0.0.0:\(port)", env: ["WALKSCAPE_ALLOW_INSECURE_HTTP": "1"])
         #expect(allowed.status == "fail" && allowed.detail.contains("cannot reach the service at 0.0.0.0:\(port)"))
-        let flag = try check("api", in: json(runWalkscape(["doctor", "--json", "--insecure-http", "--api-url", "http://0.0.0.0:\(port)"], home: home)))
+        let flag = try check(
+            "api",
+            in: json(
+                runWalkscape(
+                    ["doctor", "--json", "--insecure-http", "--api-url", "http://0.0.0.0:\(port)"], home: home)))
         #expect((flag["detail"] as? String)?.contains("cannot reach") == true)
         #expect(try api("ftp://x").status == "fail")
-        #expect(try api("https://user:secret@api.example.org").detail == "the service URL must not contain a user name or password")
+        #expect(
+            try api("https://user:secret@api.example.org").detail
+                == "the service URL must not contain a user name or password")
     }
 
     @Test func controlCharactersInASettingReachTheTerminalAsTextOnlyTheStatusColoursAreEscapes() async throws {
@@ -124,16 +137,21 @@ struct DoctorTests {
         // A config file written by someone else: an escape sequence (clear screen) in a value.
         try home.write("config/config", "api-url = ftp://x\u{1B}[2J\u{07}\n")
         let plain = try runWalkscape(["doctor"], home: home, environment: ["TERM": "dumb"])
-        #expect(!plain.stdout.contains("\u{1B}") && !plain.stdout.contains("\u{07}"), "\(plain.stdout.debugDescription)")
+        #expect(
+            !plain.stdout.contains("\u{1B}") && !plain.stdout.contains("\u{07}"), "\(plain.stdout.debugDescription)")
         #expect(plain.stdout.contains("ftp://x\u{FFFD}[2J\u{FFFD}"), "\(plain.stdout.debugDescription)")
         // On a terminal: colours, and no other escape sequence.
-        let child = try ChildProcess(TestPaths.walkscape, ["doctor", "--home", home.path],
-                                     environment: ["TERM": "xterm", "NO_COLOR": ""], pty: true)
+        let child = try ChildProcess(
+            TestPaths.walkscape, ["doctor", "--home", home.path],
+            environment: ["TERM": "xterm", "NO_COLOR": ""], pty: true)
         _ = await child.wait(timeout: 30)
         let escapes = child.output.components(separatedBy: "\u{1B}").dropFirst()
         #expect(!escapes.isEmpty, "no colour on a terminal: \(child.output.debugDescription)")
-        #expect(escapes.allSatisfy { $0.hasPrefix("[0m") || $0.range(of: #"^\[\d+m(OK|WARN|FAIL)"#, options: .regularExpression) != nil },
-                "\(child.output.debugDescription)")
+        #expect(
+            escapes.allSatisfy {
+                $0.hasPrefix("[0m") || $0.range(of: #"^\[\d+m(OK|WARN|FAIL)"#, options: .regularExpression) != nil
+            },
+            "\(child.output.debugDescription)")
         #expect(!child.output.contains("\u{07}"))
     }
 }

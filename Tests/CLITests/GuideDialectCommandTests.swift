@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A server that speaks the published guide's dialect (`--dialect guide`): the same commands work,
 /// decoding the guide's shapes.
@@ -19,12 +19,16 @@ struct GuideDialectCommandTests {
         #expect(locked.status == 0, "\(locked.stderr)")
         let lines = locked.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first { $0.hasPrefix("secret-garden ") }?.hasSuffix("locked") == true)
-        #expect(lines.first { $0.hasPrefix("florence-duomo-pitti ") }?.contains("Firenze: dal Duomo a Palazzo Pitti") == true)
+        #expect(
+            lines.first { $0.hasPrefix("florence-duomo-pitti ") }?.contains("Firenze: dal Duomo a Palazzo Pitti")
+                == true)
 
         let redeemed = try walker.run(["redeem", "garden"])
         #expect(redeemed.status == 0, "\(redeemed.stderr)")
         #expect(redeemed.stdout.hasPrefix("Unlocked: secret-garden"))
-        #expect(try walker.run(["tours"]).stdout.split(separator: "\n").first { $0.hasPrefix("secret-garden ") }?.hasSuffix("unlocked") == true)
+        #expect(
+            try walker.run(["tours"]).stdout.split(separator: "\n").first { $0.hasPrefix("secret-garden ") }?.hasSuffix(
+                "unlocked") == true)
         #expect(try walker.run(["my-tours"]).stdout.contains("secret-garden"))
 
         let shown = try walker.run(["show", "florence", "-l", "it"])

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Numbers from flags, settings and files are checked at the edge: a usage or data error in
@@ -12,7 +13,9 @@ struct InputValidationTests {
     static let demo = TestPaths.packageRoot.appendingPathComponent("tours/demo")
 
     /// One line on stderr, `prefix` first, and the exit code; no backtrace.
-    func expectOneLine(_ r: ProcessResult, status: Int32, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectOneLine(
+        _ r: ProcessResult, status: Int32, _ text: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(r.status == status, "stderr: \(r.stderr)", sourceLocation: sourceLocation)
         #expect(r.stderr.contains(text), "stderr: \(r.stderr)", sourceLocation: sourceLocation)
         #expect(!r.stderr.contains("Backtrace") && !r.stderr.contains("Fatal error"), sourceLocation: sourceLocation)
@@ -27,7 +30,8 @@ struct InputValidationTests {
 
     /// Runs with a time limit: a flag that slips through can make a walk or a preview that never ends.
     func runLimited(_ args: [String], home: TemporaryDirectory) async throws -> (status: Int32?, output: String) {
-        let child = try ChildProcess(TestPaths.walkscape, args, environment: ["NO_COLOR": "1", "WALKSCAPE_HOME": home.path])
+        let child = try ChildProcess(
+            TestPaths.walkscape, args, environment: ["NO_COLOR": "1", "WALKSCAPE_HOME": home.path])
         let status = await child.wait(timeout: 20)
         if status == nil { child.signal(SIGKILL); _ = await child.wait(timeout: 5) }
         return (status, child.output)
@@ -35,15 +39,32 @@ struct InputValidationTests {
 
     @Test func everyNumericFlagHasARange() async throws {
         let cases: [([String], String)] = [
-            (["preview", Self.demo.path, "--no-audio", "--speed", "1e-300"], "--speed must be between 0.01 and 10000, not 1e-300"),
-            (["preview", Self.demo.path, "--no-audio", "--speed", "inf"], "--speed must be between 0.01 and 10000, not inf"),
+            (
+                ["preview", Self.demo.path, "--no-audio", "--speed", "1e-300"],
+                "--speed must be between 0.01 and 10000, not 1e-300"
+            ),
+            (
+                ["preview", Self.demo.path, "--no-audio", "--speed", "inf"],
+                "--speed must be between 0.01 and 10000, not inf"
+            ),
             (["preview", Self.demo.path, "--fast", "--confirm", "0"], "--confirm must be between 1 and 100, not 0"),
-            (["trace", Self.demo.appendingPathComponent("traces/walk.nmea").path, "--max-error", "inf"],
-             "--max-error must be between 0.1 and 10000 metres, not inf"),
-            (["walk", Self.demo.path, "--no-audio", "--gpsd-timeout", "inf"], "--gpsd-timeout must be between 0.1 and 3600 seconds, not inf"),
+            (
+                ["trace", Self.demo.appendingPathComponent("traces/walk.nmea").path, "--max-error", "inf"],
+                "--max-error must be between 0.1 and 10000 metres, not inf"
+            ),
+            (
+                ["walk", Self.demo.path, "--no-audio", "--gpsd-timeout", "inf"],
+                "--gpsd-timeout must be between 0.1 and 3600 seconds, not inf"
+            ),
             (["play", "x.mp3", "--volume", "nan"], "--volume must be between 0 and 1, not nan"),
-            (["map", Self.demo.path, "-o", "/dev/null", "--width", "100000"], "--width must be between 300 and 10000 pixels, not 100000"),
-            (["lint", Self.demo.path, "--walking-speed", "inf"], "--walking-speed must be between 0.1 and 10 m/s, not inf"),
+            (
+                ["map", Self.demo.path, "-o", "/dev/null", "--width", "100000"],
+                "--width must be between 300 and 10000 pixels, not 100000"
+            ),
+            (
+                ["lint", Self.demo.path, "--walking-speed", "inf"],
+                "--walking-speed must be between 0.1 and 10 m/s, not inf"
+            ),
             (["doctor", "--gpsd-port", "70000"], "--gpsd-port must be between 1 and 65535, not 70000"),
         ]
         for (args, message) in cases {
@@ -59,18 +80,24 @@ struct InputValidationTests {
         let r = try runWalkscape(["preview", Self.demo.path, "--fast", "--no-audio"], home: home)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("policy skip, error bound 20 m"))
-        let flag = try runWalkscape(["preview", Self.demo.path, "--fast", "--no-audio", "--max-error", "12.5"], home: home)
+        let flag = try runWalkscape(
+            ["preview", Self.demo.path, "--fast", "--no-audio", "--max-error", "12.5"], home: home)
         #expect(flag.stdout.contains("error bound 12.5 m"))
 
         try home.write("config/config", "max-error = inf\n")
-        expectOneLine(try runWalkscape(["preview", Self.demo.path, "--fast", "--no-audio"], home: home), status: 64,
-                      "walkscape: max-error 'inf' (from config file) is not a number between 0.1 and 10000 metres\n")
+        expectOneLine(
+            try runWalkscape(["preview", Self.demo.path, "--fast", "--no-audio"], home: home), status: 64,
+            "walkscape: max-error 'inf' (from config file) is not a number between 0.1 and 10000 metres\n")
         // The flag wins, so the bad setting is never used.
-        #expect(try runWalkscape(["preview", Self.demo.path, "--fast", "--no-audio", "--max-error", "30"], home: home).status == 0)
+        #expect(
+            try runWalkscape(["preview", Self.demo.path, "--fast", "--no-audio", "--max-error", "30"], home: home)
+                .status == 0)
         try home.write("config/config", "max-error = 20\n")
-        expectOneLine(try runWalkscape(["preview", Self.demo.path, "--fast", "--no-audio"], home: home,
-                                       environment: ["WALKSCAPE_MISSED": "sometimes"]), status: 64,
-                      "walkscape: missed 'sometimes' (from WALKSCAPE_MISSED) is not one of play, skip, strict\n")
+        expectOneLine(
+            try runWalkscape(
+                ["preview", Self.demo.path, "--fast", "--no-audio"], home: home,
+                environment: ["WALKSCAPE_MISSED": "sometimes"]), status: 64,
+            "walkscape: missed 'sometimes' (from WALKSCAPE_MISSED) is not one of play, skip, strict\n")
     }
 
     /// A progress file the walk would trap on: point 1 heard, `nextIndex` -1. Made by a real walk
@@ -84,7 +111,9 @@ struct InputValidationTests {
         var files: [String] = []
         for _ in 0..<500 where files.isEmpty {
             try await Task.sleep(for: .milliseconds(20))
-            files = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".json") }
+            files = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
+                $0.hasSuffix(".json")
+            }
         }
         first.signal(SIGKILL)
         _ = await first.wait(timeout: 10)
@@ -100,7 +129,10 @@ struct InputValidationTests {
         let code = await second.wait(timeout: 20)
         if code == nil { second.signal(SIGKILL) }
         #expect(code == 65, "output: \(second.output)")
-        #expect(second.output == "walkscape: the saved progress in \(file.path) is unreadable (nextIndex -1 is outside 0...5); start again with --restart\n")
+        #expect(
+            second.output
+                == "walkscape: the saved progress in \(file.path) is unreadable (nextIndex -1 is outside 0...5); start again with --restart\n"
+        )
     }
 
     // MARK: Item 17: messages that say the right thing
@@ -118,8 +150,9 @@ struct InputValidationTests {
         #expect(map.status == 0, "\(map.stderr)")
         // Another file is not a tour, and the message says what to name instead.
         let trace = Self.demo.appendingPathComponent("traces/walk.nmea").path
-        expectOneLine(try runWalkscape(["lint", trace]), status: 64,
-                      "walkscape: \(trace): a file, not a tour folder (name the folder that holds tour.json)\n")
+        expectOneLine(
+            try runWalkscape(["lint", trace]), status: 64,
+            "walkscape: \(trace): a file, not a tour folder (name the folder that holds tour.json)\n")
     }
 
     @Test func aPreviewWhereNoFixIsUsableSaysWhyAndFails() throws {
@@ -135,7 +168,10 @@ struct InputValidationTests {
         let r = try runWalkscape(["help", "nosuch"])
         #expect(r.status == 64)
         // One line naming the commands there are (the list grows with the commands).
-        #expect(r.stderr.hasPrefix("walkscape: no command 'nosuch' (commands: doctor, preview, lint, map, play, walk, trace, "), "\(r.stderr)")
+        #expect(
+            r.stderr.hasPrefix(
+                "walkscape: no command 'nosuch' (commands: doctor, preview, lint, map, play, walk, trace, "),
+            "\(r.stderr)")
         #expect(r.stderr.hasSuffix(")\n") && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
         #expect(r.stdout.isEmpty)
         let nested = try runWalkscape(["help", "preview", "nosuch"])
@@ -148,7 +184,9 @@ struct InputValidationTests {
 
     @Test func anInlineCommentAfterAConfigValueIsNotPartOfIt() throws {
         let home = try TemporaryDirectory()
-        try home.write("config/config", """
+        try home.write(
+            "config/config",
+            """
             gpsd-host = 127.0.0.5   # the handheld's own gpsd
             gpsd-port = 3005 # not the default
             audio-device = "hw:1 #2"  # quoted: the # inside is kept
@@ -157,7 +195,9 @@ struct InputValidationTests {
         let r = try runWalkscape(["doctor", "--json"], home: home)
         let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])
         let checks = try #require(report["checks"] as? [[String: Any]])
-        func detail(_ name: String) -> String { checks.first { $0["name"] as? String == name }?["detail"] as? String ?? "" }
+        func detail(_ name: String) -> String {
+            checks.first { $0["name"] as? String == name }?["detail"] as? String ?? ""
+        }
         #expect(detail("gpsd").contains("127.0.0.5:3005"), "\(detail("gpsd"))")
         #expect(detail("audio").contains("'hw:1 #2'"), "\(detail("audio"))")
         // The `#v2` is kept as part of the value (and then refused: a base URL has no fragment).
@@ -173,15 +213,20 @@ struct InputValidationTests {
 
         let doctor = try runWalkscape(["doctor", "--audio-device", "null"], home: home)
         #expect(doctor.status == 1)
-        #expect(doctor.stdout.contains("FAIL gpsd    gpsd-port '70000' (from config file) is not a port number (between 1 and 65535)"))
+        #expect(
+            doctor.stdout.contains(
+                "FAIL gpsd    gpsd-port '70000' (from config file) is not a port number (between 1 and 65535)"))
         #expect(doctor.stdout.contains("OK   audio "), "the other checks still run: \(doctor.stdout)")
         #expect(doctor.stderr.isEmpty)
 
-        expectOneLine(try runWalkscape(["walk", Self.demo.path, "--no-audio", "--no-input"], home: home), status: 64,
-                      "walkscape: gpsd-port '70000' (from config file) is not a port number (between 1 and 65535)\n")
-        expectOneLine(try runWalkscape(["walk", Self.demo.path, "--no-audio", "--no-input"], home: home,
-                                       environment: ["WALKSCAPE_GPSD_PORT": "x"]), status: 64,
-                      "walkscape: gpsd-port 'x' (from WALKSCAPE_GPSD_PORT) is not a port number")
+        expectOneLine(
+            try runWalkscape(["walk", Self.demo.path, "--no-audio", "--no-input"], home: home), status: 64,
+            "walkscape: gpsd-port '70000' (from config file) is not a port number (between 1 and 65535)\n")
+        expectOneLine(
+            try runWalkscape(
+                ["walk", Self.demo.path, "--no-audio", "--no-input"], home: home,
+                environment: ["WALKSCAPE_GPSD_PORT": "x"]), status: 64,
+            "walkscape: gpsd-port 'x' (from WALKSCAPE_GPSD_PORT) is not a port number")
     }
 
     @Test func doctorReportsABrokenConfigFileAsAFailLineAndChecksTheRest() throws {
@@ -189,25 +234,30 @@ struct InputValidationTests {
         try home.write("config/config", "gpsd-host = localhost\nthis is not a setting\n")
         let r = try runWalkscape(["doctor", "--audio-device", "null"], home: home)
         #expect(r.status == 1)
-        #expect(r.stdout.contains("FAIL config  \(home.path)/config/config: line 2: expected key = value"), "\(r.stdout)")
+        #expect(
+            r.stdout.contains("FAIL config  \(home.path)/config/config: line 2: expected key = value"), "\(r.stdout)")
         #expect(r.stdout.contains("OK   audio "))
         #expect(r.stderr.isEmpty)
         // Commands that read settings still stop on it: a misspelt key may be the one they need.
-        expectOneLine(try runWalkscape(["preview", Self.demo.path, "--fast", "--no-audio"], home: home), status: 64,
-                      "walkscape: \(home.path)/config/config: line 2: expected key = value\n")
+        expectOneLine(
+            try runWalkscape(["preview", Self.demo.path, "--fast", "--no-audio"], home: home), status: 64,
+            "walkscape: \(home.path)/config/config: line 2: expected key = value\n")
         // A bad value no other check uses is reported on the same line.
         try home.write("config/config", "max-error = lots\n")
         let values = try runWalkscape(["doctor", "--audio-device", "null"], home: home)
         #expect(values.status == 1)
-        #expect(values.stdout.contains("FAIL config  max-error 'lots' (from config file) is not a number between 0.1 and 10000 metres"),
-                "\(values.stdout)")
+        #expect(
+            values.stdout.contains(
+                "FAIL config  max-error 'lots' (from config file) is not a number between 0.1 and 10000 metres"),
+            "\(values.stdout)")
     }
 
     /// `doctor` on a real pseudo-terminal, so the only thing that decides colour is the environment.
     func doctorOnATerminal(_ environment: [String: String]) async throws -> String {
         let home = try TemporaryDirectory()
-        let child = try ChildProcess(TestPaths.walkscape, ["doctor", "--home", home.path, "--audio-device", "null"],
-                                     environment: environment, pty: true)
+        let child = try ChildProcess(
+            TestPaths.walkscape, ["doctor", "--home", home.path, "--audio-device", "null"],
+            environment: environment, pty: true)
         _ = await child.wait(timeout: 20)
         return child.output
     }
@@ -223,9 +273,10 @@ struct InputValidationTests {
     @Test func aWalkOnADumbTerminalPrintsPlainLinesNotAScreen() async throws {
         let home = try TemporaryDirectory()
         let port = try freeTCPPort()  // no gpsd: the walk says so and waits
-        let child = try ChildProcess(TestPaths.walkscape,
-                                     ["walk", Self.demo.path, "--no-audio", "--gpsd-port", "\(port)", "--home", home.path],
-                                     environment: ["TERM": "dumb", "NO_COLOR": ""], pty: true)
+        let child = try ChildProcess(
+            TestPaths.walkscape,
+            ["walk", Self.demo.path, "--no-audio", "--gpsd-port", "\(port)", "--home", home.path],
+            environment: ["TERM": "dumb", "NO_COLOR": ""], pty: true)
         #expect(await child.waitForOutput("gps: no gpsd", timeout: 20), "output: \(child.output)")
         child.signal(SIGINT)
         _ = await child.wait(timeout: 10)

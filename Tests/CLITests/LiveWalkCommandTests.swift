@@ -1,10 +1,11 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import Walk
+
 #if canImport(Glibc)
-import Glibc
-import WalkRuntime
+    import Glibc
+    import WalkRuntime
 #endif
 
 /// `walkscape walk` end to end: a real gpsd on a pty fed the demo trace, the real binary, ALSA's
@@ -37,11 +38,14 @@ struct LiveWalkCommandTests {
         return range.upperBound
     }
 
-    func walk(_ args: [String], home: TemporaryDirectory, gpsd: GPSDHarness, pty: Bool = false,
-              tour: URL = demo) throws -> ChildProcess {
-        try ChildProcess(TestPaths.walkscape,
-                         ["walk", tour.path, "--gpsd-port", "\(gpsd.port)", "--home", home.path] + args,
-                         environment: ["NO_COLOR": "1", "TERM": "xterm"], pty: pty)
+    func walk(
+        _ args: [String], home: TemporaryDirectory, gpsd: GPSDHarness, pty: Bool = false,
+        tour: URL = demo
+    ) throws -> ChildProcess {
+        try ChildProcess(
+            TestPaths.walkscape,
+            ["walk", tour.path, "--gpsd-port", "\(gpsd.port)", "--home", home.path] + args,
+            environment: ["NO_COLOR": "1", "TERM": "xterm"], pty: pty)
     }
 
     /// Narration lengths of `shortDemo`, in seconds, by point.
@@ -81,7 +85,8 @@ struct LiveWalkCommandTests {
     func referencePCM(_ points: ClosedRange<Int>, tour: URL = demo) throws -> Data {
         var pcm = Data()
         for n in points {
-            pcm += try FixtureAudio.referenceDecode(tour.appendingPathComponent(String(format: "media/en/%02d.mp3", n))).pcm
+            pcm += try FixtureAudio.referenceDecode(tour.appendingPathComponent(String(format: "media/en/%02d.mp3", n)))
+                .pcm
         }
         return pcm
     }
@@ -101,7 +106,8 @@ struct LiveWalkCommandTests {
         let tour = try Self.shortDemo(in: home)
         let gpsd = try GPSDHarness()
         let pcm = home.file("out.raw")
-        let child = try walk(["--no-input", "--audio-device", "file:'\(pcm.path)',raw"], home: home, gpsd: gpsd, tour: tour)
+        let child = try walk(
+            ["--no-input", "--audio-device", "file:'\(pcm.path)',raw"], home: home, gpsd: gpsd, tour: tour)
         #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10))
         _ = await feed(gpsd, 0..<Self.epochs.count) { !child.isRunning }
         let code = await child.wait(timeout: 30)
@@ -152,8 +158,9 @@ struct LiveWalkCommandTests {
         let home = try TemporaryDirectory()
         let tour = try Self.shortDemo(in: home)
         let gpsd = try GPSDHarness()
-        let first = try walk(["--no-input", "--audio-device", "file:'\(home.file("a.raw").path)',raw"], home: home,
-                             gpsd: gpsd, tour: tour)
+        let first = try walk(
+            ["--no-input", "--audio-device", "file:'\(home.file("a.raw").path)',raw"], home: home,
+            gpsd: gpsd, tour: tour)
         #expect(await first.waitForOutput("gps: waiting for a fix", timeout: 10))
         _ = await feed(gpsd, 0..<Self.epochs.count) { first.output.contains("triggered: 2. ") }
         #expect(await first.waitForOutput("heard: 2/5", timeout: 15))
@@ -161,8 +168,9 @@ struct LiveWalkCommandTests {
         #expect(await first.wait(timeout: 10) == 128 + SIGKILL)
         #expect(triggered(journal(home)) == Array(Self.pointIDs.prefix(2)))
 
-        let second = try walk(["--no-input", "--audio-device", "file:'\(home.file("b.raw").path)',raw"], home: home,
-                              gpsd: gpsd, tour: tour)
+        let second = try walk(
+            ["--no-input", "--audio-device", "file:'\(home.file("b.raw").path)',raw"], home: home,
+            gpsd: gpsd, tour: tour)
         #expect(await second.waitForOutput("Resuming", timeout: 10))
         #expect(second.output.contains("2 of 5 heard; next is 3. "))
         #expect(await second.waitForOutput("gps: waiting for a fix", timeout: 10))
@@ -191,12 +199,13 @@ struct LiveWalkCommandTests {
 
         let second = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
         #expect(await second.waitForOutput("Resuming", timeout: 10))
-        #expect(second.output.contains("Resuming Florence: from the Duomo to Palazzo Pitti: 2 of 5 heard; next is 3. "),
-                "output: \(second.output)")
+        #expect(
+            second.output.contains("Resuming Florence: from the Duomo to Palazzo Pitti: 2 of 5 heard; next is 3. "),
+            "output: \(second.output)")
         #expect(await second.waitForOutput("gps: waiting for a fix", timeout: 10))
         _ = await feed(gpsd, stoppedAt..<Self.epochs.count) { second.output.contains("triggered: 3. ") }
-        #expect(triggered(journal(home)) == Array(Self.pointIDs.prefix(3)))   // 1 and 2 never again
-        #expect(events(home, named: "tour_started") == 1)                    // the same walk session
+        #expect(triggered(journal(home)) == Array(Self.pointIDs.prefix(3)))  // 1 and 2 never again
+        #expect(events(home, named: "tour_started") == 1)  // the same walk session
         second.signal(SIGTERM)
         #expect(await second.wait(timeout: 10) == 128 + SIGTERM, "output: \(second.output)")
     }
@@ -214,9 +223,10 @@ struct LiveWalkCommandTests {
 
         let second = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
         #expect(await second.waitForOutput("Resuming", timeout: 10))
-        #expect(second.output.contains("0 of 5 heard; 1. Piazza del Duomo plays again from its start."),
-                "output: \(second.output)")
-        #expect(await second.waitForOutput("playing: 1. Piazza del Duomo", timeout: 10))   // before any fix
+        #expect(
+            second.output.contains("0 of 5 heard; 1. Piazza del Duomo plays again from its start."),
+            "output: \(second.output)")
+        #expect(await second.waitForOutput("playing: 1. Piazza del Duomo", timeout: 10))  // before any fix
         #expect(await second.waitForOutput("heard: 1/5", timeout: 10))
         _ = await feed(gpsd, stoppedAt..<Self.epochs.count) { !second.isRunning }
         #expect(await second.wait(timeout: 30) == 0, "output: \(second.output)")
@@ -240,7 +250,8 @@ struct LiveWalkCommandTests {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         let legacy = home.file("state/progress/\(tourID).json")
-        try FileManager.default.createDirectory(at: legacy.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: legacy.deletingLastPathComponent(), withIntermediateDirectories: true)
         try encoder.encode(saved).write(to: legacy)
 
         let child = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd)
@@ -261,7 +272,10 @@ struct LiveWalkCommandTests {
 
         let second = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd)
         #expect(await second.wait(timeout: 10) == 69, "output: \(second.output)")
-        #expect(second.output == "walkscape: another walk of Florence: from the Duomo to Palazzo Pitti is running (pid \(first.pid)); end it first, or wait for it to end\n")
+        #expect(
+            second.output
+                == "walkscape: another walk of Florence: from the Duomo to Palazzo Pitti is running (pid \(first.pid)); end it first, or wait for it to end\n"
+        )
         #expect(first.isRunning)
 
         first.signal(SIGTERM)
@@ -303,10 +317,12 @@ struct LiveWalkCommandTests {
         _ = await feed(gpsd, stoppedAt..<Self.epochs.count) { !child.isRunning }
         #expect(await child.wait(timeout: 30) == 0, "output: \(child.output)")
         #expect(child.output.contains("note: saving works again"))
-        #expect(journal(home).compactMap { $0["name"] as? String }
+        #expect(
+            journal(home).compactMap { $0["name"] as? String }
                 == ["tour_started"] + Array(repeating: "point_triggered", count: 5) + ["tour_completed"])
         #expect(triggered(journal(home)) == Self.pointIDs)
-        #expect(Set(journal(home).compactMap { ($0["properties"] as? [String: Any])?["eventId"] as? String }).count == 7)
+        #expect(
+            Set(journal(home).compactMap { ($0["properties"] as? [String: Any])?["eventId"] as? String }).count == 7)
         let progress = try FileManager.default.contentsOfDirectory(atPath: home.file("state/progress").path)
         #expect(progress.contains { $0.hasSuffix(".progress.json") }, "\(progress)")
     }
@@ -316,12 +332,15 @@ struct LiveWalkCommandTests {
         let home = try TemporaryDirectory()
         let tour = try Self.shortDemo(in: home)
         let gpsd = try GPSDHarness()
-        let child = try ChildProcess(URL(fileURLWithPath: "/bin/sh"),
-                                     ["-c", "exec \"$@\" > /dev/full", "sh", TestPaths.walkscape.path, "walk", tour.path,
-                                      "--no-input", "--no-audio", "--gpsd-port", "\(gpsd.port)", "--home", home.path])
+        let child = try ChildProcess(
+            URL(fileURLWithPath: "/bin/sh"),
+            [
+                "-c", "exec \"$@\" > /dev/full", "sh", TestPaths.walkscape.path, "walk", tour.path,
+                "--no-input", "--no-audio", "--gpsd-port", "\(gpsd.port)", "--home", home.path,
+            ])
         try await Task.sleep(for: .seconds(1))
         _ = await feed(gpsd, 0..<Self.epochs.count) { triggered(journal(home)).count == 2 || !child.isRunning }
-        #expect(child.isRunning, "output: \(child.output)")   // it used to trap on its first log line
+        #expect(child.isRunning, "output: \(child.output)")  // it used to trap on its first log line
         #expect(triggered(journal(home)) == Array(Self.pointIDs.prefix(2)))
         child.signal(SIGTERM)
         #expect(await child.wait(timeout: 10) == 128 + SIGTERM, "output: \(child.output)")
@@ -333,7 +352,8 @@ struct LiveWalkCommandTests {
         let tour = try Self.shortDemo(in: home)
         let gpsd = try GPSDHarness()
         let store = ProgressStore(folder: home.file("state/progress"))
-        var saved = WalkProgress(tourID: "3b6f7a0e-2c55-4c1e-8f4a-7d2f5e0c9a10", language: "en", pointIDs: Self.pointIDs)
+        var saved = WalkProgress(
+            tourID: "3b6f7a0e-2c55-4c1e-8f4a-7d2f5e0c9a10", language: "en", pointIDs: Self.pointIDs)
         saved.startedAt = Date(timeIntervalSince1970: 1_776_500_000)
         saved.points[0].status = .playing
         saved.nextIndex = 1
@@ -342,7 +362,8 @@ struct LiveWalkCommandTests {
         try store.save(saved)
         let child = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
         #expect(await child.waitForOutput("Resuming", timeout: 10))
-        #expect(child.output.contains("0 of 5 heard; 1. Piazza del Duomo plays again from its start."), "\(child.output)")
+        #expect(
+            child.output.contains("0 of 5 heard; 1. Piazza del Duomo plays again from its start."), "\(child.output)")
         #expect(await child.waitForOutput("heard: 1/5", timeout: 10), "output: \(child.output)")
         child.signal(SIGTERM)
         #expect(await child.wait(timeout: 10) == 128 + SIGTERM)
@@ -351,23 +372,26 @@ struct LiveWalkCommandTests {
     @Test func restartWithASoundCardThatCannotBeOpenedForgetsNothing() throws {
         let home = try TemporaryDirectory()
         let store = ProgressStore(folder: home.file("state/progress"))
-        var saved = WalkProgress(tourID: "3b6f7a0e-2c55-4c1e-8f4a-7d2f5e0c9a10", language: "en", pointIDs: Self.pointIDs)
+        var saved = WalkProgress(
+            tourID: "3b6f7a0e-2c55-4c1e-8f4a-7d2f5e0c9a10", language: "en", pointIDs: Self.pointIDs)
         saved.startedAt = Date(timeIntervalSince1970: 1_776_500_000)
         saved.points[0].status = .played
         saved.nextIndex = 1
         try store.save(saved)
-        let result = try runWalkscape(["walk", Self.demo.path, "--restart", "--no-input", "--audio-device", "hw:7,7"], home: home)
+        let result = try runWalkscape(
+            ["walk", Self.demo.path, "--restart", "--no-input", "--audio-device", "hw:7,7"], home: home)
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("walkscape: no sound card"))
-        #expect(try store.load(tourID: saved.tourID) == saved)   // the walk never began: nothing forgotten
+        #expect(try store.load(tourID: saved.tourID) == saved)  // the walk never began: nothing forgotten
     }
 
     @Test func gpsdGoingAwayIsShownAndTheWalkGoesOnWhenItReturns() async throws {
         let home = try TemporaryDirectory()
         let tour = try Self.shortDemo(in: home)
         let gpsd = try GPSDHarness()
-        let child = try walk(["--no-input", "--audio-device", "null", "--gpsd-timeout", "1"], home: home, gpsd: gpsd,
-                             tour: tour)
+        let child = try walk(
+            ["--no-input", "--audio-device", "null", "--gpsd-timeout", "1"], home: home, gpsd: gpsd,
+            tour: tour)
         #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10))
         let stoppedAt = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("heard: 1/5") }
         gpsd.stop()
@@ -422,10 +446,10 @@ struct LiveWalkCommandTests {
         let child = try walk(["--audio-device", "file:'\(fifo.path)',raw"], home: home, gpsd: gpsd, pty: true)
         #expect(await child.waitForOutput("Next 1. ", timeout: 10))
         _ = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("Now  1. Piazza del Duomo") }
-        try await Task.sleep(for: .seconds(2.5))   // 13 s of narration at 44 kB/s: the 64 kB pipe is full
+        try await Task.sleep(for: .seconds(2.5))  // 13 s of narration at 44 kB/s: the 64 kB pipe is full
         child.signal(SIGTERM)
         #expect(await child.wait(timeout: 3) == nil, "stuck closing the device")
-        #expect(journal(home).last?["name"] as? String == "tour_abandoned")   // recorded before it got stuck
+        #expect(journal(home).last?["name"] as? String == "tour_abandoned")  // recorded before it got stuck
         child.signal(SIGINT)
         #expect(await child.wait(timeout: 5) == 128 + SIGINT)
         #expect(child.output.contains("\u{1B}[?1049l") && child.output.contains("\u{1B}[?25h"))
@@ -556,16 +580,21 @@ struct LiveWalkCommandTests {
         let home = try TemporaryDirectory()
         let gpsd = try GPSDHarness()
         try home.write("shell.py", Self.jobControl)
-        let child = try ChildProcess(URL(fileURLWithPath: "/usr/bin/python3"),
-                                     [home.file("shell.py").path, TestPaths.walkscape.path, "walk", Self.demo.path,
-                                      "--no-audio", "--gpsd-port", "\(gpsd.port)", "--home", home.path],
-                                     environment: ["NO_COLOR": "1", "TERM": "xterm"], pty: true)
+        let child = try ChildProcess(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            [
+                home.file("shell.py").path, TestPaths.walkscape.path, "walk", Self.demo.path,
+                "--no-audio", "--gpsd-port", "\(gpsd.port)", "--home", home.path,
+            ],
+            environment: ["NO_COLOR": "1", "TERM": "xterm"], pty: true)
         #expect(await child.waitForOutput("Next 1. ", timeout: 10), "\(child.output.debugDescription)")
         _ = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("Now  1. Piazza del Duomo") }
 
         var mark = child.output.count
         child.send("\u{1A}")  // Ctrl-Z
-        #expect(await child.waitForOutput("shell: stopped, terminal cooked", timeout: 10), "\(child.output.debugDescription)")
+        #expect(
+            await child.waitForOutput("shell: stopped, terminal cooked", timeout: 10),
+            "\(child.output.debugDescription)")
         let stopped = child.output.dropFirst(mark)
         // Cursor shown and the main screen back before the stop.
         #expect(stopped.contains("\u{1B}[?25h\u{1B}[?1049l"), "\(stopped.debugDescription)")

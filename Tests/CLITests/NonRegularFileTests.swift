@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import TestSupport
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A FIFO or a device where a file should be: every command refuses it at once with its real
 /// reason, never opening it for reading (which blocks on a FIFO until someone writes). Each run
@@ -30,20 +31,26 @@ struct NonRegularFileTests {
         try Self.makeFIFO(root.appendingPathComponent("tour.json"))
         let lint = try walkscape(["lint", root.path], home: dir)
         #expect(lint.status == 1)
-        #expect(lint.stdout.hasPrefix("error: tour.json: is a FIFO, not a regular file [tour-folder]\n"), "\(lint.stdout)")
-        for arguments in [["preview", root.path, "--fast", "--no-audio"], ["map", root.path, "-o", dir.file("m.svg").path],
-                          ["walk", root.path, "--no-audio", "--no-input"]] {
+        #expect(
+            lint.stdout.hasPrefix("error: tour.json: is a FIFO, not a regular file [tour-folder]\n"), "\(lint.stdout)")
+        for arguments in [
+            ["preview", root.path, "--fast", "--no-audio"], ["map", root.path, "-o", dir.file("m.svg").path],
+            ["walk", root.path, "--no-audio", "--no-input"],
+        ] {
             let result = try walkscape(arguments, home: dir)
             #expect(result.status == 65, "\(arguments[0]): \(result.stderr)")
             #expect(result.stderr == "walkscape: \(root.path)/tour.json: is a FIFO, not a regular file\n")
         }
     }
 
-    @Test("a FIFO as a point's narration, subtitles or image, or as a trace of the tour: the loader names the field",
-          arguments: [("audio", "media/one.mp3", "points[0].content.en.audio"),
-                      ("subtitles", "media/one.srt", "points[0].content.en.subtitles"),
-                      ("image", "media/one.png", "points[0].content.en.image"),
-                      ("trace", "traces/walk.gpx", "traces[0]")])
+    @Test(
+        "a FIFO as a point's narration, subtitles or image, or as a trace of the tour: the loader names the field",
+        arguments: [
+            ("audio", "media/one.mp3", "points[0].content.en.audio"),
+            ("subtitles", "media/one.srt", "points[0].content.en.subtitles"),
+            ("image", "media/one.png", "points[0].content.en.image"),
+            ("trace", "traces/walk.gpx", "traces[0]"),
+        ])
     func mediaIsAFIFO(kind: String, path: String, field: String) throws {
         let dir = try TemporaryDirectory()
         let tour = try TourBuilder(in: dir)
@@ -68,12 +75,17 @@ struct NonRegularFileTests {
         let play = try walkscape(["play", fifo.path, "--output", dir.file("out.wav").path], home: dir)
         #expect(play.status == 65)
         #expect(play.stderr.hasPrefix("walkscape: \(reason)\n"), "\(play.stderr)")
-        let subtitles = try walkscape(["play", root.appendingPathComponent("media/one.mp3").path, "--subtitles", fifo.path,
-                                       "--output", dir.file("out.wav").path], home: dir)
+        let subtitles = try walkscape(
+            [
+                "play", root.appendingPathComponent("media/one.mp3").path, "--subtitles", fifo.path,
+                "--output", dir.file("out.wav").path,
+            ], home: dir)
         #expect(subtitles.status == 65)
         #expect(subtitles.stderr == "walkscape: \(reason)\n")
-        for arguments in [["trace", fifo.path], ["preview", root.path, "--fast", "--trace", fifo.path],
-                          ["map", root.path, "--trace", fifo.path, "-o", dir.file("m.svg").path]] {
+        for arguments in [
+            ["trace", fifo.path], ["preview", root.path, "--fast", "--trace", fifo.path],
+            ["map", root.path, "--trace", fifo.path, "-o", dir.file("m.svg").path],
+        ] {
             let result = try walkscape(arguments, home: dir)
             #expect(result.status == 65, "\(arguments[0]): \(result.stderr)")
             #expect(result.stderr.hasPrefix("walkscape: \(reason)"), "\(arguments[0]): \(result.stderr)")
@@ -88,17 +100,22 @@ struct NonRegularFileTests {
         let dir = try TemporaryDirectory()
         let play = try walkscape(["play", "/dev/zero", "--output", dir.file("out.wav").path], home: dir)
         #expect(play.status == 65)
-        #expect(play.stderr.hasPrefix("walkscape: /dev/zero: is a character device, not a regular file\n"), "\(play.stderr)")
+        #expect(
+            play.stderr.hasPrefix("walkscape: /dev/zero: is a character device, not a regular file\n"), "\(play.stderr)"
+        )
         let trace = try walkscape(["trace", "/dev/zero"], home: dir)
         #expect(trace.status == 65)
-        #expect(trace.stderr.hasPrefix("walkscape: /dev/zero: is a character device, not a regular file"), "\(trace.stderr)")
+        #expect(
+            trace.stderr.hasPrefix("walkscape: /dev/zero: is a character device, not a regular file"), "\(trace.stderr)"
+        )
     }
 
     @Test("a FIFO as the configuration file: every command says so instead of waiting")
     func configIsAFIFO() throws {
         let home = try TemporaryDirectory()
         let config = home.file("config/config")
-        try FileManager.default.createDirectory(at: config.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: config.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Self.makeFIFO(config)
         let result = try walkscape(["preview", "tours/demo", "--fast", "--no-audio"], home: home)
         #expect(result.status == 64)

@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import TestSupport
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where `--output` and `map -o` write: a regular file (or a new one) is replaced atomically,
 /// anything else (a FIFO, a terminal, a device, stdout as `-`) is written through and left what it
@@ -131,11 +132,13 @@ struct OutputTargetTests {
     func mapThroughSymlink() throws {
         let dir = try TemporaryDirectory()
         try dir.write("maps/old.svg", "old")
-        try FileManager.default.createSymbolicLink(atPath: dir.file("latest.svg").path, withDestinationPath: "maps/old.svg")
+        try FileManager.default.createSymbolicLink(
+            atPath: dir.file("latest.svg").path, withDestinationPath: "maps/old.svg")
         let result = try map(dir.file("latest.svg").path, home: dir)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(Self.kind(dir.file("latest.svg").path) == S_IFLNK)
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dir.file("latest.svg").path) == "maps/old.svg")
+        #expect(
+            try FileManager.default.destinationOfSymbolicLink(atPath: dir.file("latest.svg").path) == "maps/old.svg")
         #expect(try String(contentsOf: dir.file("maps/old.svg"), encoding: .utf8).hasPrefix("<?xml"))
         // Nothing else was left in either folder (no temporary files).
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("maps").path) == ["old.svg"])
@@ -144,10 +147,14 @@ struct OutputTargetTests {
     @Test("map -o a dangling link: refused with the reason, and nothing is created")
     func mapThroughDanglingSymlink() throws {
         let dir = try TemporaryDirectory()
-        try FileManager.default.createSymbolicLink(atPath: dir.file("map.svg").path, withDestinationPath: "nowhere/map.svg")
+        try FileManager.default.createSymbolicLink(
+            atPath: dir.file("map.svg").path, withDestinationPath: "nowhere/map.svg")
         let result = try map(dir.file("map.svg").path, home: dir)
         #expect(result.status == 1)
-        #expect(result.stderr == "walkscape: \(dir.file("map.svg").path): cannot write (a symbolic link to nowhere/map.svg, which does not exist)\n")
+        #expect(
+            result.stderr
+                == "walkscape: \(dir.file("map.svg").path): cannot write (a symbolic link to nowhere/map.svg, which does not exist)\n"
+        )
     }
 
     @Test("map -o -: the SVG goes to standard output, and nothing else does")
@@ -165,7 +172,8 @@ struct OutputTargetTests {
         let dir = try TemporaryDirectory()
         let result = try map("/nonexistent/map.svg", home: dir)
         #expect(result.status == 1)
-        #expect(result.stderr == "walkscape: /nonexistent/map.svg: cannot write (the folder /nonexistent does not exist)\n")
+        #expect(
+            result.stderr == "walkscape: /nonexistent/map.svg: cannot write (the folder /nonexistent does not exist)\n")
     }
 
     @Test("map -o an existing file: replaced whole, keeping its permissions; nothing left beside it")
@@ -232,7 +240,8 @@ struct OutputTargetTests {
         #expect(result.status == 0, "\(result.stderr)")
         let data = try Data(contentsOf: out)
         #expect(data.count == 44 + a.frames * 2)
-        #expect(data[40..<44].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) } == UInt32(a.frames * 2).littleEndian)
+        #expect(
+            data[40..<44].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) } == UInt32(a.frames * 2).littleEndian)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["out.wav"])
     }
 
@@ -242,7 +251,8 @@ struct OutputTargetTests {
         let dir = try TemporaryDirectory()
         let result = try runWalkscape(["play", a.mp3.path, "--output", "/nonexistent/x.wav"], home: dir, timeout: 60)
         #expect(result.status == 1)
-        #expect(result.stderr == "walkscape: /nonexistent/x.wav: cannot write (the folder /nonexistent does not exist)\n")
+        #expect(
+            result.stderr == "walkscape: /nonexistent/x.wav: cannot write (the folder /nonexistent does not exist)\n")
         #expect(result.stdout == "")
     }
 
@@ -265,17 +275,23 @@ struct OutputTargetTests {
         // 3,000 cues at the very start: their lines fill the pipe nobody reads, so play stops there
         // with its WAV written to the temporary file and not yet renamed.
         var srt = ""
-        for i in 1...3000 { srt += "\(i)\n00:00:00,000 --> 00:00:00,500\nA cue long enough to fill a pipe before long.\n\n" }
+        for i in 1...3000 {
+            srt += "\(i)\n00:00:00,000 --> 00:00:00,500\nA cue long enough to fill a pipe before long.\n\n"
+        }
         let subtitles = try dir.write("many.srt", srt)
         let process = Process()
         process.executableURL = TestPaths.walkscape
-        process.arguments = ["play", a.mp3.path, "--subtitles", subtitles.path, "--output", out.path, "--home", dir.path]
+        process.arguments = [
+            "play", a.mp3.path, "--subtitles", subtitles.path, "--output", out.path, "--home", dir.path,
+        ]
         let unread = Pipe()
         process.standardOutput = unread
         process.standardError = FileHandle.nullDevice
         try process.run()
         func temporaries() -> [String] {
-            ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasPrefix(".out.wav.") }
+            ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter {
+                $0.hasPrefix(".out.wav.")
+            }
         }
         let deadline = Date().addingTimeInterval(30)
         while temporaries().isEmpty, process.isRunning, Date() < deadline { usleep(10_000) }

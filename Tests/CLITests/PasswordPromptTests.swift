@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The password prompt on a real pseudo-terminal: nothing typed is echoed, and the terminal gets
@@ -17,8 +18,9 @@ struct PasswordPromptTests {
     }
 
     func login(_ home: TemporaryDirectory, port: Int) throws -> ChildProcess {
-        try ChildProcess(TestPaths.walkscape, ["login", "--api-url", "http://127.0.0.1:\(port)", "--home", home.path],
-                         environment: ["NO_COLOR": "1"], pty: true)
+        try ChildProcess(
+            TestPaths.walkscape, ["login", "--api-url", "http://127.0.0.1:\(port)", "--home", home.path],
+            environment: ["NO_COLOR": "1"], pty: true)
     }
 
     @Test func thePasswordIsNotEchoedAndEchoComesBack() async throws {
@@ -50,11 +52,13 @@ struct PasswordPromptTests {
 
     @Test func withoutATerminalThePasswordMustComeFromStdin() throws {
         let home = try TemporaryDirectory()
-        let r = try runWalkscape(["login", "--api-url", "http://127.0.0.1:9", "--email", "ada@example.org"], home: home)
+        let r = try runWalkscape(
+            ["login", "--api-url", "http://127.0.0.1:9", "--email", "ada@example.org"], home: home)
         #expect(r.status == 64)
         #expect(r.stderr == "walkscape: no terminal to ask for the password: pipe it with --password-stdin\n")
-        let noEmail = try runWalkscape(["login", "--api-url", "http://127.0.0.1:9", "--password-stdin"], home: home,
-                                       stdin: Data("pw\n".utf8))
+        let noEmail = try runWalkscape(
+            ["login", "--api-url", "http://127.0.0.1:9", "--password-stdin"], home: home,
+            stdin: Data("pw\n".utf8))
         #expect(noEmail.stderr == "walkscape: no terminal to ask for the email: pass --email\n")
     }
 }

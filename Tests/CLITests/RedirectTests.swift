@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TourAPI
 import TourModel
 
@@ -62,7 +62,8 @@ struct RedirectTests {
 
         try scratch.write("redirector.py", Self.redirector)
         let log = scratch.file("requests.log")
-        let python = try ChildProcess(URL(fileURLWithPath: "/usr/bin/python3"), [scratch.file("redirector.py").path, log.path])
+        let python = try ChildProcess(
+            URL(fileURLWithPath: "/usr/bin/python3"), [scratch.file("redirector.py").path, log.path])
         defer { python.signal(SIGTERM) }
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline, !python.output.contains("\n") { try await Task.sleep(for: .milliseconds(20)) }
@@ -83,8 +84,11 @@ struct RedirectTests {
         #expect(within.stdout.contains("first@example.org"), "\(within.stdout)")
 
         let requests = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init)
-        #expect(requests == ["first /auth/me auth", "second /auth/me?hop=1 none",
-                             "first /auth/me auth", "first /auth/me?hop=1 auth"], "\(requests)")
+        #expect(
+            requests == [
+                "first /auth/me auth", "second /auth/me?hop=1 none",
+                "first /auth/me auth", "first /auth/me?hop=1 auth",
+            ], "\(requests)")
         walker.expectNoTokenPrinted()
     }
 }

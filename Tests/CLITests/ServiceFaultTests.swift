@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The client under the server's fault switches: bursts of 5xx, 429 with Retry-After, connections
@@ -35,7 +36,12 @@ struct ServiceFaultTests {
             notices += retries(r)
         }
         #expect(!notices.isEmpty)
-        #expect(notices.allSatisfy { $0.range(of: #"^walkscape: GET /tours\S*: HTTP 50[023]; trying again in \d\.\d s \(attempt [234] of 4\)$"#, options: .regularExpression) != nil }, "\(notices)")
+        #expect(
+            notices.allSatisfy {
+                $0.range(
+                    of: #"^walkscape: GET /tours\S*: HTTP 50[023]; trying again in \d\.\d s \(attempt [234] of 4\)$"#,
+                    options: .regularExpression) != nil
+            }, "\(notices)")
         await server.stop()
     }
 
@@ -46,7 +52,10 @@ struct ServiceFaultTests {
         let r = try walker.run(["tours"])
         #expect(r.status == 75)
         #expect(retries(r).count == 3)
-        #expect(r.stderr.split(separator: "\n").last?.range(of: #"^walkscape: the service failed on GET /tours \(HTTP 50[023]\); try again later$"#, options: .regularExpression) != nil, "\(r.stderr)")
+        #expect(
+            r.stderr.split(separator: "\n").last?.range(
+                of: #"^walkscape: the service failed on GET /tours \(HTTP 50[023]\); try again later$"#,
+                options: .regularExpression) != nil, "\(r.stderr)")
         await server.stop()
     }
 
@@ -55,7 +64,10 @@ struct ServiceFaultTests {
         let server = try await server(.init(faultRate: 1), tours: tours)
         try server.addUser("ada@example.org", password: Self.password)
         let walker = try ServiceWalker(server)
-        for r in [try walker.login("ada@example.org", password: Self.password), try walker.register("bob@example.org", password: Self.password)] {
+        for r in [
+            try walker.login("ada@example.org", password: Self.password),
+            try walker.register("bob@example.org", password: Self.password),
+        ] {
             #expect(r.status == 75)
             #expect(retries(r).isEmpty, "\(r.stderr)")
             #expect(r.stderr.hasPrefix("walkscape: the service failed on POST /auth/"))
@@ -96,7 +108,9 @@ struct ServiceFaultTests {
         let r = try ServiceWalker(broken).run(["tours"])
         #expect(r.status == 75)
         #expect(retries(r).count == 3)
-        #expect(r.stderr.split(separator: "\n").last?.hasPrefix("walkscape: the connection to 127.0.0.1:\(broken.port) broke") == true, "\(r.stderr)")
+        #expect(
+            r.stderr.split(separator: "\n").last?.hasPrefix(
+                "walkscape: the connection to 127.0.0.1:\(broken.port) broke") == true, "\(r.stderr)")
         await broken.stop()
     }
 
@@ -108,7 +122,10 @@ struct ServiceFaultTests {
         let slow = try walker.run(["tours", "--timeout", "0.4"])
         #expect(slow.status == 75)
         #expect(retries(slow).count == 3)
-        #expect(slow.stderr.split(separator: "\n").last == "walkscape: the service at 127.0.0.1:\(server.port) did not answer: no answer within 0.4 s; try again later")
+        #expect(
+            slow.stderr.split(separator: "\n").last
+                == "walkscape: the service at 127.0.0.1:\(server.port) did not answer: no answer within 0.4 s; try again later"
+        )
         #expect(ContinuousClock.now - started < .seconds(5))
         #expect(try walker.run(["tours", "--timeout", "5"]).status == 0)
         await server.stop()
@@ -122,17 +139,24 @@ struct ServiceFaultTests {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         #expect(listen(fd, 8) == 0)
         let port = Int(UInt16(bigEndian: address.sin_port))
         let home = try TemporaryDirectory()
         let started = ContinuousClock.now
-        let r = try runWalkscape(["doctor", "--json", "--audio-device", "null", "--api-url", "http://127.0.0.1:\(port)"], home: home)
+        let r = try runWalkscape(
+            ["doctor", "--json", "--audio-device", "null", "--api-url", "http://127.0.0.1:\(port)"], home: home)
         #expect(ContinuousClock.now - started < .seconds(8))
         let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])
         let api = try #require((report["checks"] as? [[String: Any]])?.first { $0["name"] as? String == "api" })
         #expect(api["status"] as? String == "fail")
-        #expect((api["detail"] as? String)?.hasSuffix("did not answer: no answer within 3 s; try again later") == true, "\(api)")
+        #expect(
+            (api["detail"] as? String)?.hasSuffix("did not answer: no answer within 3 s; try again later") == true,
+            "\(api)")
     }
 }

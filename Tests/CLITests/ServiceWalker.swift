@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TourAPI
 import TourModel
 
@@ -80,8 +80,9 @@ final class ServiceWalker: @unchecked Sendable {
         for text in transcript {
             for token in tokens {
                 let signature = String(token.split(separator: ".").last ?? "")
-                #expect(!text.contains(token) && (signature.count < 16 || !text.contains(signature)),
-                        "a token was printed: \(text)", sourceLocation: sourceLocation)
+                #expect(
+                    !text.contains(token) && (signature.count < 16 || !text.contains(signature)),
+                    "a token was printed: \(text)", sourceLocation: sourceLocation)
             }
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TourAPI
 import TourModel
 
@@ -66,7 +66,8 @@ struct SessionRenewalTests {
         let walker = try await unlockedWalker(.init(tokenTTL: 2), tours: tours)
         // The same session copied to a second machine: whoever renews first rotates the pair away.
         let other = try ServiceWalker(walker.server)
-        try FileManager.default.createDirectory(at: other.credentialsURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: other.credentialsURL.deletingLastPathComponent(), withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: walker.credentialsURL, to: other.credentialsURL)
         try await Task.sleep(for: .milliseconds(2500))
         #expect(try walker.run(["whoami"]).status == 0)
@@ -104,7 +105,10 @@ struct SessionRenewalTests {
         let walker = try await unlockedWalker(.init(tokenTTL: 2), tours: tours)
         let refreshesBefore = try #require(try walker.server.stats()["refreshes"])
         try await Task.sleep(for: .milliseconds(2500))
-        let commands = [["whoami"], ["my-tours"], ["tours"], ["show", "secret-garden"], ["whoami", "--json"], ["my-tours", "--json"]]
+        let commands = [
+            ["whoami"], ["my-tours"], ["tours"], ["show", "secret-garden"], ["whoami", "--json"],
+            ["my-tours", "--json"],
+        ]
         let results = try await walker.runConcurrently(commands).map { try $0.get() }
         #expect(results.allSatisfy { $0.status == 0 }, "\(results.map(\.stderr))")
         #expect(try walker.server.stats()["refreshes"] == refreshesBefore + 1)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import walkscape
 
 @Suite("Signal trap")
@@ -13,7 +14,9 @@ struct SignalTrapTests {
             kill(getpid(), SIGUSR2)
             let first = await withTaskGroup(of: Int32?.self) { group in
                 group.addTask { await caught.first { _ in true } }
-                group.addTask { try? await Task.sleep(for: .seconds(2)); return nil }
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(2)); return nil
+                }
                 let answer = await group.next() ?? nil
                 group.cancelAll()
                 return answer

@@ -5,25 +5,31 @@ import Testing
 import TourModel
 import Walk
 import WalkRuntime
+
 @testable import walkscape
 
 /// The live walk's status area, drawn from literal statuses.
 struct StatusViewTests {
     static let origin = Coordinate(latitude: 43.7731, longitude: 11.2560)
-    static let tour = PlayableTour(id: "t", slug: "t", language: "en", title: "Florence", points: [
-        PlayablePoint(id: "a", order: 1, coordinate: origin, triggerRadiusMeters: 30, title: "Duomo"),
-        PlayablePoint(id: "b", order: 2, coordinate: origin.destination(distance: 420, bearing: 135),
-                      triggerRadiusMeters: 25, title: "Orsanmichele"),
-    ])
+    static let tour = PlayableTour(
+        id: "t", slug: "t", language: "en", title: "Florence",
+        points: [
+            PlayablePoint(id: "a", order: 1, coordinate: origin, triggerRadiusMeters: 30, title: "Duomo"),
+            PlayablePoint(
+                id: "b", order: 2, coordinate: origin.destination(distance: 420, bearing: 135),
+                triggerRadiusMeters: 25, title: "Orsanmichele"),
+        ])
 
     func status(fixAt coordinate: Coordinate? = nil, error: Double = 4) -> LiveWalkStatus {
-        var s = LiveWalkStatus(tour: Self.tour, progress: WalkProgress(tourID: "t", language: "en", pointIDs: ["a", "b"]))
+        var s = LiveWalkStatus(
+            tour: Self.tour, progress: WalkProgress(tourID: "t", language: "en", pointIDs: ["a", "b"]))
         s.progress.points[0].status = .played
         s.progress.nextIndex = 1
         if let coordinate {
             s.gps = .connected
-            s.lastFix = Fix(time: Date(timeIntervalSince1970: 0), coordinate: coordinate, mode: .threeD,
-                            horizontalError: error, satellites: 9)
+            s.lastFix = Fix(
+                time: Date(timeIntervalSince1970: 0), coordinate: coordinate, mode: .threeD,
+                horizontalError: error, satellites: 9)
         }
         return s
     }

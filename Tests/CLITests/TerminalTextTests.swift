@@ -4,6 +4,7 @@ import Testing
 import TourModel
 import Walk
 import WalkRuntime
+
 @testable import walkscape
 
 /// The one sanitiser for text on its way to a terminal, and the live walk's printers using it.
@@ -11,7 +12,9 @@ struct TerminalTextTests {
     static let hostile = "Duomo\u{1B}]0;owned\u{07}\u{1B}[2J\r\u{9B}31m\u{85}\u{7F}\tend"
 
     @Test func controlCharactersBecomeVisibleAndInert() {
-        #expect(TerminalText.sanitized(Self.hostile) == "Duomo\u{FFFD}]0;owned\u{FFFD}\u{FFFD}[2J\u{FFFD}\u{FFFD}31m\u{FFFD}\u{FFFD} end")
+        #expect(
+            TerminalText.sanitized(Self.hostile)
+                == "Duomo\u{FFFD}]0;owned\u{FFFD}\u{FFFD}[2J\u{FFFD}\u{FFFD}31m\u{FFFD}\u{FFFD} end")
         #expect(TerminalText.sanitized("two\nlines") == "two\nlines")
         #expect(TerminalText.line("two\nlines") == "two\u{FFFD}lines")
         #expect(TerminalText.sanitized("Caffè «Rivoire» — ✓") == "Caffè «Rivoire» — ✓")
@@ -26,11 +29,14 @@ struct TerminalTextTests {
 
     static func status() -> LiveWalkStatus {
         let origin = Coordinate(latitude: 43.7731, longitude: 11.2560)
-        let tour = PlayableTour(id: "t", slug: "t", language: "en", title: "Tour" + hostile, points: [
-            PlayablePoint(id: "a", order: 1, coordinate: origin, triggerRadiusMeters: 30, title: "One" + hostile),
-            PlayablePoint(id: "b", order: 2, coordinate: origin.destination(distance: 420, bearing: 135),
-                          triggerRadiusMeters: 25, title: "Two" + hostile),
-        ])
+        let tour = PlayableTour(
+            id: "t", slug: "t", language: "en", title: "Tour" + hostile,
+            points: [
+                PlayablePoint(id: "a", order: 1, coordinate: origin, triggerRadiusMeters: 30, title: "One" + hostile),
+                PlayablePoint(
+                    id: "b", order: 2, coordinate: origin.destination(distance: 420, bearing: 135),
+                    triggerRadiusMeters: 25, title: "Two" + hostile),
+            ])
         var s = LiveWalkStatus(tour: tour, progress: WalkProgress(tourID: "t", language: "en", pointIDs: ["a", "b"]))
         s.nowPlaying = .init(point: tour.points[0], elapsed: 3, duration: 10)
         s.subtitle = "line one" + hostile + "\nline two\u{1B}[5m"
@@ -47,7 +53,10 @@ struct TerminalTextTests {
         // Every ESC left is the start of one of the view's own colour codes.
         for line in coloured {
             let escapes = line.components(separatedBy: "\u{1B}").dropFirst()
-            #expect(escapes.allSatisfy { $0.hasPrefix("[0m") || $0.hasPrefix("[1m") || $0.hasPrefix("[2m") || $0.hasPrefix("[3") }, "\(line)")
+            #expect(
+                escapes.allSatisfy {
+                    $0.hasPrefix("[0m") || $0.hasPrefix("[1m") || $0.hasPrefix("[2m") || $0.hasPrefix("[3")
+                }, "\(line)")
             #expect(!line.contains("\u{1B}]") && !line.contains("\u{1B}[2J") && !line.contains("\u{07}"))
         }
     }

@@ -40,10 +40,14 @@ struct TourBuilder {
             "format": 1, "id": "hostile", "slug": "hostile",
             "languages": ["en": ["title": title, "completionMessage": completionMessage]],
             "points": [
-                ["id": "p1", "order": 1, "location": ["lat": 45.0, "lng": 9.0], "triggerRadiusMeters": 25,
-                 "content": ["en": first]],
-                ["id": "p2", "order": 2, "location": ["lat": 45.0009, "lng": 9.0], "triggerRadiusMeters": 25,
-                 "content": ["en": ["title": pointTitles[1]]]],
+                [
+                    "id": "p1", "order": 1, "location": ["lat": 45.0, "lng": 9.0], "triggerRadiusMeters": 25,
+                    "content": ["en": first],
+                ],
+                [
+                    "id": "p2", "order": 2, "location": ["lat": 45.0009, "lng": 9.0], "triggerRadiusMeters": 25,
+                    "content": ["en": ["title": pointTitles[1]]],
+                ],
             ],
             "traces": traces,
         ]

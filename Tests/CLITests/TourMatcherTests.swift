@@ -1,14 +1,18 @@
 import ArgumentParser
 import Testing
 import TourModel
+
 @testable import walkscape
 
 /// How a TOUR argument finds a tour of the catalog: id, slug, or title prefix in any language.
 struct TourMatcherTests {
     static let catalog = [
-        TourSummary(id: "3f0c6a52", slug: "bologna-portici", title: ["en": "Porticoes of Bologna", "it": "Portici di Bologna"],
-                    languages: ["en", "it"]),
-        TourSummary(id: "9a1b", slug: "milano-notte", title: ["it": "Milano di notte", "en": "Milan by Night"], languages: ["it", "en"]),
+        TourSummary(
+            id: "3f0c6a52", slug: "bologna-portici", title: ["en": "Porticoes of Bologna", "it": "Portici di Bologna"],
+            languages: ["en", "it"]),
+        TourSummary(
+            id: "9a1b", slug: "milano-notte", title: ["it": "Milano di notte", "en": "Milan by Night"],
+            languages: ["it", "en"]),
         TourSummary(id: "77aa", slug: "milano-giorno", title: ["it": "Milano di giorno"], languages: ["it"]),
         TourSummary(id: "c0de", slug: "citta-alta", title: ["it": "Città Alta"], languages: ["it"]),
         TourSummary(id: "dead", slug: "draft", title: ["it": "Bozza"], languages: []),
@@ -36,12 +40,16 @@ struct TourMatcherTests {
         } throws: { error in
             guard let error = error as? CLIError else { return false }
             return error.kind == .usage && error.exitCode.rawValue == 64
-                && error.message == "'Milano di' could be any of 2 tours: milano-giorno (Milano di giorno), milano-notte (Milan by Night); name one by its slug or id"
+                && error.message
+                    == "'Milano di' could be any of 2 tours: milano-giorno (Milano di giorno), milano-notte (Milan by Night); name one by its slug or id"
         }
     }
 
     @Test func aFullTitleWinsOverLongerTitlesItPrefixes() throws {
-        let catalog = Self.catalog + [TourSummary(id: "x", slug: "portici-2", title: ["it": "Portici di Bologna II"], languages: ["it"])]
+        let catalog =
+            Self.catalog + [
+                TourSummary(id: "x", slug: "portici-2", title: ["it": "Portici di Bologna II"], languages: ["it"])
+            ]
         #expect(try CatalogTour.resolve("portici di bologna", in: catalog).slug == "bologna-portici")
     }
 
@@ -53,7 +61,9 @@ struct TourMatcherTests {
     }
 
     @Test func theLanguageMustBeOneTheTourHas() throws {
-        let settings = try GlobalOptions.parse([]).settings(environment: ["WALKSCAPE_HOME": "/nonexistent-walkscape", "WALKSCAPE_LANGUAGE": "it"])
+        let settings = try GlobalOptions.parse([]).settings(environment: [
+            "WALKSCAPE_HOME": "/nonexistent-walkscape", "WALKSCAPE_LANGUAGE": "it",
+        ])
         let bologna = Self.catalog[0]
         #expect(try CatalogTour.language(for: bologna, requested: nil, settings: settings) == "it")
         #expect(try CatalogTour.language(for: bologna, requested: "en", settings: settings) == "en")

@@ -1,10 +1,11 @@
 import FileAccess
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The one home of atomic replacement, lock files and the write loop.
 struct AtomicFileTests {

@@ -1,10 +1,11 @@
 import FileAccess
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Reading only regular files, and never blocking on the way to finding out.
 struct InputFileTests {
@@ -29,20 +30,28 @@ struct InputFileTests {
         let fifo = dir.file("pipe")
         #expect(mkfifo(fifo.path, 0o644) == 0)
         #expect(throws: FileAccessError(path: fifo.path, cause: .notRegular(.fifo))) { try InputFile.open(fifo.path) }
-        #expect(throws: FileAccessError(path: fifo.path, cause: .notRegular(.fifo))) { try InputFile.contents(of: fifo.path) }
-        #expect(FileAccessError(path: fifo.path, cause: .notRegular(.fifo)).message == "\(fifo.path): is a FIFO, not a regular file")
+        #expect(throws: FileAccessError(path: fifo.path, cause: .notRegular(.fifo))) {
+            try InputFile.contents(of: fifo.path)
+        }
+        #expect(
+            FileAccessError(path: fifo.path, cause: .notRegular(.fifo)).message
+                == "\(fifo.path): is a FIFO, not a regular file")
     }
 
     @Test func devicesAndFoldersAreRefusedAsWhatTheyAre() throws {
         let dir = try TemporaryDirectory()
-        #expect(throws: FileAccessError(path: "/dev/null", cause: .notRegular(.characterDevice))) { try InputFile.check("/dev/null") }
+        #expect(throws: FileAccessError(path: "/dev/null", cause: .notRegular(.characterDevice))) {
+            try InputFile.check("/dev/null")
+        }
         #expect(throws: FileAccessError(path: dir.path, cause: .notRegular(.folder))) { try InputFile.open(dir.path) }
         #expect(FileAccessError(path: "x", cause: .notRegular(.folder)).reason == "is a folder, not a file")
     }
 
     @Test func aMissingFileSaysSo() throws {
         let dir = try TemporaryDirectory()
-        #expect(throws: FileAccessError(path: dir.file("no").path, cause: .missing)) { try InputFile.open(dir.file("no").path) }
+        #expect(throws: FileAccessError(path: dir.file("no").path, cause: .missing)) {
+            try InputFile.open(dir.file("no").path)
+        }
         #expect(FileAccessError(path: "x", cause: .missing).message == "x: no such file")
     }
 

@@ -1,10 +1,11 @@
 import FileAccess
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Writing where a user points: atomically over files, through anything else, never over a link.
 struct OutputFileTests {
@@ -29,7 +30,7 @@ struct OutputFileTests {
         let output = OutputFile(url.path)
         try output.write(Data("new and longer".utf8))
         #expect(output.isSeekable)
-        #expect(try String(contentsOf: url, encoding: .utf8) == "old")   // readers still see the old file
+        #expect(try String(contentsOf: url, encoding: .utf8) == "old")  // readers still see the old file
         try output.rewrite(Data("NEW".utf8), at: 0)
         try output.commit()
         #expect(try String(contentsOf: url, encoding: .utf8) == "NEW and longer")
@@ -60,7 +61,8 @@ struct OutputFileTests {
     @Test func aLinkStaysALinkAndItsTargetIsReplaced() throws {
         let dir = try TemporaryDirectory()
         try dir.write("data/real.txt", "old")
-        try FileManager.default.createSymbolicLink(atPath: dir.file("link.txt").path, withDestinationPath: "data/real.txt")
+        try FileManager.default.createSymbolicLink(
+            atPath: dir.file("link.txt").path, withDestinationPath: "data/real.txt")
         let output = OutputFile(dir.file("link.txt").path)
         try output.write(Data("new".utf8))
         try output.commit()
@@ -70,9 +72,12 @@ struct OutputFileTests {
 
     @Test func aDanglingLinkIsRefusedAndNothingIsCreated() throws {
         let dir = try TemporaryDirectory()
-        try FileManager.default.createSymbolicLink(atPath: dir.file("link.txt").path, withDestinationPath: "made/up.txt")
+        try FileManager.default.createSymbolicLink(
+            atPath: dir.file("link.txt").path, withDestinationPath: "made/up.txt")
         let output = OutputFile(dir.file("link.txt").path)
-        #expect(throws: FileAccessError(path: dir.file("link.txt").path, cause: .danglingLink("made/up.txt"))) { try output.check() }
+        #expect(throws: FileAccessError(path: dir.file("link.txt").path, cause: .danglingLink("made/up.txt"))) {
+            try output.check()
+        }
         #expect(throws: FileAccessError.self) { try output.write(Data("x".utf8)) }
         #expect(!FileManager.default.fileExists(atPath: dir.file("made").path))
     }
@@ -105,11 +110,14 @@ struct OutputFileTests {
 
     @Test func aMissingFolderAndAFolderAsTheNameAreRefusedWithTheReason() throws {
         let dir = try TemporaryDirectory()
-        #expect(FileAccessError(path: "/nonexistent/x.wav", cause: .missingFolder("/nonexistent")).message
+        #expect(
+            FileAccessError(path: "/nonexistent/x.wav", cause: .missingFolder("/nonexistent")).message
                 == "/nonexistent/x.wav: the folder /nonexistent does not exist")
         #expect(throws: FileAccessError(path: "/nonexistent/x.wav", cause: .missingFolder("/nonexistent"))) {
             try OutputFile("/nonexistent/x.wav").check()
         }
-        #expect(throws: FileAccessError(path: dir.path, cause: .notRegular(.folder))) { try OutputFile(dir.path).check() }
+        #expect(throws: FileAccessError(path: dir.path, cause: .notRegular(.folder))) {
+            try OutputFile(dir.path).check()
+        }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Playback
-import Testing
 import TestSupport
+import Testing
 
 /// The narration queue: order, gaplessness, pause/resume, skip and stop with fades, volume.
 /// Timing-sensitive tests use a `PacedSink`, a sink with a real-time clock, over a WAV file so the
@@ -19,8 +19,11 @@ import TestSupport
         await queue.enqueue(c.mp3, id: "3")
         let run = try await collect(queue) { $0 == .finished(id: "3") }
         await queue.shutdown()
-        #expect(run.milestones == [.started(id: "1"), .finished(id: "1"), .started(id: "2"), .finished(id: "2"),
-                                   .started(id: "3"), .finished(id: "3")])
+        #expect(
+            run.milestones == [
+                .started(id: "1"), .finished(id: "1"), .started(id: "2"), .finished(id: "2"),
+                .started(id: "3"), .finished(id: "3"),
+            ])
         let written = try FixtureAudio.readWAV(out).pcm
         #expect(written == (try decodedPCM(a.mp3) + decodedPCM(b.mp3) + decodedPCM(c.mp3)))
     }
@@ -84,8 +87,9 @@ import TestSupport
         let next = try FixtureAudio.tone(frames: 11_025, frequency: 600)
         let dir = try TemporaryDirectory()
         let out = dir.file("skip.wav")
-        let queue = AudioQueue(sink: PacedSink(wrapping: WAVFileSink(url: out)), fade: .milliseconds(30),
-                               positionInterval: .milliseconds(50))
+        let queue = AudioQueue(
+            sink: PacedSink(wrapping: WAVFileSink(url: out)), fade: .milliseconds(30),
+            positionInterval: .milliseconds(50))
         await queue.enqueue(long.mp3, id: "long")
         await queue.enqueue(next.mp3, id: "next")
         Self.hold(0.6)
@@ -142,8 +146,11 @@ import TestSupport
         await queue.enqueue(missing, id: "gone")
         let run = try await collect(queue) { if case .failed = $0 { true } else { false } }
         await queue.shutdown()
-        #expect(run.milestones == [.started(id: "tone"), .finished(id: "tone"),
-                                   .failed(id: "gone", message: "\(missing.path): no such file")])
+        #expect(
+            run.milestones == [
+                .started(id: "tone"), .finished(id: "tone"),
+                .failed(id: "gone", message: "\(missing.path): no such file"),
+            ])
     }
 
     /// Controls fired at random while items play (good and bad, paced like a device): every item
@@ -153,8 +160,9 @@ import TestSupport
         let dir = try TemporaryDirectory()
         let bad = dir.file("bad.mp3")
         try Data("<html>404</html>".utf8).write(to: bad)
-        let queue = AudioQueue(sink: PacedSink(wrapping: NullSink(), lead: .milliseconds(40)), fade: .milliseconds(10),
-                               positionInterval: .milliseconds(20))
+        let queue = AudioQueue(
+            sink: PacedSink(wrapping: NullSink(), lead: .milliseconds(40)), fade: .milliseconds(10),
+            positionInterval: .milliseconds(20))
         let ids = (0..<20).map { "item\($0)" }
         for (i, id) in ids.enumerated() { await queue.enqueue(i % 5 == 3 ? bad : tone.mp3, id: id) }
         var state: UInt64 = 99
@@ -211,8 +219,11 @@ import TestSupport
         await queue.enqueue(data: Data("not audio at all".utf8), name: "text.mp3", id: "x")
         let run = try await collect(queue) { if case .failed = $0 { true } else { false } }
         await queue.shutdown()
-        #expect(run.milestones == [.started(id: "m"), .finished(id: "m"),
-                                   .failed(id: "x", message: "text.mp3: not an MP3: no MPEG audio frames found")])
+        #expect(
+            run.milestones == [
+                .started(id: "m"), .finished(id: "m"),
+                .failed(id: "x", message: "text.mp3: not an MP3: no MPEG audio frames found"),
+            ])
         #expect(sink.totalFrames == fixture.frames)
     }
 }

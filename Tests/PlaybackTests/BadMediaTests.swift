@@ -1,7 +1,7 @@
 import Foundation
 import Playback
-import Testing
 import TestSupport
+import Testing
 
 /// Media that is not what its name says, or not whole: each is recognised, reported in one line,
 /// and never stalls the queue.
@@ -25,10 +25,11 @@ import TestSupport
     /// Deterministic noise (a fixed-seed generator), so a failure reproduces.
     static func randomBytes(_ count: Int, seed: UInt64 = 0x5EED) -> Data {
         var state = seed
-        return Data((0..<count).map { _ in
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return UInt8(truncatingIfNeeded: state >> 33)
-        })
+        return Data(
+            (0..<count).map { _ in
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                return UInt8(truncatingIfNeeded: state >> 33)
+            })
     }
 
     @Test func aacInMP4NamedMP3IsRecognisedAndNamed() throws {
@@ -37,7 +38,8 @@ import TestSupport
         try Self.mp4Bytes().write(to: url)
         #expect(MediaSniffer.sniff(url) == .mp4)
         #expect(throws: PlaybackError.notMP3(path: url.path, kind: .mp4)) { try MP3Decoder(contentsOf: url) }
-        #expect(PlaybackError.notMP3(path: url.path, kind: .mp4).message == "\(url.path): not an MP3: looks like MP4/AAC")
+        #expect(
+            PlaybackError.notMP3(path: url.path, kind: .mp4).message == "\(url.path): not an MP3: looks like MP4/AAC")
     }
 
     @Test func emptyFileIsReportedAsEmpty() throws {
@@ -92,7 +94,8 @@ import TestSupport
     }
 
     @Test func mp3BehindAnID3TagIsStillMP3() throws {
-        let fixture = try FixtureAudio.speech("Tagged.", lameArguments: ["-b", "64", "--add-id3v2", "--tt", "Piazza Maggiore"])
+        let fixture = try FixtureAudio.speech(
+            "Tagged.", lameArguments: ["-b", "64", "--add-id3v2", "--tt", "Piazza Maggiore"])
         let head = try Data(contentsOf: fixture.mp3).prefix(3)
         #expect(head == Data("ID3".utf8))
         #expect(MediaSniffer.sniff(fixture.mp3) == .mp3)
@@ -139,7 +142,8 @@ import TestSupport
             case 1: bytes = Array(bytes.prefix(next(bytes.count)))
             default:
                 let at = next(bytes.count)
-                bytes.replaceSubrange(at..<min(bytes.count, at + next(2000)), with: (0..<next(2000)).map { _ in UInt8(next(256)) })
+                bytes.replaceSubrange(
+                    at..<min(bytes.count, at + next(2000)), with: (0..<next(2000)).map { _ in UInt8(next(256)) })
             }
             do {
                 let decoder = try MP3Decoder(data: Data(bytes), name: "damaged-\(round).mp3")
@@ -169,23 +173,27 @@ import TestSupport
 
         let sink = NullSink()
         let queue = AudioQueue(sink: sink)
-        for (id, url) in [("mp4", mp4), ("empty", empty), ("noise", noise), ("missing", missing), ("cut", cut), ("good", good.mp3)] {
+        for (id, url) in [
+            ("mp4", mp4), ("empty", empty), ("noise", noise), ("missing", missing), ("cut", cut), ("good", good.mp3),
+        ] {
             await queue.enqueue(url, id: id)
         }
         let run = try await collect(queue) { $0 == .finished(id: "good") }
         await queue.shutdown()
-        let cutMessage = run.milestones.compactMap { event -> String? in
-            if case .warning("cut", let message) = event { return message } else { return nil }
-        }.first ?? ""
+        let cutMessage =
+            run.milestones.compactMap { event -> String? in
+                if case .warning("cut", let message) = event { return message } else { return nil }
+            }.first ?? ""
         #expect(cutMessage.hasPrefix("\(cut.path): the file is truncated ("))
-        #expect(run.milestones == [
-            .failed(id: "mp4", message: "\(mp4.path): not an MP3: looks like MP4/AAC"),
-            .failed(id: "empty", message: "\(empty.path): the file is empty"),
-            .failed(id: "noise", message: "\(noise.path): not an MP3: no MPEG audio frames found"),
-            .failed(id: "missing", message: "\(missing.path): no such file"),
-            .started(id: "cut"), .warning(id: "cut", message: cutMessage), .finished(id: "cut"),
-            .started(id: "good"), .finished(id: "good"),
-        ])
+        #expect(
+            run.milestones == [
+                .failed(id: "mp4", message: "\(mp4.path): not an MP3: looks like MP4/AAC"),
+                .failed(id: "empty", message: "\(empty.path): the file is empty"),
+                .failed(id: "noise", message: "\(noise.path): not an MP3: no MPEG audio frames found"),
+                .failed(id: "missing", message: "\(missing.path): no such file"),
+                .started(id: "cut"), .warning(id: "cut", message: cutMessage), .finished(id: "cut"),
+                .started(id: "good"), .finished(id: "good"),
+            ])
         #expect(sink.totalFrames > good.frames)
     }
 }

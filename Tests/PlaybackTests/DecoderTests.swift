@@ -1,7 +1,7 @@
 import Foundation
 import Playback
-import Testing
 import TestSupport
+import Testing
 
 /// Decoding with libmpg123: exact gapless lengths, identical output to the mpg123 reference, both
 /// common formats, probing without decoding, blobs and seeking.
@@ -28,7 +28,8 @@ import TestSupport
     }
 
     @Test func stereo44kHzAt192kbpsPlaysExactly() throws {
-        let fixture = try FixtureAudio.tone(frames: 100_000, sampleRate: 44100, channels: 2, lameArguments: ["-b", "192"])
+        let fixture = try FixtureAudio.tone(
+            frames: 100_000, sampleRate: 44100, channels: 2, lameArguments: ["-b", "192"])
         let decoder = try MP3Decoder(contentsOf: fixture.mp3)
         #expect(decoder.format == PCMFormat(sampleRate: 44100, channels: 2))
         let pcm = try Self.decodeAll(decoder)
@@ -67,10 +68,12 @@ import TestSupport
         var bytes = Data([0xFF, 0xF3, 0x00, 0xC4]) + Data(repeating: 0x55, count: 3000)
         #expect(MediaSniffer.sniff(data: bytes) == .unknown)
         // Two frames at 200 bytes and a third somewhere else: still no constant length.
-        bytes = Data([0xFF, 0xF3, 0x00, 0xC4]) + Data(repeating: 0, count: 196) + Data([0xFF, 0xF3, 0x00, 0xC4])
+        bytes =
+            Data([0xFF, 0xF3, 0x00, 0xC4]) + Data(repeating: 0, count: 196) + Data([0xFF, 0xF3, 0x00, 0xC4])
             + Data(repeating: 0, count: 250) + Data([0xFF, 0xF3, 0x00, 0xC4]) + Data(repeating: 0, count: 300)
         #expect(MediaSniffer.sniff(data: bytes) == .unknown)
-        bytes = Data([0xFF, 0xF3, 0x00, 0xC4]) + Data(repeating: 0, count: 196) + Data([0xFF, 0xF3, 0x00, 0xC4])
+        bytes =
+            Data([0xFF, 0xF3, 0x00, 0xC4]) + Data(repeating: 0, count: 196) + Data([0xFF, 0xF3, 0x00, 0xC4])
             + Data(repeating: 0, count: 196) + Data([0xFF, 0xF3, 0x00, 0xC4]) + Data(repeating: 0, count: 300)
         #expect(MediaSniffer.sniff(data: bytes) == .mp3)
     }

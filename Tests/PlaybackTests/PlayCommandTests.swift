@@ -1,13 +1,15 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `walkscape play` as a user runs it: the built executable as a subprocess.
 @Suite struct PlayCommandTests {
     /// Runs the executable from a thread of its own, so waiting for it does not hold one of the
     /// few cooperative threads that other (timing-sensitive) tests need.
-    func walkscape(_ arguments: [String], home: TemporaryDirectory,
-                   environment: [String: String] = [:]) async throws -> ProcessResult {
+    func walkscape(
+        _ arguments: [String], home: TemporaryDirectory,
+        environment: [String: String] = [:]
+    ) async throws -> ProcessResult {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
                 continuation.resume(with: Result { try runWalkscape(arguments, home: home, environment: environment) })
@@ -19,17 +21,22 @@ import TestSupport
         let a = try FixtureAudio.speech("Under the porticoes.")
         let b = try FixtureAudio.tone(frames: 12_345)
         let home = try TemporaryDirectory()
-        let srt = try home.write("a.srt", "\u{FEFF}1\r\n00:00:00,200 --> 00:00:00.900  \r\nUnder the\r\n\r\n00:00:00,950 --> 00:00:01,400\r\nporticoes.\r\n")
+        let srt = try home.write(
+            "a.srt",
+            "\u{FEFF}1\r\n00:00:00,200 --> 00:00:00.900  \r\nUnder the\r\n\r\n00:00:00,950 --> 00:00:01,400\r\nporticoes.\r\n"
+        )
         let out = home.file("out.wav")
-        let result = try await walkscape(["play", a.mp3.path, b.mp3.path, "--subtitles", srt.path, "--output", out.path], home: home)
+        let result = try await walkscape(
+            ["play", a.mp3.path, b.mp3.path, "--subtitles", srt.path, "--output", out.path], home: home)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == """
-            ▶ \(a.mp3.path)
-            [0:00.200] Under the
-            [0:00.950] porticoes.
-            ▶ \(b.mp3.path)
+        #expect(
+            result.stdout == """
+                ▶ \(a.mp3.path)
+                [0:00.200] Under the
+                [0:00.950] porticoes.
+                ▶ \(b.mp3.path)
 
-            """)
+                """)
         let wav = try FixtureAudio.readWAV(out)
         #expect(wav.sampleRate == 22050 && wav.channels == 1)
         #expect(wav.pcm.count == (a.frames + b.frames) * 2)
@@ -58,34 +65,38 @@ import TestSupport
     @Test func cuesArriveInTimeThroughAPipe() async throws {
         let tone = try FixtureAudio.tone(seconds: 1.6)
         let home = try TemporaryDirectory()
-        let srt = try home.write("t.srt", "1\n00:00:00,100 --> 00:00:00,500\nEarly\n\n2\n00:00:01,100 --> 00:00:01,500\nLate\n")
+        let srt = try home.write(
+            "t.srt", "1\n00:00:00,100 --> 00:00:00,500\nEarly\n\n2\n00:00:01,100 --> 00:00:01,500\nLate\n")
         let arrivals: [(line: String, at: Duration)] = try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result {
-                    let process = Process()
-                    process.executableURL = TestPaths.walkscape
-                    process.arguments = ["play", tone.mp3.path, "--no-audio", "--subtitles", srt.path, "--home", home.path]
-                    let out = Pipe()
-                    process.standardOutput = out
-                    process.standardError = FileHandle.nullDevice
-                    let clock = ContinuousClock()
-                    let start = clock.now
-                    try process.run()
-                    var arrivals: [(String, Duration)] = []
-                    var pending = ""
-                    while true {
-                        let data = out.fileHandleForReading.availableData
-                        if data.isEmpty { break }
-                        pending += String(decoding: data, as: UTF8.self)
-                        while let newline = pending.firstIndex(of: "\n") {
-                            arrivals.append((String(pending[..<newline]), clock.now - start))
-                            pending = String(pending[pending.index(after: newline)...])
+                continuation.resume(
+                    with: Result {
+                        let process = Process()
+                        process.executableURL = TestPaths.walkscape
+                        process.arguments = [
+                            "play", tone.mp3.path, "--no-audio", "--subtitles", srt.path, "--home", home.path,
+                        ]
+                        let out = Pipe()
+                        process.standardOutput = out
+                        process.standardError = FileHandle.nullDevice
+                        let clock = ContinuousClock()
+                        let start = clock.now
+                        try process.run()
+                        var arrivals: [(String, Duration)] = []
+                        var pending = ""
+                        while true {
+                            let data = out.fileHandleForReading.availableData
+                            if data.isEmpty { break }
+                            pending += String(decoding: data, as: UTF8.self)
+                            while let newline = pending.firstIndex(of: "\n") {
+                                arrivals.append((String(pending[..<newline]), clock.now - start))
+                                pending = String(pending[pending.index(after: newline)...])
+                            }
                         }
-                    }
-                    process.waitUntilExit()
-                    arrivals.append(("exit \(process.terminationStatus)", clock.now - start))
-                    return arrivals
-                })
+                        process.waitUntilExit()
+                        arrivals.append(("exit \(process.terminationStatus)", clock.now - start))
+                        return arrivals
+                    })
             }.start()
         }
         #expect(arrivals.map(\.line) == ["▶ \(tone.mp3.path)", "[0:00.100] Early", "[0:01.100] Late", "exit 0"])
@@ -100,7 +111,10 @@ import TestSupport
         let home = try TemporaryDirectory()
         let result = try await walkscape(["play", a.mp3.path, "--audio-device", "nosuchcard"], home: home)
         #expect(result.status == 69)
-        #expect(result.stderr == "walkscape: no sound card: could not open ALSA device 'nosuchcard' (No such file or directory); choose one with --audio-device NAME or use --no-audio\n")
+        #expect(
+            result.stderr
+                == "walkscape: no sound card: could not open ALSA device 'nosuchcard' (No such file or directory); choose one with --audio-device NAME or use --no-audio\n"
+        )
     }
 
     @Test func theDeviceComesFromTheEnvironmentUnlessAFlagNamesOne() async throws {
@@ -110,7 +124,8 @@ import TestSupport
         let fromEnv = try await walkscape(["play", a.mp3.path], home: home, environment: env)
         #expect(fromEnv.status == 69)
         #expect(fromEnv.stderr.hasPrefix("walkscape: no sound card: could not open ALSA device 'envcard' ("))
-        let fromFlag = try await walkscape(["play", a.mp3.path, "--audio-device", "null"], home: home, environment: env)
+        let fromFlag = try await walkscape(
+            ["play", a.mp3.path, "--audio-device", "null"], home: home, environment: env)
         #expect(fromFlag.status == 0)
     }
 
@@ -126,12 +141,13 @@ import TestSupport
         let result = try await walkscape(["play", fake.path, missing.path, good.mp3.path, "-o", out.path], home: home)
         #expect(result.status == 65)
         #expect(result.stdout == "▶ \(good.mp3.path)\n")
-        #expect(result.stderr == """
-            walkscape: \(fake.path): not an MP3: looks like MP4/AAC
-            walkscape: \(missing.path): no such file
-            walkscape: 2 of 3 files could not be played
+        #expect(
+            result.stderr == """
+                walkscape: \(fake.path): not an MP3: looks like MP4/AAC
+                walkscape: \(missing.path): no such file
+                walkscape: 2 of 3 files could not be played
 
-            """)
+                """)
         #expect(try FixtureAudio.readWAV(out).pcm.count == good.frames * 2)
     }
 
@@ -143,7 +159,8 @@ import TestSupport
         let both = try await walkscape(["play", "x.mp3", "--no-audio", "--output", "o.wav"], home: home)
         #expect(both.status == 64)
         #expect(both.stderr.hasPrefix("Error: choose one of --audio-device, --output and --no-audio\n"))
-        let tooMany = try await walkscape(["play", "x.mp3", "--subtitles", "a.srt", "--subtitles", "b.srt"], home: home)
+        let tooMany = try await walkscape(
+            ["play", "x.mp3", "--subtitles", "a.srt", "--subtitles", "b.srt"], home: home)
         #expect(tooMany.status == 64)
         #expect(tooMany.stderr.hasPrefix("Error: 2 --subtitles for 1 file: give at most one per file\n"))
         let loud = try await walkscape(["play", "x.mp3", "--volume", "2"], home: home)
@@ -157,6 +174,9 @@ import TestSupport
         let srt = try home.write("bad.srt", "1\n00:00:01,000 -> 00:00:02,000\nHi\n")
         let result = try await walkscape(["play", a.mp3.path, "--subtitles", srt.path, "--no-audio"], home: home)
         #expect(result.status == 65)
-        #expect(result.stderr == "walkscape: \(srt.path): line 2: expected a timing line like '00:00:01,000 --> 00:00:02,500' after cue 1, found '00:00:01,000 -> 00:00:02,000'\n")
+        #expect(
+            result.stderr
+                == "walkscape: \(srt.path): line 2: expected a timing line like '00:00:01,000 --> 00:00:02,500' after cue 1, found '00:00:01,000 -> 00:00:02,000'\n"
+        )
     }
 }

@@ -11,8 +11,10 @@ struct QueueRun {
     var milestones: [AudioQueue.Event] { events.filter { if case .position = $0 { false } else { true } } }
 }
 
-func collect(_ queue: AudioQueue, timeout: Duration = .seconds(30),
-             until done: @escaping @Sendable (AudioQueue.Event) -> Bool) async throws -> QueueRun {
+func collect(
+    _ queue: AudioQueue, timeout: Duration = .seconds(30),
+    until done: @escaping @Sendable (AudioQueue.Event) -> Bool
+) async throws -> QueueRun {
     let watchdog = Task {
         try await Task.sleep(for: timeout)
         await queue.shutdown()

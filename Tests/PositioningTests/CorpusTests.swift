@@ -33,8 +33,9 @@ import TourModel
         let text = try String(decoding: Data(contentsOf: chk), as: UTF8.self)
         for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("{\"class\":\"TPV\"") {
             guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let mode = object["mode"] as? Int, mode >= 2,
-                  let lat = object["lat"] as? Double, let lon = object["lon"] as? Double else { continue }
+                let mode = object["mode"] as? Int, mode >= 2,
+                let lat = object["lat"] as? Double, let lon = object["lon"] as? Double
+            else { continue }
             if let last = result.last, last.0 == lat, last.1 == lon { continue }
             result.append((lat, lon))
         }
@@ -93,7 +94,10 @@ import TourModel
         "mtk-3301.log": (1, "GGA quality 0 (no fix) with RMC status V; gpsd still reports the GGA position"),
         "tr737A+.log": (1, "GGA quality 0 (no fix); gpsd still reports the GGA position as mode 3"),
         "myguide-3100.log": (2, "GGA with an empty quality field followed by RMC status V, FAA mode N"),
-        "april6_2019.log": (1, "RMC date field 2208-1 is not a date (the GPS week rollover bug): malformed, where gpsd drops only the date"),
+        "april6_2019.log": (
+            1,
+            "RMC date field 2208-1 is not a date (the GPS week rollover bug): malformed, where gpsd drops only the date"
+        ),
     ]
 
     /// Positions we report that gpsd did not, and why. None comes from a sentence gpsd rejected:
@@ -115,12 +119,16 @@ import TourModel
             total += c.gpsd
             reproduced += c.reproduced
             extra += c.extra
-            report.append(String(format: "%@: %d/%d gpsd positions (%.1f%%), %d fixes, %d extra",
-                                 c.name, c.reproduced, c.gpsd, 100 * c.rate, c.ours, c.extra))
-            #expect(c.gpsd - c.reproduced == Self.explainedMisses[c.name]?.count ?? 0,
-                    "\(c.name): unexplained miss, first \(String(describing: c.firstMiss))")
-            #expect(c.extra == Self.explainedExtras[c.name]?.count ?? 0,
-                    "\(c.name): unexplained extra position \(String(describing: c.firstExtra))")
+            report.append(
+                String(
+                    format: "%@: %d/%d gpsd positions (%.1f%%), %d fixes, %d extra",
+                    c.name, c.reproduced, c.gpsd, 100 * c.rate, c.ours, c.extra))
+            #expect(
+                c.gpsd - c.reproduced == Self.explainedMisses[c.name]?.count ?? 0,
+                "\(c.name): unexplained miss, first \(String(describing: c.firstMiss))")
+            #expect(
+                c.extra == Self.explainedExtras[c.name]?.count ?? 0,
+                "\(c.name): unexplained extra position \(String(describing: c.firstExtra))")
         }
         let rate = Double(reproduced) / Double(max(1, total))
         print(report.joined(separator: "\n"))

@@ -1,5 +1,6 @@
-@testable import Positioning
 import Testing
+
+@testable import Positioning
 
 @Suite struct ErrorHistogramTests {
     @Test func anAbsurdEstimateLandsInTheLastBinWithoutTrapping() {

@@ -7,8 +7,10 @@ import TourModel
 private let origin = Coordinate(latitude: 44.4939, longitude: 11.3426)
 private let t0 = Date(timeIntervalSince1970: 1_700_000_000)
 
-private func fix(_ second: Double, north metres: Double, mode: Fix.Mode = .threeD,
-                 error: Double? = 5) -> Fix {
+private func fix(
+    _ second: Double, north metres: Double, mode: Fix.Mode = .threeD,
+    error: Double? = 5
+) -> Fix {
     let c = origin.destination(distance: abs(metres), bearing: metres < 0 ? 180 : 0)
     return Fix(time: t0.addingTimeInterval(second), coordinate: c, mode: mode, horizontalError: error)
 }
@@ -83,7 +85,9 @@ private func fix(_ second: Double, north metres: Double, mode: Fix.Mode = .three
         // 400 m away from second 1 on, holding still: believed when it has lasted 20 s (second 21),
         // long before the walker could have walked there at 10 m/s (second 39).
         for s in 1...20 {
-            #expect(filter.evaluate(fix(Double(s), north: 400 + Double(s % 3))) == .rejected(.implausibleJump), "second \(s)")
+            #expect(
+                filter.evaluate(fix(Double(s), north: 400 + Double(s % 3))) == .rejected(.implausibleJump),
+                "second \(s)")
         }
         #expect(filter.evaluate(fix(21, north: 401)) == .accepted)
         #expect(filter.evaluate(fix(22, north: 402)) == .accepted)
@@ -157,7 +161,8 @@ private func fix(_ second: Double, north metres: Double, mode: Fix.Mode = .three
     }
 
     @Test func reasonsHaveStableRawValues() {
-        #expect(FixFilter.Reason.allCases.map(\.rawValue)
-            == ["noFix", "invalidCoordinate", "tooInaccurate", "timeNotForward", "implausibleJump", "drift"])
+        #expect(
+            FixFilter.Reason.allCases.map(\.rawValue)
+                == ["noFix", "invalidCoordinate", "tooInaccurate", "timeNotForward", "implausibleJump", "drift"])
     }
 }

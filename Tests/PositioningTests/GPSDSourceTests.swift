@@ -115,8 +115,10 @@ func walkEpochs(_ range: Range<Int>) -> [String] {
     @Test(.enabled(if: GPSDHarness.isAvailable), .timeLimit(.minutes(1)))
     func aSilentReceiverIsWaitingForFixNotNoGpsd() async throws {
         let gpsd = try GPSDHarness()
-        let source = GPSDSource(configuration: .init(host: "127.0.0.1", port: gpsd.port, silenceTimeout: 1,
-                                                     initialBackoff: 0.1, maxBackoff: 0.5))
+        let source = GPSDSource(
+            configuration: .init(
+                host: "127.0.0.1", port: gpsd.port, silenceTimeout: 1,
+                initialBackoff: 0.1, maxBackoff: 0.5))
         let log = EventLog()
         let task = Task { for await event in source { await log.add(event) } }
         defer { task.cancel() }
@@ -144,8 +146,10 @@ func walkEpochs(_ range: Range<Int>) -> [String] {
     @Test(.enabled(if: GPSDHarness.isAvailable), .timeLimit(.minutes(1)))
     func aWedgedGpsdIsNoGpsdUntilItAnswersAgain() async throws {
         let gpsd = try GPSDHarness()
-        let source = GPSDSource(configuration: .init(host: "127.0.0.1", port: gpsd.port, silenceTimeout: 1,
-                                                     initialBackoff: 0.1, maxBackoff: 0.5))
+        let source = GPSDSource(
+            configuration: .init(
+                host: "127.0.0.1", port: gpsd.port, silenceTimeout: 1,
+                initialBackoff: 0.1, maxBackoff: 0.5))
         let log = EventLog()
         let task = Task { for await event in source { await log.add(event) } }
         defer { task.cancel() }
@@ -163,7 +167,8 @@ func walkEpochs(_ range: Range<Int>) -> [String] {
     @Test(.timeLimit(.minutes(1)))
     func reportsNoGpsdWhenNothingListens() async throws {
         let port = try GPSDHarness.freePort()
-        let source = GPSDSource(configuration: .init(host: "127.0.0.1", port: port, initialBackoff: 0.05, maxBackoff: 0.2))
+        let source = GPSDSource(
+            configuration: .init(host: "127.0.0.1", port: port, initialBackoff: 0.05, maxBackoff: 0.2))
         var iterator = source.makeAsyncIterator()
         let first = await iterator.next()
         #expect(first == .state(.noGPSD))

@@ -1,6 +1,7 @@
-@testable import Positioning
 import Testing
 import TourModel
+
+@testable import Positioning
 
 @Suite struct LocalDistanceTests {
     /// Within 0.01 % (and 1 mm) of Vincenty for walking-scale pairs anywhere on earth.
@@ -8,10 +9,12 @@ import TourModel
         var generator = SplitMix64(seed: 2026)
         var worst = 0.0
         for _ in 0..<20_000 {
-            let a = Coordinate(latitude: Double.random(in: -85...85, using: &generator),
-                               longitude: Double.random(in: -180...180, using: &generator))
-            let b = a.destination(distance: Double.random(in: 0...LocalDistance.maximum, using: &generator),
-                                  bearing: Double.random(in: 0..<360, using: &generator))
+            let a = Coordinate(
+                latitude: Double.random(in: -85...85, using: &generator),
+                longitude: Double.random(in: -180...180, using: &generator))
+            let b = a.destination(
+                distance: Double.random(in: 0...LocalDistance.maximum, using: &generator),
+                bearing: Double.random(in: 0..<360, using: &generator))
             let exact = a.distance(to: b)
             let fast = LocalDistance.metres(a, b)
             let error = abs(fast - exact)

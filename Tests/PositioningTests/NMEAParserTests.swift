@@ -30,7 +30,9 @@ private func date(_ text: String) -> Date {
     static let rmc = "GPRMC,123519.00,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W"
 
     @Test func combinesGGAAndRMCOfOneEpochIntoOneFix() throws {
-        let (fixes, stats) = parse([sentence(Self.gga), sentence(Self.rmc), sentence("GPGSA,A,3,04,05,,09,12,,,24,,,,,2.5,1.3,2.1")])
+        let (fixes, stats) = parse([
+            sentence(Self.gga), sentence(Self.rmc), sentence("GPGSA,A,3,04,05,,09,12,,,24,,,,,2.5,1.3,2.1"),
+        ])
         try #require(fixes.count == 1)
         let fix = fixes[0]
         #expect(fix.time == date("1994-03-23T12:35:19.000Z"))
@@ -66,9 +68,11 @@ private func date(_ text: String) -> Date {
 
     @Test func lowercaseChecksumDigitsAreAccepted() {
         let good = sentence(Self.rmc)
-        let (fixes, _) = parse([good.lowercased().replacingOccurrences(of: "$gprmc", with: "$GPRMC")
-            .replacingOccurrences(of: ",a,", with: ",A,").replacingOccurrences(of: ",n,", with: ",N,")
-            .replacingOccurrences(of: ",e,", with: ",E,").replacingOccurrences(of: ",w", with: ",W")])
+        let (fixes, _) = parse([
+            good.lowercased().replacingOccurrences(of: "$gprmc", with: "$GPRMC")
+                .replacingOccurrences(of: ",a,", with: ",A,").replacingOccurrences(of: ",n,", with: ",N,")
+                .replacingOccurrences(of: ",e,", with: ",E,").replacingOccurrences(of: ",w", with: ",W")
+        ])
         #expect(fixes.count == 1)
     }
 
@@ -102,9 +106,11 @@ private func date(_ text: String) -> Date {
     }
 
     @Test func emptyFieldsGiveNoPositionNotACrash() {
-        let (fixes, stats) = parse([sentence("GPGGA,,,,,,0,,,,,,,,"), sentence("GPRMC,,V,,,,,,,,,,N"),
-                                    sentence("GPGLL,,,,,,V,N"), sentence("GPGSA,A,1,,,,,,,,,,,,,,,"),
-                                    sentence("GPVTG,,,,,,,,,N")])
+        let (fixes, stats) = parse([
+            sentence("GPGGA,,,,,,0,,,,,,,,"), sentence("GPRMC,,V,,,,,,,,,,N"),
+            sentence("GPGLL,,,,,,V,N"), sentence("GPGSA,A,1,,,,,,,,,,,,,,,"),
+            sentence("GPVTG,,,,,,,,,N"),
+        ])
         #expect(fixes.isEmpty)
         #expect(stats.malformed == 0)
         #expect(stats.noFix == 5)
@@ -169,7 +175,9 @@ private func date(_ text: String) -> Date {
         func year(_ yy: String) throws -> Int {
             let (fixes, _) = parse([sentence("GPRMC,000000,A,4807.038,N,01131.000,E,0,0,0101\(yy),,")])
             try #require(fixes.count == 1)
-            return Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: fixes[0].time).year!
+            return Calendar(identifier: .gregorian).dateComponents(
+                in: TimeZone(identifier: "UTC")!, from: fixes[0].time
+            ).year!
         }
         #expect(try year("80") == 1980)
         #expect(try year("99") == 1999)
@@ -216,25 +224,35 @@ private func date(_ text: String) -> Date {
     }
 
     @Test func undatedTimesFallOnTheEpochDayAndRollOverAtMidnight() throws {
-        let (fixes, _) = parse([sentence("GPGGA,235959.50,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"),
-                                sentence("GPGGA,000000.50,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")])
+        let (fixes, _) = parse([
+            sentence("GPGGA,235959.50,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"),
+            sentence("GPGGA,000000.50,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"),
+        ])
         try #require(fixes.count == 2)
         #expect(fixes[0].time == Date(timeIntervalSince1970: 86_399.5))
         #expect(fixes[1].time == Date(timeIntervalSince1970: 86_400.5))
     }
 
     @Test func midnightWithRMCFirstInEachEpoch() throws {
-        let (fixes, _) = parse([sentence("GPRMC,235959.00,A,4807.038,N,01131.000,E,0,0,211126,,"), sentence(Self.gga.replacingOccurrences(of: "123519.00", with: "235959.00")),
-                                sentence("GPRMC,000000.00,A,4807.038,N,01131.000,E,0,0,221126,,"), sentence(Self.gga.replacingOccurrences(of: "123519.00", with: "000000.00"))])
+        let (fixes, _) = parse([
+            sentence("GPRMC,235959.00,A,4807.038,N,01131.000,E,0,0,211126,,"),
+            sentence(Self.gga.replacingOccurrences(of: "123519.00", with: "235959.00")),
+            sentence("GPRMC,000000.00,A,4807.038,N,01131.000,E,0,0,221126,,"),
+            sentence(Self.gga.replacingOccurrences(of: "123519.00", with: "000000.00")),
+        ])
         try #require(fixes.count == 2)
         #expect(fixes[0].time == date("2026-11-21T23:59:59.000Z"))
         #expect(fixes[1].time == date("2026-11-22T00:00:00.000Z"))
     }
 
     @Test func midnightWithZDAFirstInEachEpoch() throws {
-        let (fixes, _) = parse([sentence("GPZDA,235959.00,21,11,2026,00,00"), sentence(Self.gga.replacingOccurrences(of: "123519.00", with: "235959.00")),
-                                sentence("GPZDA,000000.00,22,11,2026,00,00"), sentence(Self.gga.replacingOccurrences(of: "123519.00", with: "000000.00")),
-                                sentence(Self.gga.replacingOccurrences(of: "123519.00", with: "000001.00"))])
+        let (fixes, _) = parse([
+            sentence("GPZDA,235959.00,21,11,2026,00,00"),
+            sentence(Self.gga.replacingOccurrences(of: "123519.00", with: "235959.00")),
+            sentence("GPZDA,000000.00,22,11,2026,00,00"),
+            sentence(Self.gga.replacingOccurrences(of: "123519.00", with: "000000.00")),
+            sentence(Self.gga.replacingOccurrences(of: "123519.00", with: "000001.00")),
+        ])
         try #require(fixes.count == 3)
         #expect(fixes[0].time == date("2026-11-21T23:59:59.000Z"))
         #expect(fixes[1].time == date("2026-11-22T00:00:00.000Z"))
@@ -242,15 +260,22 @@ private func date(_ text: String) -> Date {
     }
 
     @Test func separateEpochsGiveSeparateFixes() {
-        let (fixes, _) = parse([sentence(Self.gga), sentence(Self.gga.replacingOccurrences(of: "123519.00", with: "123520.00")),
-                                sentence(Self.gga.replacingOccurrences(of: "123519.00", with: "123521.00"))])
-        #expect(fixes.map { $0.time.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400) } == [45_319, 45_320, 45_321])
+        let (fixes, _) = parse([
+            sentence(Self.gga), sentence(Self.gga.replacingOccurrences(of: "123519.00", with: "123520.00")),
+            sentence(Self.gga.replacingOccurrences(of: "123519.00", with: "123521.00")),
+        ])
+        #expect(
+            fixes.map { $0.time.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400) } == [
+                45_319, 45_320, 45_321,
+            ])
     }
 
     @Test func toleratesLineEndingsBlankLinesCommentsAndNoise() {
         var parser = NMEAParser()
         var count = 0
-        let text = "# a logger's comment\r\n\r\n" + sentence(Self.gga) + "\r\r\n" + "\u{1}\u{2}garbage" + sentence(Self.rmc) + "\r\n"
+        let text =
+            "# a logger's comment\r\n\r\n" + sentence(Self.gga) + "\r\r\n" + "\u{1}\u{2}garbage" + sentence(Self.rmc)
+            + "\r\n"
             + "no sentence here\n" + sentence("GPGSV,3,1,12,28,14,150,41") + "\n"
         // Split bytes, not Characters: Swift treats "\r\n" as one Character.
         for line in Array(text.utf8).split(separator: 10, omittingEmptySubsequences: false) {
@@ -269,7 +294,10 @@ private func date(_ text: String) -> Date {
 
     @Test func theLastDollarStartsTheSentenceAndTrailingBytesAreIgnored() throws {
         let good = sentence(Self.gga)
-        let (fixes, stats) = parse(["$GPRMC,1235\u{7}\u{0}" + good, sentence(Self.gga.replacingOccurrences(of: "123519", with: "123520")) + " 1700000000.25"])
+        let (fixes, stats) = parse([
+            "$GPRMC,1235\u{7}\u{0}" + good,
+            sentence(Self.gga.replacingOccurrences(of: "123519", with: "123520")) + " 1700000000.25",
+        ])
         #expect(fixes.count == 2)
         #expect(stats.used == 2)
         let (none, bad) = parse([String(good.dropLast(1))])  // `*H`: a cut-off checksum
@@ -278,28 +306,34 @@ private func date(_ text: String) -> Date {
     }
 
     @Test func proprietaryAndUnknownSentencesAreSkippedAndCounted() {
-        let (fixes, stats) = parse([sentence("PGRME,15.0,M,22.5,M,27.0,M"), sentence("PSRF151,01"),
-                                    sentence("GPHDT,74.79,T"), "!AIVDM,1,1,,B,B3`gaQ000062Pc7RIt403wkUoP06,0*4B",
-                                    sentence(Self.gga)])
+        let (fixes, stats) = parse([
+            sentence("PGRME,15.0,M,22.5,M,27.0,M"), sentence("PSRF151,01"),
+            sentence("GPHDT,74.79,T"), "!AIVDM,1,1,,B,B3`gaQ000062Pc7RIt403wkUoP06,0*4B",
+            sentence(Self.gga),
+        ])
         #expect(fixes.count == 1)
         #expect(stats.proprietary == 2)
         #expect(stats.unsupported == 2)
     }
 
     @Test func malformedNumbersAndRangesAreRejected() {
-        let (fixes, stats) = parse([sentence("GPGGA,123519,9107.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"),
-                                    sentence("GPGGA,123520,4867.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"),
-                                    sentence("GPGGA,123521,48x7.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"),
-                                    sentence("GPGGA,123522,4807.038,Q,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"),
-                                    sentence("GPGGA,253522,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")])
+        let (fixes, stats) = parse([
+            sentence("GPGGA,123519,9107.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"),
+            sentence("GPGGA,123520,4867.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"),
+            sentence("GPGGA,123521,48x7.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"),
+            sentence("GPGGA,123522,4807.038,Q,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"),
+            sentence("GPGGA,253522,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"),
+        ])
         #expect(fixes.isEmpty)
         #expect(stats.malformed == 5)
     }
 
     /// Found by fuzz-nmea: a negative HDOP made a negative error estimate.
     @Test func negativeDOPsAndSigmasReadAsAbsent() throws {
-        let (fixes, _) = parse([sentence("GPGGA,123519,4807.038,N,01131.000,E,1,08,-0.9,545.4,M,46.9,M,,"),
-                                sentence("GPGST,123519,1.2,3.0,2.0,45.0,-3.0,4.0,5.0")])
+        let (fixes, _) = parse([
+            sentence("GPGGA,123519,4807.038,N,01131.000,E,1,08,-0.9,545.4,M,46.9,M,,"),
+            sentence("GPGST,123519,1.2,3.0,2.0,45.0,-3.0,4.0,5.0"),
+        ])
         try #require(fixes.count == 1)
         #expect(fixes[0].horizontalError == nil)
         #expect(fixes[0].hdop == nil)

@@ -17,8 +17,11 @@ import TourModel
             }
             let c = start.destination(distance: Double(i) * 1.4, bearing: 0)
             lines.append(gga(String(format: "1000%02d.00", i), c))
-            lines.append(sentence(String(format: "GPRMC,1000%02d.00,A,%@,N,%@,E,2.72,0.0,211126,,,A", i,
-                                         ddmm(c.latitude, 2), ddmm(c.longitude, 3))))
+            lines.append(
+                sentence(
+                    String(
+                        format: "GPRMC,1000%02d.00,A,%@,N,%@,E,2.72,0.0,211126,,,A", i,
+                        ddmm(c.latitude, 2), ddmm(c.longitude, 3))))
         }
         lines.append("$GPGGA,100010.00,4429.6340,N,01120.5560,E,1,09,0.9,54.0,M,46.9,M,,*00")
         lines.append(sentence("PGRME,15.0,M,22.5,M,27.0,M"))
@@ -77,7 +80,10 @@ import TourModel
         let result = try runWalkscape(["trace", file.path], home: folder)
         #expect(result.status == 65)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr == "walkscape: \(file.path): not an NMEA 0183 or GPX trace (no `$` sentence or `<gpx` element near the start)\n")
+        #expect(
+            result.stderr
+                == "walkscape: \(file.path): not an NMEA 0183 or GPX trace (no `$` sentence or `<gpx` element near the start)\n"
+        )
     }
 
     @Test func refusesAMissingFileAndABadBound() throws {
@@ -94,12 +100,15 @@ import TourModel
     @Test func aTraceWithoutAUsablePositionIsADataErrorAfterItsSummary() throws {
         let folder = try TemporaryDirectory()
         // A GPX whose points all lack a time: read, counted, and nothing to walk with.
-        let untimed = try folder.write("untimed.gpx", #"<gpx><trk><trkseg><trkpt lat="43.77" lon="11.25"/></trkseg></trk></gpx>"#)
+        let untimed = try folder.write(
+            "untimed.gpx", #"<gpx><trk><trkseg><trkpt lat="43.77" lon="11.25"/></trkseg></trk></gpx>"#)
         let r = try runWalkscape(["trace", untimed.path], home: folder)
         #expect(r.status == 65)
         #expect(r.stdout.contains("no accepted fix"))
-        #expect(r.stderr == "walkscape: \(untimed.path): no usable position in this trace (1 points read; unused: untimed 1 "
-            + "(GPX points need a <time> to be walked or previewed))\n")
+        #expect(
+            r.stderr
+                == "walkscape: \(untimed.path): no usable position in this trace (1 points read; unused: untimed 1 "
+                + "(GPX points need a <time> to be walked or previewed))\n")
         // Fixes, but none good enough for the bound asked for.
         let file = try folder.write("walk.log", Self.recording())
         let strict = try runWalkscape(["trace", file.path, "--max-error", "0.1"], home: folder)
@@ -109,8 +118,11 @@ import TourModel
 
     @Test func anAbsurdHDOPIsSummarisedNotTrappedOn() throws {
         let folder = try TemporaryDirectory()
-        let gpx = try folder.write("walk.gpx", #"<gpx><trkpt lat="43.77" lon="11.25"><time>2026-04-18T08:30:00Z</time><hdop>1</hdop></trkpt>"#
-            + #"<trkpt lat="43.77001" lon="11.25"><time>2026-04-18T08:30:01Z</time><hdop>1e300</hdop></trkpt></gpx>"#)
+        let gpx = try folder.write(
+            "walk.gpx",
+            #"<gpx><trkpt lat="43.77" lon="11.25"><time>2026-04-18T08:30:00Z</time><hdop>1</hdop></trkpt>"#
+                + #"<trkpt lat="43.77001" lon="11.25"><time>2026-04-18T08:30:01Z</time><hdop>1e300</hdop></trkpt></gpx>"#
+        )
         let r = try runWalkscape(["trace", gpx.path], home: folder)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("2 (1 accepted; dropped: tooInaccurate 1)"), "\(r.stdout)")
@@ -118,10 +130,12 @@ import TourModel
 
     @Test func namespacePrefixedGPXIsReadNotSilentlyEmpty() throws {
         let folder = try TemporaryDirectory()
-        let gpx = try folder.write("walk.gpx", #"<?xml version="1.0"?><gpx:gpx xmlns:gpx="http://www.topografix.com/GPX/1/1">"#
-            + #"<gpx:trk><gpx:trkseg><gpx:trkpt lat="43.77" lon="11.25"><gpx:time>2026-04-18T08:30:00Z</gpx:time></gpx:trkpt>"#
-            + #"<gpx:trkpt lat="43.77001" lon="11.25"><gpx:time>2026-04-18T08:30:01Z</gpx:time></gpx:trkpt>"#
-            + "</gpx:trkseg></gpx:trk></gpx:gpx>")
+        let gpx = try folder.write(
+            "walk.gpx",
+            #"<?xml version="1.0"?><gpx:gpx xmlns:gpx="http://www.topografix.com/GPX/1/1">"#
+                + #"<gpx:trk><gpx:trkseg><gpx:trkpt lat="43.77" lon="11.25"><gpx:time>2026-04-18T08:30:00Z</gpx:time></gpx:trkpt>"#
+                + #"<gpx:trkpt lat="43.77001" lon="11.25"><gpx:time>2026-04-18T08:30:01Z</gpx:time></gpx:trkpt>"#
+                + "</gpx:trkseg></gpx:trk></gpx:gpx>")
         let r = try runWalkscape(["trace", gpx.path, "--json"], home: folder)
         #expect(r.status == 0, "\(r.stderr)")
         let summary = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])

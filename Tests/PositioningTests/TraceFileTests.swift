@@ -6,26 +6,26 @@ import TourModel
 
 @Suite struct TraceFileTests {
     static let gpx = """
-    <?xml version="1.0" encoding="UTF-8"?>
-    <gpx version="1.1" creator="phone" xmlns="http://www.topografix.com/GPX/1/1">
-      <metadata><time>2026-04-18T08:00:00Z</time></metadata>
-      <wpt lat="43.7700" lon="11.2500"><name>start, no time</name></wpt>
-      <wpt lat="43.7701" lon="11.2501"><time>2026-04-18T08:29:59Z</time><name>timed waypoint</name></wpt>
-      <trk><name>walk</name><trkseg>
-        <trkpt lat="43.773192" lon="11.255636"><ele>51.2</ele><time>2026-04-18T08:30:00Z</time><hdop>1.2</hdop><sat>9</sat></trkpt>
-        <trkpt lon='11.255700' lat='43.773250'>
-          <ele>51.0</ele>
-          <time>2026-04-18T10:30:01.500+02:00</time>
-          <fix>2d</fix>
-          <extensions><speed>1.4</speed></extensions>
-        </trkpt>
-        <trkpt lat="43.7733" lon="11.2558"><time>2026-04-18T08:30:03Z</time><fix>none</fix></trkpt>
-        <trkpt lat="95.0" lon="11.2558"><time>2026-04-18T08:30:04Z</time></trkpt>
-        <trkpt lat="43.7734" lon="11.2559"><time>yesterday</time></trkpt>
-      </trkseg></trk>
-      <rte><rtept lat="43.7735" lon="11.2560"><time>2026-04-18T08:30:05Z</time></rtept></rte>
-    </gpx>
-    """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <gpx version="1.1" creator="phone" xmlns="http://www.topografix.com/GPX/1/1">
+          <metadata><time>2026-04-18T08:00:00Z</time></metadata>
+          <wpt lat="43.7700" lon="11.2500"><name>start, no time</name></wpt>
+          <wpt lat="43.7701" lon="11.2501"><time>2026-04-18T08:29:59Z</time><name>timed waypoint</name></wpt>
+          <trk><name>walk</name><trkseg>
+            <trkpt lat="43.773192" lon="11.255636"><ele>51.2</ele><time>2026-04-18T08:30:00Z</time><hdop>1.2</hdop><sat>9</sat></trkpt>
+            <trkpt lon='11.255700' lat='43.773250'>
+              <ele>51.0</ele>
+              <time>2026-04-18T10:30:01.500+02:00</time>
+              <fix>2d</fix>
+              <extensions><speed>1.4</speed></extensions>
+            </trkpt>
+            <trkpt lat="43.7733" lon="11.2558"><time>2026-04-18T08:30:03Z</time><fix>none</fix></trkpt>
+            <trkpt lat="95.0" lon="11.2558"><time>2026-04-18T08:30:04Z</time></trkpt>
+            <trkpt lat="43.7734" lon="11.2559"><time>yesterday</time></trkpt>
+          </trkseg></trk>
+          <rte><rtept lat="43.7735" lon="11.2560"><time>2026-04-18T08:30:05Z</time></rtept></rte>
+        </gpx>
+        """
 
     @Test func readsTimedPointsOfEveryKindWithTheirChildren() throws {
         let folder = try TemporaryDirectory()
@@ -68,8 +68,11 @@ import TourModel
     @Test func namespacePrefixedGPXReadsLikeThePlainOne() throws {
         // Every element of the sample with a `gpx:` prefix bound to the GPX namespace.
         let prefixed = Self.gpx
-            .replacingOccurrences(of: #"<(/?)(gpx|metadata|wpt|name|trk|trkseg|trkpt|rte|rtept|ele|time|hdop|sat|fix|speed|extensions)([ >])"#,
-                                  with: "<$1gpx:$2$3", options: .regularExpression)
+            .replacingOccurrences(
+                of:
+                    #"<(/?)(gpx|metadata|wpt|name|trk|trkseg|trkpt|rte|rtept|ele|time|hdop|sat|fix|speed|extensions)([ >])"#,
+                with: "<$1gpx:$2$3", options: .regularExpression
+            )
             .replacingOccurrences(of: #"xmlns="http"#, with: #"xmlns:gpx="http"#)
         #expect(prefixed.contains("<gpx:trkpt lat=") && prefixed.contains("</gpx:time>"))
         let (plain, plainStats) = try fixes(Self.gpx)
@@ -79,14 +82,16 @@ import TourModel
             #expect(stats == plainStats)
         }
         // The root's own prefix counts too, with GPX 1.0's namespace.
-        let own = #"<g:gpx xmlns:g="http://www.topografix.com/GPX/1/0"><g:trk><g:trkseg>"#
+        let own =
+            #"<g:gpx xmlns:g="http://www.topografix.com/GPX/1/0"><g:trk><g:trkseg>"#
             + #"<g:trkpt lat="43.77" lon="11.25"><g:time>2026-04-18T08:30:00Z</g:time></g:trkpt>"#
             + "</g:trkseg></g:trk></g:gpx>"
         #expect(try fixes(own).0.count == 1)
     }
 
     @Test func elementsOfOtherNamespacesAreNotGPXs() throws {
-        let gpx = #"<gpx xmlns="http://www.topografix.com/GPX/1/1" xmlns:ext="http://example.org/ext">"#
+        let gpx =
+            #"<gpx xmlns="http://www.topografix.com/GPX/1/1" xmlns:ext="http://example.org/ext">"#
             + #"<ext:trkpt lat="1" lon="1"><time>2026-04-18T08:00:00Z</time></ext:trkpt>"#
             + #"<trkpt lat="43.77" lon="11.25"><extensions><ext:time>2026-04-18T09:00:00Z</ext:time></extensions>"#
             + #"<time>2026-04-18T08:30:00Z</time></trkpt></gpx>"#
@@ -97,7 +102,8 @@ import TourModel
     }
 
     @Test func aTimeInCDATAOrWithAttributesIsRead() throws {
-        let gpx = #"<gpx><trk><trkseg>"#
+        let gpx =
+            #"<gpx><trk><trkseg>"#
             + #"<trkpt lat="43.77" lon="11.25"><time><![CDATA[2026-04-18T08:30:00Z]]></time></trkpt>"#
             + #"<trkpt lat="43.78" lon="11.25"><time > <![CDATA[ 2026-04-18T08:30:01Z ]]> </time ></trkpt>"#
             + #"<trkpt lat="43.79" lon="11.25"><time source="gps">2026-04-18T08:30:02Z</time></trkpt>"#
@@ -113,9 +119,11 @@ import TourModel
             let (read, _) = try fixes(#"<gpx><trkpt lat="43.77" lon="11.25"><time>\#(text)</time></trkpt></gpx>"#)
             return read.first?.time
         }
-        for impossible in ["2026-02-31T08:00:00Z", "2026-02-29T08:00:00Z", "2026-04-31T08:00:00Z", "2026-04-18T24:00:00Z",
-                           "2026-04-18T12:60:00Z", "2026-04-18T12:30:60Z", "2026-04-18T12:30:00+25:00",
-                           "2026-04-18T12:30:00+01:75", "2026-04-18T12:30:00.Z"] {
+        for impossible in [
+            "2026-02-31T08:00:00Z", "2026-02-29T08:00:00Z", "2026-04-31T08:00:00Z", "2026-04-18T24:00:00Z",
+            "2026-04-18T12:60:00Z", "2026-04-18T12:30:60Z", "2026-04-18T12:30:00+25:00",
+            "2026-04-18T12:30:00+01:75", "2026-04-18T12:30:00.Z",
+        ] {
             #expect(try time(impossible) == nil, "\(impossible)")
         }
         #expect(try time("2024-02-29T08:00:00Z") == Date(timeIntervalSince1970: 1_709_193_600))
@@ -129,7 +137,8 @@ import TourModel
         var text = "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\"><trk><trkseg>\n"
         let count = 20_000  // about 2 MB: many refills of the 256 KiB buffer
         for i in 0..<count {
-            text += "<trkpt lat=\"\(43.0 + Double(i) * 1e-6)\" lon=\"11.0\"><time>2026-04-18T\(String(format: "%02d:%02d:%02d", 8 + i / 3600, i / 60 % 60, i % 60))Z</time></trkpt>\n"
+            text +=
+                "<trkpt lat=\"\(43.0 + Double(i) * 1e-6)\" lon=\"11.0\"><time>2026-04-18T\(String(format: "%02d:%02d:%02d", 8 + i / 3600, i / 60 % 60, i % 60))Z</time></trkpt>\n"
         }
         text += "</trkseg></trk></gpx>\n"
         let file = try TraceFile(url: folder.write("long.gpx", text))
@@ -149,12 +158,12 @@ import TourModel
     @Test func absurdGPXNumbersReadAsAbsent() throws {
         let folder = try TemporaryDirectory()
         let text = """
-        <gpx><trk><trkseg>
-        <trkpt lat="43.77" lon="11.25"><time>2026-04-18T08:30:00Z</time><sat>1e300</sat><ele>inf</ele><hdop>nan</hdop><speed>-1e999</speed></trkpt>
-        <trkpt lat="nan" lon="11.25"><time>2026-04-18T08:30:01Z</time></trkpt>
-        <trkpt lat="43.77" lon="11.25"><time>2026-04-18T08:30:02Z</time><hdop>-0.8</hdop><speed>-1</speed><course>-5</course></trkpt>
-        </trkseg></trk></gpx>
-        """
+            <gpx><trk><trkseg>
+            <trkpt lat="43.77" lon="11.25"><time>2026-04-18T08:30:00Z</time><sat>1e300</sat><ele>inf</ele><hdop>nan</hdop><speed>-1e999</speed></trkpt>
+            <trkpt lat="nan" lon="11.25"><time>2026-04-18T08:30:01Z</time></trkpt>
+            <trkpt lat="43.77" lon="11.25"><time>2026-04-18T08:30:02Z</time><hdop>-0.8</hdop><speed>-1</speed><course>-5</course></trkpt>
+            </trkseg></trk></gpx>
+            """
         let fixes = Array(try TraceFile(url: folder.write("absurd.gpx", text)).fixes())
         try #require(fixes.count == 2)
         #expect(fixes[1].horizontalError == nil)
@@ -194,7 +203,9 @@ import TourModel
             _ = try TraceFile(url: notes)
             Issue.record("accepted a text file")
         } catch {
-            #expect(error.message.hasSuffix("notes.txt: not an NMEA 0183 or GPX trace (no `$` sentence or `<gpx` element near the start)"))
+            #expect(
+                error.message.hasSuffix(
+                    "notes.txt: not an NMEA 0183 or GPX trace (no `$` sentence or `<gpx` element near the start)"))
             #expect(error.exitCode == 65)
         }
         let missing = folder.file("missing.nmea")
@@ -206,8 +217,13 @@ import TourModel
             #expect(error.exitCode == 66)
         }
         #expect(throws: PositioningError.self) { try TraceFile(url: folder.write("empty.nmea", "")) }
-        #expect(throws: PositioningError("\(folder.path): is a folder, not a file", exitCode: 66)) { try TraceFile(url: folder.url) }
-        #expect(throws: PositioningError("/dev/null: is a character device, not a regular file (save the trace to a file first)", exitCode: 66)) {
+        #expect(throws: PositioningError("\(folder.path): is a folder, not a file", exitCode: 66)) {
+            try TraceFile(url: folder.url)
+        }
+        #expect(
+            throws: PositioningError(
+                "/dev/null: is a character device, not a regular file (save the trace to a file first)", exitCode: 66)
+        ) {
             try TraceFile(url: URL(fileURLWithPath: "/dev/null"))
         }
     }
@@ -215,8 +231,10 @@ import TourModel
     @Test func nmeaStatisticsArriveAfterIteration() throws {
         let folder = try TemporaryDirectory()
         let good = sentence("GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")
-        let text = [good, "$GPGGA,123520,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*00", sentence("PGRME,1,M"), ""]
-            .joined(separator: "\n")
+        let text = [
+            good, "$GPGGA,123520,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*00", sentence("PGRME,1,M"), "",
+        ]
+        .joined(separator: "\n")
         let file = try TraceFile(url: folder.write("s.nmea", text))
         #expect(file.statistics == nil)
         let stats = file.forEachFix { _ in }

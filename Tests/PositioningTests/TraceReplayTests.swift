@@ -44,7 +44,10 @@ final class VirtualClock: Clock, Sendable {
         let clock = VirtualClock()
         var times: [Date] = []
         for await fix in TraceReplay(file: file, pace: .realTime, clock: clock) { times.append(fix.time) }
-        #expect(times.map { $0.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400) } == [36_000, 36_001, 36_002, 36_005, 36_004])
+        #expect(
+            times.map { $0.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400) } == [
+                36_000, 36_001, 36_002, 36_005, 36_004,
+            ])
         #expect(clock.sleeps.map(\.offset) == [.seconds(1), .seconds(2), .seconds(5)])
     }
 

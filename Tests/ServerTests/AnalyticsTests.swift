@@ -1,7 +1,7 @@
 import Foundation
 import NIOHTTP1
-import Testing
 import TestSupport
+import Testing
 import TourModel
 
 /// `POST /analytics/events`: the live whitelist, 204, 400 naming the problem, 413, 500 on unknown
@@ -11,10 +11,11 @@ struct AnalyticsTests {
     static let point = "7c1e0b52-5d0a-4f3e-9a61-0d1f00000002"
 
     static func event(_ name: String = "point_triggered", id: String = UUID().uuidString) -> AnalyticsEvent {
-        AnalyticsEvent(name: name, anonymousID: "anon-1", tourID: demo, pointID: point, language: "en",
-                       device: "Pinephone", osVersion: "Debian 12", offline: false,
-                       timestamp: ISO8601.parse("2026-05-01T09:00:00.000Z"),
-                       properties: ["eventId": .string(id), "triggerType": "gps", "platform": "linux"])
+        AnalyticsEvent(
+            name: name, anonymousID: "anon-1", tourID: demo, pointID: point, language: "en",
+            device: "Pinephone", osVersion: "Debian 12", offline: false,
+            timestamp: ISO8601.parse("2026-05-01T09:00:00.000Z"),
+            properties: ["eventId": .string(id), "triggerType": "gps", "platform": "linux"])
     }
 
     static func body(_ events: [AnalyticsEvent], dialect: APIDialect = .live) throws -> Data {
@@ -26,15 +27,19 @@ struct AnalyticsTests {
         let http = HTTPTestClient(server)
         let session = try await http.register("ada@example.org")
         let batch = [Self.event("tour_started"), Self.event(), Self.event("tour_completed")]
-        let reply = try await http.send(.POST, "/analytics/events", token: session.tokens.accessToken, body: try Self.body(batch))
+        let reply = try await http.send(
+            .POST, "/analytics/events", token: session.tokens.accessToken, body: try Self.body(batch))
         #expect(reply.status == 204 && reply.body.isEmpty)
         // The same batch again (a retry after a lost answer), anonymously this time.
         #expect(try await http.send(.POST, "/analytics/events", body: try Self.body(batch)).status == 204)
 
         let events = try server.events()
         #expect(events.received == 6 && events.unique == 3 && events.duplicates == 3)
-        #expect(events.events.map(\.event.name) == ["tour_started", "point_triggered", "tour_completed",
-                                                     "tour_started", "point_triggered", "tour_completed"])
+        #expect(
+            events.events.map(\.event.name) == [
+                "tour_started", "point_triggered", "tour_completed",
+                "tour_started", "point_triggered", "tour_completed",
+            ])
         let first = try #require(events.events.first)
         #expect(first.event == batch[0].with(userID: session.user?.id))  // the bearer's user attached
         #expect(first.requestUserID == session.user?.id && !first.duplicate)
@@ -51,25 +56,26 @@ struct AnalyticsTests {
         let server = try await ServerProcess.start()
         let http = HTTPTestClient(server)
         let raw = """
-        {"events":[{"name":"app_open"},
-                   {"eventType":"app_open","properties":{}},
-                   {"name":"app_closed","offline":"yes","timestamp":"yesterday","properties":[1]}],
-         "batchId":"b1"}
-        """
+            {"events":[{"name":"app_open"},
+                       {"eventType":"app_open","properties":{}},
+                       {"name":"app_closed","offline":"yes","timestamp":"yesterday","properties":[1]}],
+             "batchId":"b1"}
+            """
         let reply = try await http.post("/analytics/events", raw: raw)
         #expect(reply.status == 400)
         let error = try #require(reply.error)
         let names = AnalyticsEvent.names.joined(separator: ", ")
         #expect(error.messageIsList)
-        #expect(Set(error.messages) == [
-            "property batchId should not exist",
-            "events.1.property eventType should not exist",
-            "events.1.name must be one of the following values: \(names)",
-            "events.2.name must be one of the following values: \(names)",
-            "events.2.offline must be a boolean value",
-            "events.2.timestamp must be a valid ISO 8601 date string",
-            "events.2.properties must be an object",
-        ])
+        #expect(
+            Set(error.messages) == [
+                "property batchId should not exist",
+                "events.1.property eventType should not exist",
+                "events.1.name must be one of the following values: \(names)",
+                "events.2.name must be one of the following values: \(names)",
+                "events.2.offline must be a boolean value",
+                "events.2.timestamp must be a valid ISO 8601 date string",
+                "events.2.properties must be an object",
+            ])
         let empty = try await http.post("/analytics/events", ["events": []])
         #expect(empty.status == 400 && empty.error?.messages == ["events must contain at least 1 elements"])
         let none = try await http.post("/analytics/events", [:])
@@ -102,8 +108,11 @@ struct AnalyticsTests {
         #expect(body.count > 100 * 1024)
         let reply = try await http.send(.POST, "/analytics/events", body: body)
         #expect(reply.status == 413)
-        #expect(reply.error == APIErrorBody(statusCode: 413, messages: ["request entity too large"], error: "Payload Too Large",
-                                            messageIsList: false))
+        #expect(
+            reply.error
+                == APIErrorBody(
+                    statusCode: 413, messages: ["request entity too large"], error: "Payload Too Large",
+                    messageIsList: false))
         // Split in two, it goes through.
         #expect(try await http.send(.POST, "/analytics/events", body: try Self.body(Array(big[..<200]))).status == 204)
         #expect(try await http.send(.POST, "/analytics/events", body: try Self.body(Array(big[200...]))).status == 204)

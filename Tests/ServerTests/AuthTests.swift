@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TourModel
 
 /// `/auth/*` as the live service answers: 201s, 409, 401 `Invalid credentials`, refresh rotation,
@@ -9,8 +9,12 @@ struct AuthTests {
     @Test func registerAnswers201WithTheUserAndAnHS256TokenPair() async throws {
         let server = try await ServerProcess.start(.init(tokenTTL: 120, refreshTTL: 3600))
         let http = HTTPTestClient(server)
-        let reply = try await http.post("/auth/register", ["email": "Ada@Example.org", "password": "correct horse",
-                                                           "name": "Ada", "preferredLanguage": "it", "mailingListOptIn": true])
+        let reply = try await http.post(
+            "/auth/register",
+            [
+                "email": "Ada@Example.org", "password": "correct horse",
+                "name": "Ada", "preferredLanguage": "it", "mailingListOptIn": true,
+            ])
         #expect(reply.status == 201)
         #expect(reply.header("content-type") == "application/json; charset=utf-8")
         let session: AuthSession = try reply.decode()
@@ -31,7 +35,10 @@ struct AuthTests {
 
         let me = try await http.get("/auth/me", token: session.tokens.accessToken)
         #expect(me.status == 200)
-        #expect(Set(me.json.objectValue?.keys ?? [:].keys) == ["id", "email", "name", "preferredLanguage", "mailingListOptIn", "createdAt", "updatedAt"])
+        #expect(
+            Set(me.json.objectValue?.keys ?? [:].keys) == [
+                "id", "email", "name", "preferredLanguage", "mailingListOptIn", "createdAt", "updatedAt",
+            ])
         #expect(try me.decode(UserProfile.self) == user)
         await server.stop()
     }
@@ -46,23 +53,35 @@ struct AuthTests {
         let server = try await ServerProcess.start()
         let http = HTTPTestClient(server)
         _ = try await http.register("walker@example.org")
-        let again = try await http.post("/auth/register", ["email": "WALKER@example.org", "password": "another password"])
+        let again = try await http.post(
+            "/auth/register", ["email": "WALKER@example.org", "password": "another password"])
         #expect(again.status == 409)
-        #expect(again.error == APIErrorBody(statusCode: 409, messages: ["User with this email already exists"], error: "Conflict", messageIsList: false))
+        #expect(
+            again.error
+                == APIErrorBody(
+                    statusCode: 409, messages: ["User with this email already exists"], error: "Conflict",
+                    messageIsList: false))
         await server.stop()
     }
 
     @Test func registrationIsValidatedFieldByFieldWithTheLiveMessages() async throws {
         let server = try await ServerProcess.start()
         let http = HTTPTestClient(server)
-        let reply = try await http.post("/auth/register", ["email": "not-an-email", "password": "short", "nickname": "x",
-                                                           "mailingListOptIn": "yes"])
+        let reply = try await http.post(
+            "/auth/register",
+            [
+                "email": "not-an-email", "password": "short", "nickname": "x",
+                "mailingListOptIn": "yes",
+            ])
         #expect(reply.status == 400)
         let error = try #require(reply.error)
         #expect(error.messageIsList && error.error == "Bad Request" && error.statusCode == 400)
-        #expect(Set(error.messages) == ["property nickname should not exist", "email must be an email",
-                                        "password must be longer than or equal to 8 characters",
-                                        "mailingListOptIn must be a boolean value"])
+        #expect(
+            Set(error.messages) == [
+                "property nickname should not exist", "email must be an email",
+                "password must be longer than or equal to 8 characters",
+                "mailingListOptIn must be a boolean value",
+            ])
         #expect(try server.stats()["users"] == 0)
         await server.stop()
     }
@@ -79,7 +98,8 @@ struct AuthTests {
             #expect(bad.status == 401)
             #expect(bad.error?.messages == ["Invalid credentials"] && bad.error?.error == "Unauthorized")
         }
-        let extra = try await http.post("/auth/login", ["email": "ada@example.org", "password": "correct horse", "remember": true])
+        let extra = try await http.post(
+            "/auth/login", ["email": "ada@example.org", "password": "correct horse", "remember": true])
         #expect(extra.status == 400 && extra.error?.messages == ["property remember should not exist"])
         #expect(try server.stats()["logins"] == 1)
         await server.stop()
@@ -132,7 +152,9 @@ struct AuthTests {
         let http = HTTPTestClient(server)
         let token = try #require(try await http.register("ada@example.org").tokens.refreshToken)
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<10 { group.addTask { try await http.post("/auth/refresh", ["refreshToken": .string(token)]).status } }
+            for _ in 0..<10 {
+                group.addTask { try await http.post("/auth/refresh", ["refreshToken": .string(token)]).status }
+            }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(statuses.filter { $0 == 201 }.count == 1)
@@ -147,8 +169,13 @@ struct AuthTests {
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for i in 0..<20 {
                 group.addTask {
-                    try await http.post("/auth/register", ["email": .string(i % 2 == 0 ? "race@example.org" : "RACE@example.org"),
-                                                           "password": .string("password \(i)")]).status
+                    try await http.post(
+                        "/auth/register",
+                        [
+                            "email": .string(i % 2 == 0 ? "race@example.org" : "RACE@example.org"),
+                            "password": .string("password \(i)"),
+                        ]
+                    ).status
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }

@@ -1,7 +1,7 @@
 import Foundation
 import NIOHTTP1
-import Testing
 import TestSupport
+import Testing
 import TourModel
 
 /// Whatever a client sends, a clear 4xx in the live error shape, never a crash, and the data folder
@@ -51,9 +51,13 @@ struct BadInputTests {
     @Test func aBodyWithAnotherContentTypeIsIgnoredAsLiveDoes() async throws {
         let server = try await ServerProcess.start()
         let http = HTTPTestClient(server)
-        let reply = try await http.post("/auth/login", raw: #"{"email":"a@b.co","password":"x"}"#, contentType: "text/plain")
+        let reply = try await http.post(
+            "/auth/login", raw: #"{"email":"a@b.co","password":"x"}"#, contentType: "text/plain")
         #expect(reply.status == 400)
-        #expect(reply.error?.messages == ["email must be an email", "password should not be empty", "password must be a string"])
+        #expect(
+            reply.error?.messages == [
+                "email must be an email", "password should not be empty", "password must be a string",
+            ])
         await server.stop()
     }
 
@@ -67,8 +71,10 @@ struct BadInputTests {
         let far = Int(Date().timeIntervalSince1970) + 3600
         let tokens = [
             "not.a.token", "", String(repeating: "a", count: 10_000),
-            b64(#"{"alg":"none","typ":"JWT"}"#) + "." + b64(#"{"sub":"x","email":"a@b.co","iat":1,"exp":\#(far)}"#) + ".",
-            b64(#"{"alg":"HS256","typ":"JWT"}"#) + "." + b64(#"{"sub":"x","email":"a@b.co","iat":1,"exp":\#(far)}"#) + ".c2lnbmF0dXJl",
+            b64(#"{"alg":"none","typ":"JWT"}"#) + "." + b64(#"{"sub":"x","email":"a@b.co","iat":1,"exp":\#(far)}"#)
+                + ".",
+            b64(#"{"alg":"HS256","typ":"JWT"}"#) + "." + b64(#"{"sub":"x","email":"a@b.co","iat":1,"exp":\#(far)}"#)
+                + ".c2lnbmF0dXJl",
         ]
         for token in tokens {
             let list = try await http.get("/tours", token: token)

@@ -1,7 +1,7 @@
 import Foundation
 import NIOHTTP1
-import Testing
 import TestSupport
+import Testing
 import TourModel
 
 /// Each fault switch does what it says, deterministically enough to test, and `/health` is exempt.
@@ -55,7 +55,8 @@ struct FaultTests {
         var attempts = 0
         while got.count < disk.count && attempts < 60 {
             attempts += 1
-            let answer = try RawHTTP.get(port: server.port, path, headers: got.isEmpty ? [] : ["Range: bytes=\(got.count)-"])
+            let answer = try RawHTTP.get(
+                port: server.port, path, headers: got.isEmpty ? [] : ["Range: bytes=\(got.count)-"])
             #expect(answer.status == (got.isEmpty ? 200 : 206))
             // Always cut, never before the first byte; only a last single byte comes whole.
             #expect(answer.complete == (disk.count - got.count == 1) && !answer.body.isEmpty)

@@ -1,7 +1,7 @@
 import Foundation
 import NIOHTTP1
-import Testing
 import TestSupport
+import Testing
 import TourModel
 
 /// `--dialect guide`: the published guide's shapes, which the shared decoders read as well as the live ones.
@@ -48,13 +48,17 @@ struct GuideDialectTests {
         #expect(m.audio.first?.sizeBytes == 4096 && m.expiresAt != nil)
 
         // Analytics in the guide's shape are accepted; the live shape is not.
-        let guideEvent = #"{"events":[{"eventType":"point_triggered","properties":{"tourId":"\#(fixture.id)","pointId":"\#(fixture.pointID(order: 1))","offline":true,"eventId":"g1"}}]}"#
+        let guideEvent =
+            #"{"events":[{"eventType":"point_triggered","properties":{"tourId":"\#(fixture.id)","pointId":"\#(fixture.pointID(order: 1))","offline":true,"eventId":"g1"}}]}"#
         #expect(try await http.post("/analytics/events", raw: guideEvent).status == 204)
         let liveEvent = #"{"events":[{"name":"app_open"}]}"#
         let refused = try await http.post("/analytics/events", raw: liveEvent)
-        #expect(refused.status == 400 && refused.error?.messages.contains("events.0.property name should not exist") == true)
+        #expect(
+            refused.status == 400 && refused.error?.messages.contains("events.0.property name should not exist") == true
+        )
         let stored = try #require(try server.events().events.first)
-        #expect(stored.event.name == "point_triggered" && stored.event.tourID == fixture.id && stored.event.offline == true)
+        #expect(
+            stored.event.name == "point_triggered" && stored.event.tourID == fixture.id && stored.event.offline == true)
         #expect(stored.eventID == "g1")
         await server.stop()
     }

@@ -12,8 +12,10 @@ struct HTTPTestClient: Sendable {
     init(_ server: ServerProcess) { base = server.baseURL }
 
     /// `path` is appended to the base unless it is already a full URL (a signed media URL).
-    func send(_ method: HTTPMethod, _ path: String, token: String? = nil, headers: [(String, String)] = [],
-              body: Data? = nil, contentType: String? = "application/json") async throws -> Reply {
+    func send(
+        _ method: HTTPMethod, _ path: String, token: String? = nil, headers: [(String, String)] = [],
+        body: Data? = nil, contentType: String? = "application/json"
+    ) async throws -> Reply {
         var request = HTTPClientRequest(url: path.hasPrefix("http") ? path : base + path)
         request.method = method
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
@@ -24,7 +26,8 @@ struct HTTPTestClient: Sendable {
         }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
         let collected = try await response.body.collect(upTo: 512 * 1024 * 1024)
-        return Reply(status: Int(response.status.code), headers: response.headers, body: Data(collected.readableBytesView))
+        return Reply(
+            status: Int(response.status.code), headers: response.headers, body: Data(collected.readableBytesView))
     }
 
     func get(_ path: String, token: String? = nil, headers: [(String, String)] = []) async throws -> Reply {
@@ -35,7 +38,9 @@ struct HTTPTestClient: Sendable {
         try await send(.POST, path, token: token, body: try JSONEncoder().encode(json))
     }
 
-    func post(_ path: String, raw: String, token: String? = nil, contentType: String? = "application/json") async throws -> Reply {
+    func post(_ path: String, raw: String, token: String? = nil, contentType: String? = "application/json") async throws
+        -> Reply
+    {
         try await send(.POST, path, token: token, body: Data(raw.utf8), contentType: contentType)
     }
 

@@ -1,14 +1,15 @@
 import Foundation
 import NIOHTTP1
-import Testing
 import TestSupport
+import Testing
 import TourModel
 import WalkscapeServer
 
 /// The media host: signed expiring URLs in S3's shape, Range/If-Range/ETag/HEAD, streaming, and no way
 /// out of the tour folder.
 struct MediaTests {
-    static func audioOnDisk(_ root: URL, _ fixture: TourFixture, order: Int = 1, language: String = "en") throws -> Data {
+    static func audioOnDisk(_ root: URL, _ fixture: TourFixture, order: Int = 1, language: String = "en") throws -> Data
+    {
         try Data(contentsOf: root.appendingPathComponent(fixture.audioPath(order: order, language: language)))
     }
 
@@ -20,14 +21,20 @@ struct MediaTests {
         let http = HTTPTestClient(server)
         let manifest = try await http.manifest(fixture.id)
         let url = try #require(manifest.audio.first?.url)
-        #expect(url.hasPrefix(server.baseURL + "/media/\(fixture.id)/media/en/01.mp3?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date="))
-        #expect(url.range(of: #"X-Amz-Date=\d{8}T\d{6}Z&X-Amz-Expires=86400&X-Amz-Signature=[0-9a-f]{64}$"#, options: .regularExpression) != nil)
+        #expect(
+            url.hasPrefix(
+                server.baseURL + "/media/\(fixture.id)/media/en/01.mp3?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date="))
+        #expect(
+            url.range(
+                of: #"X-Amz-Date=\d{8}T\d{6}Z&X-Amz-Expires=86400&X-Amz-Signature=[0-9a-f]{64}$"#,
+                options: .regularExpression) != nil)
         let reply = try await http.get(url)
         #expect(reply.status == 200)
         #expect(reply.body == (try Self.audioOnDisk(root, fixture)))
         #expect(reply.header("content-length") == "300000" && reply.header("accept-ranges") == "bytes")
         #expect(reply.header("content-type") == "audio/mpeg")
-        #expect(reply.header("etag")?.hasPrefix("\"") == true && reply.header("last-modified")?.hasSuffix(" GMT") == true)
+        #expect(
+            reply.header("etag")?.hasPrefix("\"") == true && reply.header("last-modified")?.hasSuffix(" GMT") == true)
 
         let head = try await http.send(.HEAD, url)
         #expect(head.status == 200 && head.body.isEmpty && head.header("content-length") == "300000")
@@ -36,7 +43,8 @@ struct MediaTests {
         let subtitle = try await http.get(try #require(manifest.subtitles.first?.url))
         #expect(subtitle.header("content-type") == "application/x-subrip" && subtitle.text.contains("Point 1"))
         let image = try await http.get(try #require(manifest.images.first?.url))
-        #expect(image.header("content-type") == "image/jpeg" && Int64(image.body.count) == manifest.images.first?.sizeBytes)
+        #expect(
+            image.header("content-type") == "image/jpeg" && Int64(image.body.count) == manifest.images.first?.sizeBytes)
         await server.stop()
     }
 
@@ -57,7 +65,8 @@ struct MediaTests {
         #expect(rest.status == 206 && rest.header("content-range") == "bytes 400000-1000002/1000003")
         #expect(first.body + rest.body == disk)
 
-        let byDate = try await http.get(url, headers: [("Range", "bytes=1000000-"), ("If-Range", try #require(first.header("last-modified")))])
+        let byDate = try await http.get(
+            url, headers: [("Range", "bytes=1000000-"), ("If-Range", try #require(first.header("last-modified")))])
         #expect(byDate.status == 206 && byDate.body == disk.suffix(3))
         let suffix = try await http.get(url, headers: [("Range", "bytes=-10")])
         #expect(suffix.status == 206 && suffix.body == disk.suffix(10))
@@ -152,9 +161,11 @@ struct MediaTests {
         // Anyone can put dots in a URL; without our signature they get 403.
         let good = try #require(manifest.audio.first?.url)
         let query = String(good[good.firstIndex(of: "?")!...])
-        for path in ["/media/\(fixture.id)/../outside-secret.txt", "/media/\(fixture.id)/%2e%2e/outside-secret.txt",
-                     "/media/\(fixture.id)/media%2F..%2F..%2Foutside-secret.txt", "/media/../../etc/passwd",
-                     "/media/\(fixture.id)/tour.json"] {
+        for path in [
+            "/media/\(fixture.id)/../outside-secret.txt", "/media/\(fixture.id)/%2e%2e/outside-secret.txt",
+            "/media/\(fixture.id)/media%2F..%2F..%2Foutside-secret.txt", "/media/../../etc/passwd",
+            "/media/\(fixture.id)/tour.json",
+        ] {
             let answer = try RawHTTP.get(port: server.port, path + query)
             #expect(answer.status == 403, "\(path)")
             #expect(!String(decoding: answer.body, as: UTF8.self).contains("SECRET"))
@@ -163,19 +174,24 @@ struct MediaTests {
         // With the server's own key (read from its data folder), sign the traversals: still nothing.
         let signer = MediaSigner(secrets: try ServerSecrets.load(dataDirectory: server.dataDirectory))
         let now = Date()
-        for path in ["/media/\(fixture.id)/..%2Foutside-secret.txt", "/media/\(fixture.id)/../outside-secret.txt",
-                     "/media/\(fixture.id)/%2e%2e/outside-secret.txt", "/media/\(fixture.id)/tour.json",
-                     "/media/\(fixture.id)/media/en//01.mp3", "/media/\(fixture.id)/./media/en/01.mp3",
-                     MediaSigner.path(tourID: fixture.id, relativePath: fixture.audioPath(order: 2, language: "en"))] {
+        for path in [
+            "/media/\(fixture.id)/..%2Foutside-secret.txt", "/media/\(fixture.id)/../outside-secret.txt",
+            "/media/\(fixture.id)/%2e%2e/outside-secret.txt", "/media/\(fixture.id)/tour.json",
+            "/media/\(fixture.id)/media/en//01.mp3", "/media/\(fixture.id)/./media/en/01.mp3",
+            MediaSigner.path(tourID: fixture.id, relativePath: fixture.audioPath(order: 2, language: "en")),
+        ] {
             guard let segments = MediaSignerPaths.canonical(path) else { continue }
-            let answer = try RawHTTP.get(port: server.port, path + "?" + signer.query(path: segments, date: now, seconds: 60))
+            let answer = try RawHTTP.get(
+                port: server.port, path + "?" + signer.query(path: segments, date: now, seconds: 60))
             #expect(answer.status == 404, "\(path): \(answer.status)")
             #expect(String(decoding: answer.body, as: UTF8.self).contains("<Code>NoSuchKey</Code>"))
             #expect(!String(decoding: answer.body, as: UTF8.self).contains("SECRET"))
         }
         // The signing itself is sound: the same route, properly named, serves.
         let proper = MediaSigner.path(tourID: fixture.id, relativePath: fixture.audioPath(order: 1, language: "en"))
-        #expect(try RawHTTP.get(port: server.port, proper + "?" + signer.query(path: proper, date: now, seconds: 60)).status == 200)
+        #expect(
+            try RawHTTP.get(port: server.port, proper + "?" + signer.query(path: proper, date: now, seconds: 60)).status
+                == 200)
         await server.stop()
     }
 
@@ -227,7 +243,10 @@ enum MediaSignerPaths {
         var out: [String] = []
         for raw in path.dropFirst(MediaSigner.prefix.count).split(separator: "/", omittingEmptySubsequences: false) {
             guard let decoded = String(raw).removingPercentEncoding else { return nil }
-            out.append(decoded.addingPercentEncoding(withAllowedCharacters: .init(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? decoded)
+            out.append(
+                decoded.addingPercentEncoding(
+                    withAllowedCharacters: .init(
+                        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? decoded)
         }
         return MediaSigner.prefix + out.joined(separator: "/")
     }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// HTTP/1.1 over a plain socket, for requests a client library would tidy up (`..` and `%2e%2e` in
@@ -25,7 +26,9 @@ enum RawHTTP {
         addr.sin_port = in_port_t(UInt16(port).bigEndian)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ECONNREFUSED) }
         let bytes = Array(request.utf8)
@@ -39,20 +42,31 @@ enum RawHTTP {
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             let n = read(fd, &chunk, chunk.count)
-            if n > 0 { received.append(contentsOf: chunk[0..<n]) } else if n < 0 && errno == EINTR { continue } else { break }
+            if n > 0 {
+                received.append(contentsOf: chunk[0..<n])
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                break
+            }
         }
         return try parse(received)
     }
 
     static func parse(_ data: Data) throws -> Answer {
-        guard let end = data.range(of: Data("\r\n\r\n".utf8)) else { throw Unexpected("no HTTP head in \(data.count) bytes") }
+        guard let end = data.range(of: Data("\r\n\r\n".utf8)) else {
+            throw Unexpected("no HTTP head in \(data.count) bytes")
+        }
         let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
         let statusParts = head[0].split(separator: " ")
-        guard statusParts.count >= 2, let status = Int(statusParts[1]) else { throw Unexpected("bad status line \(head[0])") }
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
+            throw Unexpected("bad status line \(head[0])")
+        }
         var headers: [String: String] = [:]
         for line in head.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         let body = Data(data[end.upperBound...])
         let expected = headers["content-length"].flatMap(Int.init) ?? body.count
@@ -62,6 +76,7 @@ enum RawHTTP {
     /// `GET path` with `Connection: close`.
     static func get(port: Int, _ path: String, headers: [String] = []) throws -> Answer {
         let extra = headers.map { "\($0)\r\n" }.joined()
-        return try send(port: port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(extra)Connection: close\r\n\r\n")
+        return try send(
+            port: port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(extra)Connection: close\r\n\r\n")
     }
 }

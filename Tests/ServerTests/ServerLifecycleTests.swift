@@ -1,9 +1,10 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TourModel
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Starting, stopping, and refusing to start.
@@ -27,7 +28,8 @@ struct ServerLifecycleTests {
     @Test func aBrokenTourFolderAtStartIsOneLineAndExitCode65() throws {
         let dir = try TemporaryDirectory()
         let tour = try TourFixture().write(in: dir.url)
-        try Data(#"{"format": 1, "id": "x", "slug": "Bad Slug""#.utf8).write(to: tour.appendingPathComponent("tour.json"))
+        try Data(#"{"format": 1, "id": "x", "slug": "Bad Slug""#.utf8).write(
+            to: tour.appendingPathComponent("tour.json"))
         let result = try run(TestPaths.walkscapeServer, [tour.path, "--port", "0", "--data", dir.file("data").path])
         #expect(result.status == 65)
         #expect(result.stderr.hasPrefix("walkscape-server: \(tour.path)/tour.json: not valid JSON"))
@@ -37,7 +39,9 @@ struct ServerLifecycleTests {
 
     @Test func badFlagsAreUsageErrors() throws {
         let dir = try TemporaryDirectory()
-        for args in [["--fault-rate", "2"], ["--port", "70000"], ["--token-ttl", "0"], ["--public-url", "ftp://x"], []] {
+        for args in [
+            ["--fault-rate", "2"], ["--port", "70000"], ["--token-ttl", "0"], ["--public-url", "ftp://x"], [],
+        ] {
             let tours = args.isEmpty ? [] : [TestPaths.demoTour.path]
             let result = try run(TestPaths.walkscapeServer, tours + args + ["--data", dir.path])
             #expect(result.status == 64, "\(args): \(result.stderr)")
@@ -50,8 +54,12 @@ struct ServerLifecycleTests {
     @Test func aPortInUseIsReportedNotCrashedOn() async throws {
         let first = try await ServerProcess.start()
         let dir = try TemporaryDirectory()
-        let result = try run(TestPaths.walkscapeServer, [TestPaths.demoTour.path, "--port", String(first.port),
-                                                         "--data", dir.path, "--log-level", "critical"])
+        let result = try run(
+            TestPaths.walkscapeServer,
+            [
+                TestPaths.demoTour.path, "--port", String(first.port),
+                "--data", dir.path, "--log-level", "critical",
+            ])
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("cannot listen on 127.0.0.1:\(first.port)"))
         await first.stop()
@@ -59,7 +67,8 @@ struct ServerLifecycleTests {
 
     @Test func theDataFolderAndSecretArePrivate() async throws {
         let server = try await ServerProcess.start()
-        let attributes = try FileManager.default.attributesOfItem(atPath: server.dataDirectory.appendingPathComponent("secret").path)
+        let attributes = try FileManager.default.attributesOfItem(
+            atPath: server.dataDirectory.appendingPathComponent("secret").path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         await server.stop()
     }

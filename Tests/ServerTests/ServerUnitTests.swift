@@ -2,12 +2,14 @@ import Crypto
 import Foundation
 import Testing
 import TourModel
+
 @testable import WalkscapeServer
 
 /// The server's pure parts, without a process.
 struct ServerUnitTests {
     @Test(arguments: [
-        ("bytes=0-99", ByteRange.partial(0...99)), ("bytes=100-", .partial(100...999)), ("bytes=-100", .partial(900...999)),
+        ("bytes=0-99", ByteRange.partial(0...99)), ("bytes=100-", .partial(100...999)),
+        ("bytes=-100", .partial(900...999)),
         ("bytes=-5000", .partial(0...999)), ("bytes=990-5000", .partial(990...999)), ("bytes=1000-", .unsatisfiable),
         ("bytes=-0", .unsatisfiable), ("bytes=5-4", .whole), ("bytes=0-1,4-5", .whole), ("items=0-1", .whole),
         ("bytes=abc", .whole), ("bytes=+1-2", .whole), ("bytes= 10 - 19 ", .partial(10...19)),
@@ -27,17 +29,22 @@ struct ServerUnitTests {
         let path = MediaSigner.path(tourID: "t 1", relativePath: "media/en/01 à.mp3")
         #expect(path == "/media/t%201/media/en/01%20%C3%A0.mp3")
         func query(_ q: String) -> [String: String] {
-            Dictionary(uniqueKeysWithValues: q.split(separator: "&").map {
-                let kv = $0.split(separator: "=", maxSplits: 1)
-                return (String(kv[0]), String(kv[1]))
-            })
+            Dictionary(
+                uniqueKeysWithValues: q.split(separator: "&").map {
+                    let kv = $0.split(separator: "=", maxSplits: 1)
+                    return (String(kv[0]), String(kv[1]))
+                })
         }
         let q = query(signer.query(path: path, date: date, seconds: 60))
         #expect(q["X-Amz-Date"] == "20260501T090000Z" && q["X-Amz-Expires"] == "60")
-        #expect(signer.check(rawPath: path, query: q, now: date.addingTimeInterval(60)) == .valid(segments: ["t 1", "media", "en", "01 à.mp3"]))
+        #expect(
+            signer.check(rawPath: path, query: q, now: date.addingTimeInterval(60))
+                == .valid(segments: ["t 1", "media", "en", "01 à.mp3"]))
         // Lower-case escapes are the same path.
         #expect(signer.check(rawPath: "/media/t%201/media/en/01%20%c3%a0.mp3", query: q, now: date) != .mismatch)
-        #expect(signer.check(rawPath: path, query: q, now: date.addingTimeInterval(61)) == .expired(expires: date.addingTimeInterval(60), seconds: "60"))
+        #expect(
+            signer.check(rawPath: path, query: q, now: date.addingTimeInterval(61))
+                == .expired(expires: date.addingTimeInterval(60), seconds: "60"))
         var longer = q; longer["X-Amz-Expires"] = "6000"
         #expect(signer.check(rawPath: path, query: longer, now: date) == .mismatch)
         var earlier = q; earlier["X-Amz-Date"] = "20260501T085959Z"
@@ -45,8 +52,14 @@ struct ServerUnitTests {
         #expect(signer.check(rawPath: "/media/t%201/media/en/02.mp3", query: q, now: date) == .mismatch)
         #expect(MediaSigner(key: SymmetricKey(size: .bits256)).check(rawPath: path, query: q, now: date) == .mismatch)
         var missing = q; missing["X-Amz-Date"] = nil
-        if case .malformed = signer.check(rawPath: path, query: missing, now: date) {} else { Issue.record("missing date accepted") }
-        if case .malformed = signer.check(rawPath: "/media/t%zz/x", query: q, now: date) {} else { Issue.record("broken escape accepted") }
+        if case .malformed = signer.check(rawPath: path, query: missing, now: date) {
+        } else {
+            Issue.record("missing date accepted")
+        }
+        if case .malformed = signer.check(rawPath: "/media/t%zz/x", query: q, now: date) {
+        } else {
+            Issue.record("broken escape accepted")
+        }
     }
 
     @Test func emailAddressesAreCheckedLoosely() {

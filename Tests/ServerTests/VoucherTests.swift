@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TourModel
 
 /// `/vouchers/validate` and `/vouchers/my-tours`: 201 / 404 / 400 / 409 / 401, as live.
@@ -65,10 +65,12 @@ struct VoucherTests {
         #expect(anonymous.status == 401)
         #expect(try await s.http.get("/vouchers/my-tours").status == 401)
 
-        let extra = try await s.http.post("/vouchers/validate", ["code": "ONCE", "tourId": .string(s.secret.id)], token: token)
+        let extra = try await s.http.post(
+            "/vouchers/validate", ["code": "ONCE", "tourId": .string(s.secret.id)], token: token)
         #expect(extra.status == 400 && extra.error?.messages == ["property tourId should not exist"])
         let missing = try await s.http.post("/vouchers/validate", [:], token: token)
-        #expect(missing.status == 400 && missing.error?.messages == ["code should not be empty", "code must be a string"])
+        #expect(
+            missing.status == 400 && missing.error?.messages == ["code should not be empty", "code must be a string"])
         let number = try await s.http.post("/vouchers/validate", ["code": 42], token: token)
         #expect(number.status == 400 && number.error?.messages == ["code must be a string"])
         #expect(try await s.http.get("/vouchers/my-tours", token: token).decode(GrantedTours.self).tours.isEmpty)
@@ -81,7 +83,9 @@ struct VoucherTests {
         var tokens: [String] = []
         for i in 0..<8 { tokens.append(try await s.http.register("walker\(i)@example.org").tokens.accessToken) }
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-            for token in tokens { group.addTask { try await s.http.post("/vouchers/validate", ["code": "LAST"], token: token).status } }
+            for token in tokens {
+                group.addTask { try await s.http.post("/vouchers/validate", ["code": "LAST"], token: token).status }
+            }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(statuses.filter { $0 == 201 }.count == 1)

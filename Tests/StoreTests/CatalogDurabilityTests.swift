@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
-import Testing
 import TestSupport
+import Testing
+
 @testable import TourStore
 
 /// A committed install is on disk when the command says so: the catalog syncs its write-ahead log

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Downloads through the server's fault switches: links that expire mid-file, connections cut
 /// mid-body, bursts of 5xx, sizes that do not match their declaration.
@@ -11,8 +11,11 @@ struct DownloadFaultTests {
     static let slowTour = TourFixture(slug: "slow-walk", points: 6, audioBytes: 600_000)
 
     @Test func linksThatExpireMidDownloadAreRenewedAndEachFileGoesOnFromTheByteItReached() async throws {
-        let harness = try await StoreHarness(options: .init(urlTTL: 2, resetRate: 0.3, throttleBytesPerSecond: 200_000,
-                                                            faultSeed: 11)) { tours in
+        let harness = try await StoreHarness(
+            options: .init(
+                urlTTL: 2, resetRate: 0.3, throttleBytesPerSecond: 200_000,
+                faultSeed: 11)
+        ) { tours in
             try Self.slowTour.write(in: tours)
         }
         let result = try harness.succeed(["download", "slow-walk", "--json"])
@@ -36,8 +39,9 @@ struct DownloadFaultTests {
     }
 
     @Test func cutConnectionsAndBurstsOfServerErrorsStillEndInACompleteCheckedTour() async throws {
-        let fixture = TourFixture(slug: "stormy-walk", languages: ["en", "it"], points: 4, audioBytes: 150_000,
-                                  subtitles: true, images: true)
+        let fixture = TourFixture(
+            slug: "stormy-walk", languages: ["en", "it"], points: 4, audioBytes: 150_000,
+            subtitles: true, images: true)
         let harness = try await StoreHarness(options: .init(faultRate: 0.2, resetRate: 0.2, faultSeed: 5)) { tours in
             try fixture.write(in: tours)
         }
@@ -68,7 +72,9 @@ struct DownloadFaultTests {
         #expect(harness.mediaRequests(endingWith: "/en/\(named)").count == 2)
 
         // Nothing changed for the walker.
-        #expect(try harness.installed().map { $0["versions"] as? [String: String] } == before.map { $0["versions"] as? [String: String] })
+        #expect(
+            try harness.installed().map { $0["versions"] as? [String: String] }
+                == before.map { $0["versions"] as? [String: String] })
         #expect(harness.blobs() == blobsBefore)
         try harness.expectVerifyClean()
         try harness.succeed(["preview", "honest-walk", "--trace", DownloadTests.demoTrace, "--fast"])

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `walkscape download` against the real walkscape-server, and everything that must then work with
 /// no network at all.
@@ -53,8 +53,11 @@ struct DownloadTests {
 
         // The service has the download's events, with its ids.
         let events = harness.recordedEvents().filter { ($0["name"] as? String)?.hasPrefix("tour_download") == true }
-        #expect(events.map { $0["name"] as? String } == ["tour_download_started", "tour_download_started",
-                                                         "tour_download_completed", "tour_download_completed"])
+        #expect(
+            events.map { $0["name"] as? String } == [
+                "tour_download_started", "tour_download_started",
+                "tour_download_completed", "tour_download_completed",
+            ])
         #expect(events.allSatisfy { $0["tourId"] as? String == StoreHarness.demoID })
         #expect(Set(events.compactMap { $0["language"] as? String }) == ["en", "it"])
 
@@ -64,7 +67,8 @@ struct DownloadTests {
     }
 
     @Test func twoLanguagesSharingAnImageStoreAndFetchItOnceAndIdenticalNarrationIsStoredOnce() async throws {
-        let fixture = TourFixture(slug: "shared-image", languages: ["en", "it"], points: 3, audioBytes: 3000, images: true)
+        let fixture = TourFixture(
+            slug: "shared-image", languages: ["en", "it"], points: 3, audioBytes: 3000, images: true)
         let harness = try await StoreHarness { tours in try fixture.write(in: tours) }
         try harness.succeed(["download", "shared-image", "-l", "en", "-l", "it"])
         // The image of each point is one URL for both languages: fetched once.
@@ -83,7 +87,10 @@ struct DownloadTests {
         #expect(removed.stdout.contains("Still installed in en"))
         #expect(harness.blobs().count == 6)
         try harness.expectVerifyClean()
-        #expect(harness.recordedEvents().contains { $0["name"] as? String == "tour_download_deleted" && $0["language"] as? String == "it" })
+        #expect(
+            harness.recordedEvents().contains {
+                $0["name"] as? String == "tour_download_deleted" && $0["language"] as? String == "it"
+            })
         try harness.succeed(["remove", "shared-image"])
         #expect(harness.blobs().isEmpty)
         #expect(try harness.installed().isEmpty)
@@ -97,8 +104,9 @@ struct DownloadTests {
         #expect(anonymous.stderr.contains("walkscape login") && anonymous.stderr.contains("walkscape redeem CODE"))
         try harness.server.addUser("ada@example.org", password: "correct horse")
         try harness.server.addVoucher("OPEN-SESAME", tour: fixture.id)
-        let login = try runWalkscape(["login", "--email", "ada@example.org", "--password-stdin"], home: harness.home,
-                                     environment: ["WALKSCAPE_API_URL": harness.server.baseURL], stdin: Data("correct horse\n".utf8))
+        let login = try runWalkscape(
+            ["login", "--email", "ada@example.org", "--password-stdin"], home: harness.home,
+            environment: ["WALKSCAPE_API_URL": harness.server.baseURL], stdin: Data("correct horse\n".utf8))
         #expect(login.status == 0, "\(login.stderr)")
         let locked = try harness.run(["download", "locked-walk"])
         #expect(locked.status == 77)
@@ -117,9 +125,13 @@ struct DownloadTests {
             try aac.write(to: demo.appendingPathComponent("media/en/03.mp3"))
         }
         let download = try harness.succeed(["download", StoreHarness.demoSlug, "-l", "en"])
-        #expect(download.stdout.contains("point 3 (Piazza della Signoria) in 'en': its narration is not MP3 (looks like MP4/AAC)"))
+        #expect(
+            download.stdout.contains(
+                "point 3 (Piazza della Signoria) in 'en': its narration is not MP3 (looks like MP4/AAC)"))
         #expect(try harness.run(["tours", "--installed"]).stdout.contains("(1 narration not MP3)"))
-        let preview = try harness.succeed(["preview", StoreHarness.demoSlug, "--trace", Self.demoTrace, "--fast", "--json"])
+        let preview = try harness.succeed([
+            "preview", StoreHarness.demoSlug, "--trace", Self.demoTrace, "--fast", "--json",
+        ])
         let report = try JSONSerialization.jsonObject(with: preview.stdoutData) as? [String: Any]
         let summary = report?["summary"] as? [String: Any]
         #expect(summary?["pointsHeard"] as? Int == 4)
@@ -137,8 +149,10 @@ struct DownloadTests {
         try FileManager.default.createDirectory(at: cwd, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: TestPaths.demoTour, to: cwd.appendingPathComponent(StoreHarness.demoSlug))
         func preview(_ tour: String) throws -> ProcessResult {
-            try run(TestPaths.walkscape, ["preview", tour, "--trace", Self.demoTrace, "--fast", "--home", harness.home.path],
-                    environment: ["WALKSCAPE_API_URL": "http://127.0.0.1:1"], currentDirectory: cwd)
+            try run(
+                TestPaths.walkscape,
+                ["preview", tour, "--trace", Self.demoTrace, "--fast", "--home", harness.home.path],
+                environment: ["WALKSCAPE_API_URL": "http://127.0.0.1:1"], currentDirectory: cwd)
         }
         let ambiguous = try preview(StoreHarness.demoSlug)
         #expect(ambiguous.status == 64)
@@ -148,8 +162,9 @@ struct DownloadTests {
         let unknown = try preview("no-such-walk")
         #expect(unknown.status == 66)
         #expect(unknown.stderr.contains("no tour folder or installed tour named 'no-such-walk'"))
-        let italian = try run(TestPaths.walkscape, ["walk", StoreHarness.demoID, "-l", "it", "--no-audio", "--home", harness.home.path],
-                              environment: ["WALKSCAPE_API_URL": "http://127.0.0.1:1"], currentDirectory: cwd, timeout: 20)
+        let italian = try run(
+            TestPaths.walkscape, ["walk", StoreHarness.demoID, "-l", "it", "--no-audio", "--home", harness.home.path],
+            environment: ["WALKSCAPE_API_URL": "http://127.0.0.1:1"], currentDirectory: cwd, timeout: 20)
         #expect(italian.status == 64)
         #expect(italian.stderr.contains("installed in en only: walkscape download \(StoreHarness.demoSlug) -l it"))
     }

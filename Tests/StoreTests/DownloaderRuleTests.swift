@@ -1,9 +1,10 @@
 import Crypto
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TourAPI
 import TourModel
+
 @testable import TourStore
 
 /// The downloader's rules at its seam (`TourSource`), with a real store on a temporary folder and
@@ -20,8 +21,10 @@ import TourModel
         var requests: [(url: URL, headers: HTTPHeaderFields)] = []
         var manifestCalls = 0
 
-        init(detail: TourDetail, points: [TourPoint], manifests: [TourManifest],
-             script: [(URL, HTTPHeaderFields) -> HTTPResponse]) {
+        init(
+            detail: TourDetail, points: [TourPoint], manifests: [TourManifest],
+            script: [(URL, HTTPHeaderFields) -> HTTPResponse]
+        ) {
             self.detail = detail
             self.points = points
             self.manifests = manifests
@@ -51,7 +54,9 @@ import TourModel
             var sent = false
             return ResponseBody.AsyncIterator {
                 if sent {
-                    if thenBreak { throw TransportError(.connectionLost, "the connection closed before the answer was complete") }
+                    if thenBreak {
+                        throw TransportError(.connectionLost, "the connection closed before the answer was complete")
+                    }
                     return nil
                 }
                 sent = true
@@ -61,13 +66,17 @@ import TourModel
     }
 
     static func manifest(_ url: String, size: Int64 = Int64(bytes.count), version: String = "1") -> TourManifest {
-        TourManifest(tourID: "t1", language: "en", version: version,
-                     audio: [MediaFile(pointID: "p1", order: 1, url: url, sizeBytes: size)])
+        TourManifest(
+            tourID: "t1", language: "en", version: version,
+            audio: [MediaFile(pointID: "p1", order: 1, url: url, sizeBytes: size)])
     }
 
     static let detail = TourDetail(id: "t1", slug: "scripted", title: "Scripted", languages: ["en"])
-    static let points = [TourPoint(id: "p1", order: 1, coordinate: Coordinate(latitude: 44.49, longitude: 11.34),
-                                   triggerRadiusMeters: 30, title: "One")]
+    static let points = [
+        TourPoint(
+            id: "p1", order: 1, coordinate: Coordinate(latitude: 44.49, longitude: 11.34),
+            triggerRadiusMeters: 30, title: "One")
+    ]
 
     func store() throws -> (TourStore, TemporaryDirectory) {
         let folder = try TemporaryDirectory(prefix: "walkscape-store-unit")
@@ -80,17 +89,30 @@ import TourModel
         let half = 4_000
         let source = ScriptedSource(
             detail: Self.detail, points: Self.points,
-            manifests: [Self.manifest("https://media.example.org/t1/en/01.mp3?X-Amz-Signature=old"),
-                        Self.manifest("https://media.example.org/t1/en/01.mp3?X-Amz-Signature=new")],
+            manifests: [
+                Self.manifest("https://media.example.org/t1/en/01.mp3?X-Amz-Signature=old"),
+                Self.manifest("https://media.example.org/t1/en/01.mp3?X-Amz-Signature=new"),
+            ],
             script: [
-                { url, _ in HTTPResponse(status: 200, headers: ["Content-Length": "\(Self.bytes.count)", "ETag": "\"v1\""],
-                                         body: Self.body(Self.bytes[..<half], thenBreak: true), url: url) },
-                { url, _ in HTTPResponse(status: 403, body: .bytes(Data("<Error><Code>AccessDenied</Code></Error>".utf8)), url: url) },
-                { url, _ in HTTPResponse(status: 206, headers: ["Content-Range": "bytes \(half)-\(Self.bytes.count - 1)/\(Self.bytes.count)"],
-                                         body: Self.body(Self.bytes[half...]), url: url) },
+                { url, _ in
+                    HTTPResponse(
+                        status: 200, headers: ["Content-Length": "\(Self.bytes.count)", "ETag": "\"v1\""],
+                        body: Self.body(Self.bytes[..<half], thenBreak: true), url: url)
+                },
+                { url, _ in
+                    HTTPResponse(
+                        status: 403, body: .bytes(Data("<Error><Code>AccessDenied</Code></Error>".utf8)), url: url)
+                },
+                { url, _ in
+                    HTTPResponse(
+                        status: 206,
+                        headers: ["Content-Range": "bytes \(half)-\(Self.bytes.count - 1)/\(Self.bytes.count)"],
+                        body: Self.body(Self.bytes[half...]), url: url)
+                },
             ])
         let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil })
-        let plan = try await downloader.plan(tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
+        let plan = try await downloader.plan(
+            tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
         let report = try await downloader.install(plan)
 
         #expect(source.requests.count == 3)
@@ -112,17 +134,22 @@ import TourModel
         _ = folder
         let url = "https://media.example.org/t1/en/01.mp3?X-Amz-Signature=a"
         let whole: (URL, HTTPHeaderFields) -> HTTPResponse = { url, _ in
-            HTTPResponse(status: 200, headers: ["Content-Length": "\(Self.bytes.count)", "ETag": "\"v1\""],
-                         body: Self.body(Self.bytes[...]), url: url)
+            HTTPResponse(
+                status: 200, headers: ["Content-Length": "\(Self.bytes.count)", "ETag": "\"v1\""],
+                body: Self.body(Self.bytes[...]), url: url)
         }
-        let first = ScriptedSource(detail: Self.detail, points: Self.points, manifests: [Self.manifest(url)], script: [whole])
+        let first = ScriptedSource(
+            detail: Self.detail, points: Self.points, manifests: [Self.manifest(url)], script: [whole])
         let downloader = TourDownloader(store: store, source: first, audioCheck: { _ in nil })
-        _ = try await downloader.install(try await downloader.plan(tourID: "t1", slug: "scripted", isProtected: false,
-                                                                   service: "test", languages: ["en"]))
+        _ = try await downloader.install(
+            try await downloader.plan(
+                tourID: "t1", slug: "scripted", isProtected: false,
+                service: "test", languages: ["en"]))
 
         // The same content signed again: up to date, nothing fetched.
-        let resigned = ScriptedSource(detail: Self.detail, points: Self.points,
-                                      manifests: [Self.manifest("https://media.example.org/t1/en/01.mp3?X-Amz-Signature=b")], script: [])
+        let resigned = ScriptedSource(
+            detail: Self.detail, points: Self.points,
+            manifests: [Self.manifest("https://media.example.org/t1/en/01.mp3?X-Amz-Signature=b")], script: [])
         let same = try await TourDownloader(store: store, source: resigned, audioCheck: { _ in nil })
             .plan(tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
         #expect(same.isUpToDate)
@@ -137,8 +164,9 @@ import TourModel
         #expect(pointsPlan.filesToFetch == 0)
 
         // A file of another size, same version: changed, and that file is fetched.
-        let resized = ScriptedSource(detail: Self.detail, points: Self.points,
-                                     manifests: [Self.manifest(url, size: 9_000)], script: [])
+        let resized = ScriptedSource(
+            detail: Self.detail, points: Self.points,
+            manifests: [Self.manifest(url, size: 9_000)], script: [])
         let filePlan = try await TourDownloader(store: store, source: resized, audioCheck: { _ in nil })
             .plan(tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
         #expect(filePlan.changedLanguages == ["en"])
@@ -146,8 +174,14 @@ import TourModel
     }
 
     @Test func aFileSignedTwiceIsOneFileAndAPortChangeDoesNotMakeItAnother() {
-        let a = FileIdentity(url: "https://media.example.org/t/en/01.mp3?X-Amz-Date=20260501T090000Z&X-Amz-Expires=86400&X-Amz-Signature=aa", size: 10)
-        let b = FileIdentity(url: "https://MEDIA.example.org:8443/t/en/01.mp3?X-Amz-Date=20260502T090000Z&X-Amz-Expires=86400&X-Amz-Signature=bb", size: 10)
+        let a = FileIdentity(
+            url:
+                "https://media.example.org/t/en/01.mp3?X-Amz-Date=20260501T090000Z&X-Amz-Expires=86400&X-Amz-Signature=aa",
+            size: 10)
+        let b = FileIdentity(
+            url:
+                "https://MEDIA.example.org:8443/t/en/01.mp3?X-Amz-Date=20260502T090000Z&X-Amz-Expires=86400&X-Amz-Signature=bb",
+            size: 10)
         #expect(a == b)
         #expect(a.partName == b.partName)
         #expect(a != FileIdentity(url: "https://media.example.org/t/en/01.mp3", size: 11))

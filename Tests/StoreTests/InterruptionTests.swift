@@ -1,10 +1,11 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TourModel
 import TourStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A download killed at any moment leaves the old version or the new one, never a mix, and the
@@ -14,8 +15,9 @@ struct InterruptionTests {
     /// The installed audio of `slug` in English, by point order: (sha256, size).
     static func installedAudio(_ harness: StoreHarness, slug: String) throws -> [Int: String] {
         guard let store = try TourStore.openIfPresent(StoreLocation(dataFolder: harness.home.file("data"))),
-              let tour = try store.installedTours().first(where: { $0.slug == slug }),
-              let english = tour.language("en") else { return [:] }
+            let tour = try store.installedTours().first(where: { $0.slug == slug }),
+            let english = tour.language("en")
+        else { return [:] }
         var audio: [Int: String] = [:]
         for point in english.points {
             if let file = english.file(.audio, point: point.id) { audio[point.order] = file.sha256 }
@@ -44,8 +46,10 @@ struct InterruptionTests {
             let old = try Self.servedAudio(harness, fixture)
             let oldVersion = try harness.manifestVersion(tourID: fixture.id, language: "en")
             let point = round % fixture.points + 1
-            try TourFixture.writeNoise(harness.tours.appendingPathComponent(fixture.slug).appendingPathComponent(fixture.audioPath(order: point, language: "en")),
-                                       bytes: 300_000 + round * 1000, seed: UInt64(round * 977))
+            try TourFixture.writeNoise(
+                harness.tours.appendingPathComponent(fixture.slug).appendingPathComponent(
+                    fixture.audioPath(order: point, language: "en")),
+                bytes: 300_000 + round * 1000, seed: UInt64(round * 977))
             #expect(try await harness.waitForRepublish(tourID: fixture.id, language: "en", from: oldVersion))
             let new = try Self.servedAudio(harness, fixture)
 
@@ -100,7 +104,9 @@ struct InterruptionTests {
         child.signal(SIGINT)
         let code = await child.wait(timeout: 20)
         #expect(code == 130)
-        #expect(child.errorOutput.contains("download stopped; `walkscape download patient-walk` resumes it"), "\(child.errorOutput)")
+        #expect(
+            child.errorOutput.contains("download stopped; `walkscape download patient-walk` resumes it"),
+            "\(child.errorOutput)")
         #expect(try harness.installed().isEmpty)
         let doctor = try harness.run(["doctor"])
         #expect(doctor.stdout.contains("interrupted download"), "\(doctor.stdout)")

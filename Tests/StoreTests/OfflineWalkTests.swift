@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The product's main path: download at home, walk where there is no signal. A real gpsd on a pty
@@ -42,8 +43,10 @@ struct OfflineWalkTests {
         let pcm = harness.scratch.file("out.raw")
         let child = try ChildProcess(
             TestPaths.walkscape,
-            ["walk", StoreHarness.demoSlug, "--no-input", "--audio-device", "file:'\(pcm.path)',raw",
-             "--gpsd-port", "\(gpsd.port)", "--home", harness.home.path],
+            [
+                "walk", StoreHarness.demoSlug, "--no-input", "--audio-device", "file:'\(pcm.path)',raw",
+                "--gpsd-port", "\(gpsd.port)", "--home", harness.home.path,
+            ],
             environment: ["NO_COLOR": "1", "WALKSCAPE_API_URL": counter.url])
         #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10), "output: \(child.output)")
         for epoch in Self.epochs {
@@ -60,7 +63,9 @@ struct OfflineWalkTests {
         let journal = harness.recordedEvents()
         let triggered = journal.filter { $0["name"] as? String == "point_triggered" }
         #expect(triggered.compactMap { $0["pointId"] as? String } == StoreHarness.demoPointIDs)
-        let walkEvents = journal.filter { ["tour_started", "point_triggered", "tour_completed"].contains($0["name"] as? String ?? "") }
+        let walkEvents = journal.filter {
+            ["tour_started", "point_triggered", "tour_completed"].contains($0["name"] as? String ?? "")
+        }
         #expect(walkEvents.allSatisfy { $0["tourId"] as? String == StoreHarness.demoID })
         #expect(journal.last?["name"] as? String == "tour_completed")
         let written = try Data(contentsOf: pcm)

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The smallest HTTP/1.0 GET over a loopback socket, for a test to look at the server without
@@ -17,7 +18,9 @@ enum PlainHTTP {
         addr.sin_port = in_port_t(UInt16(port).bigEndian)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { throw Failure(description: "connect: \(errno)") }
         // A server may keep even an HTTP/1.0 connection open: read no longer than 10 s, and stop
@@ -32,12 +35,16 @@ enum PlainHTTP {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
             if n <= 0 { break }
             response.append(contentsOf: buffer[0..<n])
-            if let split = response.range(of: Data("\r\n\r\n".utf8)), let length = contentLength(response[..<split.lowerBound]),
-               response.count - split.upperBound >= length {
+            if let split = response.range(of: Data("\r\n\r\n".utf8)),
+                let length = contentLength(response[..<split.lowerBound]),
+                response.count - split.upperBound >= length
+            {
                 break
             }
         }
-        guard let split = response.range(of: Data("\r\n\r\n".utf8)) else { throw Failure(description: "no HTTP answer") }
+        guard let split = response.range(of: Data("\r\n\r\n".utf8)) else {
+            throw Failure(description: "no HTTP answer")
+        }
         return Data(response[split.upperBound...])
     }
 

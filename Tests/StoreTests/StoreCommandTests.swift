@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How the store's commands look and fail: the live progress line on a terminal, the listing, a
@@ -14,9 +15,10 @@ struct StoreCommandTests {
         let harness = try await StoreHarness(options: .init(throttleBytesPerSecond: 300_000)) { tours in
             try fixture.write(in: tours)
         }
-        let child = try ChildProcess(TestPaths.walkscape, ["download", "watched-walk", "--home", harness.home.path],
-                                     environment: ["WALKSCAPE_API_URL": harness.server.baseURL, "NO_COLOR": "1", "TERM": "xterm"],
-                                     pty: true)
+        let child = try ChildProcess(
+            TestPaths.walkscape, ["download", "watched-walk", "--home", harness.home.path],
+            environment: ["WALKSCAPE_API_URL": harness.server.baseURL, "NO_COLOR": "1", "TERM": "xterm"],
+            pty: true)
         let code = await child.wait(timeout: 30)
         #expect(code == 0, "\(child.output)")
         let output = child.output
@@ -24,7 +26,11 @@ struct StoreCommandTests {
         // The line is redrawn in place (carriage return, erase line), never scrolled.
         let redraws = output.components(separatedBy: "\r\u{1B}[2K").dropFirst()
         #expect(redraws.count >= 3, "\(output.debugDescription)")
-        #expect(redraws.contains { $0.contains("watched-walk (en) (en): ") && $0.contains(" of 1.2 MB (") && $0.contains("/s, ") && $0.contains(" left") })
+        #expect(
+            redraws.contains {
+                $0.contains("watched-walk (en) (en): ") && $0.contains(" of 1.2 MB (") && $0.contains("/s, ")
+                    && $0.contains(" left")
+            })
         #expect(!output.contains("done: "), "a terminal gets no line per file")
         #expect(output.contains("Installed watched-walk (en) (en): 2 files fetched"))
     }
@@ -35,13 +41,16 @@ struct StoreCommandTests {
             try fixture.write(in: tours)
         }
         #expect(try harness.run(["tours", "--installed"]).stdout.contains("No tours installed"))
-        #expect(!FileManager.default.fileExists(atPath: harness.home.file("data/catalog.sqlite").path),
-                "reading created a catalog")
+        #expect(
+            !FileManager.default.fileExists(atPath: harness.home.file("data/catalog.sqlite").path),
+            "reading created a catalog")
         let slow = try harness.start(["download", "listed-walk", "-l", "en"])
         #expect(await slow.waitForOutput("2 files", timeout: 20))
         let second = try harness.run(["gc"])
         #expect(second.status == 75)
-        #expect(second.stderr.contains("another walkscape is changing the tour store (pid \(slow.pid): download listed-walk)"))
+        #expect(
+            second.stderr.contains(
+                "another walkscape is changing the tour store (pid \(slow.pid): download listed-walk)"))
         #expect(await slow.wait(timeout: 30) == 0)
 
         try harness.succeed(["download", "listed-walk", "-l", "it"])
@@ -65,13 +74,19 @@ struct StoreCommandTests {
         let catalog = harness.home.file("data/catalog.sqlite")
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: catalog.path + suffix) }
         try Data(repeating: 0x42, count: 8192).write(to: catalog)
-        for arguments in [["tours", "--installed"], ["walk", "broken-walk", "--no-audio"], ["verify"], ["download", "broken-walk"]] {
+        for arguments in [
+            ["tours", "--installed"], ["walk", "broken-walk", "--no-audio"], ["verify"], ["download", "broken-walk"],
+        ] {
             let result = try harness.run(arguments, timeout: 30)
             #expect(result.status == 1, "\(arguments): \(result.stderr)")
-            #expect(result.stderr.hasPrefix("walkscape: \(catalog.path): cannot be opened as the tour catalog"), "\(arguments): \(result.stderr)")
+            #expect(
+                result.stderr.hasPrefix("walkscape: \(catalog.path): cannot be opened as the tour catalog"),
+                "\(arguments): \(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
         }
         let doctor = try harness.run(["doctor"])
-        #expect(doctor.stdout.contains("FAIL store") && doctor.stdout.contains("move \(catalog.path) aside"), "\(doctor.stdout)")
+        #expect(
+            doctor.stdout.contains("FAIL store") && doctor.stdout.contains("move \(catalog.path) aside"),
+            "\(doctor.stdout)")
     }
 }

@@ -1,9 +1,10 @@
 import Crypto
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A walker's machine and the service: a real `walkscape-server` over tour folders this test owns
@@ -20,8 +21,10 @@ final class StoreHarness: @unchecked Sendable {
 
     /// Serves `folders` (written into a parent folder of this harness) with `options`; the log at
     /// info level, so each media request is a line a test can count.
-    init(options: ServerProcess.Options = ServerProcess.Options(), home: TemporaryDirectory? = nil,
-         folders: (URL) throws -> Void) async throws {
+    init(
+        options: ServerProcess.Options = ServerProcess.Options(), home: TemporaryDirectory? = nil,
+        folders: (URL) throws -> Void
+    ) async throws {
         scratch = try TemporaryDirectory(prefix: "walkscape-store")
         self.home = try home ?? TemporaryDirectory(prefix: "walkscape-store-home")
         tours = scratch.url.appendingPathComponent("tours", isDirectory: true)
@@ -63,8 +66,10 @@ final class StoreHarness: @unchecked Sendable {
 
     /// `walkscape ARGS` against the server (or `apiURL`), with this harness's home.
     @discardableResult
-    func run(_ arguments: [String], apiURL: String? = nil, environment: [String: String] = [:],
-             timeout: Double = 120) throws -> ProcessResult {
+    func run(
+        _ arguments: [String], apiURL: String? = nil, environment: [String: String] = [:],
+        timeout: Double = 120
+    ) throws -> ProcessResult {
         var env = environment
         env["WALKSCAPE_API_URL"] = apiURL ?? server.baseURL
         return try runWalkscape(arguments, home: home, environment: env, timeout: timeout)
@@ -72,17 +77,21 @@ final class StoreHarness: @unchecked Sendable {
 
     /// Runs a command that must succeed.
     @discardableResult
-    func succeed(_ arguments: [String], apiURL: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> ProcessResult {
+    func succeed(_ arguments: [String], apiURL: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws
+        -> ProcessResult
+    {
         let result = try run(arguments, apiURL: apiURL)
-        #expect(result.status == 0, "walkscape \(arguments.joined(separator: " ")): \(result.stderr)\(result.stdout)",
-                sourceLocation: sourceLocation)
+        #expect(
+            result.status == 0, "walkscape \(arguments.joined(separator: " ")): \(result.stderr)\(result.stdout)",
+            sourceLocation: sourceLocation)
         return result
     }
 
     /// `walkscape ARGS` as a child the test can signal.
     func start(_ arguments: [String]) throws -> ChildProcess {
-        try ChildProcess(TestPaths.walkscape, arguments + ["--home", home.path],
-                         environment: ["WALKSCAPE_API_URL": server.baseURL, "NO_COLOR": "1"], separateErrorOutput: true)
+        try ChildProcess(
+            TestPaths.walkscape, arguments + ["--home", home.path],
+            environment: ["WALKSCAPE_API_URL": server.baseURL, "NO_COLOR": "1"], separateErrorOutput: true)
     }
 
     // MARK: The store, looked at from outside
@@ -94,7 +103,9 @@ final class StoreHarness: @unchecked Sendable {
     func blobs() -> [String: Int] {
         var found: [String: Int] = [:]
         for name in (try? FileManager.default.contentsOfDirectory(atPath: media.path)) ?? [] {
-            let size = (try? FileManager.default.attributesOfItem(atPath: media.appendingPathComponent(name).path)[.size] as? Int) ?? -1
+            let size =
+                (try? FileManager.default.attributesOfItem(atPath: media.appendingPathComponent(name).path)[.size]
+                    as? Int) ?? -1
             found[name] = size
         }
         return found
@@ -140,19 +151,24 @@ final class StoreHarness: @unchecked Sendable {
 
     /// `--json` lines of a download.
     static func jsonLines(_ result: ProcessResult) -> [[String: Any]] {
-        result.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        result.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
     }
 
     /// The analytics events recorded: those the service received (each command sends its own as
     /// it ends), then those still kept in the outbox (for a service that is gone, say).
     func recordedEvents() -> [[String: Any]] {
-        let answer = (try? server.admin(["events", "--json"])).flatMap { try? JSONSerialization.jsonObject(with: $0.stdoutData) }
+        let answer = (try? server.admin(["events", "--json"])).flatMap {
+            try? JSONSerialization.jsonObject(with: $0.stdoutData)
+        }
         let received = ((answer as? [String: Any])?["events"] as? [[String: Any]]) ?? []
         return received.filter { $0["duplicate"] as? Bool != true } + KeptEvents.read(home)
     }
 
     /// Waits until the server serves a manifest other than `old` (it re-reads folders on change).
-    func waitForRepublish(tourID: String, language: String, from old: String, timeout: Double = 10) async throws -> Bool {
+    func waitForRepublish(tourID: String, language: String, from old: String, timeout: Double = 10) async throws -> Bool
+    {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if try manifestVersion(tourID: tourID, language: language) != old { return true }

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `update`, `verify`, `gc`, and what a full disk does to them.
@@ -18,7 +19,8 @@ struct UpdateTests {
         #expect(harness.mediaRequests().count == requestsBefore)
 
         let version = try harness.manifestVersion(tourID: fixture.id, language: "en")
-        let narration = harness.tours.appendingPathComponent("edited-walk").appendingPathComponent(fixture.audioPath(order: 3, language: "en"))
+        let narration = harness.tours.appendingPathComponent("edited-walk").appendingPathComponent(
+            fixture.audioPath(order: 3, language: "en"))
         let oldSHA = try harness.servedHash(fixture.audioPath(order: 3, language: "en"), tour: "edited-walk")
         try TourFixture.writeNoise(narration, bytes: 21_000, seed: 4242)
         #expect(try await harness.waitForRepublish(tourID: fixture.id, language: "en", from: version))
@@ -53,7 +55,9 @@ struct UpdateTests {
 
         let verify = try harness.run(["verify", "fragile-walk"])
         #expect(verify.status == 65)
-        #expect(verify.stdout.contains("damaged: \(damaged.prefix(12)): damaged") && verify.stdout.contains("narration of point 1"))
+        #expect(
+            verify.stdout.contains("damaged: \(damaged.prefix(12)): damaged")
+                && verify.stdout.contains("narration of point 1"))
         #expect(verify.stdout.contains("\(missing.prefix(12)): missing"))
         #expect(verify.stderr.contains("walkscape verify --repair"))
 
@@ -87,9 +91,10 @@ struct UpdateTests {
 
         // A write that fails part-way (a file size limit here, as a quota would, or a disk that
         // another writer fills): the download stops in the system's words and keeps the old version.
-        let limited = try run(URL(fileURLWithPath: "/usr/bin/prlimit"),
-                              ["--fsize=400000", TestPaths.walkscape.path, "update", "--home", harness.home.path],
-                              environment: ["WALKSCAPE_API_URL": harness.server.baseURL, "NO_COLOR": "1"], timeout: 60)
+        let limited = try run(
+            URL(fileURLWithPath: "/usr/bin/prlimit"),
+            ["--fsize=400000", TestPaths.walkscape.path, "update", "--home", harness.home.path],
+            environment: ["WALKSCAPE_API_URL": harness.server.baseURL, "NO_COLOR": "1"], timeout: 60)
         #expect(limited.status == 1)
         #expect(limited.stderr.contains("File too large"), "\(limited.stderr)")
         #expect(limited.stderr.contains("free some space and run the command again"))
@@ -101,39 +106,52 @@ struct UpdateTests {
         let data = other.file("data")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         guard geteuid() == 0,
-              (try? run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=4m", "tmpfs", data.path]).status) == 0 else {
+            (try? run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=4m", "tmpfs", data.path]).status)
+                == 0
+        else {
             return
         }
         defer { _ = try? run(URL(fileURLWithPath: "/bin/umount"), ["-l", data.path]) }
-        let first = try runWalkscape(["download", "roomy-walk"], home: other, environment: ["WALKSCAPE_API_URL": harness.server.baseURL])
+        let first = try runWalkscape(
+            ["download", "roomy-walk"], home: other, environment: ["WALKSCAPE_API_URL": harness.server.baseURL])
         #expect(first.status == 0, "\(first.stderr)")
         let installed = try FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("media").path)
         try await Self.republish(harness, fixture, point: 1, bytes: 3_000_000)
         let full = try runWalkscape(["update"], home: other, environment: ["WALKSCAPE_API_URL": harness.server.baseURL])
         #expect(full.status == 1)
-        #expect(full.stderr.contains("not enough free space for roomy-walk in \(data.path): the download needs"), "\(full.stderr)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("media").path).sorted() == installed.sorted())
+        #expect(
+            full.stderr.contains("not enough free space for roomy-walk in \(data.path): the download needs"),
+            "\(full.stderr)")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("media").path).sorted()
+                == installed.sorted())
         let verify = try runWalkscape(["verify"], home: other)
         #expect(verify.status == 0, "\(verify.stdout)")
-        let preview = try runWalkscape(["preview", "roomy-walk", "--trace", DownloadTests.demoTrace, "--fast"], home: other,
-                                       environment: ["WALKSCAPE_API_URL": "http://127.0.0.1:1"])
+        let preview = try runWalkscape(
+            ["preview", "roomy-walk", "--trace", DownloadTests.demoTrace, "--fast"], home: other,
+            environment: ["WALKSCAPE_API_URL": "http://127.0.0.1:1"])
         #expect(preview.status == 0, "\(preview.stderr)")
     }
 
     static func republish(_ harness: StoreHarness, _ fixture: TourFixture, point: Int, bytes: Int) async throws {
         let version = try harness.manifestVersion(tourID: fixture.id, language: "en")
-        let narration = harness.tours.appendingPathComponent(fixture.slug).appendingPathComponent(fixture.audioPath(order: point, language: "en"))
+        let narration = harness.tours.appendingPathComponent(fixture.slug).appendingPathComponent(
+            fixture.audioPath(order: point, language: "en"))
         try TourFixture.writeNoise(narration, bytes: bytes, seed: UInt64(bytes))
         #expect(try await harness.waitForRepublish(tourID: fixture.id, language: "en", from: version))
     }
 
-    static func expectOldVersionPlayable(_ harness: StoreHarness, blobs: [String: Int],
-                                         sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectOldVersionPlayable(
+        _ harness: StoreHarness, blobs: [String: Int],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         for (name, size) in blobs {
-            #expect(harness.blobs()[name] == size, "a file of the installed version went", sourceLocation: sourceLocation)
+            #expect(
+                harness.blobs()[name] == size, "a file of the installed version went", sourceLocation: sourceLocation)
         }
         try harness.expectVerifyClean(sourceLocation: sourceLocation)
-        let preview = try harness.run(["preview", "roomy-walk", "--trace", DownloadTests.demoTrace, "--fast"], apiURL: "http://127.0.0.1:1")
+        let preview = try harness.run(
+            ["preview", "roomy-walk", "--trace", DownloadTests.demoTrace, "--fast"], apiURL: "http://127.0.0.1:1")
         #expect(preview.status == 0, "\(preview.stderr)", sourceLocation: sourceLocation)
     }
 }

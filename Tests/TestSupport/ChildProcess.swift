@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A long-running child (a `walkscape walk`, say) whose output a test watches while it runs,
@@ -25,8 +26,10 @@ public final class ChildProcess: @unchecked Sendable {
     /// With `separateErrorOutput`, stderr is collected apart (`errorOutput`) and `output` is stdout
     /// alone: for a child whose first line of stdout is an answer (a server's base URL) and whose
     /// stderr is a log.
-    public init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], pty: Bool = false,
-                separateErrorOutput: Bool = false) throws {
+    public init(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], pty: Bool = false,
+        separateErrorOutput: Bool = false
+    ) throws {
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
         var actions = posix_spawn_file_actions_t()
@@ -194,7 +197,8 @@ public enum PseudoTerminal {
     /// A master/slave pair with an 80x24 window.
     public static func open() throws -> (master: Int32, slave: Int32) {
         guard let openpt = symbol("posix_openpt", IntCall.self), let grant = symbol("grantpt", IntCall.self),
-              let unlock = symbol("unlockpt", IntCall.self), let name = symbol("ptsname", NameCall.self) else {
+            let unlock = symbol("unlockpt", IntCall.self), let name = symbol("ptsname", NameCall.self)
+        else {
             throw POSIXError(.ENOSYS)
         }
         let master = openpt(O_RDWR | O_NOCTTY)

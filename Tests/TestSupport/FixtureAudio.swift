@@ -27,7 +27,8 @@ public enum FixtureAudio {
     /// The folder fixtures live in for this test process; removed when the process exits.
     public static let directory: URL = {
         let url = URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
-            .appendingPathComponent("walkscape-fixtures-\(ProcessInfo.processInfo.processIdentifier)", isDirectory: true)
+            .appendingPathComponent(
+                "walkscape-fixtures-\(ProcessInfo.processInfo.processIdentifier)", isDirectory: true)
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         atexit { try? FileManager.default.removeItem(at: FixtureAudio.directory) }
         return url
@@ -46,9 +47,12 @@ public enum FixtureAudio {
     }
 
     /// A sine tone (or silence with `frequency: 0`) of exactly `frames` frames, encoded with `lame`.
-    public static func tone(frames: Int, sampleRate: Int = 22050, channels: Int = 1, frequency: Double = 440,
-                            amplitude: Double = 0.3, lameArguments: [String] = ["-b", "64"]) throws -> Fixture {
-        let key = "tone|\(frames)|\(sampleRate)|\(channels)|\(frequency)|\(amplitude)|\(lameArguments.joined(separator: " "))"
+    public static func tone(
+        frames: Int, sampleRate: Int = 22050, channels: Int = 1, frequency: Double = 440,
+        amplitude: Double = 0.3, lameArguments: [String] = ["-b", "64"]
+    ) throws -> Fixture {
+        let key =
+            "tone|\(frames)|\(sampleRate)|\(channels)|\(frequency)|\(amplitude)|\(lameArguments.joined(separator: " "))"
         return try cached(key) { base in
             let wav = base.appendingPathExtension("wav")
             var samples = [Int16]()
@@ -67,10 +71,13 @@ public enum FixtureAudio {
     }
 
     /// Seconds of tone, for tests that care about time rather than exact counts.
-    public static func tone(seconds: Double, sampleRate: Int = 22050, channels: Int = 1, frequency: Double = 440,
-                            lameArguments: [String] = ["-b", "64"]) throws -> Fixture {
-        try tone(frames: Int(seconds * Double(sampleRate)), sampleRate: sampleRate, channels: channels,
-                 frequency: frequency, lameArguments: lameArguments)
+    public static func tone(
+        seconds: Double, sampleRate: Int = 22050, channels: Int = 1, frequency: Double = 440,
+        lameArguments: [String] = ["-b", "64"]
+    ) throws -> Fixture {
+        try tone(
+            frames: Int(seconds * Double(sampleRate)), sampleRate: sampleRate, channels: channels,
+            frequency: frequency, lameArguments: lameArguments)
     }
 
     /// Seconds of digital silence.
@@ -94,18 +101,22 @@ public enum FixtureAudio {
         let result = try run(lame, ["--quiet"] + lameArguments + [wav.path, mp3.path])
         guard result.status == 0 else { throw FixtureError(description: "lame failed: \(result.stderr)") }
         let source = try readWAV(wav)
-        return Fixture(mp3: mp3, wav: wav, sampleRate: source.sampleRate, channels: source.channels,
-                       frames: source.pcm.count / (2 * source.channels))
+        return Fixture(
+            mp3: mp3, wav: wav, sampleRate: source.sampleRate, channels: source.channels,
+            frames: source.pcm.count / (2 * source.channels))
     }
 
     /// A 16-bit PCM WAV's format and sample bytes (the `data` chunk, clipped to the file's end).
     public static func readWAV(_ url: URL) throws -> (sampleRate: Int, channels: Int, pcm: Data) {
         let data = try Data(contentsOf: url)
         let bytes = [UInt8](data)
-        func u32(_ i: Int) -> Int { Int(bytes[i]) | Int(bytes[i + 1]) << 8 | Int(bytes[i + 2]) << 16 | Int(bytes[i + 3]) << 24 }
+        func u32(_ i: Int) -> Int {
+            Int(bytes[i]) | Int(bytes[i + 1]) << 8 | Int(bytes[i + 2]) << 16 | Int(bytes[i + 3]) << 24
+        }
         func u16(_ i: Int) -> Int { Int(bytes[i]) | Int(bytes[i + 1]) << 8 }
         guard bytes.count >= 12, String(decoding: bytes[0..<4], as: UTF8.self) == "RIFF",
-              String(decoding: bytes[8..<12], as: UTF8.self) == "WAVE" else {
+            String(decoding: bytes[8..<12], as: UTF8.self) == "WAVE"
+        else {
             throw FixtureError(description: "\(url.path) is not a WAV file")
         }
         var offset = 12
@@ -137,7 +148,9 @@ public enum FixtureAudio {
         u32(sampleRate); u32(sampleRate * channels * 2); u16(channels * 2); u16(16)
         data.append(contentsOf: Array("data".utf8)); u32(bytes)
         samples.withUnsafeBytes { raw in
-            for sample in raw.bindMemory(to: Int16.self) { withUnsafeBytes(of: sample.littleEndian) { data.append(contentsOf: $0) } }
+            for sample in raw.bindMemory(to: Int16.self) {
+                withUnsafeBytes(of: sample.littleEndian) { data.append(contentsOf: $0) }
+            }
         }
         try data.write(to: url)
     }

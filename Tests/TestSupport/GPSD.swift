@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real gpsd reading a pseudo-terminal the test owns: the test writes NMEA into the pty's
@@ -66,8 +67,12 @@ public final class GPSDHarness: @unchecked Sendable {
     public func start(timeout: Double = 10) throws {
         try lock.withLock {
             if let pid = process, Self.alive(pid) { return }
-            process = try Self.spawn(Self.gpsdPath, ["-N", "-n", "-b", "-s", "4800", "-f", "8N1", "-S", String(port),
-                                                     "-F", directory.file("gpsd.sock").path, devicePath])
+            process = try Self.spawn(
+                Self.gpsdPath,
+                [
+                    "-N", "-n", "-b", "-s", "4800", "-f", "8N1", "-S", String(port),
+                    "-F", directory.file("gpsd.sock").path, devicePath,
+                ])
         }
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
@@ -81,7 +86,11 @@ public final class GPSDHarness: @unchecked Sendable {
 
     /// Stops gpsd by PID: SIGTERM, then SIGKILL if it lingers after 3 s; reaps it.
     public func stop() {
-        guard let pid = lock.withLock({ () -> pid_t? in defer { process = nil }; return process }) else { return }
+        guard
+            let pid = lock.withLock({ () -> pid_t? in
+                defer { process = nil }; return process
+            })
+        else { return }
         kill(pid, SIGTERM)
         kill(pid, SIGCONT)  // in case a test paused it
         let deadline = Date().addingTimeInterval(3)

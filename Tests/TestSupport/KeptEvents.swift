@@ -7,7 +7,9 @@ public enum KeptEvents {
     public static func read(_ home: TemporaryDirectory, state: String? = nil) -> [[String: Any]] {
         var arguments = ["analytics", "show", "--json", "--home", home.path]
         if let state { arguments += ["--state", state] }
-        guard let result = try? run(TestPaths.walkscape, arguments, environment: ["DO_NOT_TRACK": ""]), result.status == 0 else {
+        guard let result = try? run(TestPaths.walkscape, arguments, environment: ["DO_NOT_TRACK": ""]),
+            result.status == 0
+        else {
             return []
         }
         return (try? JSONSerialization.jsonObject(with: result.stdoutData) as? [[String: Any]]) ?? []

@@ -1,7 +1,8 @@
 import Foundation
 import TourModel
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real `walkscape-server` on an ephemeral loopback port, for tests that need the API: started with
@@ -39,12 +40,14 @@ public final class ServerProcess: @unchecked Sendable {
         /// Anything else, appended as is.
         public var extraArguments: [String] = []
 
-        public init(tours: [URL] = [TestPaths.demoTour], dialect: String? = nil, tokenTTL: Int? = nil,
-                    refreshTTL: Int? = nil, urlTTL: Int? = nil, publicURL: String? = nil, host: String? = nil,
-                    faultRate: Double? = nil, resetRate: Double? = nil, latencyMilliseconds: Int? = nil,
-                    throttleBytesPerSecond: Int? = nil, rateLimit: Int? = nil, misdeclareSize: Bool = false,
-                    faultSeed: UInt64? = nil, bcryptCost: Int = 4, reloadInterval: Double? = nil,
-                    logLevel: String = "warning", extraArguments: [String] = []) {
+        public init(
+            tours: [URL] = [TestPaths.demoTour], dialect: String? = nil, tokenTTL: Int? = nil,
+            refreshTTL: Int? = nil, urlTTL: Int? = nil, publicURL: String? = nil, host: String? = nil,
+            faultRate: Double? = nil, resetRate: Double? = nil, latencyMilliseconds: Int? = nil,
+            throttleBytesPerSecond: Int? = nil, rateLimit: Int? = nil, misdeclareSize: Bool = false,
+            faultSeed: UInt64? = nil, bcryptCost: Int = 4, reloadInterval: Double? = nil,
+            logLevel: String = "warning", extraArguments: [String] = []
+        ) {
             self.tours = tours
             self.dialect = dialect
             self.tokenTTL = tokenTTL
@@ -102,8 +105,10 @@ public final class ServerProcess: @unchecked Sendable {
     /// Keeps a data folder this helper made alive as long as the server.
     private let ownedData: TemporaryDirectory?
 
-    private init(child: ChildProcess, baseURL: String, port: Int, dataDirectory: URL, ownedData: TemporaryDirectory?,
-                 options: Options) {
+    private init(
+        child: ChildProcess, baseURL: String, port: Int, dataDirectory: URL, ownedData: TemporaryDirectory?,
+        options: Options
+    ) {
         self.child = child
         self.baseURL = baseURL
         self.port = port
@@ -114,21 +119,27 @@ public final class ServerProcess: @unchecked Sendable {
 
     /// Starts a server and waits (up to `timeout` seconds) for its base URL. `data`: an existing data
     /// folder to use (say, to restart on the same accounts); nil makes a temporary one.
-    public static func start(_ options: Options = Options(), data: URL? = nil, timeout: Double = 30) async throws -> ServerProcess {
+    public static func start(_ options: Options = Options(), data: URL? = nil, timeout: Double = 30) async throws
+        -> ServerProcess
+    {
         let owned = data == nil ? try TemporaryDirectory(prefix: "walkscape-server-data") : nil
         let dataDirectory = data ?? owned!.url
-        let child = try ChildProcess(TestPaths.walkscapeServer, options.arguments + ["--data", dataDirectory.path],
-                                     separateErrorOutput: true)
+        let child = try ChildProcess(
+            TestPaths.walkscapeServer, options.arguments + ["--data", dataDirectory.path],
+            separateErrorOutput: true)
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let out = child.output
             if let newline = out.firstIndex(of: "\n") {
                 let base = String(out[..<newline])
                 guard let port = URLComponents(string: base)?.port else {
-                    throw StartFailure(description: "walkscape-server printed \"\(base)\", not a base URL; stderr: \(child.errorOutput)")
+                    throw StartFailure(
+                        description:
+                            "walkscape-server printed \"\(base)\", not a base URL; stderr: \(child.errorOutput)")
                 }
-                return ServerProcess(child: child, baseURL: base, port: port, dataDirectory: dataDirectory,
-                                     ownedData: owned, options: options)
+                return ServerProcess(
+                    child: child, baseURL: base, port: port, dataDirectory: dataDirectory,
+                    ownedData: owned, options: options)
             }
             if !child.isRunning {
                 _ = await child.wait(timeout: 1)
@@ -136,7 +147,8 @@ public final class ServerProcess: @unchecked Sendable {
             }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw StartFailure(description: "walkscape-server did not print its base URL within \(timeout) s: \(child.errorOutput)")
+        throw StartFailure(
+            description: "walkscape-server did not print its base URL within \(timeout) s: \(child.errorOutput)")
     }
 
     deinit {
@@ -176,7 +188,9 @@ public final class ServerProcess: @unchecked Sendable {
     public static func admin(_ arguments: [String], data: URL, stdin: Data? = nil) throws -> ProcessResult {
         let result = try run(TestPaths.walkscapeServer, arguments + ["--data", data.path], stdin: stdin)
         guard result.status == 0 else {
-            throw StartFailure(description: "walkscape-server \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.stderr)")
+            throw StartFailure(
+                description:
+                    "walkscape-server \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.stderr)")
         }
         return result
     }

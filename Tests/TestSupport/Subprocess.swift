@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The result of running a command to completion.
@@ -63,8 +64,10 @@ public func which(_ name: String) -> URL? {
 /// Output is drained concurrently so a chatty child never blocks on a full pipe.
 /// With a `timeout` (seconds), a child still running then is killed and the result says
 /// `timedOut`: a test of something that used to hang fails instead of hanging the suite.
-public func run(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
-                stdin: Data? = nil, currentDirectory: URL? = nil, timeout: Double? = nil) throws -> ProcessResult {
+public func run(
+    _ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
+    stdin: Data? = nil, currentDirectory: URL? = nil, timeout: Double? = nil
+) throws -> ProcessResult {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
@@ -95,21 +98,25 @@ public func run(_ executable: URL, _ arguments: [String], environment: [String: 
     }
     process.waitUntilExit()
     group.wait()
-    return ProcessResult(status: process.terminationStatus,
-                         stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self),
-                         stdoutData: outData, timedOut: timedOut)
+    return ProcessResult(
+        status: process.terminationStatus,
+        stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errData, as: UTF8.self),
+        stdoutData: outData, timedOut: timedOut)
 }
 
 /// Runs the built `walkscape` with a private home so no test touches the user's files.
-public func runWalkscape(_ arguments: [String], home: TemporaryDirectory? = nil,
-                         environment: [String: String] = [:], stdin: Data? = nil,
-                         timeout: Double? = nil) throws -> ProcessResult {
+public func runWalkscape(
+    _ arguments: [String], home: TemporaryDirectory? = nil,
+    environment: [String: String] = [:], stdin: Data? = nil,
+    timeout: Double? = nil
+) throws -> ProcessResult {
     var env = environment
     if let home { env["WALKSCAPE_HOME"] = home.path }
     env["NO_COLOR"] = env["NO_COLOR"] ?? "1"
     // A developer's DO_NOT_TRACK=1 must not change what the tests see; a test sets it to test it.
     env["DO_NOT_TRACK"] = env["DO_NOT_TRACK"] ?? ""
-    return try run(TestPaths.walkscape, arguments, environment: env, stdin: stdin,
-                   currentDirectory: TestPaths.packageRoot, timeout: timeout)
+    return try run(
+        TestPaths.walkscape, arguments, environment: env, stdin: stdin,
+        currentDirectory: TestPaths.packageRoot, timeout: timeout)
 }

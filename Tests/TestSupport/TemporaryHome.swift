@@ -17,7 +17,8 @@ public final class TemporaryDirectory: @unchecked Sendable {
     @discardableResult
     public func write(_ name: String, _ text: String) throws -> URL {
         let target = file(name)
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(text.utf8).write(to: target)
         return target
     }

@@ -16,9 +16,11 @@ public struct TourFixture: Sendable {
     /// Overrides the audio file name of point 1 (to test names that need escaping).
     public var firstAudioName: String?
 
-    public init(id: String = UUID().uuidString.lowercased(), slug: String = "fixture-tour", isProtected: Bool = false,
-                languages: [String] = ["en"], points: Int = 2, audioBytes: Int = 4096, subtitles: Bool = false,
-                images: Bool = false, firstAudioName: String? = nil) {
+    public init(
+        id: String = UUID().uuidString.lowercased(), slug: String = "fixture-tour", isProtected: Bool = false,
+        languages: [String] = ["en"], points: Int = 2, audioBytes: Int = 4096, subtitles: Bool = false,
+        images: Bool = false, firstAudioName: String? = nil
+    ) {
         self.id = id
         self.slug = slug
         self.isProtected = isProtected
@@ -45,42 +47,53 @@ public struct TourFixture: Sendable {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         var languageInfo: [String: Any] = [:]
         for language in languages {
-            languageInfo[language] = ["title": "\(slug) (\(language))", "description": "A tour for tests in \(language).",
-                                      "completionMessage": "Done (\(language))."]
+            languageInfo[language] = [
+                "title": "\(slug) (\(language))", "description": "A tour for tests in \(language).",
+                "completionMessage": "Done (\(language)).",
+            ]
         }
         var pointList: [[String: Any]] = []
         for order in 1...max(1, points) {
             var content: [String: Any] = [:]
             for language in languages {
-                var c: [String: Any] = ["title": "Point \(order) (\(language))", "description": "Text \(order) in \(language)."]
+                var c: [String: Any] = [
+                    "title": "Point \(order) (\(language))", "description": "Text \(order) in \(language).",
+                ]
                 if audioBytes > 0 {
                     let path = audioPath(order: order, language: language)
-                    try Self.writeNoise(root.appendingPathComponent(path), bytes: audioBytes, seed: UInt64(order * 31 + language.count))
+                    try Self.writeNoise(
+                        root.appendingPathComponent(path), bytes: audioBytes, seed: UInt64(order * 31 + language.count))
                     c["audio"] = path
                 }
                 if subtitles {
                     let path = "media/\(language)/\(String(format: "%02d", order)).srt"
-                    try Self.write(root.appendingPathComponent(path), Data("1\n00:00:00,000 --> 00:00:01,000\nPoint \(order)\n".utf8))
+                    try Self.write(
+                        root.appendingPathComponent(path),
+                        Data("1\n00:00:00,000 --> 00:00:01,000\nPoint \(order)\n".utf8))
                     c["subtitles"] = path
                 }
                 if images {
                     let path = "media/p\(order).jpg"
-                    try Self.writeNoise(root.appendingPathComponent(path), bytes: 1000 + order, seed: UInt64(900 + order))
+                    try Self.writeNoise(
+                        root.appendingPathComponent(path), bytes: 1000 + order, seed: UInt64(900 + order))
                     c["image"] = path
                 }
                 content[language] = c
             }
-            pointList.append(["id": pointID(order: order), "order": order,
-                              "location": ["lat": 44.4939 + Double(order) * 0.001, "lng": 11.3426],
-                              "triggerRadiusMeters": 30, "content": content])
+            pointList.append([
+                "id": pointID(order: order), "order": order,
+                "location": ["lat": 44.4939 + Double(order) * 0.001, "lng": 11.3426],
+                "triggerRadiusMeters": 30, "content": content,
+            ])
         }
         let tour: [String: Any] = [
             "format": 1, "id": id, "slug": slug, "city": "Bologna", "difficulty": "easy", "durationMinutes": 25,
             "distanceKm": 1.4, "isProtected": isProtected, "defaultLanguage": languages[0],
             "route": "44.4939,11.3426;44.4945,11.346", "languages": languageInfo, "points": pointList,
         ]
-        try Self.write(root.appendingPathComponent("tour.json"),
-                       JSONSerialization.data(withJSONObject: tour, options: [.prettyPrinted, .sortedKeys]))
+        try Self.write(
+            root.appendingPathComponent("tour.json"),
+            JSONSerialization.data(withJSONObject: tour, options: [.prettyPrinted, .sortedKeys]))
         return root
     }
 

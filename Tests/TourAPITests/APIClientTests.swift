@@ -10,22 +10,30 @@ struct APIClientTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     func client(_ transport: ScriptedTransport, _ store: MemoryCredentialStore) -> APIClient {
-        let channel = ServiceChannel(service: Self.service,
-                                     executor: RequestExecutor(transport: transport, timer: RecordingTimer(now: now), jitter: FixedJitter(value: 0)),
-                                     userAgent: "walkscape/test")
+        let channel = ServiceChannel(
+            service: Self.service,
+            executor: RequestExecutor(
+                transport: transport, timer: RecordingTimer(now: now), jitter: FixedJitter(value: 0)),
+            userAgent: "walkscape/test")
         return APIClient(channel: channel, credentials: store)
     }
 
     func loggedIn() -> MemoryCredentialStore {
-        MemoryCredentialStore(Credentials(
-            service: ServiceURL.key(Self.service), email: "ada@example.org", userID: "u1",
-            tokens: AuthTokens(accessToken: TestToken.make(issuedAt: now, expiresAt: now.addingTimeInterval(900)),
-                               refreshToken: TestToken.make(issuedAt: now, expiresAt: now.addingTimeInterval(86_400)))))
+        MemoryCredentialStore(
+            Credentials(
+                service: ServiceURL.key(Self.service), email: "ada@example.org", userID: "u1",
+                tokens: AuthTokens(
+                    accessToken: TestToken.make(issuedAt: now, expiresAt: now.addingTimeInterval(900)),
+                    refreshToken: TestToken.make(issuedAt: now, expiresAt: now.addingTimeInterval(86_400)))))
     }
 
     func renewal() -> ScriptedTransport.Step {
         let access = TestToken.make(issuedAt: now, expiresAt: now.addingTimeInterval(900))
-        return .answer(201, body: #"{"accessToken":"\#(access)","refreshToken":"\#(TestToken.make(issuedAt: now, expiresAt: now.addingTimeInterval(86_400)))"}"#)
+        return .answer(
+            201,
+            body:
+                #"{"accessToken":"\#(access)","refreshToken":"\#(TestToken.make(issuedAt: now, expiresAt: now.addingTimeInterval(86_400)))"}"#
+        )
     }
 
     static let me = #"{"id":"u1","email":"ada@example.org","preferredLanguage":"it","mailingListOptIn":false}"#
@@ -33,11 +41,14 @@ struct APIClientTests {
     @Test func aRejectedTokenIsRenewedOnceAndTheRequestRetried() async throws {
         let store = loggedIn()
         let old = try #require(store.current?.tokens.accessToken)
-        let transport = ScriptedTransport([.answer(401, body: #"{"statusCode":401,"message":"Unauthorized"}"#), renewal(),
-                                           .answer(200, body: Self.me)])
+        let transport = ScriptedTransport([
+            .answer(401, body: #"{"statusCode":401,"message":"Unauthorized"}"#), renewal(),
+            .answer(200, body: Self.me),
+        ])
         let profile = try await client(transport, store).me()
         #expect(profile.email == "ada@example.org")
-        #expect(transport.requests.map(\.summary) == ["GET /base/auth/me", "POST /base/auth/refresh", "GET /base/auth/me"])
+        #expect(
+            transport.requests.map(\.summary) == ["GET /base/auth/me", "POST /base/auth/refresh", "GET /base/auth/me"])
         #expect(transport.requests[0].headers["Authorization"] == "Bearer \(old)")
         #expect(transport.requests[2].headers["Authorization"] == "Bearer \(store.current!.tokens.accessToken)")
         #expect(store.current?.tokens.accessToken != old)
@@ -51,7 +62,9 @@ struct APIClientTests {
 
     @Test func requiredLoginIsCheckedBeforeAnythingIsSent() async throws {
         let transport = ScriptedTransport([])
-        await #expect(throws: APIError.notLoggedIn(Self.service)) { try await client(transport, MemoryCredentialStore()).redeem("X") }
+        await #expect(throws: APIError.notLoggedIn(Self.service)) {
+            try await client(transport, MemoryCredentialStore()).redeem("X")
+        }
         #expect(transport.requests.isEmpty)
     }
 
@@ -67,27 +80,40 @@ struct APIClientTests {
         let redeem = transport.requests[0]
         #expect(redeem.summary == "POST /base/vouchers/validate")
         #expect(try JSONSerialization.jsonObject(with: redeem.body!) as? [String: String] == ["code": "spring-26"])
-        #expect(redeem.headers["Content-Type"] == "application/json" && redeem.headers["User-Agent"] == "walkscape/test")
+        #expect(
+            redeem.headers["Content-Type"] == "application/json" && redeem.headers["User-Agent"] == "walkscape/test")
         let points = transport.requests[1]
         #expect(points.url.absoluteString == "https://api.example.org/base/tours/a%20b%2Fc/points?language=it")
         for request in transport.requests {
             #expect(!request.url.absoluteString.contains(store.current!.tokens.accessToken))
         }
 
-        let registering = ScriptedTransport([.answer(409, body: #"{"statusCode":409,"message":"User with this email already exists","error":"Conflict"}"#)])
-        await #expect(throws: APIError(.alreadyExists, "an account for ada@example.org exists already: walkscape login", status: 409)) {
-            try await client(registering, MemoryCredentialStore()).register(Registration(email: "ada@example.org", password: "12345678"))
+        let registering = ScriptedTransport([
+            .answer(
+                409, body: #"{"statusCode":409,"message":"User with this email already exists","error":"Conflict"}"#)
+        ])
+        await #expect(
+            throws: APIError(
+                .alreadyExists, "an account for ada@example.org exists already: walkscape login", status: 409)
+        ) {
+            try await client(registering, MemoryCredentialStore()).register(
+                Registration(email: "ada@example.org", password: "12345678"))
         }
         let body = try JSONSerialization.jsonObject(with: registering.requests[0].body!) as? [String: String]
         #expect(body == ["email": "ada@example.org", "password": "12345678"])
     }
 
     @Test func theStatusTableNamesEachFailure() {
-        func kind(_ status: Int) -> APIError.Kind { APIError.status(status, body: nil, request: "GET /x", retryAfter: nil).kind }
-        #expect(kind(400) == .rejected && kind(401) == .sessionExpired && kind(403) == .forbidden && kind(404) == .notFound)
-        #expect(kind(409) == .alreadyExists && kind(413) == .tooLarge && kind(429) == .temporary && kind(503) == .temporary)
+        func kind(_ status: Int) -> APIError.Kind {
+            APIError.status(status, body: nil, request: "GET /x", retryAfter: nil).kind
+        }
+        #expect(
+            kind(400) == .rejected && kind(401) == .sessionExpired && kind(403) == .forbidden && kind(404) == .notFound)
+        #expect(
+            kind(409) == .alreadyExists && kind(413) == .tooLarge && kind(429) == .temporary && kind(503) == .temporary)
         #expect(kind(302) == .protocolError && kind(418) == .protocolError)
-        #expect(APIError.status(429, body: nil, request: "GET /x", retryAfter: .seconds(40)).message
+        #expect(
+            APIError.status(429, body: nil, request: "GET /x", retryAfter: .seconds(40)).message
                 == "the service is busy (too many requests); try again in 40 s")
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TourAPI
 import TourModel
 
@@ -12,8 +12,9 @@ struct LiveSessionTests {
         let server = try await ServerProcess.start(.init(tokenTTL: 2))
         try server.addUser("ada@example.org", password: "correct horse battery")
         let transport = AsyncHTTPClientTransport()
-        let channel = ServiceChannel(service: URL(string: server.baseURL)!, executor: RequestExecutor(transport: transport),
-                                     userAgent: "walkscape-tests")
+        let channel = ServiceChannel(
+            service: URL(string: server.baseURL)!, executor: RequestExecutor(transport: transport),
+            userAgent: "walkscape-tests")
         let client = APIClient(channel: channel, credentials: MemoryCredentialStore())
         do {
             _ = try await client.login(email: "ada@example.org", password: "correct horse battery")

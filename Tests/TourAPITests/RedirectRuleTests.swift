@@ -8,19 +8,25 @@ struct RedirectRuleTests {
     let rule = RedirectRule()
 
     func request(_ url: String, method: HTTPRequest.Method = .get) -> HTTPRequest {
-        HTTPRequest(method: method, url: URL(string: url)!, headers: ["Authorization": "Bearer secret", "Cookie": "c=1", "Accept": "application/json"],
-                    body: method == .post ? Data("{}".utf8) : nil)
+        HTTPRequest(
+            method: method, url: URL(string: url)!,
+            headers: ["Authorization": "Bearer secret", "Cookie": "c=1", "Accept": "application/json"],
+            body: method == .post ? Data("{}".utf8) : nil)
     }
 
     @Test func sameOriginKeepsTheCredentials() throws {
-        let next = try #require(rule.follow(request("https://api.example.org/tours"), status: 302, location: "/v2/tours"))
+        let next = try #require(
+            rule.follow(request("https://api.example.org/tours"), status: 302, location: "/v2/tours"))
         #expect(next.url.absoluteString == "https://api.example.org/v2/tours")
         #expect(next.headers["Authorization"] == "Bearer secret")
     }
 
     @Test func anotherHostPortOrSchemeLosesThem() throws {
-        for location in ["https://cdn.example.org/tours", "https://api.example.org:8443/tours", "http://127.0.0.1/tours"] {
-            let next = try #require(rule.follow(request("https://api.example.org/tours"), status: 307, location: location))
+        for location in [
+            "https://cdn.example.org/tours", "https://api.example.org:8443/tours", "http://127.0.0.1/tours",
+        ] {
+            let next = try #require(
+                rule.follow(request("https://api.example.org/tours"), status: 307, location: location))
             #expect(next.headers["Authorization"] == nil, "\(location)")
             #expect(next.headers["Cookie"] == nil)
             #expect(next.headers["Accept"] == "application/json")
@@ -28,10 +34,15 @@ struct RedirectRuleTests {
     }
 
     @Test func plainHTTPOffThisMachineIsNotFollowedUnlessAllowed() {
-        #expect(rule.follow(request("https://api.example.org/a"), status: 301, location: "http://evil.example.net/a") == nil)
-        #expect(RedirectRule(allowInsecureHTTP: true).follow(request("https://api.example.org/a"), status: 301,
-                                                            location: "http://lan.example.net/a") != nil)
-        #expect(rule.follow(request("https://api.example.org/a"), status: 301, location: "ftp://api.example.org/a") == nil)
+        #expect(
+            rule.follow(request("https://api.example.org/a"), status: 301, location: "http://evil.example.net/a") == nil
+        )
+        #expect(
+            RedirectRule(allowInsecureHTTP: true).follow(
+                request("https://api.example.org/a"), status: 301,
+                location: "http://lan.example.net/a") != nil)
+        #expect(
+            rule.follow(request("https://api.example.org/a"), status: 301, location: "ftp://api.example.org/a") == nil)
     }
 
     @Test func onlyRedirectStatusesWithALocationAreFollowed() {
@@ -53,14 +64,17 @@ struct RedirectRuleTests {
     @Test func theExecutorFollowsAtMostTheLimit() async throws {
         let hops = (0..<10).map { ScriptedTransport.Step.answer(302, headers: ["Location": "/hop\($0)"]) }
         let transport = ScriptedTransport(hops)
-        let executor = RequestExecutor(transport: transport, redirects: RedirectRule(maxRedirects: 3), timer: RecordingTimer())
+        let executor = RequestExecutor(
+            transport: transport, redirects: RedirectRule(maxRedirects: 3), timer: RecordingTimer())
         let response = try await executor.send(request("https://api.example.org/a"), idempotent: true)
         #expect(response.status == 302)
         #expect(transport.requests.map(\.url.path) == ["/a", "/hop0", "/hop1", "/hop2"])
     }
 
     @Test func theExecutorDropsTheTokenAtTheOriginBoundary() async throws {
-        let transport = ScriptedTransport([.answer(302, headers: ["Location": "https://media.example.net/x.mp3"]), .answer(200)])
+        let transport = ScriptedTransport([
+            .answer(302, headers: ["Location": "https://media.example.net/x.mp3"]), .answer(200),
+        ])
         let executor = RequestExecutor(transport: transport, timer: RecordingTimer())
         _ = try await executor.send(request("https://api.example.org/a"), idempotent: true)
         #expect(transport.requests.map { $0.headers["Authorization"] } == ["Bearer secret", nil])

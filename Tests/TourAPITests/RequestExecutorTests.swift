@@ -6,7 +6,8 @@ import TourAPI
 /// and a recording clock, so nothing waits for real.
 struct RequestExecutorTests {
     let url = URL(string: "https://api.example.org/tours")!
-    let policy = RetryPolicy(maxAttempts: 4, baseDelay: .milliseconds(200), maxDelay: .seconds(1), maxRetryAfter: .seconds(10))
+    let policy = RetryPolicy(
+        maxAttempts: 4, baseDelay: .milliseconds(200), maxDelay: .seconds(1), maxRetryAfter: .seconds(10))
 
     func executor(_ transport: ScriptedTransport, timer: RecordingTimer, jitter: Double = 0.5) -> RequestExecutor {
         RequestExecutor(transport: transport, policy: policy, timer: timer, jitter: FixedJitter(value: jitter))
@@ -15,7 +16,8 @@ struct RequestExecutorTests {
     @Test func getIsRetriedThroughA5xxBurstWithJitteredBackoff() async throws {
         let transport = ScriptedTransport([.answer(503), .answer(500), .answer(502), .answer(200, body: "[]")])
         let timer = RecordingTimer()
-        let response = try await executor(transport, timer: timer).send(HTTPRequest(method: .get, url: url), idempotent: true)
+        let response = try await executor(transport, timer: timer).send(
+            HTTPRequest(method: .get, url: url), idempotent: true)
         #expect(response.status == 200)
         #expect(transport.requests.count == 4)
         // Half of each ceiling: 200 ms, 400 ms, 800 ms.
@@ -25,7 +27,8 @@ struct RequestExecutorTests {
     @Test func attemptsAreBoundedAndTheLastAnswerIsReturned() async throws {
         let transport = ScriptedTransport(Array(repeating: .answer(503), count: 10))
         let timer = RecordingTimer()
-        let response = try await executor(transport, timer: timer).send(HTTPRequest(method: .get, url: url), idempotent: true)
+        let response = try await executor(transport, timer: timer).send(
+            HTTPRequest(method: .get, url: url), idempotent: true)
         #expect(response.status == 503)
         #expect(transport.requests.count == 4)
         #expect(timer.sleeps.count == 3)
@@ -48,7 +51,8 @@ struct RequestExecutorTests {
     @Test func aRetryAfterBeyondTheCapEndsTheAttempts() async throws {
         let transport = ScriptedTransport([.answer(429, headers: ["Retry-After": "3600"]), .answer(200)])
         let timer = RecordingTimer()
-        let response = try await executor(transport, timer: timer).send(HTTPRequest(method: .get, url: url), idempotent: true)
+        let response = try await executor(transport, timer: timer).send(
+            HTTPRequest(method: .get, url: url), idempotent: true)
         #expect(response.status == 429)
         #expect(timer.sleeps.isEmpty)
     }
@@ -56,7 +60,8 @@ struct RequestExecutorTests {
     @Test func clientErrorsAreNeverRetried() async throws {
         for status in [400, 401, 403, 404, 409, 413] {
             let transport = ScriptedTransport([.answer(status), .answer(200)])
-            let response = try await executor(transport, timer: RecordingTimer()).send(HTTPRequest(method: .get, url: url), idempotent: true)
+            let response = try await executor(transport, timer: RecordingTimer()).send(
+                HTTPRequest(method: .get, url: url), idempotent: true)
             #expect(response.status == status)
             #expect(transport.requests.count == 1)
         }
@@ -88,9 +93,12 @@ struct RequestExecutorTests {
     }
 
     @Test func transientTransportFailuresOfAGetAreRetriedThenReported() async throws {
-        let transport = ScriptedTransport([.fail(.connectionLost), .fail(.timedOut), .fail(.connectionLost), .fail(.timedOut)])
+        let transport = ScriptedTransport([
+            .fail(.connectionLost), .fail(.timedOut), .fail(.connectionLost), .fail(.timedOut),
+        ])
         await #expect(throws: TransportError(.timedOut, "scripted timedOut")) {
-            try await executor(transport, timer: RecordingTimer()).send(HTTPRequest(method: .get, url: url), idempotent: true)
+            try await executor(transport, timer: RecordingTimer()).send(
+                HTTPRequest(method: .get, url: url), idempotent: true)
         }
         #expect(transport.requests.count == 4)
     }
@@ -98,7 +106,8 @@ struct RequestExecutorTests {
     @Test func permanentTransportFailuresAreNotRetried() async throws {
         let transport = ScriptedTransport([.fail(.tls), .answer(200)])
         await #expect(throws: TransportError.self) {
-            try await executor(transport, timer: RecordingTimer()).send(HTTPRequest(method: .get, url: url), idempotent: true)
+            try await executor(transport, timer: RecordingTimer()).send(
+                HTTPRequest(method: .get, url: url), idempotent: true)
         }
         #expect(transport.requests.count == 1)
     }

@@ -4,11 +4,16 @@ import TourAPI
 
 /// Backoff arithmetic with injected jitter: no clock, no waiting.
 struct RetryPolicyTests {
-    let policy = RetryPolicy(maxAttempts: 6, baseDelay: .milliseconds(250), maxDelay: .seconds(4), maxRetryAfter: .seconds(30))
+    let policy = RetryPolicy(
+        maxAttempts: 6, baseDelay: .milliseconds(250), maxDelay: .seconds(4), maxRetryAfter: .seconds(30))
 
     @Test func ceilingDoublesFromTheBaseUntilTheCap() {
-        #expect((1...7).map { policy.ceiling(beforeRetry: $0) }
-                == [.milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(4), .seconds(4)])
+        #expect(
+            (1...7).map { policy.ceiling(beforeRetry: $0) }
+                == [
+                    .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(4),
+                    .seconds(4),
+                ])
         // No overflow however far the count goes.
         #expect(policy.ceiling(beforeRetry: 10_000) == .seconds(4))
     }

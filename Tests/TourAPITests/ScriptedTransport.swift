@@ -33,16 +33,22 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
             return handler == nil ? (steps.isEmpty ? nil : steps.removeFirst()) : nil
         }
         let step: Step
-        if let scripted { step = scripted } else if let handler { step = await handler(request) } else {
+        if let scripted {
+            step = scripted
+        } else if let handler {
+            step = await handler(request)
+        } else {
             step = .fail(.cannotConnect)
         }
         switch step {
         case .answer(let status, let headers, let body):
             return HTTPResponse(status: status, headers: headers, body: .bytes(Data(body.utf8)), url: request.url)
         case .answerThenBreak(let status):
-            return HTTPResponse(status: status, body: ResponseBody {
-                ResponseBody.AsyncIterator { throw TransportError(.connectionLost, "scripted break") }
-            }, url: request.url)
+            return HTTPResponse(
+                status: status,
+                body: ResponseBody {
+                    ResponseBody.AsyncIterator { throw TransportError(.connectionLost, "scripted break") }
+                }, url: request.url)
         case .fail(let kind):
             throw TransportError(kind, "scripted \(kind)")
         }
@@ -80,22 +86,34 @@ final class MemoryCredentialStore: CredentialStore, @unchecked Sendable {
 
     var current: Credentials? { lock.withLock { stored } }
     func load() throws(APIError) -> Credentials? { lock.withLock { stored } }
-    func save(_ credentials: Credentials) throws(APIError) { lock.withLock { stored = credentials; saves += 1 } }
+    func save(_ credentials: Credentials) throws(APIError) {
+        lock.withLock {
+            stored = credentials; saves += 1
+        }
+    }
     func remove() throws(APIError) { lock.withLock { stored = nil } }
-    func exclusively<T: Sendable>(_ body: @Sendable () async throws(APIError) -> T) async throws(APIError) -> T { try await body() }
+    func exclusively<T: Sendable>(_ body: @Sendable () async throws(APIError) -> T) async throws(APIError) -> T {
+        try await body()
+    }
 }
 
 /// Unsigned JWTs with the claims the client reads (it never verifies signatures; the server does).
 enum TestToken {
-    static func make(subject: String = "u1", issuedAt: Date, expiresAt: Date, nonce: String = UUID().uuidString) -> String {
+    static func make(subject: String = "u1", issuedAt: Date, expiresAt: Date, nonce: String = UUID().uuidString)
+        -> String
+    {
         func part(_ object: [String: Any]) -> String {
             let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             return data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
                 .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         }
-        return [part(["alg": "HS256", "typ": "JWT"]),
-                part(["sub": subject, "email": "ada@example.org", "iat": Int(issuedAt.timeIntervalSince1970),
-                      "exp": Int(expiresAt.timeIntervalSince1970), "jti": nonce]),
-                "c2lnbmF0dXJl"].joined(separator: ".")
+        return [
+            part(["alg": "HS256", "typ": "JWT"]),
+            part([
+                "sub": subject, "email": "ada@example.org", "iat": Int(issuedAt.timeIntervalSince1970),
+                "exp": Int(expiresAt.timeIntervalSince1970), "jti": nonce,
+            ]),
+            "c2lnbmF0dXJl",
+        ].joined(separator: ".")
     }
 }

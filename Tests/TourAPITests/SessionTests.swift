@@ -10,16 +10,21 @@ struct SessionTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     func credentials(accessExpiresIn: TimeInterval, refreshExpiresIn: TimeInterval = 7 * 86_400) -> Credentials {
-        Credentials(service: ServiceURL.key(Self.service), email: "ada@example.org", userID: "u1",
-                    tokens: AuthTokens(accessToken: TestToken.make(issuedAt: now.addingTimeInterval(accessExpiresIn - 900),
-                                                                   expiresAt: now.addingTimeInterval(accessExpiresIn)),
-                                       refreshToken: TestToken.make(issuedAt: now.addingTimeInterval(-60),
-                                                                    expiresAt: now.addingTimeInterval(refreshExpiresIn))))
+        Credentials(
+            service: ServiceURL.key(Self.service), email: "ada@example.org", userID: "u1",
+            tokens: AuthTokens(
+                accessToken: TestToken.make(
+                    issuedAt: now.addingTimeInterval(accessExpiresIn - 900),
+                    expiresAt: now.addingTimeInterval(accessExpiresIn)),
+                refreshToken: TestToken.make(
+                    issuedAt: now.addingTimeInterval(-60),
+                    expiresAt: now.addingTimeInterval(refreshExpiresIn))))
     }
 
     func session(_ transport: ScriptedTransport, _ store: MemoryCredentialStore) -> Session {
         let timer = RecordingTimer(now: now)
-        let channel = ServiceChannel(service: Self.service, executor: RequestExecutor(transport: transport, timer: timer), userAgent: "test")
+        let channel = ServiceChannel(
+            service: Self.service, executor: RequestExecutor(transport: transport, timer: timer), userAgent: "test")
         return Session(channel: channel, store: store, now: { timer.now() })
     }
 
@@ -116,9 +121,11 @@ struct SessionTests {
     @Test func shortLivedTokensAreNotRenewedOnEveryRequest() {
         // A 2-second token (tests, `--token-ttl 2`): due in its last half second, not always.
         let issued = now
-        let c = Credentials(service: "s", email: nil, userID: nil,
-                            tokens: AuthTokens(accessToken: TestToken.make(issuedAt: issued, expiresAt: issued.addingTimeInterval(2)),
-                                               refreshToken: nil))
+        let c = Credentials(
+            service: "s", email: nil, userID: nil,
+            tokens: AuthTokens(
+                accessToken: TestToken.make(issuedAt: issued, expiresAt: issued.addingTimeInterval(2)),
+                refreshToken: nil))
         #expect(!c.accessNeedsRefresh(at: issued.addingTimeInterval(1)))
         #expect(c.accessNeedsRefresh(at: issued.addingTimeInterval(1.6)))
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TourModel
 
 /// Reference values from GeographicLib (Karney, WGS84), the ellipsoidal reference.
@@ -9,12 +10,24 @@ struct GeodesyTests {
     }
 
     static let cases: [Case] = [
-        .init(from: .init(latitude: 44.4938, longitude: 11.3430), to: .init(latitude: 44.4949, longitude: 11.3465), distance: 304.0342, bearing: 66.2930),
-        .init(from: .init(latitude: 45.4642, longitude: 9.1900), to: .init(latitude: 45.4685, longitude: 9.1824), distance: 762.6610, bearing: 308.8046),
-        .init(from: .init(latitude: -33.8568, longitude: 151.2153), to: .init(latitude: -33.8523, longitude: 151.2108), distance: 650.0469, bearing: 320.1600),
-        .init(from: .init(latitude: 64.1466, longitude: -21.9426), to: .init(latitude: 64.1420, longitude: -21.9270), distance: 916.3256, bearing: 124.0234),
-        .init(from: .init(latitude: 0, longitude: 0), to: .init(latitude: 0, longitude: 0.01), distance: 1113.1949, bearing: 90),
-        .init(from: .init(latitude: 51.5007, longitude: -0.1246), to: .init(latitude: 51.5055, longitude: -0.0754), distance: 3457.7309, bearing: 81.0960),
+        .init(
+            from: .init(latitude: 44.4938, longitude: 11.3430), to: .init(latitude: 44.4949, longitude: 11.3465),
+            distance: 304.0342, bearing: 66.2930),
+        .init(
+            from: .init(latitude: 45.4642, longitude: 9.1900), to: .init(latitude: 45.4685, longitude: 9.1824),
+            distance: 762.6610, bearing: 308.8046),
+        .init(
+            from: .init(latitude: -33.8568, longitude: 151.2153), to: .init(latitude: -33.8523, longitude: 151.2108),
+            distance: 650.0469, bearing: 320.1600),
+        .init(
+            from: .init(latitude: 64.1466, longitude: -21.9426), to: .init(latitude: 64.1420, longitude: -21.9270),
+            distance: 916.3256, bearing: 124.0234),
+        .init(
+            from: .init(latitude: 0, longitude: 0), to: .init(latitude: 0, longitude: 0.01), distance: 1113.1949,
+            bearing: 90),
+        .init(
+            from: .init(latitude: 51.5007, longitude: -0.1246), to: .init(latitude: 51.5055, longitude: -0.0754),
+            distance: 3457.7309, bearing: 81.0960),
     ]
 
     @Test("distance matches the ellipsoidal reference to 0.1% (in fact to a millimetre)", arguments: cases)
@@ -58,7 +71,10 @@ struct GeodesyTests {
 
     @Test func routePolylineParsesAndRejects() throws {
         let route = try RoutePolyline.parse("44.4938,11.3430; 44.4949,11.3465;")
-        #expect(route == [Coordinate(latitude: 44.4938, longitude: 11.3430), Coordinate(latitude: 44.4949, longitude: 11.3465)])
+        #expect(
+            route == [
+                Coordinate(latitude: 44.4938, longitude: 11.3430), Coordinate(latitude: 44.4949, longitude: 11.3465),
+            ])
         #expect(try RoutePolyline.parse("") == [])
         #expect(throws: RoutePolylineError.self) { try RoutePolyline.parse("44.49;11.34") }
         #expect(throws: RoutePolylineError.self) { try RoutePolyline.parse("95,11") }

@@ -1,10 +1,12 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
-import Testing
 import TestSupport
+import Testing
+
 @testable import TourModel
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Paths in a tour folder may not leave it (docs/tour-folder.md), and symbolic links are no way
 /// round that: every path is resolved to the real file before it is accepted. A tour folder comes
@@ -26,7 +28,10 @@ struct TourFolderConfinementTests {
             }
         }
         try link(dir, "media/out", to: "/etc")
-        #expect(base.loadError(dir) == "tour.json: points[1].content.en.subtitles: media/out/passwd leads outside the tour folder (to /etc/passwd)")
+        #expect(
+            base.loadError(dir)
+                == "tour.json: points[1].content.en.subtitles: media/out/passwd leads outside the tour folder (to /etc/passwd)"
+        )
     }
 
     @Test func aLinkedFileLeadingOutsideIsRefused() throws {
@@ -34,7 +39,10 @@ struct TourFolderConfinementTests {
         try outside.write("secret.mp3", "x")
         let dir = try base.makeFolder()
         try link(dir, "media/en/02.mp3", to: outside.file("secret.mp3").path)
-        #expect(base.loadError(dir) == "tour.json: points[0].content.en.audio: media/en/02.mp3 leads outside the tour folder (to \(outside.file("secret.mp3").path))")
+        #expect(
+            base.loadError(dir)
+                == "tour.json: points[0].content.en.audio: media/en/02.mp3 leads outside the tour folder (to \(outside.file("secret.mp3").path))"
+        )
     }
 
     @Test func aRelativeLinkClimbingOutIsRefusedToo() throws {
@@ -45,13 +53,14 @@ struct TourFolderConfinementTests {
         defer { try? FileManager.default.removeItem(at: sibling) }
         try Data("$GPGGA\n".utf8).write(to: sibling.appendingPathComponent("walk.nmea"))
         let error = try #require(base.loadError(dir))
-        #expect(error.hasPrefix("tour.json: traces[0]: traces/walk.nmea leads outside the tour folder (to "), "\(error)")
+        #expect(
+            error.hasPrefix("tour.json: traces[0]: traces/walk.nmea leads outside the tour folder (to "), "\(error)")
     }
 
     @Test func linksThatStayInsideTheFolderAreFine() throws {
         let dir = try base.makeFolder()
-        try link(dir, "media/en/02.mp3", to: "../it/01.mp3")                       // relative, inside
-        try link(dir, "media/en/01.srt", to: dir.file("media/en/01.mp3").path)     // absolute, inside
+        try link(dir, "media/en/02.mp3", to: "../it/01.mp3")  // relative, inside
+        try link(dir, "media/en/01.srt", to: dir.file("media/en/01.mp3").path)  // absolute, inside
         let folder = try TourFolder.load(from: dir.url)
         #expect(folder.points[1].content["en"]?.audio?.lastPathComponent == "02.mp3")
     }
@@ -69,16 +78,20 @@ struct TourFolderConfinementTests {
         let outside = try TemporaryDirectory(prefix: "outside")
         try FileManager.default.moveItem(at: dir.file("tour.json"), to: outside.file("tour.json"))
         try link(dir, "tour.json", to: outside.file("tour.json").path)
-        #expect(base.loadError(dir) == "tour.json: leads outside the tour folder (to \(outside.file("tour.json").path))")
+        #expect(
+            base.loadError(dir) == "tour.json: leads outside the tour folder (to \(outside.file("tour.json").path))")
     }
 
     @Test func aFIFOOrAFolderWhereAFileShouldBeIsRefusedAsWhatItIs() throws {
         let dir = try base.makeFolder()
         try FileManager.default.removeItem(at: dir.file("media/en/01.srt"))
         #expect(mkfifo(dir.file("media/en/01.srt").path, 0o644) == 0)
-        #expect(base.loadError(dir) == "tour.json: points[1].content.en.subtitles: media/en/01.srt is a FIFO, not a regular file")
+        #expect(
+            base.loadError(dir)
+                == "tour.json: points[1].content.en.subtitles: media/en/01.srt is a FIFO, not a regular file")
         try FileManager.default.removeItem(at: dir.file("media/en/01.srt"))
         try FileManager.default.createDirectory(at: dir.file("media/en/01.srt"), withIntermediateDirectories: true)
-        #expect(base.loadError(dir) == "tour.json: points[1].content.en.subtitles: media/en/01.srt is a folder, not a file")
+        #expect(
+            base.loadError(dir) == "tour.json: points[1].content.en.subtitles: media/en/01.srt is a folder, not a file")
     }
 }

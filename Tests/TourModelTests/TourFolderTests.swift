@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TourModel
 
 struct TourFolderTests {
@@ -19,13 +20,24 @@ struct TourFolderTests {
                 "it": ["title": "Passeggiata", "completionMessage": "Bravo"],
             ],
             "points": [
-                ["id": "p2", "order": 2, "location": ["lat": 44.4949, "lng": 11.3465], "triggerRadiusMeters": 30,
-                 "content": ["en": ["title": "Second", "audio": "media/en/02.mp3"]]],
-                ["id": "p1", "order": 1, "location": ["lat": 44.4938, "lng": 11.3430], "triggerRadiusMeters": 25,
-                 "content": ["en": ["title": "First", "description": "one", "audio": "media/en/01.mp3", "subtitles": "media/en/01.srt"],
-                             "it": ["title": "Primo", "audio": "media/it/01.mp3"]]],
-                ["id": "p3", "order": 3, "location": ["lat": 44.4952, "lng": 11.3480], "triggerRadiusMeters": 40,
-                 "content": ["en": ["title": "Third"]]],
+                [
+                    "id": "p2", "order": 2, "location": ["lat": 44.4949, "lng": 11.3465], "triggerRadiusMeters": 30,
+                    "content": ["en": ["title": "Second", "audio": "media/en/02.mp3"]],
+                ],
+                [
+                    "id": "p1", "order": 1, "location": ["lat": 44.4938, "lng": 11.3430], "triggerRadiusMeters": 25,
+                    "content": [
+                        "en": [
+                            "title": "First", "description": "one", "audio": "media/en/01.mp3",
+                            "subtitles": "media/en/01.srt",
+                        ],
+                        "it": ["title": "Primo", "audio": "media/it/01.mp3"],
+                    ],
+                ],
+                [
+                    "id": "p3", "order": 3, "location": ["lat": 44.4952, "lng": 11.3480], "triggerRadiusMeters": 40,
+                    "content": ["en": ["title": "Third"]],
+                ],
             ],
             "traces": ["traces/walk.nmea"],
         ]
@@ -74,34 +86,50 @@ struct TourFolderTests {
         #expect(throws: TourModelError.self) { try folder.playable(language: "fr") }
     }
 
-    @Test("a broken folder names file, field and reason", arguments: [
-        ("latitude out of range", "tour.json: points[1].location.lat: 95.5 is not a latitude (must be within -90...90)"),
-        ("duplicate order", "tour.json: points[2].order: 2 is used twice (points[0] and points[2])"),
-        ("missing audio", "tour.json: points[1].content.it.audio: media/it/missing.mp3 does not exist"),
-        ("missing radius", "tour.json: points[0].triggerRadiusMeters: is required"),
-        ("radius as text", "tour.json: points[0].triggerRadiusMeters: must be a number"),
-        ("zero radius", "tour.json: points[2].triggerRadiusMeters: 0.0 must be greater than 0 and at most 1000 metres"),
-        ("path escapes", "tour.json: points[0].content.en.audio: ../secret.mp3 must be a path inside the tour folder (no leading / and no ..)"),
-        ("unknown language in point", "tour.json: points[2].content.fr: 'fr' is not one of the tour's languages (en, it)"),
-        ("future format", "tour.json: format: 2 is not supported (this walkscape reads format 1)"),
-        ("bad default language", "tour.json: defaultLanguage: 'de' is not one of languages (en, it)"),
-        ("duplicate id", "tour.json: points[1].id: \"p2\" is used twice (points[0] and points[1])"),
-        ("bad slug", "tour.json: slug: \"Test Walk\" must be lowercase letters, digits and -"),
-    ])
+    @Test(
+        "a broken folder names file, field and reason",
+        arguments: [
+            (
+                "latitude out of range",
+                "tour.json: points[1].location.lat: 95.5 is not a latitude (must be within -90...90)"
+            ),
+            ("duplicate order", "tour.json: points[2].order: 2 is used twice (points[0] and points[2])"),
+            ("missing audio", "tour.json: points[1].content.it.audio: media/it/missing.mp3 does not exist"),
+            ("missing radius", "tour.json: points[0].triggerRadiusMeters: is required"),
+            ("radius as text", "tour.json: points[0].triggerRadiusMeters: must be a number"),
+            (
+                "zero radius",
+                "tour.json: points[2].triggerRadiusMeters: 0.0 must be greater than 0 and at most 1000 metres"
+            ),
+            (
+                "path escapes",
+                "tour.json: points[0].content.en.audio: ../secret.mp3 must be a path inside the tour folder (no leading / and no ..)"
+            ),
+            (
+                "unknown language in point",
+                "tour.json: points[2].content.fr: 'fr' is not one of the tour's languages (en, it)"
+            ),
+            ("future format", "tour.json: format: 2 is not supported (this walkscape reads format 1)"),
+            ("bad default language", "tour.json: defaultLanguage: 'de' is not one of languages (en, it)"),
+            ("duplicate id", "tour.json: points[1].id: \"p2\" is used twice (points[0] and points[1])"),
+            ("bad slug", "tour.json: slug: \"Test Walk\" must be lowercase letters, digits and -"),
+        ])
     func brokenFolder(_ name: String, _ expected: String) throws {
         let dir = try makeFolder { tour in
             switch name {
             case "latitude out of range": editPoint(1, &tour) { $0["location"] = ["lat": 95.5, "lng": 11.0] }
             case "duplicate order": editPoint(2, &tour) { $0["order"] = 2 }
-            case "missing audio": editPoint(1, &tour) { p in
-                var content = p["content"] as! [String: Any]
-                content["it"] = ["title": "Primo", "audio": "media/it/missing.mp3"]
-                p["content"] = content
-            }
+            case "missing audio":
+                editPoint(1, &tour) { p in
+                    var content = p["content"] as! [String: Any]
+                    content["it"] = ["title": "Primo", "audio": "media/it/missing.mp3"]
+                    p["content"] = content
+                }
             case "missing radius": editPoint(0, &tour) { $0["triggerRadiusMeters"] = nil }
             case "radius as text": editPoint(0, &tour) { $0["triggerRadiusMeters"] = "thirty" }
             case "zero radius": editPoint(2, &tour) { $0["triggerRadiusMeters"] = 0 }
-            case "path escapes": editPoint(0, &tour) { $0["content"] = ["en": ["title": "x", "audio": "../secret.mp3"]] }
+            case "path escapes":
+                editPoint(0, &tour) { $0["content"] = ["en": ["title": "x", "audio": "../secret.mp3"]] }
             case "unknown language in point": editPoint(2, &tour) { $0["content"] = ["fr": ["title": "Troisième"]] }
             case "future format": tour["format"] = 2
             case "bad default language": tour["defaultLanguage"] = "de"

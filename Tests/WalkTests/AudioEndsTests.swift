@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Walk
 @testable import WalkRuntime
 

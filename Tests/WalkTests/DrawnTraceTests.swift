@@ -1,8 +1,9 @@
-@testable import Curation
 import Foundation
 import Positioning
-import TourModel
 import Testing
+import TourModel
+
+@testable import Curation
 @testable import Walk
 
 /// The map's thinned trace: bounded, even, and true to where the walk went and where it went quiet.
@@ -26,7 +27,7 @@ struct DrawnTraceTests {
         #expect(points.count > 500 && points.count <= 1001)
         #expect(points.first?.fix == fixes.first && points.last?.fix == fixes.last)
         let steps = Set(zip(points, points.dropFirst()).dropLast().map { $1.fix.time.timeIntervalSince($0.fix.time) })
-        #expect(steps.count == 1)   // one stride throughout
+        #expect(steps.count == 1)  // one stride throughout
         #expect(trace.count == 100_000)
         #expect(trace.south == 45.0 && trace.north == 45.0 + 99_999 * 1e-5)
     }

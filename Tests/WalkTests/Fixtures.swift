@@ -1,20 +1,25 @@
 import Foundation
 import Positioning
 import TourModel
+
 @testable import Walk
 
 /// A straight tour due north from (45.0, 9.0): a point every 0.002° of latitude (222.4 m),
 /// radius 30 m, each with a (never opened) narration file unless `withoutAudio` names it.
-func northTour(points count: Int = 3, radius: Double = 30, withoutAudio: Set<Int> = [],
-               completionMessage: String? = "Thanks for walking") -> PlayableTour {
+func northTour(
+    points count: Int = 3, radius: Double = 30, withoutAudio: Set<Int> = [],
+    completionMessage: String? = "Thanks for walking"
+) -> PlayableTour {
     let points = (1...count).map { order in
-        PlayablePoint(id: "p\(order)", order: order,
-                      coordinate: Coordinate(latitude: 45.0 + Double(order - 1) * 0.002, longitude: 9.0),
-                      triggerRadiusMeters: radius, title: "Point \(order)", text: "About point \(order).",
-                      audio: withoutAudio.contains(order) ? nil : URL(fileURLWithPath: "/narration/\(order).mp3"))
+        PlayablePoint(
+            id: "p\(order)", order: order,
+            coordinate: Coordinate(latitude: 45.0 + Double(order - 1) * 0.002, longitude: 9.0),
+            triggerRadiusMeters: radius, title: "Point \(order)", text: "About point \(order).",
+            audio: withoutAudio.contains(order) ? nil : URL(fileURLWithPath: "/narration/\(order).mp3"))
     }
-    return PlayableTour(id: "tour-1", slug: "north", language: "en", title: "North", completionMessage: completionMessage,
-                        points: points)
+    return PlayableTour(
+        id: "tour-1", slug: "north", language: "en", title: "North", completionMessage: completionMessage,
+        points: points)
 }
 
 let t0 = Date(timeIntervalSince1970: 1_776_500_000)
@@ -57,7 +62,8 @@ extension WalkProgress {
         }
         var a = self, b = other
         guard close(a.startedAt, b.startedAt), close(a.endedAt, b.endedAt), a.points.count == b.points.count,
-              zip(a.points, b.points).allSatisfy({ close($0.triggeredAt, $1.triggeredAt) }) else { return false }
+            zip(a.points, b.points).allSatisfy({ close($0.triggeredAt, $1.triggeredAt) })
+        else { return false }
         a.startedAt = nil; b.startedAt = nil; a.endedAt = nil; b.endedAt = nil
         for i in a.points.indices { a.points[i].triggeredAt = nil; b.points[i].triggeredAt = nil }
         return a == b

@@ -1,7 +1,8 @@
-@testable import Curation
 import Foundation
 import TestSupport
 import Testing
+
+@testable import Curation
 @testable import Walk
 
 /// `walkscape lint` on the demo tour and on tours broken on purpose, one problem per check.
@@ -21,23 +22,24 @@ struct LintCommandTests {
         try FileManager.default.copyItem(at: short.mp3, to: media.appendingPathComponent("short.mp3"))
         try FileManager.default.copyItem(at: long.mp3, to: media.appendingPathComponent("long.mp3"))
         try FileManager.default.copyItem(at: short.wav, to: media.appendingPathComponent("wav-in-disguise.mp3"))
-        try Data("1\n00:00:00,000 --> 00:00:05,000\nToo long\n\n".utf8).write(to: media.appendingPathComponent("long.srt"))
+        try Data("1\n00:00:00,000 --> 00:00:05,000\nToo long\n\n".utf8).write(
+            to: media.appendingPathComponent("long.srt"))
         try Data("1\nthis is not a timing line\nHello\n".utf8).write(to: media.appendingPathComponent("bad.srt"))
         let json = """
-        {"format": 1, "id": "broken", "slug": "broken",
-         "route": "45.0,9.0;45.01,9.0",
-         "languages": {"en": {"title": "Broken", "completionMessage": "Bye"}, "it": {"title": "Rotto"}},
-         "points": [
-          {"id": "p1", "order": 1, "location": {"lat": 45.0, "lng": 9.0}, "triggerRadiusMeters": 25,
-           "content": {"en": {"title": "One", "audio": "media/short.mp3", "subtitles": "media/long.srt"},
-                       "it": {"title": "Uno", "audio": "media/short.mp3", "subtitles": "media/bad.srt"}}},
-          {"id": "p2", "order": 2, "location": {"lat": 45.0009, "lng": 9.0}, "triggerRadiusMeters": 25,
-           "content": {"en": {"title": "Two", "audio": "media/long.mp3"}, "it": {"title": "Due", "audio": "media/short.mp3"}}},
-          {"id": "p3", "order": 3, "location": {"lat": 45.00125, "lng": 9.0}, "triggerRadiusMeters": 10,
-           "content": {"en": {"title": "Three", "audio": "media/wav-in-disguise.mp3"}, "it": {"title": "Tre"}}},
-          {"id": "p4", "order": 4, "location": {"lat": 45.0011, "lng": 9.0}, "triggerRadiusMeters": 200,
-           "content": {"en": {"title": "Four", "audio": "media/short.mp3"}}}]}
-        """
+            {"format": 1, "id": "broken", "slug": "broken",
+             "route": "45.0,9.0;45.01,9.0",
+             "languages": {"en": {"title": "Broken", "completionMessage": "Bye"}, "it": {"title": "Rotto"}},
+             "points": [
+              {"id": "p1", "order": 1, "location": {"lat": 45.0, "lng": 9.0}, "triggerRadiusMeters": 25,
+               "content": {"en": {"title": "One", "audio": "media/short.mp3", "subtitles": "media/long.srt"},
+                           "it": {"title": "Uno", "audio": "media/short.mp3", "subtitles": "media/bad.srt"}}},
+              {"id": "p2", "order": 2, "location": {"lat": 45.0009, "lng": 9.0}, "triggerRadiusMeters": 25,
+               "content": {"en": {"title": "Two", "audio": "media/long.mp3"}, "it": {"title": "Due", "audio": "media/short.mp3"}}},
+              {"id": "p3", "order": 3, "location": {"lat": 45.00125, "lng": 9.0}, "triggerRadiusMeters": 10,
+               "content": {"en": {"title": "Three", "audio": "media/wav-in-disguise.mp3"}, "it": {"title": "Tre"}}},
+              {"id": "p4", "order": 4, "location": {"lat": 45.0011, "lng": 9.0}, "triggerRadiusMeters": 200,
+               "content": {"en": {"title": "Four", "audio": "media/short.mp3"}}}]}
+            """
         try Data(json.utf8).write(to: root.appendingPathComponent("tour.json"))
         return root
     }
@@ -56,22 +58,23 @@ struct LintCommandTests {
         let result = try runWalkscape(["lint", root.path])
         #expect(result.status == 1)
         let lines = result.stdout.split(separator: "\n").map(String.init)
-        #expect(lines == [
-            "error: media/bad.srt: line 2: expected a timing line like '00:00:01,000 --> 00:00:02,500' after cue 1, found 'this is not a timing line' [subtitles-unreadable]",
-            "error: media/wav-in-disguise.mp3: point 3 (Three) in 'en': not an MP3: looks like WAV [audio-not-mp3]",
-            "error: point 4 (Four): comes before point 3 (Three) along the route (122 m vs 139 m from its start): walkers reach them in the other order [order-against-route]",
-            "warning: point 3 (Three): no narration in 'it': the point is only announced [no-audio]",
-            "warning: point 4 (Four): no content in 'it': walkers in it get the en title and no narration [missing-language]",
-            "warning: languages.it: no completionMessage: walkers in it finish without a word [no-completion-message]",
-            "warning: media/long.srt: the last cue ends at 5.0s, after the narration (1.0s) [subtitles-outlast-audio]",
-            "warning: point 3 (Three): radius 10 m is below typical GPS error (20 m): walkers may pass without triggering it [radius-too-small]",
-            "warning: point 4 (Four): radius 200 m is large enough to trigger from a parallel street (over 150 m) [radius-too-large]",
-            "warning: point 1 (One) and point 4 (Four): radii overlap (122 m apart, radii add up to 225 m): both can trigger at once [overlapping-radii]",
-            "warning: point 2 (Two) and point 4 (Four): radii overlap (22 m apart, radii add up to 225 m): both can trigger at once [overlapping-radii]",
-            "warning: point 3 (Three) and point 4 (Four): radii overlap (17 m apart, radii add up to 210 m): both can trigger at once [overlapping-radii]",
-            "warning: point 2 (Two): narration in 'en' lasts 1m 00s but the walk to point 3 (Three) takes about 41.5s at 1.3 m/s: the queue builds up [audio-longer-than-walk]",
-            "\(root.path): 3 errors, 10 warnings",
-        ])
+        #expect(
+            lines == [
+                "error: media/bad.srt: line 2: expected a timing line like '00:00:01,000 --> 00:00:02,500' after cue 1, found 'this is not a timing line' [subtitles-unreadable]",
+                "error: media/wav-in-disguise.mp3: point 3 (Three) in 'en': not an MP3: looks like WAV [audio-not-mp3]",
+                "error: point 4 (Four): comes before point 3 (Three) along the route (122 m vs 139 m from its start): walkers reach them in the other order [order-against-route]",
+                "warning: point 3 (Three): no narration in 'it': the point is only announced [no-audio]",
+                "warning: point 4 (Four): no content in 'it': walkers in it get the en title and no narration [missing-language]",
+                "warning: languages.it: no completionMessage: walkers in it finish without a word [no-completion-message]",
+                "warning: media/long.srt: the last cue ends at 5.0s, after the narration (1.0s) [subtitles-outlast-audio]",
+                "warning: point 3 (Three): radius 10 m is below typical GPS error (20 m): walkers may pass without triggering it [radius-too-small]",
+                "warning: point 4 (Four): radius 200 m is large enough to trigger from a parallel street (over 150 m) [radius-too-large]",
+                "warning: point 1 (One) and point 4 (Four): radii overlap (122 m apart, radii add up to 225 m): both can trigger at once [overlapping-radii]",
+                "warning: point 2 (Two) and point 4 (Four): radii overlap (22 m apart, radii add up to 225 m): both can trigger at once [overlapping-radii]",
+                "warning: point 3 (Three) and point 4 (Four): radii overlap (17 m apart, radii add up to 210 m): both can trigger at once [overlapping-radii]",
+                "warning: point 2 (Two): narration in 'en' lasts 1m 00s but the walk to point 3 (Three) takes about 41.5s at 1.3 m/s: the queue builds up [audio-longer-than-walk]",
+                "\(root.path): 3 errors, 10 warnings",
+            ])
     }
 
     @Test("without a route: two points whose orders look swapped are flagged")
@@ -84,18 +87,23 @@ struct LintCommandTests {
              "content": {"en": {"title": "P\(order)"}}}
             """
         }
-        try dir.write("swapped/tour.json", #"{"format": 1, "id": "s", "slug": "s", "languages": {"en": {"title": "S", "completionMessage": "Bye"}}, "points": ["#
-                      + points.joined(separator: ",") + "]}")
+        try dir.write(
+            "swapped/tour.json",
+            #"{"format": 1, "id": "s", "slug": "s", "languages": {"en": {"title": "S", "completionMessage": "Bye"}}, "points": ["#
+                + points.joined(separator: ",") + "]}")
         let result = try runWalkscape(["lint", dir.file("swapped").path])
-        #expect(result.status == 0)   // a warning: the curator may mean it
+        #expect(result.status == 0)  // a warning: the curator may mean it
         let swaps = result.stdout.split(separator: "\n").filter { $0.contains("[order-looks-swapped]") }
-        #expect(swaps == ["warning: point 2 (P2) and point 3 (P3): walking them in the other order would be 300 m shorter (445 m instead of 745 m): are their orders swapped? (add a route to check the order against it) [order-looks-swapped]"])
+        #expect(
+            swaps == [
+                "warning: point 2 (P2) and point 3 (P3): walking them in the other order would be 300 m shorter (445 m instead of 745 m): are their orders swapped? (add a route to check the order against it) [order-looks-swapped]"
+            ])
     }
 
     @Test("the tour's own traces: a point a recorded walk does not trigger, and how close it came")
     func traceMissesPoint() throws {
         let dir = try TemporaryDirectory()
-        let root = try PreviewCommandTests.detourTour(in: dir)   // the walk swerves 63 m around point 2
+        let root = try PreviewCommandTests.detourTour(in: dir)  // the walk swerves 63 m around point 2
         let manifest = root.appendingPathComponent("tour.json")
         let text = try String(contentsOf: manifest, encoding: .utf8)
             .replacingOccurrences(of: #""slug": "detour","#, with: #""slug": "detour", "traces": ["walk.gpx"],"#)
@@ -103,22 +111,25 @@ struct LintCommandTests {
         let result = try runWalkscape(["lint", root.path])
         #expect(result.status == 0)
         let misses = result.stdout.split(separator: "\n").filter { $0.hasSuffix("[trace-misses-point]") }
-        #expect(misses == ["warning: walk.gpx: point 2 (P2) does not trigger on this walk: the closest fix is 63 m from it (radius 30 m) [trace-misses-point]"])
+        #expect(
+            misses == [
+                "warning: walk.gpx: point 2 (P2) does not trigger on this walk: the closest fix is 63 m from it (radius 30 m) [trace-misses-point]"
+            ])
     }
 
     @Test("a tour the loader refuses: its error, and every duplicate and missing file besides")
     func refusedTour() throws {
         let dir = try TemporaryDirectory()
         let json = """
-        {"format": 1, "id": "dup", "slug": "dup", "languages": {"en": {"title": "Dup"}},
-         "points": [
-          {"id": "a", "order": 1, "location": {"lat": 45.0, "lng": 9.0}, "triggerRadiusMeters": 30,
-           "content": {"en": {"title": "A", "audio": "media/a.mp3"}}},
-          {"id": "b", "order": 1, "location": {"lat": 45.001, "lng": 9.0}, "triggerRadiusMeters": 30,
-           "content": {"en": {"title": "B"}}},
-          {"id": "a", "order": 2, "location": {"lat": 45.002, "lng": 9.0}, "triggerRadiusMeters": 30,
-           "content": {"en": {"title": "C", "subtitles": "media/c.srt"}}}]}
-        """
+            {"format": 1, "id": "dup", "slug": "dup", "languages": {"en": {"title": "Dup"}},
+             "points": [
+              {"id": "a", "order": 1, "location": {"lat": 45.0, "lng": 9.0}, "triggerRadiusMeters": 30,
+               "content": {"en": {"title": "A", "audio": "media/a.mp3"}}},
+              {"id": "b", "order": 1, "location": {"lat": 45.001, "lng": 9.0}, "triggerRadiusMeters": 30,
+               "content": {"en": {"title": "B"}}},
+              {"id": "a", "order": 2, "location": {"lat": 45.002, "lng": 9.0}, "triggerRadiusMeters": 30,
+               "content": {"en": {"title": "C", "subtitles": "media/c.srt"}}}]}
+            """
         try dir.write("dup/tour.json", json)
         let result = try runWalkscape(["lint", dir.file("dup").path, "--json"])
         #expect(result.status == 1)
@@ -127,10 +138,12 @@ struct LintCommandTests {
         #expect(findings.first?.check == "tour-folder")
         // Every problem exactly once, whether the loader or lint's own pass found it.
         let all = findings.map { ["\($0.location).\($0.message)", "\($0.location): \($0.message)"] }
-        for problem in ["points[0].content.en.audio: media/a.mp3 does not exist",
-                        "points[2].content.en.subtitles: media/c.srt does not exist",
-                        "points[1].order: 1 is used twice (points[0] and points[1])",
-                        "points[2].id: a is used twice (points[0] and points[2])"] {
+        for problem in [
+            "points[0].content.en.audio: media/a.mp3 does not exist",
+            "points[2].content.en.subtitles: media/c.srt does not exist",
+            "points[1].order: 1 is used twice (points[0] and points[1])",
+            "points[2].id: a is used twice (points[0] and points[2])",
+        ] {
             #expect(all.count { forms in forms.contains { $0.hasSuffix(problem) } } == 1, "\(problem) in \(all)")
         }
         #expect(findings.count == 4)

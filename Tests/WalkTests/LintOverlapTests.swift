@@ -1,8 +1,9 @@
-@testable import Curation
 import Foundation
 import TestSupport
 import Testing
 import TourModel
+
+@testable import Curation
 @testable import Walk
 
 /// Overlapping radii at scale: lint finds exactly the pairs a comparison of every pair would,
@@ -11,13 +12,17 @@ import TourModel
 struct LintOverlapTests {
     /// Writes a tour of `points` (latitude, longitude, radius) with titles P1, P2, ... and a
     /// completion message, so the only findings are about the points' places.
-    static func writeTour(_ points: [(Double, Double, Double)], in dir: TemporaryDirectory, name: String = "tour") throws -> URL {
+    static func writeTour(_ points: [(Double, Double, Double)], in dir: TemporaryDirectory, name: String = "tour")
+        throws -> URL
+    {
         let root = dir.url.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        var json = #"{"format": 1, "id": "t", "slug": "t", "languages": {"en": {"title": "T", "completionMessage": "Bye"}}, "points": ["#
+        var json =
+            #"{"format": 1, "id": "t", "slug": "t", "languages": {"en": {"title": "T", "completionMessage": "Bye"}}, "points": ["#
         for (i, p) in points.enumerated() {
             if i > 0 { json += "," }
-            json += #"{"id": "p\#(i + 1)", "order": \#(i + 1), "location": {"lat": \#(p.0), "lng": \#(p.1)}, "#
+            json +=
+                #"{"id": "p\#(i + 1)", "order": \#(i + 1), "location": {"lat": \#(p.0), "lng": \#(p.1)}, "#
                 + #""triggerRadiusMeters": \#(p.2), "content": {"en": {"title": "P\#(i + 1)"}}}"#
         }
         try Data((json + "]}").utf8).write(to: root.appendingPathComponent("tour.json"))
@@ -26,19 +31,24 @@ struct LintOverlapTests {
 
     static func north(_ metres: Double, from lat: Double = 45.0) -> Double { lat + metres / 111_132.95 }
 
-    @Test("a small tour: one line per point with its later overlapping neighbours, pairs as before, across the antimeridian too")
+    @Test(
+        "a small tour: one line per point with its later overlapping neighbours, pairs as before, across the antimeridian too"
+    )
     func exactFindings() throws {
         let dir = try TemporaryDirectory()
-        let root = try Self.writeTour([
-            (45.0, 9.0, 30), (Self.north(40), 9.0, 30), (Self.north(50), 9.0, 25), (Self.north(500), 9.0, 30),
-            (-16.5, 179.9999, 20), (-16.5, -179.9999, 20),
-        ], in: dir)
-        let findings = TourLint().lint(folder: root).findings.filter { $0.check == "overlapping-radii" }.map(\.description)
-        #expect(findings == [
-            "warning: point 1 (P1): radius overlaps those of 2 later points: point 2 (P2), 40 m away (radii add up to 60 m); point 3 (P3), 50 m away (radii add up to 55 m): they can trigger at once [overlapping-radii]",
-            "warning: point 2 (P2) and point 3 (P3): radii overlap (10 m apart, radii add up to 55 m): both can trigger at once [overlapping-radii]",
-            "warning: point 5 (P5) and point 6 (P6): radii overlap (21 m apart, radii add up to 40 m): both can trigger at once [overlapping-radii]",
-        ])
+        let root = try Self.writeTour(
+            [
+                (45.0, 9.0, 30), (Self.north(40), 9.0, 30), (Self.north(50), 9.0, 25), (Self.north(500), 9.0, 30),
+                (-16.5, 179.9999, 20), (-16.5, -179.9999, 20),
+            ], in: dir)
+        let findings = TourLint().lint(folder: root).findings.filter { $0.check == "overlapping-radii" }.map(
+            \.description)
+        #expect(
+            findings == [
+                "warning: point 1 (P1): radius overlaps those of 2 later points: point 2 (P2), 40 m away (radii add up to 60 m); point 3 (P3), 50 m away (radii add up to 55 m): they can trigger at once [overlapping-radii]",
+                "warning: point 2 (P2) and point 3 (P3): radii overlap (10 m apart, radii add up to 55 m): both can trigger at once [overlapping-radii]",
+                "warning: point 5 (P5) and point 6 (P6): radii overlap (21 m apart, radii add up to 40 m): both can trigger at once [overlapping-radii]",
+            ])
     }
 
     @Test("a point with many overlapping neighbours lists five and counts the rest")
@@ -47,8 +57,12 @@ struct LintOverlapTests {
         let root = try Self.writeTour((0..<9).map { (Self.north(Double($0) * 5), 9.0, 30) }, in: dir)
         let first = try #require(TourLint().lint(folder: root).findings.first { $0.check == "overlapping-radii" })
         #expect(first.location == "point 1 (P1)")
-        #expect(first.message.hasPrefix("radius overlaps those of 8 later points: point 2 (P2), 5 m away (radii add up to 60 m); "))
-        #expect(first.message.hasSuffix("; point 6 (P6), 25 m away (radii add up to 60 m); and 3 more: they can trigger at once"))
+        #expect(
+            first.message.hasPrefix(
+                "radius overlaps those of 8 later points: point 2 (P2), 5 m away (radii add up to 60 m); "))
+        #expect(
+            first.message.hasSuffix(
+                "; point 6 (P6), 25 m away (radii add up to 60 m); and 3 more: they can trigger at once"))
     }
 
     /// A jittered grid, checked against every pair compared directly.
@@ -65,11 +79,13 @@ struct LintOverlapTests {
         }
         let dir = try TemporaryDirectory()
         let root = try Self.writeTour(points, in: dir)
-        var expected: [Int: Int] = [:]   // point index -> later points it overlaps
+        var expected: [Int: Int] = [:]  // point index -> later points it overlaps
         let coordinates = points.map { Coordinate(latitude: $0.0, longitude: $0.1) }
         for i in points.indices {
-            for j in points.indices where j > i
-                && coordinates[i].distance(to: coordinates[j]) < points[i].2 + points[j].2 {
+            for j in points.indices
+            where j > i
+                && coordinates[i].distance(to: coordinates[j]) < points[i].2 + points[j].2
+            {
                 expected[i, default: 0] += 1
             }
         }
@@ -85,7 +101,7 @@ struct LintOverlapTests {
             }
         }
         #expect(found == expected)
-        #expect(expected.values.reduce(0, +) > 1000)   // the grid is dense enough to mean something
+        #expect(expected.values.reduce(0, +) > 1000)  // the grid is dense enough to mean something
     }
 
     @Test("a dense 10,000-point tour: lint's text output stays a page, the counts stay whole")
@@ -107,7 +123,7 @@ struct LintOverlapTests {
         #expect(lines.contains { $0.hasPrefix("warning: ") && $0.hasSuffix(summary) })
         let json = try runWalkscape(["lint", root.path, "--json"], timeout: 300)
         let findings = try JSONDecoder().decode([LintFinding].self, from: json.stdoutData)
-        #expect(findings.count { $0.check == "overlapping-radii" } == 9999)   // every point but the last
+        #expect(findings.count { $0.check == "overlapping-radii" } == 9999)  // every point but the last
         #expect(lines.last.map(String.init) == "\(root.path): 0 errors, \(findings.count) warnings")
     }
 }

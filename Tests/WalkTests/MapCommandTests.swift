@@ -1,11 +1,13 @@
-@testable import Curation
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import TestSupport
 import Testing
+
+@testable import Curation
 @testable import Walk
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// `walkscape map`: the SVG parses as XML and holds what a person expects to see.
 @Suite("walkscape map", .serialized)
@@ -18,8 +20,10 @@ struct MapCommandTests {
         var texts: [String] = []
         var currentText = ""
 
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                    attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
             elements.append(Element(name: name, group: groups.compactMap { $0 }.last, attributes: attributes))
             groups.append(name == "g" ? attributes["id"] : nil)
             currentText = ""
@@ -44,7 +48,9 @@ struct MapCommandTests {
         return reader
     }
 
-    @Test("the demo with its trace: route, five numbered points and radii, coloured trace, triggers, ignored fix, scale bar")
+    @Test(
+        "the demo with its trace: route, five numbered points and radii, coloured trace, triggers, ignored fix, scale bar"
+    )
     func demoWithTrace() throws {
         let dir = try TemporaryDirectory()
         let out = dir.file("demo.svg")
@@ -61,8 +67,9 @@ struct MapCommandTests {
         #expect(svg.count("circle", in: "points") == 5)
         #expect(svg.count("path", in: "triggers") == 5)
         #expect(svg.count("path", in: "ignored") == 1)
-        #expect(svg.count("line", in: "trace") == 1)   // the 9-second outage, dotted
-        let traceColours = Set(svg.elements.filter { $0.group == "trace" && $0.name == "polyline" }.compactMap { $0.attributes["stroke"] })
+        #expect(svg.count("line", in: "trace") == 1)  // the 9-second outage, dotted
+        let traceColours = Set(
+            svg.elements.filter { $0.group == "trace" && $0.name == "polyline" }.compactMap { $0.attributes["stroke"] })
         #expect(!traceColours.isEmpty && traceColours.isSubset(of: Set(TourMap.accuracyClasses.map(\.colour))))
         for title in ["Piazza del Duomo", "Orsanmichele", "Piazza della Signoria", "Ponte Vecchio", "Palazzo Pitti"] {
             #expect(svg.texts.contains(title))
@@ -90,7 +97,9 @@ struct MapCommandTests {
 
     @Test("titles are escaped, so any title makes valid XML")
     func escaping() {
-        #expect(TourMap.escape(#"Caffè "Rivoire" & <Signoria>'s"#) == "Caffè &quot;Rivoire&quot; &amp; &lt;Signoria&gt;&apos;s")
+        #expect(
+            TourMap.escape(#"Caffè "Rivoire" & <Signoria>'s"#)
+                == "Caffè &quot;Rivoire&quot; &amp; &lt;Signoria&gt;&apos;s")
     }
 
     @Test("an unwritable output: one line, non-zero exit")

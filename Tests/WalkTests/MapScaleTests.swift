@@ -1,7 +1,8 @@
-@testable import Curation
 import Foundation
 import TestSupport
 import Testing
+
+@testable import Curation
 @testable import Walk
 
 /// `walkscape map` on a trace far longer than a picture can show: the drawn walk is thinned while
@@ -11,13 +12,16 @@ struct MapScaleTests {
     /// Circles of 200 m round the demo tour's middle at 1.3 m/s, one GPX point a second for
     /// `seconds`, with the receiver silent for 9 s once, half-way.
     static func longWalk(seconds: Int, to url: URL) throws {
-        var gpx = #"<?xml version="1.0"?><gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>"# + "\n"
+        var gpx =
+            #"<?xml version="1.0"?><gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>"# + "\n"
         let start = Date(timeIntervalSince1970: 1_776_500_000)
         for t in 0..<seconds where !(seconds / 2..<seconds / 2 + 8).contains(t) {
             let angle = Double(t) * 1.3 / 200
             let lat = 43.7700 + 200 * sin(angle) / 111_132.95, lng = 11.2540 + 200 * cos(angle) / 80_400
             let stamp = start.addingTimeInterval(Double(t)).formatted(.iso8601)
-            gpx += #"<trkpt lat="\#(String(format: "%.7f", lat))" lon="\#(String(format: "%.7f", lng))"><time>\#(stamp)</time></trkpt>"# + "\n"
+            gpx +=
+                #"<trkpt lat="\#(String(format: "%.7f", lat))" lon="\#(String(format: "%.7f", lng))"><time>\#(stamp)</time></trkpt>"#
+                + "\n"
         }
         try Data((gpx + "</trkseg></trk></gpx>\n").utf8).write(to: url)
     }
@@ -31,7 +35,7 @@ struct MapScaleTests {
         let result = try runWalkscape(["map", "tours/demo", "--trace", trace.path, "-o", out.path], timeout: 300)
         #expect(result.status == 0, "\(result.stderr)")
         let svg = try MapCommandTests.read(out)
-        #expect(svg.count("line", in: "trace") == 1)   // the 9 s silence, and nothing else
+        #expect(svg.count("line", in: "trace") == 1)  // the 9 s silence, and nothing else
         let drawn = svg.elements.filter { $0.group == "trace" && $0.name == "polyline" }
             .map { ($0.attributes["points"] ?? "").split(separator: " ").count }
         #expect(drawn.reduce(0, +) <= TourMap.maxDrawnFixes + 2 * drawn.count)

@@ -3,6 +3,7 @@ import Positioning
 import TestSupport
 import Testing
 import TourModel
+
 @testable import Walk
 @testable import WalkRuntime
 
@@ -30,17 +31,20 @@ struct PreviewCommandTests {
     static func triggersComputedFromTrace(_ nmea: URL, tour: TourFolder) throws -> [Double] {
         var fixes: [(t: Double, c: Coordinate)] = []
         for line in try String(contentsOf: nmea, encoding: .utf8).split(whereSeparator: \.isNewline) {
-            let f = line.split(separator: "*")[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            let f = line.split(separator: "*")[0].split(separator: ",", omittingEmptySubsequences: false).map(
+                String.init)
             guard f[0] == "$GPGGA", f[6] != "0", f[2].count > 4 else { continue }
             let lat = Double(f[2].prefix(2))! + Double(f[2].dropFirst(2))! / 60
             let lng = Double(f[4].prefix(3))! + Double(f[4].dropFirst(3))! / 60
-            let t = Double(f[1].prefix(2))! * 3600 + Double(f[1].dropFirst(2).prefix(2))! * 60 + Double(f[1].dropFirst(4))!
+            let t =
+                Double(f[1].prefix(2))! * 3600 + Double(f[1].dropFirst(2).prefix(2))! * 60 + Double(f[1].dropFirst(4))!
             fixes.append((t, Coordinate(latitude: lat, longitude: lng)))
         }
         let origin = fixes[0].t
         var accepted: [(t: Double, c: Coordinate)] = []
         for fix in fixes {
-            if let last = accepted.last, last.c.distance(to: fix.c) > 100 * (fix.t - last.t) { continue }  // the outlier
+            // The outlier.
+            if let last = accepted.last, last.c.distance(to: fix.c) > 100 * (fix.t - last.t) { continue }
             accepted.append(fix)
         }
         var result: [Double] = []
@@ -63,8 +67,10 @@ struct PreviewCommandTests {
         let folder = try TourFolder.load(from: Self.demo)
         #expect(try Self.triggersComputedFromTrace(nmea, tour: folder) == Self.demoTriggers)
 
-        let (result, report) = try preview(["tours/demo", "--trace", "tours/demo/traces/walk.nmea",
-                                            "--fast", "--no-audio", "--json"])
+        let (result, report) = try preview([
+            "tours/demo", "--trace", "tours/demo/traces/walk.nmea",
+            "--fast", "--no-audio", "--json",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let r = try #require(report)
         #expect(r.points.map(\.order) == [1, 2, 3, 4, 5])
@@ -72,9 +78,12 @@ struct PreviewCommandTests {
         #expect(r.points.map { $0.trigger?.offsetSeconds } == Self.demoTriggers)
         #expect(r.points.map { $0.trigger?.distanceMeters } == Self.demoDistances)
         #expect(r.points.map { $0.trigger?.type } == Array(repeating: .gps, count: 5))
-        #expect(r.points.map { $0.trigger?.time } == ["2026-04-18T08:32:18.000Z", "2026-04-18T08:34:54.000Z",
-                                                     "2026-04-18T08:36:43.000Z", "2026-04-18T08:40:21.000Z",
-                                                     "2026-04-18T08:44:42.000Z"])
+        #expect(
+            r.points.map { $0.trigger?.time } == [
+                "2026-04-18T08:32:18.000Z", "2026-04-18T08:34:54.000Z",
+                "2026-04-18T08:36:43.000Z", "2026-04-18T08:40:21.000Z",
+                "2026-04-18T08:44:42.000Z",
+            ])
         #expect(r.points.map { $0.audio?.durationSeconds } == Self.englishNarration)
         #expect(r.points.map { $0.queueWaitSeconds } == [0, 0, 0, 0, 0])
         #expect(r.summary.pointsHeard == 5 && r.summary.pointsTotal == 5)
@@ -84,8 +93,11 @@ struct PreviewCommandTests {
         // The longest silence: from the end of Ponte Vecchio (621 + 8.649) to Palazzo Pitti (882).
         #expect(r.summary.longestSilenceSeconds == 252.351)
         #expect(r.events.map(\.name) == [.tourStarted] + Array(repeating: .pointTriggered, count: 5) + [.tourCompleted])
-        #expect(r.events.last?.properties == ["durationMinutes": .int(15), "pointsVisited": .int(5),
-                                              "lastPointIndex": .int(4), "platform": .string("linux")])
+        #expect(
+            r.events.last?.properties == [
+                "durationMinutes": .int(15), "pointsVisited": .int(5),
+                "lastPointIndex": .int(4), "platform": .string("linux"),
+            ])
         #expect(r.events.dropFirst().prefix(5).allSatisfy { $0.properties["triggerType"] == .string("gps") })
         #expect(r.timeline.contains { $0.kind == .ignoredFix && $0.offsetSeconds == 220 })
         #expect(r.timeline.contains { $0.kind == .gpsGap && $0.offsetSeconds == 556 })
@@ -106,7 +118,8 @@ struct PreviewCommandTests {
             guard second < seconds else { break }
             if second >= burstAt && second < burstAt + burst {
                 guard line.hasPrefix("$GPRMC") else { continue }
-                let time = String(format: "0830%02d.00", second % 60).replacingOccurrences(of: "0830", with: String(format: "08%02d", 30 + second / 60))
+                let time = String(format: "0830%02d.00", second % 60).replacingOccurrences(
+                    of: "0830", with: String(format: "08%02d", 30 + second / 60))
                 out.append(checksummed("GPRMC,\(time),A,4345.93600,N,01115.02400,E,0.100,0.00,180426,,,A"))
                 out.append(checksummed("GPGGA,\(time),4345.93600,N,01115.02400,E,1,08,0.80,52.0,M,46.6,M,,"))
             } else {
@@ -116,8 +129,9 @@ struct PreviewCommandTests {
         return out.joined(separator: "\r\n") + "\r\n"
     }
 
-    @Test("a multipath burst at the last point early in the walk triggers nothing, even under --missed play",
-          arguments: [3, 10])
+    @Test(
+        "a multipath burst at the last point early in the walk triggers nothing, even under --missed play",
+        arguments: [3, 10])
     func multipathBurstAtTheLastPoint(burst: Int) throws {
         let dir = try TemporaryDirectory()
         // Point 1 triggers at 138 s; at 150 s the walker is just past it, 877 m from the last point.
@@ -135,7 +149,9 @@ struct PreviewCommandTests {
 
     @Test("the GPX of the same walk gives the same triggers; Italian narration changes only the audio")
     func demoGPXInItalian() throws {
-        let (result, report) = try preview(["tours/demo", "--trace", "tours/demo/traces/walk.gpx", "-l", "it", "--json"])
+        let (result, report) = try preview([
+            "tours/demo", "--trace", "tours/demo/traces/walk.gpx", "-l", "it", "--json",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let r = try #require(report)
         #expect(r.tour.language == "it")
@@ -151,7 +167,9 @@ struct PreviewCommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.last == "points heard 5/5, total queue wait 0.0s, longest silence 4m 12s, completed at +14:51")
-        #expect(result.stdout.contains("+02:18    ▶ 1 Piazza del Duomo triggered at 43.772648,11.255113, 27 m from the point (radius 30 m)"))
+        #expect(
+            result.stdout.contains(
+                "+02:18    ▶ 1 Piazza del Duomo triggered at 43.772648,11.255113, 27 m from the point (radius 30 m)"))
         #expect(result.stdout.contains("ignored a fix 478 m away from the walker (implausible jump)"))
     }
 
@@ -187,9 +205,12 @@ struct PreviewCommandTests {
         let file = try home.write("untimed.gpx", untimed)
         let preview = try runWalkscape(["preview", "tours/demo", "--trace", file.path, "--fast"])
         #expect(preview.status == 65)
-        #expect(preview.stderr == "walkscape: \(file.path): no usable position in this trace (\(count) points read; "
-            + "unused: untimed \(count) (GPX points need a <time> to be walked or previewed))\n")
-        let map = try runWalkscape(["map", "tours/demo", "--trace", file.path, "-o", home.url.appendingPathComponent("m.svg").path])
+        #expect(
+            preview.stderr == "walkscape: \(file.path): no usable position in this trace (\(count) points read; "
+                + "unused: untimed \(count) (GPX points need a <time> to be walked or previewed))\n")
+        let map = try runWalkscape([
+            "map", "tours/demo", "--trace", file.path, "-o", home.url.appendingPathComponent("m.svg").path,
+        ])
         #expect(map.status == 65)
         #expect(map.stderr.contains("unused: untimed \(count)"))
     }
@@ -201,20 +222,21 @@ struct PreviewCommandTests {
     static func smallTour(in dir: TemporaryDirectory) throws -> URL {
         let tone = try FixtureAudio.tone(seconds: 1.0)
         let root = dir.url.appendingPathComponent("small")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("media"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("media"), withIntermediateDirectories: true)
         for n in 1...2 {
             try FileManager.default.copyItem(at: tone.mp3, to: root.appendingPathComponent("media/\(n).mp3"))
             try Data("1\n00:00:00,000 --> 00:00:00,900\nSubtitle of point \(n)\n\n".utf8)
                 .write(to: root.appendingPathComponent("media/\(n).srt"))
         }
         let tourJSON = """
-        {"format": 1, "id": "small", "slug": "small", "languages": {"en": {"title": "Small", "completionMessage": "Bye"}},
-         "points": [
-          {"id": "a", "order": 1, "location": {"lat": 45.0, "lng": 9.0}, "triggerRadiusMeters": 30,
-           "content": {"en": {"title": "First", "audio": "media/1.mp3", "subtitles": "media/1.srt"}}},
-          {"id": "b", "order": 2, "location": {"lat": 45.00135, "lng": 9.0}, "triggerRadiusMeters": 30,
-           "content": {"en": {"title": "Second", "audio": "media/2.mp3", "subtitles": "media/2.srt"}}}]}
-        """
+            {"format": 1, "id": "small", "slug": "small", "languages": {"en": {"title": "Small", "completionMessage": "Bye"}},
+             "points": [
+              {"id": "a", "order": 1, "location": {"lat": 45.0, "lng": 9.0}, "triggerRadiusMeters": 30,
+               "content": {"en": {"title": "First", "audio": "media/1.mp3", "subtitles": "media/1.srt"}}},
+              {"id": "b", "order": 2, "location": {"lat": 45.00135, "lng": 9.0}, "triggerRadiusMeters": 30,
+               "content": {"en": {"title": "Second", "audio": "media/2.mp3", "subtitles": "media/2.srt"}}}]}
+            """
         try Data(tourJSON.utf8).write(to: root.appendingPathComponent("tour.json"))
         var gpx = #"<?xml version="1.0"?><gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>"#
         for s in 0...120 {
@@ -232,7 +254,8 @@ struct PreviewCommandTests {
     static func detourTour(in dir: TemporaryDirectory) throws -> URL {
         let tone = try FixtureAudio.tone(seconds: 1.0)
         let root = dir.url.appendingPathComponent("detour")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("media"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("media"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: tone.mp3, to: root.appendingPathComponent("media/tone.mp3"))
         let points = (1...3).map { n in
             """
@@ -240,11 +263,14 @@ struct PreviewCommandTests {
              "triggerRadiusMeters": 30, "content": {"en": {"title": "P\(n)", "audio": "media/tone.mp3"}}}
             """
         }
-        try Data(#"{"format": 1, "id": "detour", "slug": "detour", "languages": {"en": {"title": "Detour"}}, "points": ["#.utf8
-                 + Data(points.joined(separator: ",").utf8) + Data("]}".utf8)).write(to: root.appendingPathComponent("tour.json"))
+        try Data(
+            #"{"format": 1, "id": "detour", "slug": "detour", "languages": {"en": {"title": "Detour"}}, "points": ["#
+                .utf8
+                + Data(points.joined(separator: ",").utf8) + Data("]}".utf8)
+        ).write(to: root.appendingPathComponent("tour.json"))
         var gpx = #"<?xml version="1.0"?><gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>"#
         for t in 0...250 {
-            let s = Double(max(0, t - 3)) * 1.3   // metres north
+            let s = Double(max(0, t - 3)) * 1.3  // metres north
             let east = 63 * min(1, max(0, (s - 60) / 30)) * min(1, max(0, (240 - s) / 30))
             let lat = 45.0 + s / 111_132.95, lng = 9.0 + east / 78_846.8
             let time = Date(timeIntervalSince1970: 1_776_500_000 + Double(t))
@@ -284,20 +310,26 @@ struct PreviewCommandTests {
         #expect(strict.points.map(\.status) == [.heard, .notReached, .notReached])
         #expect(!strict.summary.completed)
         #expect(strict.events.last?.name == .tourAbandoned)
-        #expect(strict.events.last?.properties == ["durationMinutes": .int(4), "pointsVisited": .int(1),
-                                                   "lastPointIndex": .int(0), "platform": .string("linux")])
+        #expect(
+            strict.events.last?.properties == [
+                "durationMinutes": .int(4), "pointsVisited": .int(1),
+                "lastPointIndex": .int(0), "platform": .string("linux"),
+            ])
         #expect(strict.timeline.last?.kind == .abandoned)
     }
 
     @Test("a trace of another place: nothing triggers, and the report says how far away it was")
     func traceOfAnotherPlace() throws {
         let dir = try TemporaryDirectory()
-        let root = try Self.detourTour(in: dir)   // a walk near Milan, previewed against Florence
-        let result = try runWalkscape(["preview", "tours/demo", "--trace", root.appendingPathComponent("walk.gpx").path, "--fast"])
+        let root = try Self.detourTour(in: dir)  // a walk near Milan, previewed against Florence
+        let result = try runWalkscape([
+            "preview", "tours/demo", "--trace", root.appendingPathComponent("walk.gpx").path, "--fast",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("of point 1 (radius 30 m): is this a trace of this tour?"))
         #expect(result.stdout.contains("  1  Piazza del Duomo               not reached"))
-        #expect(result.stdout.hasSuffix("points heard 0/5, total queue wait 0.0s, longest silence 4m 10s, not completed\n"))
+        #expect(
+            result.stdout.hasSuffix("points heard 0/5, total queue wait 0.0s, longest silence 4m 10s, not completed\n"))
     }
 
     @Test("--speed without sound: walking is fast-forwarded, narration is not, subtitles show")
@@ -305,8 +337,10 @@ struct PreviewCommandTests {
         let dir = try TemporaryDirectory()
         let root = try Self.smallTour(in: dir)
         let started = ContinuousClock.now
-        let result = try runWalkscape(["preview", root.path, "--trace", root.appendingPathComponent("walk.gpx").path,
-                                       "--speed", "60", "--no-audio"])
+        let result = try runWalkscape([
+            "preview", root.path, "--trace", root.appendingPathComponent("walk.gpx").path,
+            "--speed", "60", "--no-audio",
+        ])
         let elapsed = ContinuousClock.now - started
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("“Subtitle of point 1”"))
@@ -325,17 +359,19 @@ struct PreviewCommandTests {
         try FileManager.default.removeItem(at: root.appendingPathComponent("media/1.mp3"))
         try FileManager.default.copyItem(at: wav, to: root.appendingPathComponent("media/1.mp3"))
         let tourJSON = """
-        {"format": 1, "id": "small", "slug": "small", "languages": {"en": {"title": "Small"}},
-         "points": [
-          {"id": "a", "order": 1, "location": {"lat": 45.0, "lng": 9.0}, "triggerRadiusMeters": 30,
-           "content": {"en": {"title": "First", "description": "Text of one.", "audio": "media/1.mp3"}}},
-          {"id": "b", "order": 2, "location": {"lat": 45.00135, "lng": 9.0}, "triggerRadiusMeters": 30,
-           "content": {"en": {"title": "Second", "description": "Text of two."}}}]}
-        """
+            {"format": 1, "id": "small", "slug": "small", "languages": {"en": {"title": "Small"}},
+             "points": [
+              {"id": "a", "order": 1, "location": {"lat": 45.0, "lng": 9.0}, "triggerRadiusMeters": 30,
+               "content": {"en": {"title": "First", "description": "Text of one.", "audio": "media/1.mp3"}}},
+              {"id": "b", "order": 2, "location": {"lat": 45.00135, "lng": 9.0}, "triggerRadiusMeters": 30,
+               "content": {"en": {"title": "Second", "description": "Text of two."}}}]}
+            """
         try Data(tourJSON.utf8).write(to: root.appendingPathComponent("tour.json"))
         let started = ContinuousClock.now
-        let result = try runWalkscape(["preview", root.path, "--trace", root.appendingPathComponent("walk.gpx").path,
-                                       "--speed", "100", "--no-audio"])
+        let result = try runWalkscape([
+            "preview", root.path, "--trace", root.appendingPathComponent("walk.gpx").path,
+            "--speed", "100", "--no-audio",
+        ])
         let elapsed = ContinuousClock.now - started
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("ℹ First announced without audio ("))
@@ -350,12 +386,16 @@ struct PreviewCommandTests {
     func realTimeWithSound() throws {
         let dir = try TemporaryDirectory()
         let root = try Self.smallTour(in: dir)
-        let result = try runWalkscape(["preview", root.path, "--trace", root.appendingPathComponent("walk.gpx").path,
-                                       "--speed", "60", "--audio-device", "null"])
+        let result = try runWalkscape([
+            "preview", root.path, "--trace", root.appendingPathComponent("walk.gpx").path,
+            "--speed", "60", "--audio-device", "null",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
-        let order = ["♪ First plays", "“Subtitle of point 1”", "◼ First ends", "♪ Second plays", "◼ Second ends",
-                     "✓ tour completed: Bye"].map { key in lines.firstIndex { $0.contains(key) } ?? -1 }
+        let order = [
+            "♪ First plays", "“Subtitle of point 1”", "◼ First ends", "♪ Second plays", "◼ Second ends",
+            "✓ tour completed: Bye",
+        ].map { key in lines.firstIndex { $0.contains(key) } ?? -1 }
         #expect(order == order.sorted() && !order.contains(-1), "\(result.stdout)")
     }
 
@@ -367,9 +407,12 @@ struct PreviewCommandTests {
     func interruptedPreviewStops(startedIgnoringSIGINT: Bool) async throws {
         let dir = try TemporaryDirectory()
         let root = try Self.smallTour(in: dir)
-        let command = [TestPaths.walkscape.path, "preview", root.path, "--trace", root.appendingPathComponent("walk.gpx").path,
-                       "--speed", "2", "--no-audio"]
-        let child = startedIgnoringSIGINT
+        let command = [
+            TestPaths.walkscape.path, "preview", root.path, "--trace", root.appendingPathComponent("walk.gpx").path,
+            "--speed", "2", "--no-audio",
+        ]
+        let child =
+            startedIgnoringSIGINT
             ? try ChildProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "trap '' INT; exec \"$@\"", "sh"] + command)
             : try ChildProcess(TestPaths.walkscape, Array(command.dropFirst()))
         #expect(await child.waitForOutput("First plays", timeout: 10))

@@ -1,6 +1,7 @@
 import Foundation
 import Positioning
 import TourModel
+
 @testable import Walk
 @testable import WalkRuntime
 
@@ -33,7 +34,8 @@ struct RandomWalk {
     static let metresPerDegreeLng = 78_846.8
 
     static func coordinate(_ x: Double, _ y: Double) -> Coordinate {
-        Coordinate(latitude: origin.latitude + y / metresPerDegreeLat, longitude: origin.longitude + x / metresPerDegreeLng)
+        Coordinate(
+            latitude: origin.latitude + y / metresPerDegreeLat, longitude: origin.longitude + x / metresPerDegreeLng)
     }
 
     init(_ options: Options) {
@@ -54,7 +56,8 @@ struct RandomWalk {
                 let length = Double.random(in: 120...400, using: &rng)
                 let r = Double.random(in: 20...60, using: &rng)
                 let candidate = (x: last.x + cos(heading + turn) * length, y: last.y + sin(heading + turn) * length)
-                let farFromPoints = zip(centres, radii).allSatisfy { c, cr in Self.distance(candidate, c) > cr + r + 60 }
+                let farFromPoints =
+                    zip(centres, radii).allSatisfy { c, cr in Self.distance(candidate, c) > cr + r + 60 }
                     && Self.distance(candidate, startNode) > r + 60
                 let earlierLegsClear = nodes.indices.dropLast(2).allSatisfy { i in
                     Self.segmentDistance(candidate, nodes[i], nodes[i + 1]) > r + 40
@@ -79,11 +82,15 @@ struct RandomWalk {
             let id = "p\(i + 1)"
             let kind = Int.random(in: 0..<10, using: &rng)
             let hasAudio = kind != 0
-            if kind == 1 { narrations[id] = .unplayable("not an MP3") }
-            else if hasAudio { narrations[id] = .seconds(Double.random(in: 1...300, using: &rng)) }
-            return PlayablePoint(id: id, order: (i + 1) * 10, coordinate: Self.coordinate(centres[i].x, centres[i].y),
-                                 triggerRadiusMeters: radii[i], title: "Point \(i + 1)",
-                                 audio: hasAudio ? URL(fileURLWithPath: "/narration/\(id).mp3") : nil)
+            if kind == 1 {
+                narrations[id] = .unplayable("not an MP3")
+            } else if hasAudio {
+                narrations[id] = .seconds(Double.random(in: 1...300, using: &rng))
+            }
+            return PlayablePoint(
+                id: id, order: (i + 1) * 10, coordinate: Self.coordinate(centres[i].x, centres[i].y),
+                triggerRadiusMeters: radii[i], title: "Point \(i + 1)",
+                audio: hasAudio ? URL(fileURLWithPath: "/narration/\(id).mp3") : nil)
         }
         tour = PlayableTour(id: "random", slug: "random", language: "en", title: "Random", points: points)
         self.narrations = narrations
@@ -116,7 +123,9 @@ struct RandomWalk {
             let time = start.addingTimeInterval(Double(second))
             truth.append((time, coordinate))
             let nearPoint = zip(centres, radii).contains { Self.distance(position, $0) < $1 + 30 }
-            if second >= outageStart, second < outageStart + outageLength, !(options.passThrough && nearPoint) { continue }
+            if second >= outageStart, second < outageStart + outageLength, !(options.passThrough && nearPoint) {
+                continue
+            }
             var nx = Self.gaussian(&rng) * sigma, ny = Self.gaussian(&rng) * sigma
             let magnitude = (nx * nx + ny * ny).squareRoot()
             if magnitude > bound, magnitude > 0 { nx *= bound / magnitude; ny *= bound / magnitude }
@@ -126,8 +135,10 @@ struct RandomWalk {
                 let d = Double.random(in: 200...800, using: &rng)
                 fixPosition = (position.x + cos(a) * d, position.y + sin(a) * d)
             }
-            fixes.append(Fix(time: time, coordinate: Self.coordinate(fixPosition.x, fixPosition.y), mode: .threeD,
-                             horizontalError: max(bound, 2)))
+            fixes.append(
+                Fix(
+                    time: time, coordinate: Self.coordinate(fixPosition.x, fixPosition.y), mode: .threeD,
+                    horizontalError: max(bound, 2)))
         }
         self.truth = truth
         self.fixes = fixes
@@ -138,7 +149,9 @@ struct RandomWalk {
         ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot()
     }
 
-    static func segmentDistance(_ p: (x: Double, y: Double), _ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {
+    static func segmentDistance(_ p: (x: Double, y: Double), _ a: (x: Double, y: Double), _ b: (x: Double, y: Double))
+        -> Double
+    {
         let dx = b.x - a.x, dy = b.y - a.y
         let len2 = dx * dx + dy * dy
         guard len2 > 0 else { return distance(p, a) }

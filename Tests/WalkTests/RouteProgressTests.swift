@@ -1,9 +1,10 @@
-@testable import Curation
 import Foundation
 import Positioning
 import TestSupport
 import Testing
 import TourModel
+
+@testable import Curation
 @testable import Walk
 @testable import WalkRuntime
 
@@ -18,23 +19,29 @@ struct RouteProgressTests {
     }
 
     static func tour(route: [(x: Double, y: Double)], points: [(x: Double, y: Double, r: Double)]) -> PlayableTour {
-        PlayableTour(id: "t", slug: "t", language: "en", title: "T",
-                     points: points.enumerated().map { i, p in
-                         PlayablePoint(id: "p\(i + 1)", order: i + 1, coordinate: c(p.x, p.y), triggerRadiusMeters: p.r,
-                                       title: "P\(i + 1)")
-                     },
-                     route: route.map { c($0.x, $0.y) })
+        PlayableTour(
+            id: "t", slug: "t", language: "en", title: "T",
+            points: points.enumerated().map { i, p in
+                PlayablePoint(
+                    id: "p\(i + 1)", order: i + 1, coordinate: c(p.x, p.y), triggerRadiusMeters: p.r,
+                    title: "P\(i + 1)")
+            },
+            route: route.map { c($0.x, $0.y) })
     }
 
     @Test("stations: a loop's finale at the meeting point gets the route's end; a crossing its second pass")
     func stationsFollowTheStory() {
-        let loop = TourRoute(tour: Self.tour(route: RouteShapes.loop,
-                                             points: [(0, 0, 25), (200, 0, 25), (200, 150, 25), (0, 150, 25), (0, 0, 25)]))
+        let loop = TourRoute(
+            tour: Self.tour(
+                route: RouteShapes.loop,
+                points: [(0, 0, 25), (200, 0, 25), (200, 150, 25), (0, 150, 25), (0, 0, 25)]))
         #expect(loop.source == .drawn)
         #expect(abs(loop.length - 700) < 1)
         #expect(zip(loop.stations, [0.0, 200, 350, 550, 700]).allSatisfy { abs($0 - $1) < 1 }, "\(loop.stations)")
-        let eight = TourRoute(tour: Self.tour(route: RouteShapes.eight,
-                                              points: [(0, 0, 25), (200, 200, 30), (200, 0, 30), (100, 100, 30)]))
+        let eight = TourRoute(
+            tour: Self.tour(
+                route: RouteShapes.eight,
+                points: [(0, 0, 25), (200, 200, 30), (200, 0, 30), (100, 100, 30)]))
         let d = 200 * 2.0.squareRoot()
         #expect(abs(eight.stations[3] - (d + 200 + d / 2)) < 1, "\(eight.stations)")
         #expect(eight.passes(near: Self.c(100, 100), radius: 30).count == 2)
@@ -78,9 +85,9 @@ struct RouteProgressTests {
         let route = TourRoute(tour: Self.tour(route: [(0, 0), (0, 1000), (150, 1000), (150, 0)], points: [(0, 0, 25)]))
         var progress = RouteProgress(route: route)
         var events: [RouteProgress.Event] = []
-        for s in 0...100 { events += progress.update(Self.fix(Double(s), 0, Double(s) * 1.4)) }   // up to 140 m
-        for s in 101...207 { events += progress.update(Self.fix(Double(s), Double(s - 100) * 1.4, 140)) }   // across
-        for s in 208...260 { events += progress.update(Self.fix(Double(s), 150, 140 - Double(s - 207) * 1.4)) }   // on
+        for s in 0...100 { events += progress.update(Self.fix(Double(s), 0, Double(s) * 1.4)) }  // up to 140 m
+        for s in 101...207 { events += progress.update(Self.fix(Double(s), Double(s - 100) * 1.4, 140)) }  // across
+        for s in 208...260 { events += progress.update(Self.fix(Double(s), 150, 140 - Double(s - 207) * 1.4)) }  // on
         #expect(events.contains { if case .left = $0 { true } else { false } })
         let relocalised = events.compactMap { if case .relocalised(_, let to) = $0 { to } else { nil } }
         #expect(relocalised.count == 1)
@@ -90,7 +97,8 @@ struct RouteProgressTests {
     @Test("standing where the route passes later (a loop's meeting point) is waiting, not a shortcut")
     func standingDoesNotRelocalise() {
         // The route starts 80 m from where the group waits; it ends there.
-        let route = TourRoute(tour: Self.tour(route: [(80, 0), (200, 0), (200, 150), (0, 150), (0, 0)], points: [(80, 0, 25)]))
+        let route = TourRoute(
+            tour: Self.tour(route: [(80, 0), (200, 0), (200, 150), (0, 150), (0, 0)], points: [(80, 0, 25)]))
         var progress = RouteProgress(route: route)
         var events: [RouteProgress.Event] = []
         for s in 0...600 { events += progress.update(Self.fix(Double(s), Double(s % 3), 0)) }
@@ -101,20 +109,22 @@ struct RouteProgressTests {
 
     @Test("preview: a shortcut shows as left the route and re-localised; the map draws the progress")
     func previewAndMapShowProgress() {
-        let tour = Self.tour(route: [(0, 0), (0, 1000), (150, 1000), (150, 0)],
-                             points: [(0, 0, 25), (0, 500, 25), (150, 500, 25), (150, 50, 25)])
+        let tour = Self.tour(
+            route: [(0, 0), (0, 1000), (150, 1000), (150, 0)],
+            points: [(0, 0, 25), (0, 500, 25), (150, 500, 25), (150, 50, 25)])
         var fixes: [Fix] = []
         for s in 0...100 { fixes.append(Self.fix(Double(s), 0, Double(s) * 1.4)) }
         for s in 101...207 { fixes.append(Self.fix(Double(s), Double(s - 100) * 1.4, 140)) }
         for s in 208...300 { fixes.append(Self.fix(Double(s), 150, 140 - Double(s - 207) * 1.4)) }
-        let narrations = Dictionary(uniqueKeysWithValues: tour.points.map { ($0.id, WalkSimulation.Narration.seconds(3)) })
+        let narrations = Dictionary(
+            uniqueKeysWithValues: tour.points.map { ($0.id, WalkSimulation.Narration.seconds(3)) })
         let report = WalkSimulation(tour: tour, narrations: narrations).run(fixes: fixes)
         let kinds = report.timeline.map(\.kind)
         #expect(kinds.contains(.leftRoute))
         #expect(kinds.contains(.relocalised))
         #expect(report.timeline.first { $0.kind == .relocalised }?.text.hasPrefix("progress re-localised") == true)
         #expect(report.route?.source == .drawn)
-        #expect((report.route?.progressMeters ?? 0) > 2_000)   // where point 4 completed the tour
+        #expect((report.route?.progressMeters ?? 0) > 2_000)  // where point 4 completed the tour
         // Points 2 and 3 were passed by the shortcut: caught up before point 4, which fired there.
         #expect(report.points.map { $0.trigger?.type } == [.gps, .caughtUp, .caughtUp, .gps])
         var map = TourMap(tour: tour)
@@ -127,18 +137,21 @@ struct RouteProgressTests {
     @Test("lint: a loop's meeting point is passed twice, said once per point with the pass it plays on; no order error")
     func lintExplainsRepeatedPasses() throws {
         let dir = try TemporaryDirectory()
-        let route = RouteShapes.loop.map { Self.c($0.x, $0.y) }.map { "\($0.latitude),\($0.longitude)" }.joined(separator: ";")
+        let route = RouteShapes.loop.map { Self.c($0.x, $0.y) }.map { "\($0.latitude),\($0.longitude)" }.joined(
+            separator: ";")
         let places: [(Double, Double)] = [(0, 0), (200, 0), (200, 150), (0, 150), (0, 0)]
         let points = places.enumerated().map { i, p in
             let at = Self.c(p.0, p.1)
             return """
-            {"id": "p\(i + 1)", "order": \(i + 1), "location": {"lat": \(at.latitude), "lng": \(at.longitude)},
-             "triggerRadiusMeters": 25, "content": {"en": {"title": "P\(i + 1)"}}}
-            """
+                {"id": "p\(i + 1)", "order": \(i + 1), "location": {"lat": \(at.latitude), "lng": \(at.longitude)},
+                 "triggerRadiusMeters": 25, "content": {"en": {"title": "P\(i + 1)"}}}
+                """
         }
-        _ = try dir.write("loop/tour.json", #"{"format": 1, "id": "l", "slug": "l", "route": ""# + route
-                          + #"", "languages": {"en": {"title": "L", "completionMessage": "Bye"}}, "points": ["#
-                          + points.joined(separator: ",") + "]}")
+        _ = try dir.write(
+            "loop/tour.json",
+            #"{"format": 1, "id": "l", "slug": "l", "route": ""# + route
+                + #"", "languages": {"en": {"title": "L", "completionMessage": "Bye"}}, "points": ["#
+                + points.joined(separator: ",") + "]}")
         let findings = TourLint().lint(folder: dir.file("loop")).findings
         #expect(!findings.contains { $0.check == "order-against-route" }, "\(findings)")
         let passes = findings.filter { $0.check == "route-passes-again" }

@@ -1,8 +1,9 @@
 import Foundation
-import PropertyBased
 import Positioning
+import PropertyBased
 import Testing
 import TourModel
+
 @testable import Walk
 @testable import WalkRuntime
 
@@ -17,15 +18,20 @@ struct RouteTriggeringTests {
     // MARK: 1. Loops
 
     /// The meeting point is the finale; point 1 is at the meeting point too.
-    static func loop(drawn: Bool = true, firstAtStart: Bool = true, receiver: RouteWalk.Receiver = .init()) -> RouteWalk {
-        RouteWalk("loop", route: RouteShapes.loop, drawn: drawn,
-                  points: [.init(along: firstAtStart ? 0 : 80, radius: 25), .init(along: 200, radius: 25),
-                           .init(along: 350, radius: 25), .init(along: 550, radius: 25), .init(along: 700, radius: 25)],
-                  wait: 20, receiver: receiver)
+    static func loop(drawn: Bool = true, firstAtStart: Bool = true, receiver: RouteWalk.Receiver = .init()) -> RouteWalk
+    {
+        RouteWalk(
+            "loop", route: RouteShapes.loop, drawn: drawn,
+            points: [
+                .init(along: firstAtStart ? 0 : 80, radius: 25), .init(along: 200, radius: 25),
+                .init(along: 350, radius: 25), .init(along: 550, radius: 25), .init(along: 700, radius: 25),
+            ],
+            wait: 20, receiver: receiver)
     }
 
-    @Test("1. a loop's finale at the meeting point plays at the end, not at the start, under every policy",
-          arguments: [true, false], policies)
+    @Test(
+        "1. a loop's finale at the meeting point plays at the end, not at the start, under every policy",
+        arguments: [true, false], policies)
     func loopFinalePlaysAtTheEnd(drawn: Bool, missed: WalkPolicy.MissedPoints) {
         for firstAtStart in [true, false] {
             let walk = Self.loop(drawn: drawn, firstAtStart: firstAtStart)
@@ -52,13 +58,18 @@ struct RouteTriggeringTests {
 
     static func eight(drawn: Bool = true, receiver: RouteWalk.Receiver = .init()) -> RouteWalk {
         let d = 200 * 2.0.squareRoot()
-        return RouteWalk("eight", route: RouteShapes.eight, drawn: drawn,
-                         points: [.init(along: 0, radius: 25), .init(along: d, radius: 30), .init(along: d + 200, radius: 30),
-                                  .init(along: d + 200 + d / 2, radius: 30), .init(along: 2 * d + 200, radius: 30)],
-                         receiver: receiver)
+        return RouteWalk(
+            "eight", route: RouteShapes.eight, drawn: drawn,
+            points: [
+                .init(along: 0, radius: 25), .init(along: d, radius: 30), .init(along: d + 200, radius: 30),
+                .init(along: d + 200 + d / 2, radius: 30), .init(along: 2 * d + 200, radius: 30),
+            ],
+            receiver: receiver)
     }
 
-    @Test("2. passing the crossing on the way to point 2 does not fire point 4; the second pass does", arguments: policies)
+    @Test(
+        "2. passing the crossing on the way to point 2 does not fire point 4; the second pass does", arguments: policies
+    )
     func crossingFiresOnTheRightPass(missed: WalkPolicy.MissedPoints) {
         let verdict = Self.eight().judge(policy: WalkPolicy(missed: missed))
         #expect(verdict.early.isEmpty, "\(verdict)")
@@ -73,19 +84,25 @@ struct RouteTriggeringTests {
     static func parallel(velocity: Bool, drift: Bool = true, seed: UInt64 = 1) -> RouteWalk {
         var receiver = RouteWalk.Receiver(reportsVelocity: velocity, seed: seed)
         if drift { receiver.drift = .init(start: 90, build: 60, hold: 20, east: 55) }
-        return RouteWalk("parallel", route: RouteShapes.parallel,
-                         points: [.init(along: 0, radius: 25), .init(along: 380, radius: 30),
-                                  .init(along: 660, radius: 30), .init(along: 860, radius: 30)],
-                         receiver: receiver)
+        return RouteWalk(
+            "parallel", route: RouteShapes.parallel,
+            points: [
+                .init(along: 0, radius: 25), .init(along: 380, radius: 30),
+                .init(along: 660, radius: 30), .init(along: 860, radius: 30),
+            ],
+            receiver: receiver)
     }
 
-    @Test("3. a 55 m drift onto a parallel street fires nothing early, with or without the receiver's velocity",
-          arguments: [true, false])
+    @Test(
+        "3. a 55 m drift onto a parallel street fires nothing early, with or without the receiver's velocity",
+        arguments: [true, false])
     func driftDoesNotFireALaterPoint(velocity: Bool) {
         let walk = Self.parallel(velocity: velocity)
         // The drift really does put fixes inside point 3 on the way up.
         let p3 = walk.tour.points[2]
-        let inside = walk.fixes.prefix(200).count { $0.coordinate.distance(to: p3.coordinate) <= p3.triggerRadiusMeters }
+        let inside = walk.fixes.prefix(200).count {
+            $0.coordinate.distance(to: p3.coordinate) <= p3.triggerRadiusMeters
+        }
         #expect(inside >= 10)
         for missed in Self.policies {
             let verdict = walk.judge(policy: WalkPolicy(missed: missed))
@@ -107,16 +124,22 @@ struct RouteTriggeringTests {
         #expect(cleanWalk.fixes.allSatisfy { clean.evaluate($0) != .rejected(.drift) })
     }
 
-    @Test("3. a drift onto a parallel street the route takes later in the same direction: no re-localisation, nothing early")
+    @Test(
+        "3. a drift onto a parallel street the route takes later in the same direction: no re-localisation, nothing early"
+    )
     func driftOntoASameDirectionParallel() {
         // No velocity, so only the route can tell: the drifted fixes move north along the later
         // street as the walker does along this one.
-        let walk = RouteWalk("comb", route: RouteShapes.comb,
-                             points: [.init(along: 0, radius: 25), .init(along: 280, radius: 25), .init(along: 650, radius: 30),
-                                      .init(along: 1090, radius: 30), .init(along: 1220, radius: 25)],
-                             receiver: .init(reportsVelocity: false, drift: .init(start: 60, build: 60, hold: 40, east: 55)))
+        let walk = RouteWalk(
+            "comb", route: RouteShapes.comb,
+            points: [
+                .init(along: 0, radius: 25), .init(along: 280, radius: 25), .init(along: 650, radius: 30),
+                .init(along: 1090, radius: 30), .init(along: 1220, radius: 25),
+            ],
+            receiver: .init(reportsVelocity: false, drift: .init(start: 60, build: 60, hold: 40, east: 55)))
         let p4 = walk.tour.points[3]
-        #expect(walk.fixes.prefix(250).count { $0.coordinate.distance(to: p4.coordinate) <= p4.triggerRadiusMeters } >= 10)
+        #expect(
+            walk.fixes.prefix(250).count { $0.coordinate.distance(to: p4.coordinate) <= p4.triggerRadiusMeters } >= 10)
         let verdict = walk.judge()
         #expect(verdict.early.isEmpty, "\(verdict)")
         #expect(verdict.order == [0, 1, 2, 3, 4], "\(verdict)")
@@ -126,11 +149,13 @@ struct RouteTriggeringTests {
 
     @Test("4. a first fix 320 m off is not the anchor: point 1 plays at once for a walker who starts inside it")
     func badFirstFixIsNotTheAnchor() {
-        let walk = RouteWalk("street", route: RouteShapes.street,
-                             points: [.init(along: 0, radius: 30), .init(along: 200, radius: 30), .init(along: 450, radius: 30)],
-                             receiver: .init(badFirstFix: 320))
+        let walk = RouteWalk(
+            "street", route: RouteShapes.street,
+            points: [.init(along: 0, radius: 30), .init(along: 200, radius: 30), .init(along: 450, radius: 30)],
+            receiver: .init(badFirstFix: 320))
         var triggers: [(Date, PointTrigger)] = []
-        let narrations = Dictionary(uniqueKeysWithValues: walk.tour.points.map { ($0.id, WalkSimulation.Narration.seconds(5)) })
+        let narrations = Dictionary(
+            uniqueKeysWithValues: walk.tour.points.map { ($0.id, WalkSimulation.Narration.seconds(5)) })
         _ = WalkSimulation(tour: walk.tour, narrations: narrations).run(fixes: walk.fixes) { _, time, effects in
             for case .triggered(let t) in effects { triggers.append((time, t)) }
         }
@@ -159,11 +184,15 @@ struct RouteTriggeringTests {
 
     @Test("5. a receiver at 0.2 Hz and a walker at 0.6 m/s are heard soon after they arrive", arguments: [1, 2, 3, 4])
     func sparseAndSlow(seed: Int) {
-        let points: [RouteWalk.Point] = [.init(along: 20, radius: 30), .init(along: 200, radius: 25), .init(along: 450, radius: 30)]
-        let sparse = RouteWalk("sparse", route: RouteShapes.street, points: points, wait: 10,
-                               receiver: .init(hz: 0.2, seed: UInt64(seed)))
-        let slow = RouteWalk("slow", route: RouteShapes.street, points: points, speed: 0.6,
-                             receiver: .init(seed: UInt64(seed)))
+        let points: [RouteWalk.Point] = [
+            .init(along: 20, radius: 30), .init(along: 200, radius: 25), .init(along: 450, radius: 30),
+        ]
+        let sparse = RouteWalk(
+            "sparse", route: RouteShapes.street, points: points, wait: 10,
+            receiver: .init(hz: 0.2, seed: UInt64(seed)))
+        let slow = RouteWalk(
+            "slow", route: RouteShapes.street, points: points, speed: 0.6,
+            receiver: .init(seed: UInt64(seed)))
         for walk in [sparse, slow] {
             let verdict = walk.judge()
             #expect(verdict.early.isEmpty, "\(verdict)")
@@ -218,8 +247,10 @@ struct RouteTriggeringTests {
 
     @Test("one fix stamped an hour late moves nothing; a real 75 s gap is a gap", arguments: [1, 2] as [UInt64])
     func wildStampAndRealGap(seed: UInt64) {
-        for walk in [Self.loop(receiver: .init(wildStampAt: 150, seed: seed)),
-                     Self.eight(receiver: .init(gap: (at: 345, length: 75), seed: seed))] {
+        for walk in [
+            Self.loop(receiver: .init(wildStampAt: 150, seed: seed)),
+            Self.eight(receiver: .init(gap: (at: 345, length: 75), seed: seed)),
+        ] {
             let verdict = walk.judge()
             #expect(verdict.early.isEmpty, "\(verdict)")
             #expect(verdict.order == Array(walk.points.indices), "\(verdict)")
@@ -231,9 +262,15 @@ struct RouteTriggeringTests {
     func clockStepBack() {
         var filter = FixFilter()
         var verdicts: [FixFilter.Verdict] = []
-        for s in 0..<10 { verdicts.append(filter.evaluate(Fix(time: at(Double(s)), coordinate: RouteWalk.coordinate(0, Double(s)), horizontalError: 5))) }
+        for s in 0..<10 {
+            verdicts.append(
+                filter.evaluate(
+                    Fix(time: at(Double(s)), coordinate: RouteWalk.coordinate(0, Double(s)), horizontalError: 5)))
+        }
         for s in 10..<20 {
-            verdicts.append(filter.evaluate(Fix(time: at(Double(s) - 30), coordinate: RouteWalk.coordinate(0, Double(s)), horizontalError: 5)))
+            verdicts.append(
+                filter.evaluate(
+                    Fix(time: at(Double(s) - 30), coordinate: RouteWalk.coordinate(0, Double(s)), horizontalError: 5)))
         }
         #expect(Array(verdicts[10..<12]) == [.rejected(.timeNotForward), .rejected(.timeNotForward)])
         #expect(Array(verdicts[12...]).allSatisfy { $0 == .accepted })
@@ -265,8 +302,10 @@ struct RoutePropertyTests {
         case 1: receiver.hz = 0.2
         case 2: receiver.hz = 5; receiver.sigma = 2
         case 3: receiver.bursts = [Double.random(in: 10...300, using: &rng)]
-        case 4: receiver.drift = .init(start: Double.random(in: 20...300, using: &rng), east: Double.random(in: -55...55, using: &rng),
-                                       north: Double.random(in: -30...30, using: &rng))
+        case 4:
+            receiver.drift = .init(
+                start: Double.random(in: 20...300, using: &rng), east: Double.random(in: -55...55, using: &rng),
+                north: Double.random(in: -30...30, using: &rng))
         case 5: receiver.badFirstFix = 320
         case 6: receiver.reportsVelocity = false; receiver.sigma = 5
         default: break
@@ -291,13 +330,16 @@ struct RoutePropertyTests {
 
     @Test("random routes and receivers: in order, at most once, never before the walker reached the point's stretch")
     func inOrderOnceNeverEarly() async {
-        await propertyCheck(count: 150, input: Gen.int(in: 0...3), Gen.int(in: 1...6), Gen.int(in: 0...1_000_000),
-                            Gen.int(in: 0...6), Gen.int(in: 0...2), Gen.bool) { shape, points, seed, kind, policy, drawn in
+        await propertyCheck(
+            count: 150, input: Gen.int(in: 0...3), Gen.int(in: 1...6), Gen.int(in: 0...1_000_000),
+            Gen.int(in: 0...6), Gen.int(in: 0...2), Gen.bool
+        ) { shape, points, seed, kind, policy, drawn in
             let walk = Self.walk(shape: shape, points: points, seed: seed, receiverKind: kind, drawn: drawn)
             // A random drift may lie along the way the walker goes, which nothing can tell from
             // walking: there it counts as error. Across the way (onto a parallel street, another
             // pass) it must fire nothing: the parallel-street tests above pin that.
-            let verdict = walk.judge(policy: WalkPolicy(missed: RouteTriggeringTests.policies[policy]), biasCounts: kind == 4)
+            let verdict = walk.judge(
+                policy: WalkPolicy(missed: RouteTriggeringTests.policies[policy]), biasCounts: kind == 4)
             #expect(verdict.order == verdict.order.sorted(), "\(verdict)")
             #expect(Set(verdict.order).count == verdict.order.count, "\(verdict)")
             #expect(verdict.early.isEmpty, "shape \(shape) kind \(kind) drawn \(drawn): \(verdict)")

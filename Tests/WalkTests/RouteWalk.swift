@@ -1,6 +1,7 @@
 import Foundation
 import Positioning
 import TourModel
+
 @testable import Walk
 @testable import WalkRuntime
 
@@ -81,8 +82,10 @@ struct RouteWalk {
     ///   - drawn: whether the tour carries the route (else the polyline through its points stands in).
     ///   - startAt: metres along the route where the walker starts (before: standing still there).
     ///   - wait: seconds the walker stands at the start before walking.
-    init(_ name: String, route: [(x: Double, y: Double)], drawn: Bool = true, points: [Point], speed: Double = 1.4,
-         wait: Double = 0, tail: Double = 30, receiver: Receiver = Receiver()) {
+    init(
+        _ name: String, route: [(x: Double, y: Double)], drawn: Bool = true, points: [Point], speed: Double = 1.4,
+        wait: Double = 0, tail: Double = 30, receiver: Receiver = Receiver()
+    ) {
         self.name = name
         self.route = route
         self.drawn = drawn
@@ -91,12 +94,14 @@ struct RouteWalk {
         let total = lengths.reduce(0, +)
         let playable = points.enumerated().map { i, p -> PlayablePoint in
             let (x, y) = Self.position(route, at: p.along, aside: p.aside)
-            return PlayablePoint(id: "p\(i + 1)", order: i + 1, coordinate: Self.coordinate(x, y),
-                                 triggerRadiusMeters: p.radius, title: "Point \(i + 1)",
-                                 audio: URL(fileURLWithPath: "/narration/p\(i + 1).mp3"))
+            return PlayablePoint(
+                id: "p\(i + 1)", order: i + 1, coordinate: Self.coordinate(x, y),
+                triggerRadiusMeters: p.radius, title: "Point \(i + 1)",
+                audio: URL(fileURLWithPath: "/narration/p\(i + 1).mp3"))
         }
-        tour = PlayableTour(id: name, slug: name, language: "en", title: name, points: playable,
-                            route: drawn ? route.map { Self.coordinate($0.x, $0.y) } : [])
+        tour = PlayableTour(
+            id: name, slug: name, language: "en", title: name, points: playable,
+            route: drawn ? route.map { Self.coordinate($0.x, $0.y) } : [])
 
         var rng = SplitMix64(seed: receiver.seed)
         let start = Date(timeIntervalSince1970: 1_776_500_000)
@@ -115,7 +120,9 @@ struct RouteWalk {
             truth.append((time, x, y, along))
             var nx = RandomWalk.gaussian(&rng) * receiver.sigma, ny = RandomWalk.gaussian(&rng) * receiver.sigma
             let magnitude = (nx * nx + ny * ny).squareRoot()
-            if magnitude > 3 * receiver.sigma, magnitude > 0 { nx *= 3 * receiver.sigma / magnitude; ny *= 3 * receiver.sigma / magnitude }
+            if magnitude > 3 * receiver.sigma, magnitude > 0 {
+                nx *= 3 * receiver.sigma / magnitude; ny *= 3 * receiver.sigma / magnitude
+            }
             var fx = x + nx, fy = y + ny
             if let d = receiver.drift {
                 let f = Self.driftFraction(t, d)
@@ -134,13 +141,15 @@ struct RouteWalk {
                 let moving = t >= wait && along < total
                 let (ax, ay) = Self.position(route, at: min(total, along + 1))
                 let heading = atan2(ax - x, ay - y) * 180 / .pi
-                speedOut = moving ? max(0, speed + RandomWalk.gaussian(&rng) * 0.1) : abs(RandomWalk.gaussian(&rng)) * 0.05
+                speedOut =
+                    moving ? max(0, speed + RandomWalk.gaussian(&rng) * 0.1) : abs(RandomWalk.gaussian(&rng)) * 0.05
                 track = ((heading + RandomWalk.gaussian(&rng) * 4) + 360).truncatingRemainder(dividingBy: 360)
             }
             if let gap = receiver.gap, t >= gap.at, t < gap.at + gap.length { continue }
             let wild = receiver.wildStampAt.map { t >= $0 && t < $0 + step } ?? false
-            let fix = Fix(time: time.addingTimeInterval(clockShift + (wild ? 3600 : 0)), coordinate: Self.coordinate(fx, fy),
-                          mode: .threeD, horizontalError: receiver.error, speed: speedOut, track: track)
+            let fix = Fix(
+                time: time.addingTimeInterval(clockShift + (wild ? 3600 : 0)), coordinate: Self.coordinate(fx, fy),
+                mode: .threeD, horizontalError: receiver.error, speed: speedOut, track: track)
             fixes.append(fix)
             if receiver.duplicates { fixes.append(fix) }
         }
@@ -208,7 +217,8 @@ struct RouteWalk {
     ///   (it moves a trigger by up to the bias); true counts the bias at the trigger as error.
     func judge(policy: WalkPolicy = WalkPolicy(), biasCounts: Bool = false) -> Verdict {
         var triggers: [(Date, PointTrigger)] = []
-        let narrations = Dictionary(uniqueKeysWithValues: tour.points.map { ($0.id, WalkSimulation.Narration.seconds(5)) })
+        let narrations = Dictionary(
+            uniqueKeysWithValues: tour.points.map { ($0.id, WalkSimulation.Narration.seconds(5)) })
         _ = WalkSimulation(tour: tour, policy: policy, narrations: narrations).run(fixes: fixes) { _, time, effects in
             for case .triggered(let t) in effects { triggers.append((time, t)) }
         }

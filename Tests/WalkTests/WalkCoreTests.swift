@@ -2,6 +2,7 @@ import Foundation
 import Positioning
 import Testing
 import TourModel
+
 @testable import Walk
 
 /// One test (or a few) per triggering rule of docs/walk.md, with literal fixes on a tour due north
@@ -16,7 +17,7 @@ struct WalkCoreTests {
         var all: [WalkEffect] = []
         all += core.feed(fix(0, 44.99900))
         all += core.feed(fix(1, 44.99901))
-        all += core.feed(fix(2, 45.00400))   // 555 m away in one second, dead centre of P3
+        all += core.feed(fix(2, 45.00400))  // 555 m away in one second, dead centre of P3
         all += core.feed(fix(3, 44.99903))
         all += core.feed(fix(4, 44.99904))
         #expect(all.triggered.isEmpty)
@@ -29,10 +30,10 @@ struct WalkCoreTests {
         var all: [WalkEffect] = []
         all += core.feed(fix(0, 44.99900))
         all += core.feed(fix(1, 44.99900))
-        for s in 2...21 { all += core.feed(fix(Double(s), 45.00200)) }   // 333 m in a second, then holding
+        for s in 2...21 { all += core.feed(fix(Double(s), 45.00200)) }  // 333 m in a second, then holding
         #expect(all.rejections == Array(repeating: .implausibleJump, count: 20))
         #expect(all.triggered.isEmpty)
-        let believed = core.feed(fix(22, 45.00200))   // 20 s after the jump: believed, first fix inside P2
+        let believed = core.feed(fix(22, 45.00200))  // 20 s after the jump: believed, first fix inside P2
         #expect(believed.rejections.isEmpty)
         #expect(believed.triggered.isEmpty)
         let next = core.feed(fix(23, 45.00200))
@@ -44,7 +45,7 @@ struct WalkCoreTests {
     func multipathBurstDoesNotTrigger() {
         var core = WalkCore(tour: northTour(), policy: WalkPolicy(missed: .play))
         var all: [WalkEffect] = []
-        for s in 0..<5 { all += core.feed(fix(Double(s), 44.99990)) }   // inside P1: triggered
+        for s in 0..<5 { all += core.feed(fix(Double(s), 44.99990)) }  // inside P1: triggered
         all += core.handle(.audioFinished(pointID: "p1"), at: at(20))
         for s in 21..<24 { all += core.feed(fix(Double(s), 45.00400)) }  // 445 m off, dead centre of P3
         for s in 24..<30 { all += core.feed(fix(Double(s), 44.99990 + Double(s - 24) * 0.00001)) }
@@ -73,10 +74,10 @@ struct WalkCoreTests {
     func confirmationNeedsConsecutiveFixes() {
         var core = WalkCore(tour: northTour())
         var all: [WalkEffect] = []
-        all += core.feed(fix(0, 44.99960))   // 44 m south: outside
-        all += core.feed(fix(2, 44.99985))   // inside
-        all += core.feed(fix(4, 44.99960))   // outside again: the streak is broken
-        all += core.feed(fix(6, 44.99985))   // inside
+        all += core.feed(fix(0, 44.99960))  // 44 m south: outside
+        all += core.feed(fix(2, 44.99985))  // inside
+        all += core.feed(fix(4, 44.99960))  // outside again: the streak is broken
+        all += core.feed(fix(6, 44.99985))  // inside
         #expect(all.triggered.isEmpty)
         let entry = core.feed(fix(7, 44.99990))
         #expect(entry.triggered.map(\.pointID) == ["p1"])
@@ -185,7 +186,7 @@ struct WalkCoreTests {
         _ = core.feed(fix(0, 45.0))
         _ = core.feed(fix(1, 45.0))
         var after: [WalkEffect] = []
-        after += core.feed(fix(30, 44.9990))     // 111 m south, while P1 still plays
+        after += core.feed(fix(30, 44.9990))  // 111 m south, while P1 still plays
         after += core.feed(fix(31, 44.99901))
         #expect(after.stops == 0)
         #expect(core.progress.playing?.pointID == "p1")
@@ -233,7 +234,7 @@ struct WalkCoreTests {
         _ = core.feed(fix(0, 45.0))
         _ = core.feed(fix(1, 45.0))
         _ = core.feed(fix(60, 45.0019))
-        let second = core.feed(fix(61, 45.00195))   // queued behind P1
+        let second = core.feed(fix(61, 45.00195))  // queued behind P1
         #expect(!second.isCompleted)
         let first = core.handle(.audioFinished(pointID: "p1"), at: at(70))
         #expect(first.played == ["p2"])
@@ -243,8 +244,11 @@ struct WalkCoreTests {
         #expect(end.isCompleted)
         #expect(end.contains(.completed(message: "Thanks for walking")))
         let completed = end.events.first { $0.name == .tourCompleted }
-        #expect(completed?.properties == ["durationMinutes": .int(5), "pointsVisited": .int(2),
-                                          "lastPointIndex": .int(1), "platform": .string("linux")])
+        #expect(
+            completed?.properties == [
+                "durationMinutes": .int(5), "pointsVisited": .int(2),
+                "lastPointIndex": .int(1), "platform": .string("linux"),
+            ])
         #expect(completed?.timestamp == at(301))
         #expect(core.progress.outcome == .completed)
         #expect(core.handle(.command(.quit), at: at(302)).isEmpty)
@@ -341,8 +345,11 @@ struct WalkCoreTests {
         #expect(quit.contains(.abandoned))
         let event = quit.events.first
         #expect(event?.name == .tourAbandoned)
-        #expect(event?.properties == ["durationMinutes": .int(3), "pointsVisited": .int(1),
-                                      "lastPointIndex": .int(0), "platform": .string("linux")])
+        #expect(
+            event?.properties == [
+                "durationMinutes": .int(3), "pointsVisited": .int(1),
+                "lastPointIndex": .int(0), "platform": .string("linux"),
+            ])
         #expect(core.feed(fix(152, 45.0)).isEmpty)
     }
 
@@ -358,7 +365,7 @@ struct WalkCoreTests {
         saved += core.handle(.audioFinished(pointID: "p1"), at: at(20)).saved
         saved += core.feed(fix(60, 45.0019)).saved
         saved += core.feed(fix(61, 45.00195)).saved
-        #expect(saved.count == 4)   // start, P1 triggered, P1 heard, P2 triggered; the lone fix at 60 changed nothing
+        #expect(saved.count == 4)  // start, P1 triggered, P1 heard, P2 triggered; the lone fix at 60 changed nothing
         // Through JSON, as the live runtime stores it.
         let data = try JSONEncoder().encode(saved.last!)
         let restored = try JSONDecoder().decode(WalkProgress.self, from: data)
@@ -366,16 +373,16 @@ struct WalkCoreTests {
 
         var resumed = try WalkCore(tour: tour, resuming: restored)
         let start = resumed.handle(.start, at: at(5000))
-        #expect(start.played == ["p2"])          // it was playing when the walk stopped
-        #expect(start.events.isEmpty)            // not a new tour_started
+        #expect(start.played == ["p2"])  // it was playing when the walk stopped
+        #expect(start.events.isEmpty)  // not a new tour_started
         _ = resumed.handle(.audioFinished(pointID: "p2"), at: at(5010))
         _ = resumed.feed(fix(5100, 45.004))
         let third = resumed.feed(fix(5101, 45.004))
-        #expect(third.triggered.map(\.pointID) == ["p3"])   // P1 and P2 never again
+        #expect(third.triggered.map(\.pointID) == ["p3"])  // P1 and P2 never again
         let end = resumed.handle(.audioFinished(pointID: "p3"), at: at(5120))
         #expect(end.isCompleted)
         #expect(end.events.first?.properties["pointsVisited"] == .int(3))
-        #expect(end.events.first?.properties["durationMinutes"] == .int(85))   // from the original start
+        #expect(end.events.first?.properties["durationMinutes"] == .int(85))  // from the original start
     }
 
     @Test("rule 9: a walk saved while paused resumes paused, and plays the interrupted point from the top on resume")
@@ -391,20 +398,21 @@ struct WalkCoreTests {
         #expect(start.played.isEmpty)
         #expect(start.saved.last?.queue == ["p1"])
         let resume = resumed.handle(.command(.resume), at: at(910))
-        #expect(resume.played == ["p1"])            // not `.resume`: the old player is gone
+        #expect(resume.played == ["p1"])  // not `.resume`: the old player is gone
         #expect(!resume.contains(.resume))
         #expect(resumed.progress.points[0].status == .playing)
     }
 
-    @Test("rule 9: a walk quit mid-narration resumes: that point plays again from its start, then the queue; one session")
+    @Test(
+        "rule 9: a walk quit mid-narration resumes: that point plays again from its start, then the queue; one session")
     func resumeAfterQuit() throws {
         let tour = northTour()
         var core = WalkCore(tour: tour)
         var events: [WalkEvent] = []
         events += core.feed(fix(0, 45.0)).events
-        events += core.feed(fix(1, 45.0)).events              // P1 plays
+        events += core.feed(fix(1, 45.0)).events  // P1 plays
         events += core.feed(fix(60, 45.0019)).events
-        events += core.feed(fix(61, 45.00195)).events         // P2 entered while P1 plays: queued
+        events += core.feed(fix(61, 45.00195)).events  // P2 entered while P1 plays: queued
         #expect(core.progress.queue == ["p2"])
         let quit = core.handle(.command(.quit), at: at(62))
         events += quit.events
@@ -419,11 +427,11 @@ struct WalkCoreTests {
         var resumed = try WalkCore(tour: tour, resuming: try JSONDecoder().decode(WalkProgress.self, from: data))
         #expect(!resumed.isFinished)
         let start = resumed.handle(.start, at: at(3600))
-        #expect(start.played == ["p1"])                       // from its start
-        #expect(start.events.isEmpty)                         // the same session: no second tour_started
+        #expect(start.played == ["p1"])  // from its start
+        #expect(start.events.isEmpty)  // the same session: no second tour_started
         events += start.events
         let p1 = resumed.handle(.audioFinished(pointID: "p1"), at: at(3610))
-        #expect(p1.played == ["p2"])                          // then the queue, in order
+        #expect(p1.played == ["p2"])  // then the queue, in order
         events += p1.events
         events += resumed.handle(.audioFinished(pointID: "p2"), at: at(3620)).events
         events += resumed.feed(fix(3700, 45.004)).events
@@ -431,10 +439,13 @@ struct WalkCoreTests {
         let end = resumed.handle(.audioFinished(pointID: "p3"), at: at(3720))
         events += end.events
         #expect(end.isCompleted)
-        #expect(events.map(\.name) == [.tourStarted, .pointTriggered, .pointTriggered, .tourAbandoned,
-                                       .pointTriggered, .tourCompleted])
+        #expect(
+            events.map(\.name) == [
+                .tourStarted, .pointTriggered, .pointTriggered, .tourAbandoned,
+                .pointTriggered, .tourCompleted,
+            ])
         #expect(events.filter { $0.name == .pointTriggered }.map(\.pointID) == ["p1", "p2", "p3"])
-        #expect(end.events.first?.properties["durationMinutes"] == .int(62))   // from the original start
+        #expect(end.events.first?.properties["durationMinutes"] == .int(62))  // from the original start
         #expect(resumed.progress.endedAt == at(3720))
     }
 
@@ -483,7 +494,10 @@ struct WalkCoreTests {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let json = String(decoding: try encoder.encode(started[0]), as: UTF8.self)
-        #expect(json == #"{"language":"en","name":"tour_started","properties":{"platform":"linux"},"timestamp":"2026-05-01T09:00:00.250Z","tourId":"tour-1"}"#)
+        #expect(
+            json
+                == #"{"language":"en","name":"tour_started","properties":{"platform":"linux"},"timestamp":"2026-05-01T09:00:00.250Z","tourId":"tour-1"}"#
+        )
         let back = try JSONDecoder().decode(WalkEvent.self, from: Data(json.utf8))
         #expect(back == started[0])
     }

@@ -2,6 +2,7 @@ import Foundation
 import Positioning
 import Testing
 import TourModel
+
 @testable import Walk
 
 /// A progress file is data: whatever it holds, decoding either gives a progress the core can
@@ -49,12 +50,16 @@ struct WalkProgressValidationTests {
     }
 
     @Test func statusesMustAgreeWithWhereTheWalkIs() throws {
-        #expect(try decodeError { setPoint(2, "status", "played", in: &$0) }
+        #expect(
+            try decodeError { setPoint(2, "status", "played", in: &$0) }
                 == "point 2 is played, but the walk has not reached it (nextIndex 2)")
-        #expect(try decodeError { setPoint(0, "status", "pending", in: &$0) }
+        #expect(
+            try decodeError { setPoint(0, "status", "pending", in: &$0) }
                 == "point 0 is pending, but the walk is past it (nextIndex 2)")
-        #expect(try decodeError { setPoint(0, "status", "queued", in: &$0) } == "point 0 is queued, but not in the queue")
-        #expect(try decodeError { setPoint(1, "status", "played", in: &$0) }
+        #expect(
+            try decodeError { setPoint(0, "status", "queued", in: &$0) } == "point 0 is queued, but not in the queue")
+        #expect(
+            try decodeError { setPoint(1, "status", "played", in: &$0) }
                 == "point 1 is playing, but its status is played")
         #expect(try decodeError { setPoint(0, "status", "sideways", in: &$0) } == "points[0].status is not valid")
     }
@@ -63,22 +68,26 @@ struct WalkProgressValidationTests {
         #expect(try decodeError { $0["queue"] = ["p9"] } == #"the queue names an unknown point "p9""#)
         #expect(try decodeError { $0["queue"] = ["p1", "p1"] } == "the queue holds point 0 twice")
         #expect(try decodeError { $0["queue"] = ["p2"] } == "point 1 is playing and queued at once")
-        #expect(try decodeError { $0["playing"] = ["pointID": "p9", "isReplay": false] } == #"an unknown point "p9" is playing"#)
+        #expect(
+            try decodeError { $0["playing"] = ["pointID": "p9", "isReplay": false] }
+                == #"an unknown point "p9" is playing"#)
         #expect(try decodeError { $0["lastHeard"] = "p9" } == #"the last point heard, "p9", is unknown"#)
         // fuzz-progress finding: `replay` of a "last heard" point still queued played it as a
         // replay, and the core saved a progress its own resume refuses.
         #expect(try decodeError { $0["lastHeard"] = "p2" } == "point 1 is the last heard, but its status is playing")
-        #expect(try decodeError {
-            var points = $0["points"] as! [[String: Any]]
-            points[1]["id"] = "p1"
-            $0["points"] = points
-        } == #"point "p1" is listed twice (0 and 1)"#)
+        #expect(
+            try decodeError {
+                var points = $0["points"] as! [[String: Any]]
+                points[1]["id"] = "p1"
+                $0["points"] = points
+            } == #"point "p1" is listed twice (0 and 1)"#)
     }
 
     @Test func timesMustBeOnesAClockCanShow() throws {
         #expect(try decodeError { $0["startedAt"] = -1e300 } == "startedAt is an impossible time")
         #expect(try decodeError { $0["endedAt"] = 1e200 } == "endedAt is an impossible time")
-        #expect(try decodeError { setPoint(0, "triggeredAt", 1e15, in: &$0) } == "point 0 has an impossible trigger time")
+        #expect(
+            try decodeError { setPoint(0, "triggeredAt", 1e15, in: &$0) } == "point 0 has an impossible trigger time")
     }
 
     @Test func missingFieldsAndBrokenJSONAreNamed() throws {

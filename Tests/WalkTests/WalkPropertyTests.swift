@@ -1,8 +1,9 @@
 import Foundation
-import PropertyBased
 import Positioning
+import PropertyBased
 import Testing
 import TourModel
+
 @testable import Walk
 @testable import WalkRuntime
 
@@ -35,23 +36,33 @@ struct WalkPropertyTests {
 
     static let policies: [WalkPolicy.MissedPoints] = [.play, .skip, .strict]
 
-    @Test("random walks: points trigger in order, each at most once, never before the true path came within radius + error")
+    @Test(
+        "random walks: points trigger in order, each at most once, never before the true path came within radius + error"
+    )
     func orderOnceAndNeverEarly() async {
-        await propertyCheck(count: 300, input: Gen.int(in: 1...6), Gen.double(in: 0...6), Gen.int(in: 0...1_000_000),
-                            Gen.int(in: 0...2), Gen.int(in: 1...4)) { points, sigma, seed, policyIndex, confirmation in
-            let walk = RandomWalk(.init(points: points, seed: UInt64(seed), sigma: sigma, passThrough: false, outlierRate: 0.02))
+        await propertyCheck(
+            count: 300, input: Gen.int(in: 1...6), Gen.double(in: 0...6), Gen.int(in: 0...1_000_000),
+            Gen.int(in: 0...2), Gen.int(in: 1...4)
+        ) { points, sigma, seed, policyIndex, confirmation in
+            let walk = RandomWalk(
+                .init(points: points, seed: UInt64(seed), sigma: sigma, passThrough: false, outlierRate: 0.02))
             let policy = WalkPolicy(confirmationFixes: confirmation, missed: Self.policies[policyIndex])
             let outcome = Self.simulate(walk, policy: policy)
             let indices = outcome.triggers.map(\.trigger.index)
             #expect(indices == indices.sorted(), "points trigger in order")
             #expect(Set(indices).count == indices.count, "each point triggers at most once")
             // Narrations start in the order their points triggered: the queue never reorders.
-            #expect(outcome.firstPlays == outcome.triggers.map(\.trigger.pointID).filter { outcome.firstPlays.contains($0) })
+            #expect(
+                outcome.firstPlays == outcome.triggers.map(\.trigger.pointID).filter { outcome.firstPlays.contains($0) }
+            )
             for (time, trigger) in outcome.triggers where trigger.type == .gps {
                 let point = walk.tour.points[trigger.index]
                 let reach = point.triggerRadiusMeters + walk.noiseBound * 1.01 + 0.5
-                let cameClose = walk.truth.contains { $0.time <= time && $0.position.distance(to: point.coordinate) <= reach }
-                #expect(cameClose, "point \(trigger.index) triggered at \(time) before the walker came within \(reach) m")
+                let cameClose = walk.truth.contains {
+                    $0.time <= time && $0.position.distance(to: point.coordinate) <= reach
+                }
+                #expect(
+                    cameClose, "point \(trigger.index) triggered at \(time) before the walker came within \(reach) m")
                 #expect(reach <= point.triggerRadiusMeters + policy.maxHorizontalError + 0.5)
             }
             if policy.missed == .strict {
@@ -63,12 +74,16 @@ struct WalkPropertyTests {
 
     @Test("walks through every radius hear every point, in order, under every missed-point policy")
     func passingThroughHearsEverything() async {
-        await propertyCheck(count: 300, input: Gen.int(in: 1...6), Gen.double(in: 0...1.5), Gen.int(in: 0...1_000_000),
-                            Gen.int(in: 0...2)) { points, sigmaFraction, seed, policyIndex in
+        await propertyCheck(
+            count: 300, input: Gen.int(in: 1...6), Gen.double(in: 0...1.5), Gen.int(in: 0...1_000_000),
+            Gen.int(in: 0...2)
+        ) { points, sigmaFraction, seed, policyIndex in
             // Noise up to 3 sigma = a quarter of the smallest radius (20 m): the walker is
             // inside while passing within a third of the radius of the centre.
-            let walk = RandomWalk(.init(points: points, seed: UInt64(seed), sigma: sigmaFraction,
-                                        passThrough: true, outlierRate: 0.01))
+            let walk = RandomWalk(
+                .init(
+                    points: points, seed: UInt64(seed), sigma: sigmaFraction,
+                    passThrough: true, outlierRate: 0.01))
             let policy = WalkPolicy(missed: Self.policies[policyIndex])
             let outcome = Self.simulate(walk, policy: policy)
             let ids = walk.tour.points.map(\.id)

@@ -1,8 +1,9 @@
 import Foundation
-import PropertyBased
 import Positioning
+import PropertyBased
 import Testing
 import TourModel
+
 @testable import Walk
 @testable import WalkRuntime
 
@@ -57,10 +58,13 @@ struct WalkResumePropertyTests {
 
     @Test("crash or quit anywhere, resume from the saved progress: every point heard once, in order, tour complete")
     func resumeAnywhere() async {
-        await propertyCheck(count: 200, input: Gen.int(in: 1...6), Gen.int(in: 0...1_000_000), Gen.double(in: 0...1),
-                            Gen.int(in: 0...1)) {
+        await propertyCheck(
+            count: 200, input: Gen.int(in: 1...6), Gen.int(in: 0...1_000_000), Gen.double(in: 0...1),
+            Gen.int(in: 0...1)
+        ) {
             points, seed, crashFraction, quits in
-            let walk = RandomWalk(.init(points: points, seed: UInt64(seed), sigma: 1, passThrough: true, outlierRate: 0.01))
+            let walk = RandomWalk(
+                .init(points: points, seed: UInt64(seed), sigma: 1, passThrough: true, outlierRate: 0.01))
             var driver = Driver(core: WalkCore(tour: walk.tour), narrations: walk.narrations)
             let crashAt = Int(Double(walk.fixes.count - 1) * crashFraction)
             var crashed = false
@@ -78,8 +82,9 @@ struct WalkResumePropertyTests {
                         #expect(driver.saved?.outcome == .abandoned)
                     }
                     guard let saved = driver.saved,
-                          let data = try? saved.fileData(),
-                          let restored = try? WalkProgress.decode(fileData: data) else {
+                        let data = try? saved.fileData(),
+                        let restored = try? WalkProgress.decode(fileData: data)
+                    else {
                         Issue.record("no progress saved before fix \(n)")
                         return
                     }

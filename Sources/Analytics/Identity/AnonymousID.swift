@@ -10,8 +10,9 @@ public enum AnonymousID {
     public static func load(orCreateAt url: URL) throws -> String {
         if let existing = read(url) { return existing }
         let folder = url.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         let id = UUID().uuidString.lowercased()
         let line = Data((id + "\n").utf8)
         if try !AtomicFile.create(line, at: url.path) {

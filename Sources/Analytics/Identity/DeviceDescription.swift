@@ -25,7 +25,9 @@ public struct DeviceDescription: Sendable, Hashable {
         let machine = field(&system.machine)
         let release = field(&system.release)
         func file(_ path: String) -> String? {
-            FileManager.default.contents(atPath: root.appendingPathComponent(path).path).map { String(decoding: $0, as: UTF8.self) }
+            FileManager.default.contents(atPath: root.appendingPathComponent(path).path).map {
+                String(decoding: $0, as: UTF8.self)
+            }
         }
         var device = file("sys/firmware/devicetree/base/model").flatMap(clean)
         if device == nil, let product = file("sys/class/dmi/id/product_name").flatMap(clean) {

@@ -62,12 +62,14 @@ public struct JournalImport: Sendable {
         var keptAside: URL?
         if lines.unreadable.isEmpty {
             guard unlink(journal.path) == 0 || errno == ENOENT else {
-                throw OutboxError(.unwritable, "imported \(journal.path) but cannot remove it: \(String(cString: strerror(errno)))")
+                throw OutboxError(
+                    .unwritable, "imported \(journal.path) but cannot remove it: \(String(cString: strerror(errno)))")
             }
         } else {
             let target = aside()
             guard rename(journal.path, target.path) == 0 else {
-                throw OutboxError(.unwritable, "imported \(journal.path) but cannot rename it: \(String(cString: strerror(errno)))")
+                throw OutboxError(
+                    .unwritable, "imported \(journal.path) but cannot rename it: \(String(cString: strerror(errno)))")
             }
             keptAside = target
         }

@@ -55,7 +55,10 @@ struct JournalLines {
         digest[6] = (digest[6] & 0x0F) | 0x50
         digest[8] = (digest[8] & 0x3F) | 0x80
         let hex = digest.map { String(format: "%02x", $0) }.joined()
-        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
+        let parts = [
+            hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
+            hex.dropFirst(20),
+        ]
         return parts.joined(separator: "-")
     }
 }

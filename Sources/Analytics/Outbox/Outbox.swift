@@ -21,15 +21,18 @@ public struct Outbox: Sendable {
     public static func open(at url: URL) throws(OutboxError) -> Outbox {
         let folder = url.deletingLastPathComponent()
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw OutboxError(.unwritable, "cannot create \(folder.path): \(Self.reason(error))")
         }
         // The file is made private before SQLite sees it (an empty file is an empty database);
         // its -wal and -shm files take the same mode.
         let fd = Foundation.open(url.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        if fd >= 0 { close(fd) } else if errno != EEXIST {
+        if fd >= 0 {
+            close(fd)
+        } else if errno != EEXIST {
             throw OutboxError(.unwritable, "cannot create \(url.path): \(String(cString: strerror(errno)))")
         }
         return try Outbox(url: url)
@@ -57,7 +60,8 @@ public struct Outbox: Sendable {
             try OutboxSchema.migrator.migrate(database)
         } catch {
             let kind = OutboxError.kind(of: error)
-            throw OutboxError(kind, "\(url.path): cannot be opened as the analytics outbox (\(OutboxError.describe(error)))")
+            throw OutboxError(
+                kind, "\(url.path): cannot be opened as the analytics outbox (\(OutboxError.describe(error)))")
         }
     }
 
@@ -84,14 +88,19 @@ public struct Outbox: Sendable {
                 throw OutboxError(.unwritable, "cannot encode the analytics event \(event.name): \(error)")
             }
             let state = recording.origin == .local ? "local" : "waiting"
-            rows.append([id, event.name, event.tourID, recording.origin.service, state,
-                         String(decoding: payload, as: UTF8.self), recording.offline, recording.recordedAt, id])
+            rows.append([
+                id, event.name, event.tourID, recording.origin.service, state,
+                String(decoding: payload, as: UTF8.self), recording.offline, recording.recordedAt, id,
+            ])
         }
-        return try write("record \(recordings.count == 1 ? "the analytics event \(recordings[0].event.name)" : "\(recordings.count) analytics events")") { db in
-            let insert = try db.cachedStatement(sql: """
-                INSERT OR IGNORE INTO event (eventId, name, tourId, service, state, payload, offline, recordedAt)
-                SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM sent WHERE eventId = ?)
-                """)
+        return try write(
+            "record \(recordings.count == 1 ? "the analytics event \(recordings[0].event.name)" : "\(recordings.count) analytics events")"
+        ) { db in
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT OR IGNORE INTO event (eventId, name, tourId, service, state, payload, offline, recordedAt)
+                    SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM sent WHERE eventId = ?)
+                    """)
             var inserted = 0
             for row in rows {
                 try insert.execute(arguments: row)
@@ -107,10 +116,12 @@ public struct Outbox: Sendable {
     /// `limits.maxBytes` of body (always at least one, whatever its size).
     public func pending(for service: String, limits: BatchLimits) throws(OutboxError) -> [PendingEvent] {
         let rows = try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT seq, eventId, payload, offline FROM event
-                WHERE state = 'waiting' AND service = ? ORDER BY seq LIMIT ?
-                """, arguments: [service, max(1, limits.maxEvents)])
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT seq, eventId, payload, offline FROM event
+                    WHERE state = 'waiting' AND service = ? ORDER BY seq LIMIT ?
+                    """, arguments: [service, max(1, limits.maxEvents)])
         }
         let decoder = WalkscapeJSON.decoder()
         var batch: [PendingEvent] = []
@@ -139,9 +150,11 @@ public struct Outbox: Sendable {
     /// it recorded something to send).
     public func hasWaiting(for service: String, recordedSince date: Date) throws(OutboxError) -> Bool {
         try read { db in
-            try Bool.fetchOne(db, sql: """
-                SELECT EXISTS (SELECT 1 FROM event WHERE state = 'waiting' AND service = ? AND recordedAt >= ?)
-                """, arguments: [service, date]) ?? false
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM event WHERE state = 'waiting' AND service = ? AND recordedAt >= ?)
+                    """, arguments: [service, date]) ?? false
         }
     }
 
@@ -175,8 +188,9 @@ public struct Outbox: Sendable {
 
     func quarantine(seq: Int64, reason: String, at time: Date) throws(OutboxError) {
         try write("set an analytics event aside") { db in
-            try db.execute(sql: "UPDATE event SET state = 'quarantined', problem = ?, quarantinedAt = ? WHERE seq = ?",
-                           arguments: [reason, time, seq])
+            try db.execute(
+                sql: "UPDATE event SET state = 'quarantined', problem = ?, quarantinedAt = ? WHERE seq = ?",
+                arguments: [reason, time, seq])
         }
     }
 
@@ -184,9 +198,10 @@ public struct Outbox: Sendable {
     /// first attempt to reach the service after them: reached (false) or not (true).
     public func resolveOffline(service: String, throughSeq seq: Int64, offline: Bool) throws(OutboxError) {
         try write("note whether the service was reachable") { db in
-            try db.execute(sql: """
-                UPDATE event SET offline = ? WHERE offline IS NULL AND state = 'waiting' AND service = ? AND seq <= ?
-                """, arguments: [offline, service, seq])
+            try db.execute(
+                sql: """
+                    UPDATE event SET offline = ? WHERE offline IS NULL AND state = 'waiting' AND service = ? AND seq <= ?
+                    """, arguments: [offline, service, seq])
         }
     }
 
@@ -211,19 +226,26 @@ public struct Outbox: Sendable {
     public func summary(for service: String?) throws(OutboxError) -> OutboxSummary {
         try read { db in
             var summary = OutboxSummary()
-            for row in try Row.fetchAll(db, sql: "SELECT state, service, count(*) AS n FROM event GROUP BY state, service") {
+            for row in try Row.fetchAll(
+                db, sql: "SELECT state, service, count(*) AS n FROM event GROUP BY state, service")
+            {
                 let n: Int = row["n"]
                 let owner: String? = row["service"]
                 switch row["state"] as String {
                 case "waiting":
-                    if let owner, owner == service { summary.waiting += n } else { summary.waitingElsewhere[owner ?? "?", default: 0] += n }
+                    if let owner, owner == service {
+                        summary.waiting += n
+                    } else {
+                        summary.waitingElsewhere[owner ?? "?", default: 0] += n
+                    }
                 case "quarantined": summary.quarantined += n
                 default: summary.local += n
                 }
             }
-            let notes = try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM note").map {
-                ($0["key"] as String, $0["value"] as String)
-            })
+            let notes = try Dictionary(
+                uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM note").map {
+                    ($0["key"] as String, $0["value"] as String)
+                })
             summary.sentTotal = notes["sentTotal"].flatMap { Int($0) } ?? 0
             summary.lastDeliveredAt = notes["lastDeliveredAt"].flatMap(ISO8601.parse)
             summary.lastProblem = notes["lastProblem"]
@@ -240,11 +262,14 @@ public struct Outbox: Sendable {
                 let state = OutboxEntry.State(rawValue: row["state"]) ?? .waiting
                 if let states, !states.contains(state) { return nil }
                 let payload: String = row["payload"]
-                var event = (try? decoder.decode(AnalyticsEvent.self, from: Data(payload.utf8)))
-                    ?? AnalyticsEvent(name: row["name"], tourID: row["tourId"], properties: ["eventId": .string(row["eventId"])])
+                var event =
+                    (try? decoder.decode(AnalyticsEvent.self, from: Data(payload.utf8)))
+                    ?? AnalyticsEvent(
+                        name: row["name"], tourID: row["tourId"], properties: ["eventId": .string(row["eventId"])])
                 event.offline = row["offline"]
-                return OutboxEntry(seq: row["seq"], state: state, service: row["service"], event: event,
-                                   recordedAt: row["recordedAt"], problem: row["problem"])
+                return OutboxEntry(
+                    seq: row["seq"], state: state, service: row["service"], event: event,
+                    recordedAt: row["recordedAt"], problem: row["problem"])
             }
         }
     }
@@ -252,7 +277,10 @@ public struct Outbox: Sendable {
     /// Quarantined events wait again (after the service was fixed, say); returns how many.
     public func releaseQuarantined() throws(OutboxError) -> Int {
         try write("release the quarantined analytics events") { db in
-            try db.execute(sql: "UPDATE event SET state = 'waiting', problem = NULL, quarantinedAt = NULL WHERE state = 'quarantined'")
+            try db.execute(
+                sql:
+                    "UPDATE event SET state = 'waiting', problem = NULL, quarantinedAt = NULL WHERE state = 'quarantined'"
+            )
             return db.changesCount
         }
     }
@@ -295,11 +323,14 @@ public struct Outbox: Sendable {
     /// it kept one, else what the files and the disk say now.
     private func failure(_ what: String, _ error: any Error) -> OutboxError {
         var systemErrno = database.inDatabase { db in sqlite3_system_errno(db.sqliteConnection) }
-        if systemErrno == 0, let code = (error as? DatabaseError)?.resultCode, code == .SQLITE_IOERR || code == .SQLITE_FULL {
+        if systemErrno == 0, let code = (error as? DatabaseError)?.resultCode,
+            code == .SQLITE_IOERR || code == .SQLITE_FULL
+        {
             systemErrno = Self.diskErrno(files: [url, URL(fileURLWithPath: url.path + "-wal")])
         }
-        return OutboxError(OutboxError.kind(of: error),
-                           "cannot \(what) in \(url.path): \(OutboxError.describe(error, systemErrno: systemErrno))")
+        return OutboxError(
+            OutboxError.kind(of: error),
+            "cannot \(what) in \(url.path): \(OutboxError.describe(error, systemErrno: systemErrno))")
     }
 
     /// EFBIG when one of `files` has reached the process's file size limit, ENOSPC when their
@@ -315,7 +346,8 @@ public struct Outbox: Sendable {
         // Root may write into the blocks reserved for it; anyone else stops where they begin.
         var disk = statvfs()
         if let folder = files.first?.deletingLastPathComponent(), statvfs(folder.path, &disk) == 0,
-           (getuid() == 0 ? disk.f_bfree : disk.f_bavail) == 0 {
+            (getuid() == 0 ? disk.f_bfree : disk.f_bavail) == 0
+        {
             return ENOSPC
         }
         return 0
@@ -323,7 +355,8 @@ public struct Outbox: Sendable {
 
     static func reason(_ error: any Error) -> String {
         if let error = error as? CocoaError, let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError,
-           underlying.domain == NSPOSIXErrorDomain {
+            underlying.domain == NSPOSIXErrorDomain
+        {
             return String(cString: strerror(Int32(underlying.code)))
         }
         return error.localizedDescription

@@ -17,8 +17,10 @@ public struct OutboxSummary: Sendable, Hashable {
     public var lastProblem: String?
     public var lastProblemAt: Date?
 
-    public init(waiting: Int = 0, waitingElsewhere: [String: Int] = [:], quarantined: Int = 0, local: Int = 0,
-                sentTotal: Int = 0, lastDeliveredAt: Date? = nil, lastProblem: String? = nil, lastProblemAt: Date? = nil) {
+    public init(
+        waiting: Int = 0, waitingElsewhere: [String: Int] = [:], quarantined: Int = 0, local: Int = 0,
+        sentTotal: Int = 0, lastDeliveredAt: Date? = nil, lastProblem: String? = nil, lastProblemAt: Date? = nil
+    ) {
         self.waiting = waiting
         self.waitingElsewhere = waitingElsewhere
         self.quarantined = quarantined

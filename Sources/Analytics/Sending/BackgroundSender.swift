@@ -30,8 +30,10 @@ public final class BackgroundSender: @unchecked Sendable {
     private var loop: Task<FlushReport?, Never>?
     private var lastReach = Reach.unknown
 
-    public init(schedule: SendSchedule = .background, lock: LockFile? = nil, timer: any RetryTimer = SystemRetryTimer(),
-                jitter: any JitterSource = SystemJitter(), makeBatcher: @escaping @Sendable () async -> Batcher?) {
+    public init(
+        schedule: SendSchedule = .background, lock: LockFile? = nil, timer: any RetryTimer = SystemRetryTimer(),
+        jitter: any JitterSource = SystemJitter(), makeBatcher: @escaping @Sendable () async -> Batcher?
+    ) {
         self.makeBatcher = makeBatcher
         self.schedule = schedule
         self.lock = lock
@@ -59,7 +61,8 @@ public final class BackgroundSender: @unchecked Sendable {
     /// Ends the sender: one last flush (the round in flight, if any, then what still waits), within
     /// `budget` all told. Returns the last flush's report (nil when none was made).
     public func finish(within budget: Duration) async -> FlushReport? {
-        let deadline = timer.now().addingTimeInterval(Double(budget.components.seconds) + Double(budget.components.attoseconds) / 1e18)
+        let deadline = timer.now().addingTimeInterval(
+            Double(budget.components.seconds) + Double(budget.components.attoseconds) / 1e18)
         sink.yield(.finish(deadline: deadline))
         sink.finish()
         guard let loop = state.withLock({ loop }) else { return nil }

@@ -40,8 +40,10 @@ public struct Batcher: Sendable {
     public var timer: any RetryTimer
     public var jitter: any JitterSource
 
-    public init(outbox: Outbox, service: String, transport: any BatchTransport, limits: BatchLimits = BatchLimits(),
-                timer: any RetryTimer = SystemRetryTimer(), jitter: any JitterSource = SystemJitter()) {
+    public init(
+        outbox: Outbox, service: String, transport: any BatchTransport, limits: BatchLimits = BatchLimits(),
+        timer: any RetryTimer = SystemRetryTimer(), jitter: any JitterSource = SystemJitter()
+    ) {
         self.outbox = outbox
         self.service = service
         self.transport = transport
@@ -71,7 +73,8 @@ public struct Batcher: Sendable {
                     report.outcome = .stopped(reason: "out of time", unreachable: false, retryAfter: nil)
                     break
                 }
-                let batch = try outbox.pending(for: service, limits: BatchLimits(maxEvents: limits.maxEvents, maxBytes: maxBytes))
+                let batch = try outbox.pending(
+                    for: service, limits: BatchLimits(maxEvents: limits.maxEvents, maxBytes: maxBytes))
                 if batch.isEmpty {
                     report.outcome = .emptied
                     break
@@ -95,7 +98,9 @@ public struct Batcher: Sendable {
                     report.outcome = .stopped(reason: reason, unreachable: unreachable, retryAfter: after)
                     guard let schedule = patience.schedule, unreachableInRow < patience.maxUnreachable else { break }
                     let wait = schedule.wait(afterFailures: failures, retryAfter: after, fraction: jitter.fraction())
-                    if let deadline = patience.deadline, remaining(until: deadline) < wait + Self.shortestAttempt { break }
+                    if let deadline = patience.deadline, remaining(until: deadline) < wait + Self.shortestAttempt {
+                        break
+                    }
                     do { try await timer.sleep(for: wait) } catch { break }
                     continue
                 case .failed(let reason):
@@ -115,8 +120,10 @@ public struct Batcher: Sendable {
 
     /// Delivers `events`, splitting on 413 and bisecting on 400. Nil when every event was delivered
     /// or quarantined; otherwise the result that stopped it (the rest waits for the next try).
-    private func send(_ events: [PendingEvent], report: inout FlushReport, maxBytes: inout Int,
-                      deadline: Date?) async throws(OutboxError) -> DeliveryResult? {
+    private func send(
+        _ events: [PendingEvent], report: inout FlushReport, maxBytes: inout Int,
+        deadline: Date?
+    ) async throws(OutboxError) -> DeliveryResult? {
         if let deadline, remaining(until: deadline) < Self.shortestAttempt {
             return .retryLater(reason: "out of time", unreachable: false, after: nil)
         }
@@ -130,7 +137,8 @@ public struct Batcher: Sendable {
             return nil
         case .rejected(let messages):
             if events.count == 1 {
-                try outbox.quarantine(events[0], reason: "refused by the service: " + messages.joined(separator: "; "), at: timer.now())
+                try outbox.quarantine(
+                    events[0], reason: "refused by the service: " + messages.joined(separator: "; "), at: timer.now())
                 report.quarantined += 1
                 return nil
             }
@@ -138,7 +146,8 @@ public struct Batcher: Sendable {
             let bytes = events.reduce(BatchLimits.envelopeBytes) { $0 + $1.bytes }
             maxBytes = max(1, min(maxBytes, bytes / 2))
             if events.count == 1 {
-                try outbox.quarantine(events[0], reason: "larger than the service accepts (HTTP 413, \(bytes) bytes)", at: timer.now())
+                try outbox.quarantine(
+                    events[0], reason: "larger than the service accepts (HTTP 413, \(bytes) bytes)", at: timer.now())
                 report.quarantined += 1
                 return nil
             }
@@ -147,7 +156,8 @@ public struct Batcher: Sendable {
         }
         // Halves in order, so what the service takes is still in the order it happened.
         let middle = events.count / 2
-        if let stop = try await send(Array(events[..<middle]), report: &report, maxBytes: &maxBytes, deadline: deadline) {
+        if let stop = try await send(Array(events[..<middle]), report: &report, maxBytes: &maxBytes, deadline: deadline)
+        {
             return stop
         }
         return try await send(Array(events[middle...]), report: &report, maxBytes: &maxBytes, deadline: deadline)

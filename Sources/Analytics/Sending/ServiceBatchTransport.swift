@@ -33,7 +33,8 @@ public struct ServiceBatchTransport: BatchTransport {
         case .tooLarge:
             return .tooLarge
         case .temporary:
-            return .retryLater(reason: error.message, unreachable: error.transport == .connectTimeout, after: error.retryAfter)
+            return .retryLater(
+                reason: error.message, unreachable: error.transport == .connectTimeout, after: error.retryAfter)
         case .unavailable where error.transport == .cannotConnect:
             return .retryLater(reason: error.message, unreachable: true, after: nil)
         case .local where error.transport == .cancelled:

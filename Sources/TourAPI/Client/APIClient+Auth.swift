@@ -5,14 +5,18 @@ extension APIClient {
     /// `POST /auth/register`: creates the account and keeps its session. Never re-sent once it may
     /// have reached the server.
     public func register(_ registration: Registration) async throws(APIError) -> AuthSession {
-        let answer = try await call(.post, "/auth/register", json: ServiceChannel.json(registration), auth: .none,
-                                    idempotent: false) { answer in
+        let answer = try await call(
+            .post, "/auth/register", json: ServiceChannel.json(registration), auth: .none,
+            idempotent: false
+        ) { answer in
             switch answer.status {
             case 409:
-                APIError(.alreadyExists, "an account for \(registration.email) exists already: walkscape login", status: 409)
+                APIError(
+                    .alreadyExists, "an account for \(registration.email) exists already: walkscape login", status: 409)
             case 400:
-                APIError(.rejected, "registration refused: \(answer.errorBody?.summary ?? "invalid details")", status: 400,
-                         serverMessages: answer.errorBody?.messages ?? [])
+                APIError(
+                    .rejected, "registration refused: \(answer.errorBody?.summary ?? "invalid details")", status: 400,
+                    serverMessages: answer.errorBody?.messages ?? [])
             default: nil
             }
         }
@@ -28,8 +32,9 @@ extension APIClient {
             switch answer.status {
             case 401: APIError(.invalidCredentials, "wrong email or password", status: 401)
             case 400:
-                APIError(.rejected, "login refused: \(answer.errorBody?.summary ?? "invalid details")", status: 400,
-                         serverMessages: answer.errorBody?.messages ?? [])
+                APIError(
+                    .rejected, "login refused: \(answer.errorBody?.summary ?? "invalid details")", status: 400,
+                    serverMessages: answer.errorBody?.messages ?? [])
             default: nil
             }
         }

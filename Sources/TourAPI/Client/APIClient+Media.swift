@@ -6,7 +6,9 @@ extension APIClient {
     /// session's token. Retried like any GET until the answer's head arrives; every status is the
     /// caller's to judge (206, 200, 416, or 403 for an expired URL), and a body that breaks off is
     /// the caller's to resume.
-    public func fetch(_ url: URL, headers: HTTPHeaderFields = [:], timeout: Duration? = nil) async throws(APIError) -> HTTPResponse {
+    public func fetch(_ url: URL, headers: HTTPHeaderFields = [:], timeout: Duration? = nil) async throws(APIError)
+        -> HTTPResponse
+    {
         guard ServiceURL.permits(url, allowInsecureHTTP: channel.executor.redirects.allowInsecureHTTP) else {
             throw APIError(.invalidConfiguration, "refusing to download over plain http from \(ServiceURL.origin(url))")
         }

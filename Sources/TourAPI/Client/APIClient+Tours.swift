@@ -11,8 +11,10 @@ extension APIClient {
 
     /// `GET /tours/:id?language=L`.
     public func tour(_ id: String, language: String) async throws(APIError) -> TourDetail {
-        let answer = try await call(.get, "/tours/\(ServiceChannel.segment(id))", query: [URLQueryItem(name: "language", value: language)],
-                                    auth: .optional, idempotent: true) { answer in
+        let answer = try await call(
+            .get, "/tours/\(ServiceChannel.segment(id))", query: [URLQueryItem(name: "language", value: language)],
+            auth: .optional, idempotent: true
+        ) { answer in
             answer.status == 404
                 ? APIError(.notFound, "no tour \(id) in language \(language) on the service", status: 404) : nil
         }
@@ -21,9 +23,11 @@ extension APIClient {
 
     /// `GET /tours/:id/points?language=L`, in walking order.
     public func points(ofTour id: String, language: String) async throws(APIError) -> [TourPoint] {
-        let answer = try await call(.get, "/tours/\(ServiceChannel.segment(id))/points",
-                                    query: [URLQueryItem(name: "language", value: language)],
-                                    auth: .optional, idempotent: true) { answer in
+        let answer = try await call(
+            .get, "/tours/\(ServiceChannel.segment(id))/points",
+            query: [URLQueryItem(name: "language", value: language)],
+            auth: .optional, idempotent: true
+        ) { answer in
             Self.protectedTourError(answer, id: id, language: language)
         }
         return try channel.decode([TourPoint].self, from: answer).sorted { $0.order < $1.order }
@@ -31,9 +35,11 @@ extension APIClient {
 
     /// `GET /tours/:id/manifest?language=L`: the media of one language version.
     public func manifest(ofTour id: String, language: String) async throws(APIError) -> TourManifest {
-        let answer = try await call(.get, "/tours/\(ServiceChannel.segment(id))/manifest",
-                                    query: [URLQueryItem(name: "language", value: language)],
-                                    auth: .optional, idempotent: true) { answer in
+        let answer = try await call(
+            .get, "/tours/\(ServiceChannel.segment(id))/manifest",
+            query: [URLQueryItem(name: "language", value: language)],
+            auth: .optional, idempotent: true
+        ) { answer in
             Self.protectedTourError(answer, id: id, language: language)
         }
         return try channel.decode(TourManifest.self, from: answer)
@@ -41,7 +47,8 @@ extension APIClient {
 
     static func protectedTourError(_ answer: ServiceAnswer, id: String, language: String) -> APIError? {
         switch answer.status {
-        case 403: APIError(.forbidden, "tour \(id) is locked: unlock it with a voucher (walkscape redeem CODE)", status: 403)
+        case 403:
+            APIError(.forbidden, "tour \(id) is locked: unlock it with a voucher (walkscape redeem CODE)", status: 403)
         case 404: APIError(.notFound, "no tour \(id) in language \(language) on the service", status: 404)
         default: nil
         }

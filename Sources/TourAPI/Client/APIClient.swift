@@ -13,7 +13,8 @@ public struct APIClient: Sendable {
 
     public init(channel: ServiceChannel, credentials: any CredentialStore) {
         self.channel = channel
-        self.session = Session(channel: channel, store: credentials, now: { [timer = channel.executor.timer] in timer.now() })
+        self.session = Session(
+            channel: channel, store: credentials, now: { [timer = channel.executor.timer] in timer.now() })
     }
 
     public var service: URL { channel.service }
@@ -36,9 +37,11 @@ public struct APIClient: Sendable {
     /// The token is renewed *before* it expires (public routes ignore an expired token); a 401
     /// nonetheless gets one renewal and one more try, then "log in again". A failed answer is
     /// named by `explain` when it has a better word than the contract's status table.
-    public func call(_ method: HTTPRequest.Method, _ path: String, query: [URLQueryItem] = [], json body: Data? = nil,
-                     auth: Authentication, idempotent: Bool, timeout: Duration? = nil,
-                     explain: (ServiceAnswer) -> APIError? = { _ in nil }) async throws(APIError) -> ServiceAnswer {
+    public func call(
+        _ method: HTTPRequest.Method, _ path: String, query: [URLQueryItem] = [], json body: Data? = nil,
+        auth: Authentication, idempotent: Bool, timeout: Duration? = nil,
+        explain: (ServiceAnswer) -> APIError? = { _ in nil }
+    ) async throws(APIError) -> ServiceAnswer {
         var token: String?
         switch auth {
         case .none:
@@ -46,18 +49,20 @@ public struct APIClient: Sendable {
         case .optional:
             token = try await session.accessToken()
         case .bestEffort:
-            do { token = try await session.accessToken() } catch where error.kind == .sessionExpired { token = nil }
+            do { token = try await session.accessToken() } catch  where error.kind == .sessionExpired { token = nil }
         case .required:
             token = try await session.accessToken()
             if token == nil { throw try await notLoggedIn() }
         }
         var answer = try await channel.perform(
-            channel.request(method, path, query: query, json: body, token: token, timeout: timeout), idempotent: idempotent)
+            channel.request(method, path, query: query, json: body, token: token, timeout: timeout),
+            idempotent: idempotent)
         if answer.status == 401, let sent = token {
             // A 401 is the server saying it did not act, so even a voucher may be sent again.
             let renewed = try await session.accessToken(afterRejecting: sent)
             answer = try await channel.perform(
-                channel.request(method, path, query: query, json: body, token: renewed, timeout: timeout), idempotent: idempotent)
+                channel.request(method, path, query: query, json: body, token: renewed, timeout: timeout),
+                idempotent: idempotent)
             if answer.status == 401 { throw APIError.sessionExpired }
         }
         if answer.isSuccess { return answer }
@@ -68,7 +73,9 @@ public struct APIClient: Sendable {
 
     private func notLoggedIn() async throws(APIError) -> APIError {
         if let other = try await session.saved()?.service, other != ServiceURL.key(service) {
-            return APIError(.notLoggedIn, "not logged in to \(ServiceURL.origin(service)) (the saved login is for \(other)): walkscape login")
+            return APIError(
+                .notLoggedIn,
+                "not logged in to \(ServiceURL.origin(service)) (the saved login is for \(other)): walkscape login")
         }
         return APIError.notLoggedIn(service)
     }

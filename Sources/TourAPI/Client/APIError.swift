@@ -48,8 +48,10 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
     /// (`cannotConnect`, `connectTimeout`) or broke off (`timedOut`, `connectionLost`).
     public var transport: TransportError.Kind?
 
-    public init(_ kind: Kind, _ message: String, status: Int? = nil, serverMessages: [String] = [],
-                retryAfter: Duration? = nil, transport: TransportError.Kind? = nil) {
+    public init(
+        _ kind: Kind, _ message: String, status: Int? = nil, serverMessages: [String] = [],
+        retryAfter: Duration? = nil, transport: TransportError.Kind? = nil
+    ) {
         self.kind = kind
         self.message = message
         self.status = status
@@ -65,7 +67,8 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
     public static var sessionExpired: APIError { APIError(.sessionExpired, loginAgain) }
 
     public static func notLoggedIn(_ service: URL) -> APIError {
-        APIError(.notLoggedIn, "not logged in to \(ServiceURL.origin(service)): walkscape login (or walkscape register)")
+        APIError(
+            .notLoggedIn, "not logged in to \(ServiceURL.origin(service)): walkscape login (or walkscape register)")
     }
 
     /// A failure below HTTP.
@@ -98,7 +101,8 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
         let messages = body?.messages ?? []
         switch status {
         case 400:
-            return APIError(.rejected, "the service refused \(request)\(said)", status: status, serverMessages: messages)
+            return APIError(
+                .rejected, "the service refused \(request)\(said)", status: status, serverMessages: messages)
         case 401:
             return APIError(.sessionExpired, loginAgain, status: status)
         case 403:
@@ -111,12 +115,17 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
             return APIError(.tooLarge, "the service refused \(request) as too large", status: status)
         case 429:
             let when = retryAfter.map { "; try again in \(Self.seconds($0))" } ?? "; try again later"
-            return APIError(.temporary, "the service is busy (too many requests)\(when)", status: status, retryAfter: retryAfter)
+            return APIError(
+                .temporary, "the service is busy (too many requests)\(when)", status: status, retryAfter: retryAfter)
         case 500...599:
-            return APIError(.temporary, "the service failed on \(request) (HTTP \(status)); try again later", status: status,
-                            retryAfter: retryAfter)
+            return APIError(
+                .temporary, "the service failed on \(request) (HTTP \(status)); try again later", status: status,
+                retryAfter: retryAfter)
         case 300...399:
-            return APIError(.protocolError, "the service redirected \(request) somewhere walkscape does not follow (HTTP \(status))", status: status)
+            return APIError(
+                .protocolError,
+                "the service redirected \(request) somewhere walkscape does not follow (HTTP \(status))", status: status
+            )
         default:
             return APIError(.protocolError, "unexpected HTTP \(status) from \(request)", status: status)
         }
@@ -136,7 +145,7 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
             let at = path(context.codingPath + [key])
             return "\(at): missing"
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
-             DecodingError.dataCorrupted(let context):
+            DecodingError.dataCorrupted(let context):
             let at = path(context.codingPath)
             return at.isEmpty ? context.debugDescription : "\(at): \(context.debugDescription)"
         default:

@@ -7,8 +7,10 @@ public struct Registration: Sendable, Hashable, Encodable {
     public var preferredLanguage: String?
     public var mailingListOptIn: Bool?
 
-    public init(email: String, password: String, name: String? = nil, preferredLanguage: String? = nil,
-                mailingListOptIn: Bool? = nil) {
+    public init(
+        email: String, password: String, name: String? = nil, preferredLanguage: String? = nil,
+        mailingListOptIn: Bool? = nil
+    ) {
         self.email = email
         self.password = password
         self.name = name

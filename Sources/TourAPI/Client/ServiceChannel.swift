@@ -18,8 +18,10 @@ public struct ServiceChannel: Sendable {
 
     /// A request for `path` (segments already escaped with `segment`) under the service URL.
     /// The token goes in a header only: never in the URL.
-    public func request(_ method: HTTPRequest.Method, _ path: String, query: [URLQueryItem] = [], json body: Data? = nil,
-                        token: String? = nil, timeout: Duration? = nil) -> HTTPRequest {
+    public func request(
+        _ method: HTTPRequest.Method, _ path: String, query: [URLQueryItem] = [], json body: Data? = nil,
+        token: String? = nil, timeout: Duration? = nil
+    ) -> HTTPRequest {
         var components = URLComponents(url: service, resolvingAgainstBaseURL: false) ?? URLComponents()
         var base = components.percentEncodedPath
         while base.hasSuffix("/") { base.removeLast() }
@@ -28,7 +30,8 @@ public struct ServiceChannel: Sendable {
         var headers: HTTPHeaderFields = ["Accept": "application/json", "User-Agent": userAgent]
         if body != nil { headers["Content-Type"] = "application/json" }
         if let token { headers["Authorization"] = "Bearer \(token)" }
-        return HTTPRequest(method: method, url: components.url ?? service, headers: headers, body: body, timeout: timeout)
+        return HTTPRequest(
+            method: method, url: components.url ?? service, headers: headers, body: body, timeout: timeout)
     }
 
     /// One path segment, escaped (ids come from the service, but are still data).
@@ -43,7 +46,8 @@ public struct ServiceChannel: Sendable {
         do {
             let response = try await executor.send(request, idempotent: idempotent, collectingUpTo: maxAnswerBytes)
             let data = try await response.body.collect(upTo: maxAnswerBytes)
-            return ServiceAnswer(request: request.summary, status: response.status, headers: response.headers, data: data)
+            return ServiceAnswer(
+                request: request.summary, status: response.status, headers: response.headers, data: data)
         } catch {
             throw APIError(error, service: service)
         }

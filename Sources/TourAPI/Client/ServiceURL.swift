@@ -11,23 +11,27 @@ public enum ServiceURL {
 
     public static func validate(_ text: String, allowInsecureHTTP: Bool) -> Result<URL, APIError> {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-              let host = components.host, !host.isEmpty, let url = components.url else {
+            let host = components.host, !host.isEmpty, let url = components.url
+        else {
             return .failure(APIError(.invalidConfiguration, "'\(text)' is not a URL (expected https://host[:port])"))
         }
         guard components.user == nil, components.password == nil else {
             return .failure(APIError(.invalidConfiguration, "the service URL must not contain a user name or password"))
         }
         guard components.query == nil, components.fragment == nil else {
-            return .failure(APIError(.invalidConfiguration, "'\(text)' has a query or fragment; give the service's base URL"))
+            return .failure(
+                APIError(.invalidConfiguration, "'\(text)' has a query or fragment; give the service's base URL"))
         }
         switch scheme {
         case "https":
             return .success(url)
         case "http":
             if isLoopback(host) || allowInsecureHTTP { return .success(url) }
-            return .failure(APIError(.invalidConfiguration, "'\(text)' uses plain http to a host that is not this machine"))
+            return .failure(
+                APIError(.invalidConfiguration, "'\(text)' uses plain http to a host that is not this machine"))
         default:
-            return .failure(APIError(.invalidConfiguration, "'\(text)' must start with https:// (or http:// for a local server)"))
+            return .failure(
+                APIError(.invalidConfiguration, "'\(text)' must start with https:// (or http:// for a local server)"))
         }
     }
 
@@ -44,10 +48,14 @@ public enum ServiceURL {
     /// One spelling per service (scheme and host lowercased, default port and trailing slash
     /// dropped), so saved credentials are matched to the service they came from.
     public static func key(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return url.absoluteString
+        }
         components.scheme = components.scheme?.lowercased()
         components.host = components.host?.lowercased()
-        if (components.scheme == "https" && components.port == 443) || (components.scheme == "http" && components.port == 80) {
+        if (components.scheme == "https" && components.port == 443)
+            || (components.scheme == "http" && components.port == 80)
+        {
             components.port = nil
         }
         while components.percentEncodedPath.hasSuffix("/") { components.percentEncodedPath.removeLast() }

@@ -21,9 +21,10 @@ public struct RedirectRule: Sendable, Hashable {
     /// The request to send next, or nil when the answer is to be returned as it is.
     public func follow(_ request: HTTPRequest, status: Int, location: String?) -> HTTPRequest? {
         guard Self.redirectStatuses.contains(status), let location, !location.isEmpty,
-              let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
-              let host = target.host, !host.isEmpty,
-              ServiceURL.permits(target, allowInsecureHTTP: allowInsecureHTTP) else { return nil }
+            let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
+            let host = target.host, !host.isEmpty,
+            ServiceURL.permits(target, allowInsecureHTTP: allowInsecureHTTP)
+        else { return nil }
         var next = request
         next.url = target
         // 303 always, and 301/302 after a POST (as browsers do), become a GET without a body.

@@ -16,9 +16,11 @@ public struct RequestExecutor: Sendable {
     public var jitter: any JitterSource
     public var onRetry: (@Sendable (RetryNotice) -> Void)?
 
-    public init(transport: any HTTPTransport, policy: RetryPolicy = RetryPolicy(), redirects: RedirectRule = RedirectRule(),
-                timer: any RetryTimer = SystemRetryTimer(), jitter: any JitterSource = SystemJitter(),
-                onRetry: (@Sendable (RetryNotice) -> Void)? = nil) {
+    public init(
+        transport: any HTTPTransport, policy: RetryPolicy = RetryPolicy(), redirects: RedirectRule = RedirectRule(),
+        timer: any RetryTimer = SystemRetryTimer(), jitter: any JitterSource = SystemJitter(),
+        onRetry: (@Sendable (RetryNotice) -> Void)? = nil
+    ) {
         self.transport = transport
         self.policy = policy
         self.redirects = redirects
@@ -35,7 +37,9 @@ public struct RequestExecutor: Sendable {
     /// With `collectingUpTo`, the body is read within the attempt (up to that many bytes) and
     /// returned in memory, so an answer that breaks off mid-body counts as a failed attempt too.
     /// Without it the body streams to the caller, whose business a broken body then is.
-    public func send(_ request: HTTPRequest, idempotent: Bool, collectingUpTo limit: Int? = nil) async throws(TransportError) -> HTTPResponse {
+    public func send(_ request: HTTPRequest, idempotent: Bool, collectingUpTo limit: Int? = nil)
+        async throws(TransportError) -> HTTPResponse
+    {
         var attempt = 1
         while true {
             do {
@@ -45,7 +49,9 @@ public struct RequestExecutor: Sendable {
                     return response
                 }
                 let retryAfter = response.headers["Retry-After"].flatMap { RetryAfter.parse($0, now: timer.now()) }
-                guard let wait = policy.delay(afterAttempt: attempt, retryAfter: retryAfter, fraction: jitter.fraction()) else {
+                guard
+                    let wait = policy.delay(afterAttempt: attempt, retryAfter: retryAfter, fraction: jitter.fraction())
+                else {
                     if let limit { response.body = .bytes(try await response.body.collect(upTo: limit)) }
                     return response
                 }
@@ -53,7 +59,8 @@ public struct RequestExecutor: Sendable {
                 try await pause(wait, before: attempt + 1, of: request, reason: "HTTP \(response.status)")
             } catch {
                 guard error.kind != .cancelled, error.isTransient, idempotent || error.requestWasNotSent,
-                      let wait = policy.delay(afterAttempt: attempt, retryAfter: nil, fraction: jitter.fraction()) else {
+                    let wait = policy.delay(afterAttempt: attempt, retryAfter: nil, fraction: jitter.fraction())
+                else {
                     throw error
                 }
                 try await pause(wait, before: attempt + 1, of: request, reason: error.detail)
@@ -62,9 +69,13 @@ public struct RequestExecutor: Sendable {
         }
     }
 
-    private func pause(_ wait: Duration, before attempt: Int, of request: HTTPRequest, reason: String) async throws(TransportError) {
-        onRetry?(RetryNotice(request: request.summary, attempt: attempt, maxAttempts: policy.maxAttempts,
-                             delay: wait, reason: reason))
+    private func pause(_ wait: Duration, before attempt: Int, of request: HTTPRequest, reason: String)
+        async throws(TransportError)
+    {
+        onRetry?(
+            RetryNotice(
+                request: request.summary, attempt: attempt, maxAttempts: policy.maxAttempts,
+                delay: wait, reason: reason))
         do { try await timer.sleep(for: wait) } catch { throw TransportError(.cancelled, "cancelled") }
     }
 
@@ -74,7 +85,8 @@ public struct RequestExecutor: Sendable {
         while true {
             let response = try await transport.send(current)
             guard hops < redirects.maxRedirects,
-                  let next = redirects.follow(current, status: response.status, location: response.headers["Location"]) else {
+                let next = redirects.follow(current, status: response.status, location: response.headers["Location"])
+            else {
                 return response
             }
             await response.body.discard()

@@ -12,8 +12,10 @@ public struct RetryPolicy: Sendable, Hashable {
     public var maxDelay: Duration
     public var maxRetryAfter: Duration
 
-    public init(maxAttempts: Int = 4, baseDelay: Duration = .milliseconds(250), maxDelay: Duration = .seconds(4),
-                maxRetryAfter: Duration = .seconds(30)) {
+    public init(
+        maxAttempts: Int = 4, baseDelay: Duration = .milliseconds(250), maxDelay: Duration = .seconds(4),
+        maxRetryAfter: Duration = .seconds(30)
+    ) {
         self.maxAttempts = max(1, maxAttempts)
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay

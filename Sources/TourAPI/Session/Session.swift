@@ -62,8 +62,9 @@ public actor Session {
 
     /// Keeps the tokens of a login or registration.
     public func begin(_ auth: AuthSession, email: String) throws(APIError) {
-        let credentials = Credentials(service: ServiceURL.key(service), email: auth.user?.email ?? email,
-                                      userID: auth.user?.id.nilIfEmpty, tokens: auth.tokens)
+        let credentials = Credentials(
+            service: ServiceURL.key(service), email: auth.user?.email ?? email,
+            userID: auth.user?.id.nilIfEmpty, tokens: auth.tokens)
         try store.save(credentials)
         cached = credentials
         isLoaded = true
@@ -104,7 +105,8 @@ public actor Session {
         // Another walkscape process may have renewed the pair while we waited for the store: use
         // its pair rather than spend a refresh token that has been rotated away.
         if let disk = try store.load(), disk.service == current.service,
-           disk.tokens.accessToken != current.tokens.accessToken, !disk.accessNeedsRefresh(at: now()) {
+            disk.tokens.accessToken != current.tokens.accessToken, !disk.accessNeedsRefresh(at: now())
+        {
             cached = disk
             return disk
         }

@@ -21,8 +21,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var ahc = HTTPClient.Configuration()
         ahc.redirectConfiguration = .disallow
-        ahc.timeout = .init(connect: Self.timeAmount(configuration.connectTimeout),
-                            read: Self.timeAmount(configuration.readTimeout))
+        ahc.timeout = .init(
+            connect: Self.timeAmount(configuration.connectTimeout),
+            read: Self.timeAmount(configuration.readTimeout))
         ahc.connectionPool.retryConnectionEstablishment = false
         ahc.decompression = .disabled
         // Reads of up to 1 MiB instead of NIO's 64 KiB: a media body is handed to its reader one
@@ -31,8 +32,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         // connection that fills it (API answers stay small). Measured: 0.45 s -> 0.35 s for a
         // 200 MB tour over loopback (docs/store.md).
         ahc.http1_1ConnectionDebugInitializer = { channel in
-            channel.setOption(ChannelOptions.recvAllocator,
-                              value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 1 << 20))
+            channel.setOption(
+                ChannelOptions.recvAllocator,
+                value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 1 << 20))
         }
         client = HTTPClient(eventLoopGroup: group, configuration: ahc)
     }
@@ -53,16 +55,18 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         for (name, value) in response.headers { headers.add(name, value) }
         let body = response.body
         let configuration = configuration
-        return HTTPResponse(status: Int(response.status.code), headers: headers, body: ResponseBody {
-            var chunks = body.makeAsyncIterator()
-            return ResponseBody.AsyncIterator {
-                do {
-                    return try await chunks.next().map { Array($0.readableBytesView) }
-                } catch {
-                    throw Self.classify(error, timeout: timeout, configuration: configuration)
+        return HTTPResponse(
+            status: Int(response.status.code), headers: headers,
+            body: ResponseBody {
+                var chunks = body.makeAsyncIterator()
+                return ResponseBody.AsyncIterator {
+                    do {
+                        return try await chunks.next().map { Array($0.readableBytesView) }
+                    } catch {
+                        throw Self.classify(error, timeout: timeout, configuration: configuration)
+                    }
                 }
-            }
-        }, url: request.url)
+            }, url: request.url)
     }
 
     public func shutdown() async throws {
@@ -72,7 +76,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     /// Names what went wrong in the terms the retry rules need: was anything sent, is it worth
     /// another attempt.
-    static func classify(_ error: any Error, timeout: Duration, configuration: TransportConfiguration) -> TransportError {
+    static func classify(_ error: any Error, timeout: Duration, configuration: TransportConfiguration) -> TransportError
+    {
         switch error {
         case let error as TransportError:
             return error
@@ -98,7 +103,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 return TransportError(.cannotConnect, "the host name \(error.host) does not resolve")
             }
             let reasons = error.connectionErrors.map { failure in
-                (failure.error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? String(describing: failure.error)
+                (failure.error as? IOError).map { String(cString: strerror($0.errnoCode)) }
+                    ?? String(describing: failure.error)
             }
             return TransportError(.cannotConnect, Set(reasons).sorted().joined(separator: ", ").lowercased())
         case let error as IOError:

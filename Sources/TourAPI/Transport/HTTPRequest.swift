@@ -15,7 +15,8 @@ public struct HTTPRequest: Sendable {
     /// nil for the transport's default. A body then streams under the transport's read timeout.
     public var timeout: Duration?
 
-    public init(method: Method, url: URL, headers: HTTPHeaderFields = [:], body: Data? = nil, timeout: Duration? = nil) {
+    public init(method: Method, url: URL, headers: HTTPHeaderFields = [:], body: Data? = nil, timeout: Duration? = nil)
+    {
         self.method = method
         self.url = url
         self.headers = headers

@@ -8,8 +8,10 @@ public struct TransportConfiguration: Sendable, Hashable {
     /// not say.
     public var requestTimeout: Duration
 
-    public init(connectTimeout: Duration = .seconds(5), readTimeout: Duration = .seconds(20),
-                requestTimeout: Duration = .seconds(30)) {
+    public init(
+        connectTimeout: Duration = .seconds(5), readTimeout: Duration = .seconds(20),
+        requestTimeout: Duration = .seconds(30)
+    ) {
         self.connectTimeout = connectTimeout
         self.readTimeout = readTimeout
         self.requestTimeout = requestTimeout

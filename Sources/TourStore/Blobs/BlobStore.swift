@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Crypto
 import Foundation
 import TourModel
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The files: `media/<sha256>` (complete, verified, never changed once there) and
 /// `partial/<name>.part` (downloads under way). The catalog says which blob is what; this type
@@ -42,7 +43,9 @@ public struct BlobStore: Sendable {
     /// name survives a crash. An existing blob of that name already holds these bytes.
     func install(part: URL, as sha256: String) throws(StoreError) {
         let target = url(of: sha256)
-        guard rename(part.path, target.path) == 0 else { throw StoreError.system(errno, "move into the store", part.path) }
+        guard rename(part.path, target.path) == 0 else {
+            throw StoreError.system(errno, "move into the store", part.path)
+        }
         try Self.syncFolder(media)
     }
 
@@ -67,7 +70,8 @@ public struct BlobStore: Sendable {
     /// Every part file and its size.
     func partFiles() -> [String: Int64] {
         var found: [String: Int64] = [:]
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: partial.path)) ?? [] where name.hasSuffix(".part") {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: partial.path)) ?? []
+        where name.hasSuffix(".part") {
             var info = stat()
             if stat(partial.appendingPathComponent(name).path, &info) == 0 { found[name] = Int64(info.st_size) }
         }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension StoreError {
@@ -11,7 +11,10 @@ extension StoreError {
         let reason = String(cString: strerror(code))
         switch code {
         case ENOSPC, EDQUOT, EFBIG:
-            return StoreError(.noSpace, "cannot \(doing) \(path): \(reason); free some space and run the command again (what was downloaded is kept)")
+            return StoreError(
+                .noSpace,
+                "cannot \(doing) \(path): \(reason); free some space and run the command again (what was downloaded is kept)"
+            )
         default:
             return StoreError(.io, "cannot \(doing) \(path): \(reason)")
         }

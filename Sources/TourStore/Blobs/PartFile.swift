@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Crypto
 import FileAccess
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A download being written in partial/: appended at a known offset, flushed to disk before it
 /// is renamed into the blob store. One writer (one transfer) at a time.

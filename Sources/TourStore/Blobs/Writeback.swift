@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Asks the kernel to start writing a file's range to disk without waiting for it
@@ -10,7 +10,7 @@ import Darwin
 /// exist this does nothing and the final fsync simply does all the work.
 enum Writeback {
     private typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
-    private static let syncWrite: UInt32 = 2   // SYNC_FILE_RANGE_WRITE
+    private static let syncWrite: UInt32 = 2  // SYNC_FILE_RANGE_WRITE
 
     private static let syncFileRange: SyncFileRange? = {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sync_file_range") else { return nil }

@@ -41,7 +41,9 @@ struct FileTransfer: Sendable {
 
     /// Whether the part file an earlier run left for `identity` can be resumed, and how far.
     static func resumable(_ identity: FileIdentity, store: TourStore, bootID: String) -> Int64 {
-        guard let record = try? store.partial(identity), record.bootId == bootID, record.validator != nil else { return 0 }
+        guard let record = try? store.partial(identity), record.bootId == bootID, record.validator != nil else {
+            return 0
+        }
         let size = store.blobs.partFiles()[identity.partName] ?? 0
         return size <= identity.size ? size : 0
     }
@@ -71,10 +73,16 @@ struct FileTransfer: Sendable {
             let reference = transfer.references[0]
             let (file, fetchedAt) = try await book.renewed(reference, since: obtainedAt)
             guard let file else {
-                throw StoreError(.badData, "\(label) is no longer in the tour on the service (it changed during the download): run the command again")
+                throw StoreError(
+                    .badData,
+                    "\(label) is no longer in the tour on the service (it changed during the download): run the command again"
+                )
             }
             guard FileIdentity(url: file.url, size: file.sizeBytes ?? -1) == identity else {
-                throw StoreError(.badData, "\(label) changed on the service during the download: run the command again (what was downloaded is kept)")
+                throw StoreError(
+                    .badData,
+                    "\(label) changed on the service during the download: run the command again (what was downloaded is kept)"
+                )
             }
             url = file.url
             obtainedAt = fetchedAt
@@ -142,7 +150,10 @@ struct FileTransfer: Sendable {
                     await response.body.discard(upTo: 0)
                     try wrap { () throws(StoreError) in try startOver() }
                     failures += 1
-                    if failures >= Self.maxFailures { throw Problem.stop(StoreError(.badData, "\(label): the media host refuses every range (HTTP 416)")) }
+                    if failures >= Self.maxFailures {
+                        throw Problem.stop(
+                            StoreError(.badData, "\(label): the media host refuses every range (HTTP 416)"))
+                    }
                     continue
                 case 401, 403, 404, 410:
                     // An expired or refused signed link (S3 answers 403), or a file moved: ask
@@ -150,17 +161,25 @@ struct FileTransfer: Sendable {
                     await response.body.discard()
                     refusals += 1
                     if refusals > Self.maxRefusals {
-                        throw Problem.stop(StoreError(.service(.forbidden),
-                            "the media host refuses \(label) (HTTP \(response.status)) even with a fresh link from the service"))
+                        throw Problem.stop(
+                            StoreError(
+                                .service(.forbidden),
+                                "the media host refuses \(label) (HTTP \(response.status)) even with a fresh link from the service"
+                            ))
                     }
                     try await wrapAsync { () async throws(StoreError) in try await renewLink() }
                     continue
                 default:
                     await response.body.discard()
                     failures += 1
-                    let error = APIError.status(response.status, body: nil, request: "GET \(identity.fileName)", retryAfter: nil)
-                    guard error.kind == .temporary, failures < Self.maxFailures else { throw Problem.stop(StoreError(error)) }
-                    try await wrapAsync { () async throws(StoreError) in try await pause(after: failures, reason: "HTTP \(response.status); trying again") }
+                    let error = APIError.status(
+                        response.status, body: nil, request: "GET \(identity.fileName)", retryAfter: nil)
+                    guard error.kind == .temporary, failures < Self.maxFailures else {
+                        throw Problem.stop(StoreError(error))
+                    }
+                    try await wrapAsync { () async throws(StoreError) in
+                        try await pause(after: failures, reason: "HTTP \(response.status); trying again")
+                    }
                     continue
                 }
 
@@ -194,9 +213,16 @@ struct FileTransfer: Sendable {
                     failures += 1
                     let reason = (streamError as? TransportError)?.detail ?? "\(streamError)"
                     guard failures < Self.maxFailures else {
-                        throw Problem.stop(StoreError(.service(.temporary), "\(label): the download keeps breaking off (\(reason)); run the command again to resume"))
+                        throw Problem.stop(
+                            StoreError(
+                                .service(.temporary),
+                                "\(label): the download keeps breaking off (\(reason)); run the command again to resume"
+                            ))
                     }
-                    try await wrapAsync { () async throws(StoreError) in try await pause(after: failures, reason: "\(reason) at byte \(part.length); resuming from there") }
+                    try await wrapAsync { () async throws(StoreError) in
+                        try await pause(
+                            after: failures, reason: "\(reason) at byte \(part.length); resuming from there")
+                    }
                     continue
                 }
                 // A complete answer that stops short: the file is smaller than declared.
@@ -212,12 +238,18 @@ struct FileTransfer: Sendable {
                         store.blobs.removePart(identity)
                         try? store.forgetPartial(identity)
                         let said = actual.map { "\($0) bytes" } ?? "more bytes"
-                        throw StoreError(.badData, "\(label): the service declares \(declared) bytes but sends \(said); tell the tour's curator, or try again later")
+                        throw StoreError(
+                            .badData,
+                            "\(label): the service declares \(declared) bytes but sends \(said); tell the tour's curator, or try again later"
+                        )
                     }
                     retriedMismatch = true
                     try startOver()
                     counters.addRetry()
-                    report(.retrying(label: label, reason: "its size is not the declared \(declared) bytes; trying once more from the start"))
+                    report(
+                        .retrying(
+                            label: label,
+                            reason: "its size is not the declared \(declared) bytes; trying once more from the start"))
                 }
             }
         }
@@ -235,7 +267,9 @@ struct FileTransfer: Sendable {
         counters.addRetry()
         report(.retrying(label: label, reason: reason))
         let milliseconds = min(3000, 200 << min(failures - 1, 4))
-        do { try await Task.sleep(for: .milliseconds(milliseconds)) } catch { throw StoreError(.cancelled, "cancelled") }
+        do { try await Task.sleep(for: .milliseconds(milliseconds)) } catch {
+            throw StoreError(.cancelled, "cancelled")
+        }
     }
 
     /// The answer's validator for `If-Range`: a strong ETag, else Last-Modified (a weak ETag may

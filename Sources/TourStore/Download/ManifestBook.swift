@@ -22,13 +22,16 @@ actor ManifestBook {
     /// How many manifests were fetched again (for the report).
     private(set) var renewals = 0
 
-    init(source: any TourSource, tourID: String, manifests: [String: TourManifest], fetchedAt: Date,
-         now: @escaping @Sendable () -> Date) {
+    init(
+        source: any TourSource, tourID: String, manifests: [String: TourManifest], fetchedAt: Date,
+        now: @escaping @Sendable () -> Date
+    ) {
         self.source = source
         self.tourID = tourID
         self.now = now
         for (language, manifest) in manifests {
-            entries[language] = Entry(manifest: manifest, fetchedAt: fetchedAt, trustExpiry: Self.fresh(manifest, at: fetchedAt))
+            entries[language] = Entry(
+                manifest: manifest, fetchedAt: fetchedAt, trustExpiry: Self.fresh(manifest, at: fetchedAt))
         }
     }
 
@@ -37,7 +40,9 @@ actor ManifestBook {
 
     /// The file `reference` names in a manifest fetched after `since` (fetching one when the
     /// newest is older), and when that manifest was fetched.
-    func renewed(_ reference: FileReference, since: Date) async throws(StoreError) -> (file: MediaFile?, fetchedAt: Date) {
+    func renewed(_ reference: FileReference, since: Date) async throws(StoreError) -> (
+        file: MediaFile?, fetchedAt: Date
+    ) {
         let language = reference.language
         if let entry = entries[language], entry.fetchedAt > since {
             return (reference.find(in: entry.manifest), entry.fetchedAt)
@@ -48,7 +53,7 @@ actor ManifestBook {
         } else {
             let source = self.source, tourID = self.tourID, now = self.now
             task = Task {
-                let manifest = try await Persistence.call { () async throws(APIError) in
+                let manifest = try await DownloadRetry.call { () async throws(APIError) in
                     try await source.manifest(ofTour: tourID, language: language)
                 }
                 let at = now()

@@ -31,9 +31,11 @@ public struct TourContent: Sendable, Hashable {
         detail.imageURL = detail.imageURL.map(FileIdentity.location(of:))
         detail.coverTrailerURL = detail.coverTrailerURL.map(FileIdentity.location(of:))
         var hasher = SHA256()
-        for part in [(try? WalkscapeJSON.encode(detail)) ?? Data(),
-                     (try? WalkscapeJSON.encode(points.sorted { $0.order < $1.order })) ?? Data(),
-                     Data(files.utf8)] {
+        for part in [
+            (try? WalkscapeJSON.encode(detail)) ?? Data(),
+            (try? WalkscapeJSON.encode(points.sorted { $0.order < $1.order })) ?? Data(),
+            Data(files.utf8),
+        ] {
             hasher.update(data: part)
             hasher.update(data: Data([0]))
         }

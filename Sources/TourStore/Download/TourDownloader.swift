@@ -16,9 +16,11 @@ public struct TourDownloader: Sendable {
     let report: @Sendable (DownloadEvent) -> Void
     let now: @Sendable () -> Date
 
-    public init(store: TourStore, source: any TourSource, audioCheck: @escaping @Sendable (URL) -> String?,
-                concurrency: Int = 4, report: @escaping @Sendable (DownloadEvent) -> Void = { _ in },
-                now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        store: TourStore, source: any TourSource, audioCheck: @escaping @Sendable (URL) -> String?,
+        concurrency: Int = 4, report: @escaping @Sendable (DownloadEvent) -> Void = { _ in },
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.store = store
         self.source = source
         self.audioCheck = audioCheck
@@ -29,16 +31,20 @@ public struct TourDownloader: Sendable {
 
     /// Asks the service for each language's details, points and manifest, and works out what the
     /// store lacks. Nothing is written.
-    public func plan(tourID: String, slug: String, isProtected: Bool, service: String,
-                     languages: [String]) async throws(StoreError) -> DownloadPlan {
+    public func plan(
+        tourID: String, slug: String, isProtected: Bool, service: String,
+        languages: [String]
+    ) async throws(StoreError) -> DownloadPlan {
         var contents: [String: TourContent] = [:]
         for language in Set(languages).sorted() {
             do {
-                let detail = try await Persistence.call { () async throws(APIError) in try await source.tour(tourID, language: language) }
-                let points = try await Persistence.call { () async throws(APIError) in
+                let detail = try await DownloadRetry.call { () async throws(APIError) in
+                    try await source.tour(tourID, language: language)
+                }
+                let points = try await DownloadRetry.call { () async throws(APIError) in
                     try await source.points(ofTour: tourID, language: language)
                 }
-                let manifest = try await Persistence.call { () async throws(APIError) in
+                let manifest = try await DownloadRetry.call { () async throws(APIError) in
                     try await source.manifest(ofTour: tourID, language: language)
                 }
                 contents[language] = TourContent(detail: detail, points: points, manifest: manifest)
@@ -51,13 +57,18 @@ public struct TourDownloader: Sendable {
         // Every file once, with every place it is used.
         var uses: [FileIdentity: (file: MediaFile, references: [FileReference], label: String)] = [:]
         for (language, content) in contents.sorted(by: { $0.key < $1.key }) {
-            for (role, files) in [(FileRole.audio, content.manifest.audio), (.subtitles, content.manifest.subtitles),
-                                  (.image, content.manifest.images)] {
+            for (role, files) in [
+                (FileRole.audio, content.manifest.audio), (.subtitles, content.manifest.subtitles),
+                (.image, content.manifest.images),
+            ] {
                 for file in files {
-                    let reference = FileReference(role: role, pointID: file.pointID, language: language, fileLanguage: file.language)
+                    let reference = FileReference(
+                        role: role, pointID: file.pointID, language: language, fileLanguage: file.language)
                     let label = reference.label(points: content.points)
                     guard let size = file.sizeBytes, size >= 0 else {
-                        throw StoreError(.badData, "the service declares no size for the \(label): its download could not be checked")
+                        throw StoreError(
+                            .badData, "the service declares no size for the \(label): its download could not be checked"
+                        )
                     }
                     let identity = FileIdentity(url: file.url, size: size)
                     if uses[identity] == nil {
@@ -76,8 +87,10 @@ public struct TourDownloader: Sendable {
             if let sha = try store.knownBlob(identity) {
                 known[identity] = sha
             } else {
-                transfers.append(Transfer(identity: identity, references: use.references, url: use.file.url,
-                                          obtainedAt: fetchedAt, expiresAt: use.file.expiresAt, label: use.label))
+                transfers.append(
+                    Transfer(
+                        identity: identity, references: use.references, url: use.file.url,
+                        obtainedAt: fetchedAt, expiresAt: use.file.expiresAt, label: use.label))
                 resumable += FileTransfer.resumable(identity, store: store, bootID: bootID)
             }
         }
@@ -91,13 +104,15 @@ public struct TourDownloader: Sendable {
             let current = installed?.language(language)
             let files = Self.identities(content.manifest)
             if current == nil || current?.fingerprint != content.fingerprint
-                || current?.manifestVersion != content.manifest.version || !files.isDisjoint(with: missing) {
+                || current?.manifestVersion != content.manifest.version || !files.isDisjoint(with: missing)
+            {
                 changed.append(language)
             }
         }
-        return DownloadPlan(tourID: tourID, slug: slug, isProtected: isProtected, service: service, contents: contents,
-                            fetchedAt: fetchedAt, changedLanguages: changed, known: known, transfers: transfers,
-                            resumableBytes: resumable)
+        return DownloadPlan(
+            tourID: tourID, slug: slug, isProtected: isProtected, service: service, contents: contents,
+            fetchedAt: fetchedAt, changedLanguages: changed, known: known, transfers: transfers,
+            resumableBytes: resumable)
     }
 
     /// Fetches what the plan lacks and switches the changed languages to their new version in
@@ -112,8 +127,9 @@ public struct TourDownloader: Sendable {
         var shas = plan.known
         if !plan.transfers.isEmpty {
             report(.started(files: plan.transfers.count, bytes: plan.bytesToFetch, resumedBytes: plan.resumableBytes))
-            let book = ManifestBook(source: source, tourID: plan.tourID, manifests: plan.contents.mapValues(\.manifest),
-                                    fetchedAt: plan.fetchedAt, now: now)
+            let book = ManifestBook(
+                source: source, tourID: plan.tourID, manifests: plan.contents.mapValues(\.manifest),
+                fetchedAt: plan.fetchedAt, now: now)
             let fetched = try await fetchAll(plan.transfers, book: book, counters: counters)
             shas.merge(fetched) { _, new in new }
             result.filesFetched = fetched.count
@@ -130,24 +146,32 @@ public struct TourDownloader: Sendable {
         for language in plan.changedLanguages {
             guard let content = plan.contents[language] else { continue }
             var files: [VersionFileRecord] = []
-            for (role, list) in [(FileRole.audio, content.manifest.audio), (.subtitles, content.manifest.subtitles),
-                                 (.image, content.manifest.images)] {
+            for (role, list) in [
+                (FileRole.audio, content.manifest.audio), (.subtitles, content.manifest.subtitles),
+                (.image, content.manifest.images),
+            ] {
                 for file in list {
                     let identity = FileIdentity(url: file.url, size: file.sizeBytes ?? -1)
                     guard let sha = shas[identity], store.blobs.isPresent(sha, size: identity.size) else {
-                        throw StoreError(.damaged, "\(identity.fileName) is missing from the store after its download: run the command again")
+                        throw StoreError(
+                            .damaged,
+                            "\(identity.fileName) is missing from the store after its download: run the command again")
                     }
                     var problem: String?
                     if role == .audio {
-                        if let known = problems[sha] { problem = known } else {
+                        if let known = problems[sha] {
+                            problem = known
+                        } else {
                             problem = audioCheck(store.blobs.url(of: sha))
                             problems[sha] = problem
                         }
                     }
-                    files.append(VersionFileRecord(versionId: 0, kind: role.rawValue, pointId: file.pointID,
-                                                   language: file.language ?? (role == .image ? nil : language),
-                                                   location: identity.location, size: identity.size, sha256: sha,
-                                                   audioProblem: problem))
+                    files.append(
+                        VersionFileRecord(
+                            versionId: 0, kind: role.rawValue, pointId: file.pointID,
+                            language: file.language ?? (role == .image ? nil : language),
+                            location: identity.location, size: identity.size, sha256: sha,
+                            audioProblem: problem))
                 }
             }
             let encoder = WalkscapeJSON.encoder()
@@ -159,17 +183,23 @@ public struct TourDownloader: Sendable {
                 throw StoreError(.badData, "the service's answer for \(plan.slug) cannot be kept: \(error)")
             }
             let map = content.manifest.offlineMap.flatMap { try? encoder.encode($0) }
-            versions.append((VersionRecord(id: nil, tourId: plan.tourID, language: language,
-                                           manifestVersion: content.manifest.version, fingerprint: content.fingerprint,
-                                           title: content.detail.title, detail: String(decoding: detail, as: UTF8.self),
-                                           points: String(decoding: points, as: UTF8.self),
-                                           offlineMap: map.map { String(decoding: $0, as: UTF8.self) }, installedAt: now()),
-                             files))
+            versions.append(
+                (
+                    VersionRecord(
+                        id: nil, tourId: plan.tourID, language: language,
+                        manifestVersion: content.manifest.version, fingerprint: content.fingerprint,
+                        title: content.detail.title, detail: String(decoding: detail, as: UTF8.self),
+                        points: String(decoding: points, as: UTF8.self),
+                        offlineMap: map.map { String(decoding: $0, as: UTF8.self) }, installedAt: now()),
+                    files
+                ))
         }
         if Task.isCancelled { throw StoreError(.cancelled, "cancelled") }
-        try store.switchVersions(tour: TourRecord(id: plan.tourID, slug: plan.slug, service: plan.service,
-                                                  isProtected: plan.isProtected),
-                                 versions: versions)
+        try store.switchVersions(
+            tour: TourRecord(
+                id: plan.tourID, slug: plan.slug, service: plan.service,
+                isProtected: plan.isProtected),
+            versions: versions)
         result.switchedLanguages = plan.changedLanguages
         report(.switched(languages: plan.changedLanguages))
         return result
@@ -177,8 +207,10 @@ public struct TourDownloader: Sendable {
 
     /// Runs the transfers, at most `concurrency` at a time. The first failure stops the others
     /// (their part files stay for the next run) and is the one reported.
-    private func fetchAll(_ transfers: [Transfer], book: ManifestBook,
-                          counters: TransferCounters) async throws(StoreError) -> [FileIdentity: String] {
+    private func fetchAll(
+        _ transfers: [Transfer], book: ManifestBook,
+        counters: TransferCounters
+    ) async throws(StoreError) -> [FileIdentity: String] {
         let bootID = BootID.current()
         let outcome: Result<[FileIdentity: String], StoreError> = await withTaskGroup(
             of: Result<(FileIdentity, String), StoreError>.self
@@ -188,8 +220,9 @@ public struct TourDownloader: Sendable {
             var failure: StoreError?
             func startNext() {
                 guard failure == nil, let transfer = pending.popFirst() else { return }
-                let job = FileTransfer(transfer: transfer, store: store, source: source, book: book, bootID: bootID,
-                                       counters: counters, report: report, now: now)
+                let job = FileTransfer(
+                    transfer: transfer, store: store, source: source, book: book, bootID: bootID,
+                    counters: counters, report: report, now: now)
                 group.addTask {
                     do throws(StoreError) {
                         return .success((transfer.identity, try await job.run()))
@@ -222,7 +255,10 @@ public struct TourDownloader: Sendable {
         // Room for the catalog's own growth too.
         let margin: Int64 = 256 << 10
         if needed + margin > free {
-            throw StoreError(.noSpace, "not enough free space for \(plan.slug) in \(store.location.dataFolder.path): the download needs \(ByteCount.format(needed + margin)), \(ByteCount.format(free)) is free")
+            throw StoreError(
+                .noSpace,
+                "not enough free space for \(plan.slug) in \(store.location.dataFolder.path): the download needs \(ByteCount.format(needed + margin)), \(ByteCount.format(free)) is free"
+            )
         }
     }
 

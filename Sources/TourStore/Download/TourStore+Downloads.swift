@@ -7,8 +7,9 @@ extension TourStore {
     /// The blob holding `identity`, when it is known and its file is there.
     func knownBlob(_ identity: FileIdentity) throws(StoreError) -> String? {
         let sha = try read { db in
-            try String.fetchOne(db, sql: "SELECT sha256 FROM source WHERE location = ? AND size = ?",
-                                arguments: [identity.location, identity.size])
+            try String.fetchOne(
+                db, sql: "SELECT sha256 FROM source WHERE location = ? AND size = ?",
+                arguments: [identity.location, identity.size])
         }
         guard let sha, blobs.isPresent(sha, size: identity.size) else { return nil }
         return sha
@@ -20,13 +21,17 @@ extension TourStore {
 
     func savePartial(_ identity: FileIdentity, validator: String?, bootID: String, now: Date) throws(StoreError) {
         try write { db in
-            try PartialRecord(location: identity.location, size: identity.size, validator: validator, bootId: bootID,
-                              startedAt: now).upsert(db)
+            try PartialRecord(
+                location: identity.location, size: identity.size, validator: validator, bootId: bootID,
+                startedAt: now
+            ).upsert(db)
         }
     }
 
     func forgetPartial(_ identity: FileIdentity) throws(StoreError) {
-        _ = try write { db in try PartialRecord.deleteOne(db, key: ["location": identity.location, "size": identity.size]) }
+        _ = try write { db in
+            try PartialRecord.deleteOne(db, key: ["location": identity.location, "size": identity.size])
+        }
     }
 
     /// Records a finished download before its part file is renamed into `media/`: a kill between
@@ -53,7 +58,8 @@ extension TourStore {
                     file.versionId = id
                     try file.insert(db)
                 }
-                let old = try InstallationRecord.fetchOne(db, key: ["tourId": version.tourId, "language": version.language])
+                let old = try InstallationRecord.fetchOne(
+                    db, key: ["tourId": version.tourId, "language": version.language])
                 try InstallationRecord(tourId: version.tourId, language: version.language, versionId: id).upsert(db)
                 if let old { _ = try VersionRecord.deleteOne(db, key: old.versionId) }
             }

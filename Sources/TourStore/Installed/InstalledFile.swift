@@ -9,8 +9,10 @@ public struct InstalledFile: Sendable, Hashable {
     /// a point instead of playing it.
     public var audioProblem: String?
 
-    public init(role: FileRole, pointID: String?, language: String?, identity: FileIdentity, sha256: String,
-                audioProblem: String? = nil) {
+    public init(
+        role: FileRole, pointID: String?, language: String?, identity: FileIdentity, sha256: String,
+        audioProblem: String? = nil
+    ) {
         self.role = role
         self.pointID = pointID
         self.language = language

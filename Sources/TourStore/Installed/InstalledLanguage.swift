@@ -15,8 +15,10 @@ public struct InstalledLanguage: Sendable, Hashable {
     public var offlineMap: OfflineMap?
     public var files: [InstalledFile]
 
-    public init(language: String, manifestVersion: String, fingerprint: String, installedAt: Date, detail: TourDetail,
-                points: [TourPoint], offlineMap: OfflineMap?, files: [InstalledFile]) {
+    public init(
+        language: String, manifestVersion: String, fingerprint: String, installedAt: Date, detail: TourDetail,
+        points: [TourPoint], offlineMap: OfflineMap?, files: [InstalledFile]
+    ) {
         self.language = language
         self.manifestVersion = manifestVersion
         self.fingerprint = fingerprint

@@ -14,7 +14,9 @@ public struct InstalledTour: Sendable, Hashable {
     /// The blob folder the files' names are in.
     public var media: URL
 
-    public init(id: String, slug: String, service: String, isProtected: Bool, languages: [InstalledLanguage], media: URL) {
+    public init(
+        id: String, slug: String, service: String, isProtected: Bool, languages: [InstalledLanguage], media: URL
+    ) {
         self.id = id
         self.slug = slug
         self.service = service
@@ -49,12 +51,14 @@ public struct InstalledTour: Sendable, Hashable {
     /// they read a folder on disk. Languages are the installed ones; `defaultLanguage` must be one
     /// (nil: English if installed, else the first). Non-MP3 audio stays in, so lint reports it.
     public func folder(defaultLanguage: String? = nil) -> TourFolder {
-        let fallback = defaultLanguage.flatMap { language($0) == nil ? nil : $0 }
+        let fallback =
+            defaultLanguage.flatMap { language($0) == nil ? nil : $0 }
             ?? (language("en") != nil ? "en" : languageCodes.first ?? "en")
         var info: [String: TourFolder.LanguageInfo] = [:]
         for lang in languages {
-            info[lang.language] = .init(title: lang.detail.title, description: lang.detail.description,
-                                        completionMessage: lang.detail.completionMessage, busInfo: lang.detail.busInfo)
+            info[lang.language] = .init(
+                title: lang.detail.title, description: lang.detail.description,
+                completionMessage: lang.detail.completionMessage, busInfo: lang.detail.busInfo)
         }
         // Points are the same across languages (ids, order, place); their texts and files are not.
         var points: [String: TourFolder.Point] = [:]
@@ -66,9 +70,10 @@ public struct InstalledTour: Sendable, Hashable {
                     subtitles: lang.file(.subtitles, point: point.id).map(blobURL),
                     image: lang.file(.image, point: point.id).map(blobURL))
                 if points[point.id] == nil || lang.language == fallback {
-                    var merged = TourFolder.Point(id: point.id, order: point.order, coordinate: point.coordinate,
-                                                  triggerRadiusMeters: point.triggerRadiusMeters,
-                                                  content: points[point.id]?.content ?? [:])
+                    var merged = TourFolder.Point(
+                        id: point.id, order: point.order, coordinate: point.coordinate,
+                        triggerRadiusMeters: point.triggerRadiusMeters,
+                        content: points[point.id]?.content ?? [:])
                     merged.content[lang.language] = content
                     points[point.id] = merged
                 } else {
@@ -77,17 +82,21 @@ public struct InstalledTour: Sendable, Hashable {
             }
         }
         let main = language(fallback)?.detail ?? languages.first?.detail
-        return TourFolder(root: media, id: id, slug: slug, city: main?.city, difficulty: main?.difficulty,
-                          durationMinutes: main?.durationMinutes, distanceKm: main?.distanceKm,
-                          isProtected: isProtected, defaultLanguage: fallback, languageInfo: info,
-                          points: Array(points.values), route: main?.route ?? [])
+        return TourFolder(
+            root: media, id: id, slug: slug, city: main?.city, difficulty: main?.difficulty,
+            durationMinutes: main?.durationMinutes, distanceKm: main?.distanceKm,
+            isProtected: isProtected, defaultLanguage: fallback, languageInfo: info,
+            points: Array(points.values), route: main?.route ?? [])
     }
 
     /// The tour in one installed language, as the walk core plays it. Narration that is not MP3
     /// is left out, so the point is announced (title, text, subtitles) instead of played.
     public func playable(language code: String) throws(StoreError) -> PlayableTour {
         guard let installed = language(code) else {
-            throw StoreError(.notFound, "\(slug) is installed in \(languageCodes.joined(separator: ", ")) only: walkscape download \(slug) -l \(code)")
+            throw StoreError(
+                .notFound,
+                "\(slug) is installed in \(languageCodes.joined(separator: ", ")) only: walkscape download \(slug) -l \(code)"
+            )
         }
         var tour: PlayableTour
         do { tour = try folder(defaultLanguage: code).playable(language: code) } catch {

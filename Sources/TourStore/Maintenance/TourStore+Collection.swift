@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import GRDB
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 extension TourStore {
     /// Deletes the blobs no installed version uses (after an update or a removal, the old
@@ -17,9 +18,11 @@ extension TourStore {
     public func collectGarbage(partials: Bool) throws(StoreError) -> CollectionReport {
         var report = CollectionReport()
         let unused = try write { db -> [BlobRecord] in
-            let blobs = try BlobRecord.fetchAll(db, sql: """
-                SELECT * FROM blob WHERE sha256 NOT IN (SELECT sha256 FROM versionFile)
-                """)
+            let blobs = try BlobRecord.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM blob WHERE sha256 NOT IN (SELECT sha256 FROM versionFile)
+                    """)
             try db.execute(sql: "DELETE FROM blob WHERE sha256 NOT IN (SELECT sha256 FROM versionFile)")
             return blobs
         }

@@ -5,7 +5,9 @@ import TourModel
 extension TourStore {
     /// Re-hashes the blobs the given tours use (all blobs when nil) and checks the catalog.
     /// `progress` hears the bytes as they are read.
-    public func verify(tourIDs: [String]?, progress: @Sendable (Int64) -> Void = { _ in }) throws(StoreError) -> VerifyReport {
+    public func verify(tourIDs: [String]?, progress: @Sendable (Int64) -> Void = { _ in }) throws(StoreError)
+        -> VerifyReport
+    {
         var report = VerifyReport()
         let tours = try installedTours().filter { tourIDs?.contains($0.id) ?? true }
         // Which installed files each blob holds, to name them in a problem.
@@ -15,8 +17,11 @@ extension TourStore {
                 for file in language.files {
                     let point = file.pointID.flatMap { id in language.points.first { $0.id == id } }
                     let what = "\(file.role.noun) of \(point.map { "point \($0.order)" } ?? "the tour")"
-                    uses[file.sha256, default: []].append(("\(tour.slug) (\(language.language)): \(what)",
-                                                          TourLanguage(tourID: tour.id, language: language.language)))
+                    uses[file.sha256, default: []].append(
+                        (
+                            "\(tour.slug) (\(language.language)): \(what)",
+                            TourLanguage(tourID: tour.id, language: language.language)
+                        ))
                 }
             }
         }
@@ -40,8 +45,10 @@ extension TourStore {
             }
             if let issue {
                 let users = uses[blob.sha256] ?? []
-                report.problems.append(BlobProblem(sha256: blob.sha256, size: blob.size, issue: issue,
-                                                   usedBy: users.map(\.0), installations: Array(Set(users.map(\.1))).sorted()))
+                report.problems.append(
+                    BlobProblem(
+                        sha256: blob.sha256, size: blob.size, issue: issue,
+                        usedBy: users.map(\.0), installations: Array(Set(users.map(\.1))).sorted()))
             }
         }
         if tourIDs == nil {

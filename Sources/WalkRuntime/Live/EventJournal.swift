@@ -45,7 +45,8 @@ public struct EventJournal: Sendable {
             }
             guard fsync(fd) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         } catch {
-            throw WalkError("cannot record the analytics event \(event.name) in \(url.path): \(StateFolder.reason(error))")
+            throw WalkError(
+                "cannot record the analytics event \(event.name) in \(url.path): \(StateFolder.reason(error))")
         }
     }
 

@@ -1,4 +1,5 @@
 import Walk
+
 /// The 64-bit FNV-1a hash (Fowler, Noll, Vo): names files after identifiers of any length and
 /// content, in 16 hexadecimal digits.
 ///

@@ -47,9 +47,11 @@ public final class LiveWalk: Sendable {
         /// Called after every change with what the screen should show.
         public var display: @Sendable (LiveWalkStatus) -> Void
 
-        public init(narration: any Narration, progress: ProgressStore, journal: any WalkEventRecorder, lock: LockFile? = nil,
-                    now: @escaping @Sendable () -> Date = { Date() },
-                    display: @escaping @Sendable (LiveWalkStatus) -> Void) {
+        public init(
+            narration: any Narration, progress: ProgressStore, journal: any WalkEventRecorder, lock: LockFile? = nil,
+            now: @escaping @Sendable () -> Date = { Date() },
+            display: @escaping @Sendable (LiveWalkStatus) -> Void
+        ) {
             self.narration = narration
             self.progress = progress
             self.journal = journal
@@ -62,7 +64,7 @@ public final class LiveWalk: Sendable {
     private enum Input: Sendable {
         case position(GPSDEvent)
         case narration(NarrationEvent)
-        case command(WalkCommand)
+        case command(WalkAction)
         case sourceEnded
     }
 
@@ -77,7 +79,8 @@ public final class LiveWalk: Sendable {
     /// Runs the walk to its end. `positions` and `commands` may be endless; the walk ends on
     /// completion, on `quit`, or when both positions and commands have ended with nothing playing.
     /// A disk that will not take progress or events does not end it (`WalkStateWriter`).
-    public func run<Positions: AsyncSequence & Sendable>(positions: Positions, commands: AsyncStream<WalkCommand>) async -> LiveWalkResult
+    public func run<Positions: AsyncSequence & Sendable>(positions: Positions, commands: AsyncStream<WalkAction>) async
+        -> LiveWalkResult
     where Positions.Element == GPSDEvent {
         let deps = dependencies
         let (inputs, sink) = AsyncStream.makeStream(of: Input.self)
@@ -157,7 +160,8 @@ public final class LiveWalk: Sendable {
                 }
             }
             status.progress = core.progress
-            status.nextPointReached = core.progress.nextIndex >= core.tour.points.count || core.hasReached(core.progress.nextIndex)
+            status.nextPointReached =
+                core.progress.nextIndex >= core.tour.points.count || core.hasReached(core.progress.nextIndex)
             if core.progress.playing == nil { status.nowPlaying = nil; status.subtitle = nil }
         }
 

@@ -87,8 +87,10 @@ public actor SilentNarration: Narration {
     private var paused = false
     private var generation = 0
 
-    public init(clock: any Clock<Duration> = ContinuousClock(),
-                positionInterval: Duration = AudioQueue.defaultPositionInterval) {
+    public init(
+        clock: any Clock<Duration> = ContinuousClock(),
+        positionInterval: Duration = AudioQueue.defaultPositionInterval
+    ) {
         (events, continuation) = AsyncStream.makeStream(of: NarrationEvent.self)
         self.clock = clock
         self.positionInterval = max(0.01, Self.seconds(positionInterval))

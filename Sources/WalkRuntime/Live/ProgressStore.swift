@@ -41,7 +41,9 @@ public struct ProgressStore: Sendable {
         if let data = try Self.contents(of: url) {
             let progress = try Self.decode(data, from: url)
             guard progress.tourID == tourID else {
-                throw WalkError("\(url.path) holds the walk of another tour (\(progress.tourID)), not of \(tourID); move it away or start again with --restart")
+                throw WalkError(
+                    "\(url.path) holds the walk of another tour (\(progress.tourID)), not of \(tourID)",
+                    remedy: .moveAsideOrStartAgain)
             }
             return progress
         }
@@ -77,7 +79,8 @@ public struct ProgressStore: Sendable {
         try? FileManager.default.removeItem(at: url(forTour: tourID))
         let legacy = legacyURL(forTour: tourID)
         if let data = try? Self.contents(of: legacy),
-           (try? Self.decode(data, from: legacy))?.tourID ?? tourID == tourID {
+            (try? Self.decode(data, from: legacy))?.tourID ?? tourID == tourID
+        {
             try? FileManager.default.removeItem(at: legacy)
         }
     }
@@ -101,7 +104,8 @@ public struct ProgressStore: Sendable {
         do {
             return try WalkProgress.decode(fileData: data)
         } catch {
-            throw WalkError("the saved progress in \(url.path) is unreadable (\(error.message)); start again with --restart")
+            throw WalkError(
+                "the saved progress in \(url.path) is unreadable (\(error.message))", remedy: .startAgain)
         }
     }
 }

@@ -90,7 +90,9 @@ public struct WalkStateWriter: Sendable {
                 }
             case .busy(let holder):
                 // Another walk of the tour started meanwhile: its progress is not ours to overwrite.
-                problem = problem ?? "another walk of this tour\(holder.map { " (pid \($0.pid))" } ?? "") is saving its progress"
+                problem =
+                    problem
+                    ?? "another walk of this tour\(holder.map { " (pid \($0.pid))" } ?? "") is saving its progress"
             case .unavailable(let reason):
                 problem = problem ?? "cannot lock \(lock?.path ?? "the walk"): \(reason)"
             }

@@ -11,15 +11,18 @@ public struct Admin: Sendable {
         database = try ServerDatabase(dataDirectory: dataDirectory)
     }
 
-    public func addUser(email: String, password: String, name: String?, preferredLanguage: String,
-                        mailingListOptIn: Bool, bcryptCost: Int) async throws(ServerError) -> UserRecord {
+    public func addUser(
+        email: String, password: String, name: String?, preferredLanguage: String,
+        mailingListOptIn: Bool, bcryptCost: Int
+    ) async throws(ServerError) -> UserRecord {
         guard BodyValidator.isEmail(email) else { throw ServerError(.usage, "\(email) is not an email address") }
         guard password.count >= 8 else { throw ServerError(.usage, "the password must have at least 8 characters") }
         let accounts = AccountStore(database: database)
         do {
             let hash = try await PasswordHasher(cost: bcryptCost).hash(password)
-            return try accounts.create(email: email, passwordHash: hash, name: name, preferredLanguage: preferredLanguage,
-                                       mailingListOptIn: mailingListOptIn)
+            return try accounts.create(
+                email: email, passwordHash: hash, name: name, preferredLanguage: preferredLanguage,
+                mailingListOptIn: mailingListOptIn)
         } catch AccountStore.Failure.emailTaken {
             throw ServerError(.data, "an account for \(AccountStore.normalize(email: email)) already exists")
         } catch {
@@ -27,9 +30,12 @@ public struct Admin: Sendable {
         }
     }
 
-    public func addVoucher(code: String, tourID: String?, maxUses: Int?, validUntil: Date?) throws(ServerError) -> VoucherRecord {
-        let voucher = VoucherRecord(code: code, tourId: tourID?.trimmingCharacters(in: .whitespaces), maxUses: maxUses,
-                                    validUntil: validUntil)
+    public func addVoucher(code: String, tourID: String?, maxUses: Int?, validUntil: Date?) throws(ServerError)
+        -> VoucherRecord
+    {
+        let voucher = VoucherRecord(
+            code: code, tourId: tourID?.trimmingCharacters(in: .whitespaces), maxUses: maxUses,
+            validUntil: validUntil)
         guard !voucher.code.isEmpty else { throw ServerError(.usage, "the code must not be empty") }
         do {
             try VoucherStore(database: database).save(voucher)
@@ -56,7 +62,9 @@ public struct Admin: Sendable {
         do {
             var stats = try Counters.all(in: database)
             try database.writer.read { db in
-                for (key, table) in [("users", "user"), ("vouchers", "voucher"), ("grants", "grant"), ("events", "event")] {
+                for (key, table) in [
+                    ("users", "user"), ("vouchers", "voucher"), ("grants", "grant"), ("events", "event"),
+                ] {
                     stats[key] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"\(table)\"") ?? 0
                 }
             }
@@ -71,7 +79,8 @@ public struct Admin: Sendable {
         if let date = ISO8601.parse(text) { return date }
         let parts = text.split(separator: "-")
         guard parts.count == 3, let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
-              (1...12).contains(m), (1...31).contains(d) else { return nil }
+            (1...12).contains(m), (1...31).contains(d)
+        else { return nil }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         guard let start = calendar.date(from: DateComponents(year: y, month: m, day: d)) else { return nil }

@@ -30,16 +30,19 @@ struct TokenIssuer: Sendable {
     func issue(userID: String, email: String, now: Date = Date()) async throws -> Issued {
         // Whole seconds, as JWT's NumericDate is written by the service.
         let iat = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
-        let access = AccessClaims(sub: .init(value: userID), email: email, iat: .init(value: iat),
-                                  exp: .init(value: iat.addingTimeInterval(Double(accessTTL))))
+        let access = AccessClaims(
+            sub: .init(value: userID), email: email, iat: .init(value: iat),
+            exp: .init(value: iat.addingTimeInterval(Double(accessTTL))))
         let refreshID = UUID().uuidString.lowercased()
         let refreshExpiry = iat.addingTimeInterval(Double(refreshTTL))
-        let refresh = RefreshClaims(sub: .init(value: userID), email: email, iat: .init(value: iat),
-                                    exp: .init(value: refreshExpiry), jti: .init(value: refreshID))
+        let refresh = RefreshClaims(
+            sub: .init(value: userID), email: email, iat: .init(value: iat),
+            exp: .init(value: refreshExpiry), jti: .init(value: refreshID))
         let accessToken = try await accessKeys.sign(access)
         let refreshToken = try await refreshKeys.sign(refresh)
-        return Issued(tokens: AuthTokens(accessToken: accessToken, refreshToken: refreshToken),
-                      refreshID: refreshID, issuedAt: iat, refreshExpiresAt: refreshExpiry)
+        return Issued(
+            tokens: AuthTokens(accessToken: accessToken, refreshToken: refreshToken),
+            refreshID: refreshID, issuedAt: iat, refreshExpiresAt: refreshExpiry)
     }
 
     /// The claims of a valid, unexpired access token; nil for anything else.

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What `stat(2)` says about a file, enough to notice an edit without reading it: size, modification
@@ -17,12 +18,14 @@ struct FileStamp: Sendable, Hashable {
         // FileManager rather than stat(2): which C module owns `struct stat` varies with the imports,
         // and member import visibility then refuses its fields.
         guard let a = try? FileManager.default.attributesOfItem(atPath: path),
-              let size = (a[.size] as? NSNumber)?.int64Value, let modified = a[.modificationDate] as? Date else { return nil }
+            let size = (a[.size] as? NSNumber)?.int64Value, let modified = a[.modificationDate] as? Date
+        else { return nil }
         let t = modified.timeIntervalSince1970
         let seconds = t.rounded(.down)
-        return FileStamp(size: size, modifiedSeconds: Int(seconds), modifiedNanoseconds: Int(((t - seconds) * 1e9).rounded()),
-                         inode: (a[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0,
-                         isRegularFile: (a[.type] as? FileAttributeType) == .typeRegular)
+        return FileStamp(
+            size: size, modifiedSeconds: Int(seconds), modifiedNanoseconds: Int(((t - seconds) * 1e9).rounded()),
+            inode: (a[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0,
+            isRegularFile: (a[.type] as? FileAttributeType) == .typeRegular)
     }
 
     var modified: Date {

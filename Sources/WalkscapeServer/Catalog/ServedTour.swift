@@ -52,7 +52,8 @@ struct ServedTour: Sendable {
         for language in folder.languages {
             hashes[language] = contentHash(folder, language: language, media: media)
         }
-        return ServedTour(folder: folder, media: media, stamps: stamps, contentHashes: hashes, refused: refused.sorted())
+        return ServedTour(
+            folder: folder, media: media, stamps: stamps, contentHashes: hashes, refused: refused.sorted())
     }
 
     static func relativePath(of file: URL, in rootPath: String) -> String {
@@ -85,7 +86,9 @@ struct ServedTour: Sendable {
         }
         let info = folder.languageInfo[language]
         lines.append("tour \(q(folder.id)) \(folder.slug) \(q(folder.city)) \(q(folder.difficulty))")
-        lines.append("numbers \(folder.durationMinutes.map { "\($0)" } ?? "-") \(folder.distanceKm.map { "\($0)" } ?? "-") \(folder.isProtected)")
+        lines.append(
+            "numbers \(folder.durationMinutes.map { "\($0)" } ?? "-") \(folder.distanceKm.map { "\($0)" } ?? "-") \(folder.isProtected)"
+        )
         lines.append("route \(RoutePolyline.format(folder.route))")
         lines.append("image \(file(folder.image))")
         lines.append("title \(q(info?.title))")
@@ -94,7 +97,9 @@ struct ServedTour: Sendable {
         lines.append("bus \(q(info?.busInfo))")
         if let playable = try? folder.playable(language: language) {
             for p in playable.points {
-                lines.append("point \(q(p.id)) \(p.order) \(p.coordinate.latitude) \(p.coordinate.longitude) \(p.triggerRadiusMeters)")
+                lines.append(
+                    "point \(q(p.id)) \(p.order) \(p.coordinate.latitude) \(p.coordinate.longitude) \(p.triggerRadiusMeters)"
+                )
                 lines.append("  title \(q(p.title))")
                 lines.append("  text \(q(p.text))")
                 lines.append("  audio \(file(p.audio))")

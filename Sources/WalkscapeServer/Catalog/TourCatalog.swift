@@ -83,7 +83,8 @@ public final class TourCatalog: Sendable {
             case .folder(let url):
                 result.append((url, true))
             case .parent(let url):
-                let children = (try? FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)) ?? []
+                let children =
+                    (try? FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)) ?? []
                 for child in children.sorted(by: { $0.lastPathComponent < $1.lastPathComponent })
                 where !child.lastPathComponent.hasPrefix(".") && TourFolder.isTourFolder(child) {
                     result.append((child.standardizedFileURL, false))
@@ -94,7 +95,11 @@ public final class TourCatalog: Sendable {
     }
 
     private func sweep(initial: Bool) throws(ServerError) {
-        defer { state.withLockedValue { $0.sweeping = false; $0.lastCheck = Date() } }
+        defer {
+            state.withLockedValue {
+                $0.sweeping = false; $0.lastCheck = Date()
+            }
+        }
         let (previous, problems) = state.withLockedValue { ($0.loaded, $0.lastProblem) }
         var loaded: [String: ServedTour] = [:]
         var newProblems = problems
@@ -108,22 +113,27 @@ public final class TourCatalog: Sendable {
             }
             var isDirectory: ObjCBool = false
             if !FileManager.default.fileExists(atPath: key, isDirectory: &isDirectory) || !isDirectory.boolValue {
-                if old != nil { logger.warning("tour folder is gone; no longer served", metadata: ["folder": "\(key)"]) }
+                if old != nil {
+                    logger.warning("tour folder is gone; no longer served", metadata: ["folder": "\(key)"])
+                }
                 continue
             }
             do {
                 var tour = try ServedTour.load(from: url)
                 for (language, hash) in tour.contentHashes {
                     do {
-                        tour.versions[language] = try versions.version(tourID: tour.id, language: language, contentHash: hash)
+                        tour.versions[language] = try versions.version(
+                            tourID: tour.id, language: language, contentHash: hash)
                     } catch {
-                        logger.error("cannot record the tour's version", metadata: ["folder": "\(key)", "error": "\(error)"])
+                        logger.error(
+                            "cannot record the tour's version", metadata: ["folder": "\(key)", "error": "\(error)"])
                         tour.versions[language] = old?.versions[language] ?? 1
                     }
                 }
                 for path in tour.refused {
-                    logger.error("not served: the file's real path leaves the tour folder (or it is not a regular file)",
-                                 metadata: ["folder": "\(key)", "file": "\(path)"])
+                    logger.error(
+                        "not served: the file's real path leaves the tour folder (or it is not a regular file)",
+                        metadata: ["folder": "\(key)", "file": "\(path)"])
                 }
                 if old != nil { logger.info("tour reloaded", metadata: ["folder": "\(key)", "tour": "\(tour.id)"]) }
                 newProblems[key] = nil
@@ -134,8 +144,11 @@ public final class TourCatalog: Sendable {
                 }
                 if newProblems[key] != error.message {
                     newProblems[key] = error.message
-                    logger.error(old == nil ? "tour folder not served" : "tour folder edit is broken; still serving the last good version",
-                                 metadata: ["folder": "\(key)", "problem": "\(error.message)"])
+                    logger.error(
+                        old == nil
+                            ? "tour folder not served"
+                            : "tour folder edit is broken; still serving the last good version",
+                        metadata: ["folder": "\(key)", "problem": "\(error.message)"])
                 }
                 if let old { loaded[key] = old }
             }
@@ -147,7 +160,8 @@ public final class TourCatalog: Sendable {
                 let problem = "tour id \(tour.id) is also used by \(other.folder.root.path)"
                 if newProblems[url.path] != problem {
                     newProblems[url.path] = problem
-                    logger.error("tour folder not served", metadata: ["folder": "\(url.path)", "problem": "\(problem)"])
+                    logger.error(
+                        "tour folder not served", metadata: ["folder": "\(url.path)", "problem": "\(problem)"])
                 }
                 continue
             }

@@ -28,10 +28,12 @@ public struct ServerConfiguration: Sendable {
     public var bodyLimit: Int
     public var faults: FaultPlan
 
-    public init(tourPaths: [URL], host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL,
-                publicURL: String? = nil, dialect: APIDialect = .live, accessTokenTTL: Int = 900,
-                refreshTokenTTL: Int = 7 * 24 * 3600, mediaURLTTL: Int = 24 * 3600, bcryptCost: Int = 10,
-                reloadInterval: Double = 1, bodyLimit: Int = 100 * 1024, faults: FaultPlan = FaultPlan()) {
+    public init(
+        tourPaths: [URL], host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL,
+        publicURL: String? = nil, dialect: APIDialect = .live, accessTokenTTL: Int = 900,
+        refreshTokenTTL: Int = 7 * 24 * 3600, mediaURLTTL: Int = 24 * 3600, bcryptCost: Int = 10,
+        reloadInterval: Double = 1, bodyLimit: Int = 100 * 1024, faults: FaultPlan = FaultPlan()
+    ) {
         self.tourPaths = tourPaths
         self.host = host
         self.port = port

@@ -22,7 +22,8 @@ final class FaultDice: Sendable {
             return value
         }
         var state = seed &+ n &* 0x9E37_79B9_7F4A_7C15
-        return Roll(fault: Self.unit(&state), faultKind: Self.unit(&state), reset: Self.unit(&state), cut: Self.unit(&state))
+        return Roll(
+            fault: Self.unit(&state), faultKind: Self.unit(&state), reset: Self.unit(&state), cut: Self.unit(&state))
     }
 
     private static func unit(_ state: inout UInt64) -> Double {

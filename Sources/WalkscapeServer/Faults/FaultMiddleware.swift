@@ -26,8 +26,10 @@ struct FaultMiddleware: RouterMiddleware {
         self.logger = logger
     }
 
-    func handle(_ request: Request, context: Context,
-                next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let path = request.uri.path
         guard plan.actsOnRequests, path != "/health" else { return try await next(request, context) }
         let media = path.hasPrefix(MediaSigner.prefix)
@@ -36,18 +38,26 @@ struct FaultMiddleware: RouterMiddleware {
             logger.debug("fault: rate limited", metadata: ["path": "\(path)"])
             let headers: HTTPFields = [.retryAfter: String(retry)]
             return media
-                ? S3Error(status: .tooManyRequests, code: "SlowDown", message: "Please reduce your request rate.", headers: headers).response
-                : APIError(.tooManyRequests, "ThrottlerException: Too Many Requests", headers: headers).response(dialect: dialect)
+                ? S3Error(
+                    status: .tooManyRequests, code: "SlowDown", message: "Please reduce your request rate.",
+                    headers: headers
+                ).response
+                : APIError(.tooManyRequests, "ThrottlerException: Too Many Requests", headers: headers).response(
+                    dialect: dialect)
         }
         if plan.latencyMilliseconds > 0 {
             try await Task.sleep(for: .milliseconds(plan.latencyMilliseconds))
         }
         if roll.fault < plan.faultRate {
-            let status: HTTPResponse.Status = roll.faultKind < 0.5 ? .internalServerError : (roll.faultKind < 0.75 ? .badGateway : .serviceUnavailable)
+            let status: HTTPResponse.Status =
+                roll.faultKind < 0.5
+                ? .internalServerError : (roll.faultKind < 0.75 ? .badGateway : .serviceUnavailable)
             logger.debug("fault: injected \(status.code)", metadata: ["path": "\(path)"])
             return media
-                ? S3Error(status: status, code: status == .internalServerError ? "InternalError" : "ServiceUnavailable",
-                          message: "We encountered an internal error. Please try again.").response
+                ? S3Error(
+                    status: status, code: status == .internalServerError ? "InternalError" : "ServiceUnavailable",
+                    message: "We encountered an internal error. Please try again."
+                ).response
                 : APIError(status, status == .internalServerError ? "Internal server error" : APIError.name(of: status))
                     .response(dialect: dialect)
         }
@@ -56,9 +66,12 @@ struct FaultMiddleware: RouterMiddleware {
         // Media is cut after at least one byte and before the last (in the middle 80% of the body), so
         // a resuming client always gains; a one-byte body cannot be cut that way and is sent whole.
         if roll.reset < plan.resetRate, request.method != .head, !media || length >= 2 {
-            let cut = media ? min(length - 1, max(1, Int(Double(length) * (0.1 + 0.8 * roll.cut))))
-                            : Int(Double(length) * roll.cut)
-            logger.debug("fault: connection will be cut", metadata: ["path": "\(path)", "after": "\(cut)", "of": "\(length)"])
+            let cut =
+                media
+                ? min(length - 1, max(1, Int(Double(length) * (0.1 + 0.8 * roll.cut))))
+                : Int(Double(length) * roll.cut)
+            logger.debug(
+                "fault: connection will be cut", metadata: ["path": "\(path)", "after": "\(cut)", "of": "\(length)"])
             let original = response.body
             let channel = context.channel
             response.body = ResponseBody(contentLength: original.contentLength) { writer in

@@ -19,9 +19,11 @@ public struct FaultPlan: Sendable, Hashable {
     /// How far a misdeclared size is off.
     public static let misdeclaredBytes: Int64 = 13
 
-    public init(faultRate: Double = 0, resetRate: Double = 0, latencyMilliseconds: Int = 0,
-                throttleBytesPerSecond: Int = 0, rateLimitPerSecond: Int = 0, misdeclareSize: Bool = false,
-                seed: UInt64 = 1) {
+    public init(
+        faultRate: Double = 0, resetRate: Double = 0, latencyMilliseconds: Int = 0,
+        throttleBytesPerSecond: Int = 0, rateLimitPerSecond: Int = 0, misdeclareSize: Bool = false,
+        seed: UInt64 = 1
+    ) {
         self.faultRate = faultRate
         self.resetRate = resetRate
         self.latencyMilliseconds = latencyMilliseconds

@@ -83,7 +83,8 @@ struct BodyValidator {
     static func isEmail(_ text: String) -> Bool {
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, text.count <= 254,
-              !text.contains(where: { $0.isWhitespace || $0.isNewline }) else { return false }
+            !text.contains(where: { $0.isWhitespace || $0.isNewline })
+        else { return false }
         let labels = parts[1].split(separator: ".", omittingEmptySubsequences: false)
         return labels.count >= 2 && labels.allSatisfy { !$0.isEmpty } && (labels.last?.count ?? 0) >= 2
     }

@@ -13,8 +13,10 @@ struct ErrorMiddleware: RouterMiddleware {
     let dialect: APIDialect
     let logger: Logger
 
-    func handle(_ request: Request, context: Context,
-                next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let start = ContinuousClock.now
         let response: Response
         do {
@@ -24,17 +26,23 @@ struct ErrorMiddleware: RouterMiddleware {
         } catch let error as S3Error {
             response = error.response
         } catch let error as HTTPError where error.status == .notFound || error.status == .methodNotAllowed {
-            response = APIError(.notFound, "Cannot \(request.method.rawValue) \(request.uri.path)").response(dialect: dialect)
+            response = APIError(.notFound, "Cannot \(request.method.rawValue) \(request.uri.path)").response(
+                dialect: dialect)
         } catch let error as HTTPError {
             response = APIError(error.status, error.body ?? APIError.name(of: error.status)).response(dialect: dialect)
         } catch {
-            logger.error("request failed", metadata: ["method": "\(request.method.rawValue)", "path": "\(request.uri.path)",
-                                                      "error": "\(error)"])
+            logger.error(
+                "request failed",
+                metadata: [
+                    "method": "\(request.method.rawValue)", "path": "\(request.uri.path)",
+                    "error": "\(error)",
+                ])
             response = APIError(.internalServerError, "Internal server error").response(dialect: dialect)
         }
         let elapsed = ContinuousClock.now - start
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        logger.info("\(request.method.rawValue) \(request.uri.path) \(response.status.code) \(String(format: "%.1f", ms)) ms")
+        logger.info(
+            "\(request.method.rawValue) \(request.uri.path) \(response.status.code) \(String(format: "%.1f", ms)) ms")
         return response
     }
 }

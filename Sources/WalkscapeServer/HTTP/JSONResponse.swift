@@ -12,10 +12,12 @@ enum JSONResponse {
         } catch {
             // Our own values always encode; if one ever does not, say so rather than send half of it.
             data = Array(#"{"statusCode":500,"message":"Internal server error","error":"Internal Server Error"}"#.utf8)
-            return Response(status: .internalServerError, headers: [.contentType: contentType],
-                            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            return Response(
+                status: .internalServerError, headers: [.contentType: contentType],
+                body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
-        return Response(status: status, headers: [.contentType: contentType], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(
+            status: status, headers: [.contentType: contentType], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     static let contentType = "application/json; charset=utf-8"

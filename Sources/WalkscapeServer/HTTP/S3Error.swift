@@ -15,14 +15,20 @@ struct S3Error: Error, Sendable {
     var headers: HTTPFields = [:]
 
     static func expired(expires: Date, now: Date, seconds: String) -> S3Error {
-        S3Error(status: .forbidden, code: "AccessDenied", message: "Request has expired",
-                details: [("X-Amz-Expires", seconds), ("Expires", ISO8601.format(expires)),
-                          ("ServerTime", ISO8601.format(now))])
+        S3Error(
+            status: .forbidden, code: "AccessDenied", message: "Request has expired",
+            details: [
+                ("X-Amz-Expires", seconds), ("Expires", ISO8601.format(expires)),
+                ("ServerTime", ISO8601.format(now)),
+            ])
     }
 
     static var signatureMismatch: S3Error {
-        S3Error(status: .forbidden, code: "SignatureDoesNotMatch",
-                message: "The request signature we calculated does not match the signature you provided. Check your key and signing method.")
+        S3Error(
+            status: .forbidden, code: "SignatureDoesNotMatch",
+            message:
+                "The request signature we calculated does not match the signature you provided. Check your key and signing method."
+        )
     }
 
     static func accessDenied(_ message: String = "Access Denied") -> S3Error {
@@ -30,12 +36,14 @@ struct S3Error: Error, Sendable {
     }
 
     static func noSuchKey(_ key: String) -> S3Error {
-        S3Error(status: .notFound, code: "NoSuchKey", message: "The specified key does not exist.", details: [("Key", key)])
+        S3Error(
+            status: .notFound, code: "NoSuchKey", message: "The specified key does not exist.", details: [("Key", key)])
     }
 
     static func invalidRange(size: Int64) -> S3Error {
-        S3Error(status: .rangeNotSatisfiable, code: "InvalidRange", message: "The requested range is not satisfiable",
-                details: [("ActualObjectSize", "\(size)")], headers: [.contentRange: "bytes */\(size)"])
+        S3Error(
+            status: .rangeNotSatisfiable, code: "InvalidRange", message: "The requested range is not satisfiable",
+            details: [("ActualObjectSize", "\(size)")], headers: [.contentRange: "bytes */\(size)"])
     }
 
     var xml: String {
@@ -43,9 +51,11 @@ struct S3Error: Error, Sendable {
             text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
                 .replacingOccurrences(of: ">", with: "&gt;")
         }
-        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>\(code)</Code><Message>\(escape(message))</Message>"
+        var out =
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>\(code)</Code><Message>\(escape(message))</Message>"
         for (name, value) in details { out += "<\(name)>\(escape(value))</\(name)>" }
-        out += "<RequestId>\(String(UInt64.random(in: 0 ... .max) & 0xFFFF_FFFF_FFFF, radix: 16, uppercase: true))</RequestId></Error>"
+        out +=
+            "<RequestId>\(String(UInt64.random(in: 0 ... .max) & 0xFFFF_FFFF_FFFF, radix: 16, uppercase: true))</RequestId></Error>"
         return out
     }
 

@@ -37,7 +37,8 @@ struct ServerServices: Sendable {
     func publicBase(for request: Request) -> String {
         if let url = configuration.publicURL { return url.hasSuffix("/") ? String(url.dropLast()) : url }
         if let host = request.head.authority, !host.isEmpty,
-           !host.contains(where: { $0 == "/" || $0 == "?" || $0 == "#" || $0 == "@" || $0.isWhitespace }) {
+            !host.contains(where: { $0 == "/" || $0 == "?" || $0 == "#" || $0 == "@" || $0.isWhitespace })
+        {
             return "http://\(host)"
         }
         return listening.withLockedValue { $0 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// glibc's allocator serves the media chunks (512 KiB) with fresh mmap()s, each faulted in and zeroed
@@ -15,11 +15,11 @@ public enum AllocatorTuning {
 
     public static func keepMediaChunksInTheHeap() {
         #if canImport(Glibc)
-        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-        guard let symbol = dlsym(nil, "mallopt") else { return }
-        let mallopt = unsafeBitCast(symbol, to: Mallopt.self)
-        _ = mallopt(mmapThreshold, 4 << 20)
-        _ = mallopt(trimThreshold, 64 << 20)
+            typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+            guard let symbol = dlsym(nil, "mallopt") else { return }
+            let mallopt = unsafeBitCast(symbol, to: Mallopt.self)
+            _ = mallopt(mmapThreshold, 4 << 20)
+            _ = mallopt(trimThreshold, 64 << 20)
         #endif
     }
 }

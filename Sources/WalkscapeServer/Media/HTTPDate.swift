@@ -22,9 +22,11 @@ enum HTTPDate {
     static func parse(_ text: String) -> Date? {
         let parts = text.trimmingCharacters(in: .whitespaces).split(separator: " ")
         guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]),
-              let month = months.firstIndex(of: String(parts[2])), let year = Int(parts[3]) else { return nil }
+            let month = months.firstIndex(of: String(parts[2])), let year = Int(parts[3])
+        else { return nil }
         let time = parts[4].split(separator: ":")
         guard time.count == 3, let h = Int(time[0]), let m = Int(time[1]), let s = Int(time[2]) else { return nil }
-        return calendar.date(from: DateComponents(year: year, month: month + 1, day: day, hour: h, minute: m, second: s))
+        return calendar.date(
+            from: DateComponents(year: year, month: month + 1, day: day, hour: h, minute: m, second: s))
     }
 }

@@ -22,7 +22,8 @@ struct MediaFileResponse {
     func make(for request: Request, head: Bool) throws -> Response {
         // Resolved again now: a symlink swapped in since the tour was loaded must not lead out.
         guard let real = realPath(entry.file.path), real.hasPrefix(rootRealPath + "/"),
-              let stamp = FileStamp.of(real), stamp.isRegularFile else {
+            let stamp = FileStamp.of(real), stamp.isRegularFile
+        else {
             throw S3Error.noSuchKey(entry.relativePath)
         }
         let size = stamp.size
@@ -37,7 +38,8 @@ struct MediaFileResponse {
                 return Response(status: .notModified, headers: headers)
             }
         } else if let since = request.headers[.ifModifiedSince].flatMap(HTTPDate.parse),
-                  Int(since.timeIntervalSince1970) >= stamp.modifiedSeconds {
+            Int(since.timeIntervalSince1970) >= stamp.modifiedSeconds
+        {
             return Response(status: .notModified, headers: headers)
         }
 
@@ -67,7 +69,8 @@ struct MediaFileResponse {
         let throttle = self.throttle
         let loop = eventLoop
         let body = ResponseBody(contentLength: length) { writer in
-            var out: any ResponseBodyWriter = throttle > 0 ? PacedBodyWriter(inner: writer, bytesPerSecond: throttle) : writer
+            var out: any ResponseBodyWriter =
+                throttle > 0 ? PacedBodyWriter(inner: writer, bytesPerSecond: throttle) : writer
             try await FileSystem.shared.withFileHandle(forReadingAt: .init(path)) { handle in
                 for try await chunk in handle.readChunks(in: bytes, chunkLength: .bytes(Int64(Self.chunkLength))) {
                     try await out.write(chunk)

@@ -47,12 +47,14 @@ public struct MediaSigner: Sendable {
     /// The same with the date already formatted (a manifest signs all its URLs from one moment).
     func query(path: String, amzDate: String, expires: String) -> String {
         let signature = sign(canonicalPath: path, amzDate: amzDate, expires: expires)
-        return "X-Amz-Algorithm=\(Self.algorithm)&X-Amz-Date=\(amzDate)&X-Amz-Expires=\(expires)&X-Amz-Signature=\(signature)"
+        return
+            "X-Amz-Algorithm=\(Self.algorithm)&X-Amz-Date=\(amzDate)&X-Amz-Expires=\(expires)&X-Amz-Signature=\(signature)"
     }
 
     /// A complete signed URL under `base` (`http://host:port`, no trailing slash).
     public func url(base: String, tourID: String, relativePath: String, date: Date, seconds: Int) -> String {
-        url(base: base, tourID: tourID, relativePath: relativePath, amzDate: PresignedURL.formatAmzDate(date),
+        url(
+            base: base, tourID: tourID, relativePath: relativePath, amzDate: PresignedURL.formatAmzDate(date),
             expires: String(seconds))
     }
 
@@ -69,9 +71,13 @@ public struct MediaSigner: Sendable {
 
     /// Checks a request: `rawPath` exactly as received (still percent-encoded), `query` decoded.
     public func check(rawPath: String, query: [String: String], now: Date) -> Check {
-        guard let segments = Self.decodedSegments(of: rawPath) else { return .malformed("The request path is malformed") }
+        guard let segments = Self.decodedSegments(of: rawPath) else {
+            return .malformed("The request path is malformed")
+        }
         guard query["X-Amz-Algorithm"] == Self.algorithm else {
-            return .malformed("Query-string authentication requires the X-Amz-Algorithm, X-Amz-Date, X-Amz-Expires and X-Amz-Signature parameters")
+            return .malformed(
+                "Query-string authentication requires the X-Amz-Algorithm, X-Amz-Date, X-Amz-Expires and X-Amz-Signature parameters"
+            )
         }
         guard let amzDate = query["X-Amz-Date"], let date = PresignedURL.parseAmzDate(amzDate) else {
             return .malformed("X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\"")
@@ -82,7 +88,9 @@ public struct MediaSigner: Sendable {
         guard let signature = query["X-Amz-Signature"], let given = Self.hexBytes(signature) else { return .mismatch }
         let canonical = Self.prefix + segments.map(Self.encode).joined(separator: "/")
         let message = Data("\(canonical)\n\(amzDate)\n\(expires)".utf8)
-        guard HMAC<SHA256>.isValidAuthenticationCode(given, authenticating: message, using: key) else { return .mismatch }
+        guard HMAC<SHA256>.isValidAuthenticationCode(given, authenticating: message, using: key) else {
+            return .mismatch
+        }
         let expiry = date.addingTimeInterval(Double(seconds))
         guard now <= expiry else { return .expired(expires: expiry, seconds: expires) }
         return .valid(segments: segments)
@@ -106,7 +114,8 @@ public struct MediaSigner: Sendable {
         while let byte = iterator.next() {
             if byte == UInt8(ascii: "%") {
                 guard let high = iterator.next(), let low = iterator.next(),
-                      let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) else { return nil }
+                    let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+                else { return nil }
                 bytes.append(value)
             } else {
                 bytes.append(byte)
@@ -123,7 +132,8 @@ public struct MediaSigner: Sendable {
         for byte in segment.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
                 out.append(byte)
             default:
                 out += [UInt8(ascii: "%"), upper[Int(byte >> 4)], upper[Int(byte & 0x0F)]]

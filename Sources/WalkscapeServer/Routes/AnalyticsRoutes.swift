@@ -23,8 +23,11 @@ struct AnalyticsRoutes: Sendable {
             let unknownTour = event.tourID.flatMap { snapshot.byID[$0] == nil ? $0 : nil }
             let unknownPoint = event.pointID.flatMap { points.contains($0) ? nil : $0 }
             if unknownTour != nil || unknownPoint != nil {
-                services.logger.warning("analytics batch refused with 500, as live (foreign key)", metadata: [
-                    "tourId": "\(unknownTour ?? "-")", "pointId": "\(unknownPoint ?? "-")"])
+                services.logger.warning(
+                    "analytics batch refused with 500, as live (foreign key)",
+                    metadata: [
+                        "tourId": "\(unknownTour ?? "-")", "pointId": "\(unknownPoint ?? "-")",
+                    ])
                 throw APIError(.internalServerError, "Internal server error")
             }
         }
@@ -84,12 +87,13 @@ struct AnalyticsRoutes: Sendable {
         let properties = properties(o, &v)
         let timestamp = timestamp(o, &v)
         guard let name else { return nil }
-        return AnalyticsEvent(name: name, userID: properties["userId"]?.stringValue,
-                              anonymousID: properties["anonymousId"]?.stringValue,
-                              tourID: properties["tourId"]?.stringValue, pointID: properties["pointId"]?.stringValue,
-                              language: properties["language"]?.stringValue, device: properties["device"]?.stringValue,
-                              osVersion: properties["osVersion"]?.stringValue, offline: properties["offline"]?.boolValue,
-                              timestamp: timestamp, properties: properties)
+        return AnalyticsEvent(
+            name: name, userID: properties["userId"]?.stringValue,
+            anonymousID: properties["anonymousId"]?.stringValue,
+            tourID: properties["tourId"]?.stringValue, pointID: properties["pointId"]?.stringValue,
+            language: properties["language"]?.stringValue, device: properties["device"]?.stringValue,
+            osVersion: properties["osVersion"]?.stringValue, offline: properties["offline"]?.boolValue,
+            timestamp: timestamp, properties: properties)
     }
 
     static func eventName(_ o: [String: JSONValue], _ key: String, _ v: inout BodyValidator) -> String? {

@@ -35,8 +35,9 @@ struct AuthRoutes: Sendable {
         let hash = try await services.hasher.hash(password)
         let user: UserRecord
         do {
-            user = try services.accounts.create(email: email, passwordHash: hash, name: name,
-                                                preferredLanguage: language ?? "en", mailingListOptIn: optIn ?? false)
+            user = try services.accounts.create(
+                email: email, passwordHash: hash, name: name,
+                preferredLanguage: language ?? "en", mailingListOptIn: optIn ?? false)
         } catch AccountStore.Failure.emailTaken {
             throw taken
         }
@@ -69,15 +70,17 @@ struct AuthRoutes: Sendable {
         guard let claims = await services.tokens.verifyRefresh(token) else { throw invalid }
         // Rotation: each refresh token works once; the answer carries its successor.
         guard try services.accounts.consumeRefreshToken(id: claims.jti.value, userID: claims.sub.value),
-              let user = try services.accounts.user(id: claims.sub.value) else { throw invalid }
+            let user = try services.accounts.user(id: claims.sub.value)
+        else { throw invalid }
         services.logger.info("token refreshed", metadata: ["user": "\(user.email)"])
         return services.json(try await issue(for: user), status: .created)
     }
 
     private func issue(for user: UserRecord) async throws -> AuthTokens {
         let issued = try await services.tokens.issue(userID: user.id, email: user.email)
-        try services.accounts.recordRefreshToken(id: issued.refreshID, userID: user.id, issuedAt: issued.issuedAt,
-                                                 expiresAt: issued.refreshExpiresAt)
+        try services.accounts.recordRefreshToken(
+            id: issued.refreshID, userID: user.id, issuedAt: issued.issuedAt,
+            expiresAt: issued.refreshExpiresAt)
         return issued.tokens
     }
 }

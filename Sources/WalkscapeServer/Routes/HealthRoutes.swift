@@ -11,7 +11,9 @@ struct HealthRoutes: Sendable {
 
     func register(on router: Router<ServerContext>) {
         router.get("/health") { _, _ in
-            var details: [String: JSONValue] = ["tours": ["status": "up", "count": .number(Double(services.catalog.count))]]
+            var details: [String: JSONValue] = [
+                "tours": ["status": "up", "count": .number(Double(services.catalog.count))]
+            ]
             do {
                 _ = try services.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
                 details["database"] = ["status": "up"]

@@ -30,15 +30,20 @@ struct MediaRoutes: Sendable {
         case .valid(let segments):
             let key = segments.joined(separator: "/")
             guard segments.count >= 2,
-                  segments.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("/") && !$0.contains("\0") }),
-                  let tour = services.catalog.current().byID[segments[0]],
-                  let entry = tour.media[segments.dropFirst().joined(separator: "/")] else {
+                segments.allSatisfy({
+                    !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("/") && !$0.contains("\0")
+                }),
+                let tour = services.catalog.current().byID[segments[0]],
+                let entry = tour.media[segments.dropFirst().joined(separator: "/")]
+            else {
                 throw S3Error.noSuchKey(key)
             }
             let root = realPath(tour.folder.root.path) ?? tour.folder.root.path
-            return try MediaFileResponse(entry: entry, rootRealPath: root, throttle: services.configuration.faults.throttleBytesPerSecond,
-                                         eventLoop: context.channel.eventLoop)
-                .make(for: request, head: head)
+            return try MediaFileResponse(
+                entry: entry, rootRealPath: root, throttle: services.configuration.faults.throttleBytesPerSecond,
+                eventLoop: context.channel.eventLoop
+            )
+            .make(for: request, head: head)
         }
     }
 }

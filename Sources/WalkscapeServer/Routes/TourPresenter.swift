@@ -36,48 +36,55 @@ struct TourPresenter {
 
     func summary(_ tour: ServedTour, hasAccess: Bool?) -> TourSummary {
         let f = tour.folder
-        var titles: LocalizedText = [:], previews: LocalizedText = [:], completions: LocalizedText = [:], buses: LocalizedText = [:]
+        var titles: LocalizedText = [:], previews: LocalizedText = [:], completions: LocalizedText = [:],
+            buses: LocalizedText = [:]
         for (language, info) in f.languageInfo {
             titles[language] = info.title
             previews[language] = Self.preview(info.description)
             completions[language] = info.completionMessage
             buses[language] = info.busInfo
         }
-        return TourSummary(id: f.id, slug: f.slug, title: titles, descriptionPreview: previews,
-                           completionMessage: completions, busInfo: buses, city: f.city,
-                           durationMinutes: f.durationMinutes, distanceKm: f.distanceKm, difficulty: f.difficulty,
-                           languages: f.languages, isProtected: f.isProtected, hasAccess: hasAccess,
-                           imageURL: url(tour, file: f.image), route: f.route)
+        return TourSummary(
+            id: f.id, slug: f.slug, title: titles, descriptionPreview: previews,
+            completionMessage: completions, busInfo: buses, city: f.city,
+            durationMinutes: f.durationMinutes, distanceKm: f.distanceKm, difficulty: f.difficulty,
+            languages: f.languages, isProtected: f.isProtected, hasAccess: hasAccess,
+            imageURL: url(tour, file: f.image), route: f.route)
     }
 
     func detail(_ tour: ServedTour, language: String, hasAccess: Bool) -> TourDetail {
         let f = tour.folder
         let info = f.languageInfo[language]
-        return TourDetail(id: f.id, slug: f.slug, language: language, title: info?.title ?? "",
-                          description: info?.description ?? "", completionMessage: info?.completionMessage,
-                          busInfo: info?.busInfo, city: f.city, durationMinutes: f.durationMinutes,
-                          distanceKm: f.distanceKm, difficulty: f.difficulty, languages: f.languages,
-                          isProtected: f.isProtected, hasAccess: hasAccess, imageURL: url(tour, file: f.image),
-                          startingPoint: f.points.first?.coordinate, route: f.route, pointCount: f.points.count)
+        return TourDetail(
+            id: f.id, slug: f.slug, language: language, title: info?.title ?? "",
+            description: info?.description ?? "", completionMessage: info?.completionMessage,
+            busInfo: info?.busInfo, city: f.city, durationMinutes: f.durationMinutes,
+            distanceKm: f.distanceKm, difficulty: f.difficulty, languages: f.languages,
+            isProtected: f.isProtected, hasAccess: hasAccess, imageURL: url(tour, file: f.image),
+            startingPoint: f.points.first?.coordinate, route: f.route, pointCount: f.points.count)
     }
 
     func points(_ tour: ServedTour, language: String) throws -> [TourPoint] {
         // The guide puts media links on points; the live service only in the manifest.
         let withMedia = configuration.dialect == .guide
         return try tour.folder.playable(language: language).points.map { p in
-            TourPoint(id: p.id, order: p.order, coordinate: p.coordinate, triggerRadiusMeters: p.triggerRadiusMeters,
-                      title: p.title, description: p.text,
-                      audioURL: withMedia ? url(tour, file: p.audio) : nil,
-                      imageURL: withMedia ? url(tour, file: p.image) : nil)
+            TourPoint(
+                id: p.id, order: p.order, coordinate: p.coordinate, triggerRadiusMeters: p.triggerRadiusMeters,
+                title: p.title, description: p.text,
+                audioURL: withMedia ? url(tour, file: p.audio) : nil,
+                imageURL: withMedia ? url(tour, file: p.image) : nil)
         }
     }
 
     func manifest(_ tour: ServedTour, language: String) throws -> TourManifest {
         let playable = try tour.folder.playable(language: language)
         var audio: [MediaFile] = [], images: [MediaFile] = [], subtitles: [MediaFile] = []
-        func file(_ entry: MediaEntry, point: PlayablePoint, order: Int? = nil, language: String? = nil, index: Int) -> MediaFile {
-            MediaFile(pointID: point.id, order: order, language: language, url: url(tour, entry),
-                      sizeBytes: declaredSize(entry.stamp.size, index: index), expiresAt: expiresAt)
+        func file(_ entry: MediaEntry, point: PlayablePoint, order: Int? = nil, language: String? = nil, index: Int)
+            -> MediaFile
+        {
+            MediaFile(
+                pointID: point.id, order: order, language: language, url: url(tour, entry),
+                sizeBytes: declaredSize(entry.stamp.size, index: index), expiresAt: expiresAt)
         }
         for point in playable.points {
             if let entry = tour.entry(for: point.audio) {
@@ -90,8 +97,9 @@ struct TourPresenter {
                 subtitles.append(file(entry, point: point, language: language, index: subtitles.count))
             }
         }
-        return TourManifest(tourID: tour.id, language: language, version: String(tour.versions[language] ?? 1),
-                            audio: audio, images: images, subtitles: subtitles, offlineMap: offlineMap(tour.folder))
+        return TourManifest(
+            tourID: tour.id, language: language, version: String(tour.versions[language] ?? 1),
+            audio: audio, images: images, subtitles: subtitles, offlineMap: offlineMap(tour.folder))
     }
 
     /// `--misdeclare-size`: files at even places in each list are declared larger than they are, at
@@ -105,11 +113,14 @@ struct TourPresenter {
     func offlineMap(_ folder: TourFolder) -> OfflineMap {
         let coordinates = folder.points.map(\.coordinate) + folder.route
         let margin = 0.005
-        let bounds = coordinates.isEmpty ? nil : OfflineMap.Bounds(
-            north: min(90, coordinates.map(\.latitude).max()! + margin),
-            south: max(-90, coordinates.map(\.latitude).min()! - margin),
-            east: min(180, coordinates.map(\.longitude).max()! + margin),
-            west: max(-180, coordinates.map(\.longitude).min()! - margin))
+        let bounds =
+            coordinates.isEmpty
+            ? nil
+            : OfflineMap.Bounds(
+                north: min(90, coordinates.map(\.latitude).max()! + margin),
+                south: max(-90, coordinates.map(\.latitude).min()! - margin),
+                east: min(180, coordinates.map(\.longitude).max()! + margin),
+                west: max(-180, coordinates.map(\.longitude).min()! - margin))
         return OfflineMap(tilesURLTemplate: Self.tilesTemplate, bounds: bounds, recommendedZoomLevels: [14, 15, 16])
     }
 

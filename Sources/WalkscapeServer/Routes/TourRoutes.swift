@@ -33,7 +33,8 @@ struct TourRoutes: Sendable {
         let granted = try user.map { Set(try services.vouchers.grants(userID: $0.id).map(\.tourID)) } ?? []
         let presenter = services.presenter(for: request)
         let tours = services.catalog.current().tours.map { tour in
-            presenter.summary(tour, hasAccess: user == nil ? nil : (!tour.folder.isProtected || granted.contains(tour.id)))
+            presenter.summary(
+                tour, hasAccess: user == nil ? nil : (!tour.folder.isProtected || granted.contains(tour.id)))
         }
         return services.json(tours)
     }
@@ -47,9 +48,11 @@ struct TourRoutes: Sendable {
         }
         let language = request.uri.queryParameters.get("language") ?? ""
         guard tour.folder.languageInfo[language] != nil else {
-            throw APIError(.notFound, language.isEmpty
-                ? "Tour version not found: the language query parameter is required"
-                : "Tour version not found for language '\(language)'")
+            throw APIError(
+                .notFound,
+                language.isEmpty
+                    ? "Tour version not found: the language query parameter is required"
+                    : "Tour version not found for language '\(language)'")
         }
         var access = !tour.folder.isProtected
         if !access, let user = await services.authenticator.optionalUser(request) {

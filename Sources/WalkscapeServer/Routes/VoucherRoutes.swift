@@ -15,8 +15,9 @@ struct VoucherRoutes: Sendable {
             let tours = services.catalog.current().byID
             let entries = try services.vouchers.grants(userID: user.id).map { grant in
                 let folder = tours[grant.tourID]?.folder
-                return GrantedTours.Entry(tourID: grant.tourID, tourTitle: folder.map { title(of: $0, for: user) },
-                                          tourSlug: folder?.slug, grantedAt: grant.grantedAt)
+                return GrantedTours.Entry(
+                    tourID: grant.tourID, tourTitle: folder.map { title(of: $0, for: user) },
+                    tourSlug: folder?.slug, grantedAt: grant.grantedAt)
             }
             return services.json(GrantedTours(tours: entries))
         }
@@ -46,16 +47,20 @@ struct VoucherRoutes: Sendable {
         case .success(let voucher):
             let tourID = voucher.tourId ?? ""
             let folder = snapshot.byID[tourID]?.folder
-            services.logger.info("voucher redeemed", metadata: ["code": "\(voucher.code)", "tour": "\(tourID)", "user": "\(user.email)"])
-            return services.json(VoucherRedemption(success: true, message: "Voucher redeemed successfully", tourID: tourID,
-                                                   tourTitle: folder.map { title(of: $0, for: user) }, tourSlug: folder?.slug,
-                                                   code: voucher.code, validUntil: voucher.validUntil),
-                                 status: .created)
+            services.logger.info(
+                "voucher redeemed", metadata: ["code": "\(voucher.code)", "tour": "\(tourID)", "user": "\(user.email)"])
+            return services.json(
+                VoucherRedemption(
+                    success: true, message: "Voucher redeemed successfully", tourID: tourID,
+                    tourTitle: folder.map { title(of: $0, for: user) }, tourSlug: folder?.slug,
+                    code: voucher.code, validUntil: voucher.validUntil),
+                status: .created)
         }
     }
 
     /// The tour's title in the user's language, else the tour's default one.
     func title(of folder: TourFolder, for user: UserRecord) -> String {
-        (folder.languageInfo[user.preferredLanguage] ?? folder.languageInfo[folder.defaultLanguage])?.title ?? folder.slug
+        (folder.languageInfo[user.preferredLanguage] ?? folder.languageInfo[folder.defaultLanguage])?.title
+            ?? folder.slug
     }
 }

@@ -17,12 +17,15 @@ public struct AccountStore: Sendable {
     }
 
     /// Creates a user; `.emailTaken` when the address exists, however many registrations race.
-    public func create(email: String, passwordHash: String, name: String?, preferredLanguage: String,
-                       mailingListOptIn: Bool) throws -> UserRecord {
+    public func create(
+        email: String, passwordHash: String, name: String?, preferredLanguage: String,
+        mailingListOptIn: Bool
+    ) throws -> UserRecord {
         let now = Date()
-        let user = UserRecord(id: UUID().uuidString.lowercased(), email: Self.normalize(email: email),
-                              passwordHash: passwordHash, name: name, preferredLanguage: preferredLanguage,
-                              mailingListOptIn: mailingListOptIn, createdAt: now, updatedAt: now)
+        let user = UserRecord(
+            id: UUID().uuidString.lowercased(), email: Self.normalize(email: email),
+            passwordHash: passwordHash, name: name, preferredLanguage: preferredLanguage,
+            mailingListOptIn: mailingListOptIn, createdAt: now, updatedAt: now)
         do {
             // Read back what was stored, so the answer says what `/auth/me` will (times to the millisecond).
             return try database.writer.write { db in
@@ -56,8 +59,9 @@ public struct AccountStore: Sendable {
     /// Remembers an issued refresh token, so it can be used exactly once.
     public func recordRefreshToken(id: String, userID: String, issuedAt: Date, expiresAt: Date) throws {
         try database.writer.write { db in
-            try db.execute(sql: "INSERT INTO refreshToken (id, userId, issuedAt, expiresAt) VALUES (?, ?, ?, ?)",
-                           arguments: [id, userID, issuedAt, expiresAt])
+            try db.execute(
+                sql: "INSERT INTO refreshToken (id, userId, issuedAt, expiresAt) VALUES (?, ?, ?, ?)",
+                arguments: [id, userID, issuedAt, expiresAt])
         }
     }
 
@@ -65,9 +69,10 @@ public struct AccountStore: Sendable {
     /// One transaction, so of two parallel refreshes with the same token exactly one succeeds.
     public func consumeRefreshToken(id: String, userID: String, now: Date = Date()) throws -> Bool {
         try database.writer.write { db in
-            try db.execute(sql: """
-                UPDATE refreshToken SET usedAt = ? WHERE id = ? AND userId = ? AND usedAt IS NULL AND expiresAt > ?
-                """, arguments: [now, id, userID, now])
+            try db.execute(
+                sql: """
+                    UPDATE refreshToken SET usedAt = ? WHERE id = ? AND userId = ? AND usedAt IS NULL AND expiresAt > ?
+                    """, arguments: [now, id, userID, now])
             let used = db.changesCount == 1
             try Counters.increment(used ? "refreshes" : "refreshesRefused", in: db)
             return used

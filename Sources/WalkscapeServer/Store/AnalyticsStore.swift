@@ -42,13 +42,17 @@ public struct AnalyticsStore: Sendable {
         try database.writer.write { db in
             for event in events {
                 let properties = String(decoding: try encoder.encode(event.properties), as: UTF8.self)
-                try db.execute(sql: """
-                    INSERT INTO event (eventId, name, userId, anonymousId, tourId, pointId, language, device, osVersion,
-                                       offline, timestamp, properties, requestUserId, receivedAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [event.eventID, event.name, event.userID, event.anonymousID, event.tourID,
-                                     event.pointID, event.language, event.device, event.osVersion, event.offline,
-                                     event.timestamp ?? receivedAt, properties, requestUserID, receivedAt])
+                try db.execute(
+                    sql: """
+                        INSERT INTO event (eventId, name, userId, anonymousId, tourId, pointId, language, device, osVersion,
+                                           offline, timestamp, properties, requestUserId, receivedAt)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        event.eventID, event.name, event.userID, event.anonymousID, event.tourID,
+                        event.pointID, event.language, event.device, event.osVersion, event.offline,
+                        event.timestamp ?? receivedAt, properties, requestUserID, receivedAt,
+                    ])
             }
             try Counters.increment("eventBatches", in: db)
         }
@@ -61,17 +65,23 @@ public struct AnalyticsStore: Sendable {
             var events: [Received] = []
             for row in try Row.fetchAll(db, sql: "SELECT * FROM event ORDER BY id") {
                 let eventID: String? = row["eventId"]
-                let properties = (try? decoder.decode([String: JSONValue].self, from: Data((row["properties"] as String).utf8))) ?? [:]
-                let event = AnalyticsEvent(name: row["name"], userID: row["userId"], anonymousID: row["anonymousId"],
-                                           tourID: row["tourId"], pointID: row["pointId"], language: row["language"],
-                                           device: row["device"], osVersion: row["osVersion"], offline: row["offline"],
-                                           timestamp: row["timestamp"], properties: properties)
+                let properties =
+                    (try? decoder.decode([String: JSONValue].self, from: Data((row["properties"] as String).utf8)))
+                    ?? [:]
+                let event = AnalyticsEvent(
+                    name: row["name"], userID: row["userId"], anonymousID: row["anonymousId"],
+                    tourID: row["tourId"], pointID: row["pointId"], language: row["language"],
+                    device: row["device"], osVersion: row["osVersion"], offline: row["offline"],
+                    timestamp: row["timestamp"], properties: properties)
                 let duplicate = eventID.map { !seen.insert($0).inserted } ?? false
-                events.append(Received(event: event, eventID: eventID, requestUserID: row["requestUserId"],
-                                       receivedAt: row["receivedAt"], duplicate: duplicate))
+                events.append(
+                    Received(
+                        event: event, eventID: eventID, requestUserID: row["requestUserId"],
+                        receivedAt: row["receivedAt"], duplicate: duplicate))
             }
             let duplicates = events.filter(\.duplicate).count
-            return Summary(received: events.count, unique: events.count - duplicates, duplicates: duplicates, events: events)
+            return Summary(
+                received: events.count, unique: events.count - duplicates, duplicates: duplicates, events: events)
         }
     }
 }

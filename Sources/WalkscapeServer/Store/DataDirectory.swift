@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The server's data folder: created on first use, private to its owner (it holds password hashes
@@ -15,10 +16,12 @@ enum DataDirectory {
             return
         }
         do {
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: url, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
-            throw ServerError(.unavailable, "\(url.path): cannot create the data folder (\(error.localizedDescription))")
+            throw ServerError(
+                .unavailable, "\(url.path): cannot create the data folder (\(error.localizedDescription))")
         }
     }
 }

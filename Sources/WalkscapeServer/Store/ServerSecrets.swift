@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
 import TourModel
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The secret everything the server signs derives from: access tokens, refresh tokens and media URLs
@@ -67,7 +68,9 @@ public struct ServerSecrets: Sendable {
             index = next
         }
         guard bytes.count >= 16 else {
-            throw ServerError(.data, "\(url.path): is not a secret this server wrote (expected hex bytes); remove it to make a new one")
+            throw ServerError(
+                .data,
+                "\(url.path): is not a secret this server wrote (expected hex bytes); remove it to make a new one")
         }
         return ServerSecrets(master: SymmetricKey(data: bytes))
     }

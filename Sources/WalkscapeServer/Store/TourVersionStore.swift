@@ -12,15 +12,17 @@ public struct TourVersionStore: Sendable {
     /// The version for this content hash: the stored one when the hash is unchanged, the next when not.
     public func version(tourID: String, language: String, contentHash: String) throws -> Int {
         try database.writer.write { db in
-            let row = try Row.fetchOne(db, sql: "SELECT contentHash, version FROM tourVersion WHERE tourId = ? AND language = ?",
-                                       arguments: [tourID, language])
+            let row = try Row.fetchOne(
+                db, sql: "SELECT contentHash, version FROM tourVersion WHERE tourId = ? AND language = ?",
+                arguments: [tourID, language])
             if let row, row["contentHash"] as String == contentHash { return row["version"] as Int }
             let next = ((row?["version"] as Int?) ?? 0) + 1
-            try db.execute(sql: """
-                INSERT INTO tourVersion (tourId, language, contentHash, version, publishedAt) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT(tourId, language) DO UPDATE SET contentHash = excluded.contentHash,
-                    version = excluded.version, publishedAt = excluded.publishedAt
-                """, arguments: [tourID, language, contentHash, next, Date()])
+            try db.execute(
+                sql: """
+                    INSERT INTO tourVersion (tourId, language, contentHash, version, publishedAt) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(tourId, language) DO UPDATE SET contentHash = excluded.contentHash,
+                        version = excluded.version, publishedAt = excluded.publishedAt
+                    """, arguments: [tourID, language, contentHash, next, Date()])
             return next
         }
     }

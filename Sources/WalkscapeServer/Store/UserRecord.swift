@@ -17,7 +17,8 @@ public struct UserRecord: Sendable, Hashable, Codable, FetchableRecord, Persista
 
     /// What `/auth/me` shows (never the hash).
     public var profile: UserProfile {
-        UserProfile(id: id, email: email, name: name, preferredLanguage: preferredLanguage,
-                    mailingListOptIn: mailingListOptIn, createdAt: createdAt, updatedAt: updatedAt)
+        UserProfile(
+            id: id, email: email, name: name, preferredLanguage: preferredLanguage,
+            mailingListOptIn: mailingListOptIn, createdAt: createdAt, updatedAt: updatedAt)
     }
 }

@@ -14,8 +14,10 @@ public struct VoucherRecord: Sendable, Hashable, Codable, FetchableRecord, Persi
     public var validUntil: Date?
     public var createdAt: Date
 
-    public init(code: String, tourId: String?, maxUses: Int?, usedCount: Int = 0, validUntil: Date?,
-                createdAt: Date = Date()) {
+    public init(
+        code: String, tourId: String?, maxUses: Int?, usedCount: Int = 0, validUntil: Date?,
+        createdAt: Date = Date()
+    ) {
         self.code = VoucherStore.normalize(code: code)
         self.tourId = tourId
         self.maxUses = maxUses

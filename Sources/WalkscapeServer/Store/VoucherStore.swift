@@ -44,19 +44,24 @@ public struct VoucherStore: Sendable {
     /// Redeems `code` for `userID`: checks and the grant in one transaction, so a voucher with one
     /// use left is granted once however many redemptions race. `tourExists` says whether the
     /// voucher's tour is being served (a voucher for a tour that is not is not tied to a tour).
-    public func redeem(code: String, userID: String, now: Date = Date(),
-                       tourExists: @Sendable (String) -> Bool) throws -> Result<VoucherRecord, Refusal> {
+    public func redeem(
+        code: String, userID: String, now: Date = Date(),
+        tourExists: @Sendable (String) -> Bool
+    ) throws -> Result<VoucherRecord, Refusal> {
         let normalized = Self.normalize(code: code)
         return try database.writer.write { db in
             guard var voucher = try VoucherRecord.fetchOne(db, key: normalized) else { return .failure(.unknownCode) }
             if let validUntil = voucher.validUntil, validUntil < now { return .failure(.expired) }
             if let maxUses = voucher.maxUses, voucher.usedCount >= maxUses { return .failure(.exhausted) }
             guard let tourID = voucher.tourId, tourExists(tourID) else { return .failure(.notTiedToATour) }
-            let granted = try Bool.fetchOne(db, sql: "SELECT 1 FROM \"grant\" WHERE userId = ? AND tourId = ?",
-                                            arguments: [userID, tourID]) ?? false
+            let granted =
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM \"grant\" WHERE userId = ? AND tourId = ?",
+                    arguments: [userID, tourID]) ?? false
             if granted { return .failure(.alreadyGranted(tourID: tourID)) }
-            try db.execute(sql: "INSERT INTO \"grant\" (userId, tourId, voucherCode, grantedAt) VALUES (?, ?, ?, ?)",
-                           arguments: [userID, tourID, voucher.code, now])
+            try db.execute(
+                sql: "INSERT INTO \"grant\" (userId, tourId, voucherCode, grantedAt) VALUES (?, ?, ?, ?)",
+                arguments: [userID, tourID, voucher.code, now])
             voucher.usedCount += 1
             try voucher.update(db)
             try Counters.increment("vouchersRedeemed", in: db)
@@ -66,16 +71,19 @@ public struct VoucherStore: Sendable {
 
     public func grants(userID: String) throws -> [Grant] {
         try database.writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT tourId, grantedAt FROM \"grant\" WHERE userId = ? ORDER BY grantedAt, tourId",
-                             arguments: [userID])
-                .map { Grant(tourID: $0["tourId"], grantedAt: $0["grantedAt"]) }
+            try Row.fetchAll(
+                db, sql: "SELECT tourId, grantedAt FROM \"grant\" WHERE userId = ? ORDER BY grantedAt, tourId",
+                arguments: [userID]
+            )
+            .map { Grant(tourID: $0["tourId"], grantedAt: $0["grantedAt"]) }
         }
     }
 
     public func hasGrant(userID: String, tourID: String) throws -> Bool {
         try database.writer.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM \"grant\" WHERE userId = ? AND tourId = ?",
-                              arguments: [userID, tourID]) ?? false
+            try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM \"grant\" WHERE userId = ? AND tourId = ?",
+                arguments: [userID, tourID]) ?? false
         }
     }
 }

@@ -9,18 +9,20 @@ struct LoginCommand: AsyncParsableCommand {
         commandName: "login",
         abstract: "Log in to the tour service; the session is kept (mode 0600) and renewed as needed.",
         discussion: """
-        On a terminal the email and password are asked for (the password without echo). In scripts, \
-        pass --email and pipe the password with --password-stdin. There is no password flag.
+            On a terminal the email and password are asked for (the password without echo). In scripts, \
+            pass --email and pipe the password with --password-stdin. There is no password flag.
 
-        Examples:
-          walkscape login
-          walkscape login --email ada@example.org
-          printf '%s\\n' "$PASSWORD" | walkscape login --email ada@example.org --password-stdin
-        """)
+            Examples:
+              walkscape login
+              walkscape login --email ada@example.org
+              printf '%s\\n' "$PASSWORD" | walkscape login --email ada@example.org --password-stdin
+            """)
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: .long, help: ArgumentHelp("The account's email (asked for on a terminal when missing).", valueName: "email"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The account's email (asked for on a terminal when missing).", valueName: "email"))
     var email: String?
 
     @Flag(name: .long, help: "Read the password from the first line of standard input.")
@@ -39,9 +41,11 @@ struct LoginCommand: AsyncParsableCommand {
             return (auth, try await client.session.credentials())
         }
         AccountEvents(settings: settings).record(.login, userID: auth.user?.id.nonEmpty)
-        try AccountReport(email: auth.user?.email ?? email, userID: auth.user?.id.nonEmpty,
-                          sessionExpiresAt: credentials?.sessionExpiresAt)
-            .show(json: json, headline: "Logged in as \(auth.user?.email ?? email).")
+        try AccountReport(
+            email: auth.user?.email ?? email, userID: auth.user?.id.nonEmpty,
+            sessionExpiresAt: credentials?.sessionExpiresAt
+        )
+        .show(json: json, headline: "Logged in as \(auth.user?.email ?? email).")
         if let note = ServiceMemory.remember(settings), !json { Console.out(note) }
     }
 }
@@ -57,7 +61,9 @@ struct AccountReport: Encodable {
     func show(json: Bool, headline: String) throws {
         if json { return try JSONOutput.write(self) }
         var text = headline
-        if let sessionExpiresAt { text += " The session lasts until \(HumanDate.format(sessionExpiresAt)) unless used." }
+        if let sessionExpiresAt {
+            text += " The session lasts until \(HumanDate.format(sessionExpiresAt)) unless used."
+        }
         Console.out(text)
     }
 }

@@ -8,9 +8,9 @@ struct LogoutCommand: AsyncParsableCommand {
         commandName: "logout",
         abstract: "Forget the saved session (deletes the local credentials).",
         discussion: """
-        Examples:
-          walkscape logout
-        """)
+            Examples:
+              walkscape logout
+            """)
 
     @OptionGroup var global: GlobalOptions
 
@@ -27,6 +27,9 @@ struct LogoutCommand: AsyncParsableCommand {
         let existed = file.permissions != nil
         do { try file.remove() } catch { throw CLIError(error) }
         if json { return try JSONOutput.write(Report(loggedOut: existed, email: email)) }
-        Console.out(existed ? "Logged out\(email.map { " \($0)" } ?? ""): the session is forgotten on this machine." : "Not logged in.")
+        Console.out(
+            existed
+                ? "Logged out\(email.map { " \($0)" } ?? ""): the session is forgotten on this machine."
+                : "Not logged in.")
     }
 }

@@ -17,10 +17,12 @@ enum ServiceMemory {
             case url?:
                 return nil
             case let other?:
-                return "Note: \(file.path) names another service (\(other)): later commands go there unless given --api-url \(url)."
+                return
+                    "Note: \(file.path) names another service (\(other)): later commands go there unless given --api-url \(url)."
             }
         } catch {
-            return "Note: the service could not be saved in \(file.path) (\(error.message)): give later commands --api-url \(url)."
+            return
+                "Note: the service could not be saved in \(file.path) (\(error.message)): give later commands --api-url \(url)."
         }
     }
 }

@@ -9,12 +9,12 @@ struct WhoamiCommand: AsyncParsableCommand {
         commandName: "whoami",
         abstract: "Show the logged-in account.",
         discussion: """
-        Asks the service (GET /auth/me), renewing the session if needed. Exits 77 when not logged in.
+            Asks the service (GET /auth/me), renewing the session if needed. Exits 77 when not logged in.
 
-        Examples:
-          walkscape whoami
-          walkscape whoami --json
-        """)
+            Examples:
+              walkscape whoami
+              walkscape whoami --json
+            """)
 
     @OptionGroup var global: GlobalOptions
 
@@ -36,14 +36,17 @@ struct WhoamiCommand: AsyncParsableCommand {
         let (me, credentials) = try await ServiceConnection.run(settings) { client in
             (try await client.me(), try await client.session.credentials())
         }
-        let report = Report(id: me.id, email: me.email, name: me.name, preferredLanguage: me.preferredLanguage,
-                            mailingListOptIn: me.mailingListOptIn, createdAt: me.createdAt,
-                            sessionExpiresAt: credentials?.sessionExpiresAt)
+        let report = Report(
+            id: me.id, email: me.email, name: me.name, preferredLanguage: me.preferredLanguage,
+            mailingListOptIn: me.mailingListOptIn, createdAt: me.createdAt,
+            sessionExpiresAt: credentials?.sessionExpiresAt)
         if json { return try JSONOutput.write(report) }
         var lines = [me.name.map { "\(me.email) (\($0))" } ?? me.email]
         if let language = me.preferredLanguage { lines.append("language: \(language)") }
         if let created = me.createdAt { lines.append("account since: \(HumanDate.format(created))") }
-        if let end = credentials?.sessionExpiresAt { lines.append("session until: \(HumanDate.format(end)) unless used") }
+        if let end = credentials?.sessionExpiresAt {
+            lines.append("session until: \(HumanDate.format(end)) unless used")
+        }
         Console.out(lines.joined(separator: "\n"))
     }
 }

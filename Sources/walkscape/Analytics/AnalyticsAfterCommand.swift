@@ -26,12 +26,15 @@ enum AnalyticsAfterCommand {
     /// Silent either way: the command has said what it did.
     static func deliver(_ command: (any ParsableCommand)?, recordedSince start: Date) async {
         guard let recording = command as? any RecordsAnalytics,
-              let settings = try? recording.global.settings(), let analytics = try? settings.analytics(), analytics.enabled,
-              let service = AnalyticsStorage.serviceKey(settings),
-              let outbox = try? Outbox.openIfPresent(at: settings.paths.analyticsOutbox),
-              (try? outbox.hasWaiting(for: service, recordedSince: start)) == true else { return }
-        _ = await AnalyticsStorage.flush(outbox, settings: settings, analytics: analytics,
-                                          patience: .init(deadline: Date() + budget, schedule: .afterCommand, maxUnreachable: 1),
-                                          waitForLock: false)
+            let settings = try? recording.global.settings(), let analytics = try? settings.analytics(),
+            analytics.enabled,
+            let service = AnalyticsStorage.serviceKey(settings),
+            let outbox = try? Outbox.openIfPresent(at: settings.paths.analyticsOutbox),
+            (try? outbox.hasWaiting(for: service, recordedSince: start)) == true
+        else { return }
+        _ = await AnalyticsStorage.flush(
+            outbox, settings: settings, analytics: analytics,
+            patience: .init(deadline: Date() + budget, schedule: .afterCommand, maxUnreachable: 1),
+            waitForLock: false)
     }
 }

@@ -10,18 +10,18 @@ struct AnalyticsCommand: AsyncParsableCommand {
         commandName: "analytics",
         abstract: "See what analytics events are kept and sent, turn them on or off, or delete them.",
         discussion: """
-        walkscape records what happens on a walk (tour started, points heard, tour completed or \
-        abandoned), downloads and account events, and sends those of tours from the configured \
-        service to it, for the curators' dashboard. Events of tour folders stay on this machine. \
-        Nothing is recorded or sent with --no-analytics, DO_NOT_TRACK=1, or `analytics = off` in \
-        the config file (what `walkscape analytics off` writes). README.md says what is sent.
+            walkscape records what happens on a walk (tour started, points heard, tour completed or \
+            abandoned), downloads and account events, and sends those of tours from the configured \
+            service to it, for the curators' dashboard. Events of tour folders stay on this machine. \
+            Nothing is recorded or sent with --no-analytics, DO_NOT_TRACK=1, or `analytics = off` in \
+            the config file (what `walkscape analytics off` writes). README.md says what is sent.
 
-        Examples:
-          walkscape analytics status
-          walkscape analytics show --json
-          walkscape analytics off
-          walkscape analytics purge
-        """,
+            Examples:
+              walkscape analytics status
+              walkscape analytics show --json
+              walkscape analytics off
+              walkscape analytics purge
+            """,
         subcommands: [Status.self, Show.self, On.self, Off.self, Purge.self],
         defaultSubcommand: Status.self)
 
@@ -77,20 +77,28 @@ struct AnalyticsCommand: AsyncParsableCommand {
                 enabled: analytics.enabled, disabledBy: analytics.disabledBy, dialect: analytics.dialect.rawValue,
                 service: service, anonymousId: AnonymousID.read(settings.paths.anonymousID), device: device.device,
                 osVersion: device.osVersion, outbox: settings.paths.analyticsOutbox.path, waiting: summary.waiting,
-                waitingForOtherServices: summary.waitingElsewhere, quarantined: summary.quarantined, local: summary.local,
+                waitingForOtherServices: summary.waitingElsewhere, quarantined: summary.quarantined,
+                local: summary.local,
                 sent: summary.sentTotal, lastSentAt: summary.lastDeliveredAt, lastProblem: summary.lastProblem,
                 lastProblemAt: summary.lastProblemAt,
-                refused: refused.map { .init(name: $0.event.name, eventId: $0.event.eventID, recordedAt: $0.recordedAt, problem: $0.problem) })
+                refused: refused.map {
+                    .init(
+                        name: $0.event.name, eventId: $0.event.eventID, recordedAt: $0.recordedAt, problem: $0.problem)
+                })
             if json { return try JSONOutput.write(report) }
             var lines: [String] = []
             if let off = analytics.disabledBy {
                 lines.append("Analytics: off (\(off)): nothing is recorded or sent.")
             } else if let service {
-                lines.append("Analytics: on; events of tours from \(service) are sent to it\(analytics.dialect == .guide ? " (guide dialect)" : "").")
+                lines.append(
+                    "Analytics: on; events of tours from \(service) are sent to it\(analytics.dialect == .guide ? " (guide dialect)" : "")."
+                )
             } else {
                 lines.append("Analytics: on; no API URL is configured, so events wait here.")
             }
-            lines.append("Sent with each event: anonymous id \(report.anonymousId ?? "(made with the first event)"), device \"\(device.device)\", OS \"\(device.osVersion)\", platform linux.")
+            lines.append(
+                "Sent with each event: anonymous id \(report.anonymousId ?? "(made with the first event)"), device \"\(device.device)\", OS \"\(device.osVersion)\", platform linux."
+            )
             lines.append("Waiting: \(summary.waiting)" + (service.map { " for \($0)" } ?? ""))
             for (other, count) in summary.waitingElsewhere.sorted(by: { $0.key < $1.key }) {
                 lines.append("Waiting for \(other) (not the configured service): \(count)")
@@ -101,9 +109,12 @@ struct AnalyticsCommand: AsyncParsableCommand {
                 lines.append("  \(entry.event.name) of \(HumanDate.format(entry.recordedAt)): \(entry.problem ?? "")")
             }
             if refused.count > 10 { lines.append("  ... and \(refused.count - 10) more (walkscape analytics show)") }
-            lines.append("Sent in all: \(summary.sentTotal)" + (summary.lastDeliveredAt.map { ", last on \(HumanDate.format($0))" } ?? ""))
+            lines.append(
+                "Sent in all: \(summary.sentTotal)"
+                    + (summary.lastDeliveredAt.map { ", last on \(HumanDate.format($0))" } ?? ""))
             if let problem = summary.lastProblem {
-                lines.append("Last problem\(summary.lastProblemAt.map { " (\(HumanDate.format($0)))" } ?? ""): \(problem)")
+                lines.append(
+                    "Last problem\(summary.lastProblemAt.map { " (\(HumanDate.format($0)))" } ?? ""): \(problem)")
             }
             lines.forEach { Console.out($0) }
         }
@@ -115,7 +126,9 @@ struct AnalyticsCommand: AsyncParsableCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(name: .long, help: ArgumentHelp("Only events in this state: waiting, quarantined or local.", valueName: "state"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp("Only events in this state: waiting, quarantined or local.", valueName: "state"))
         var state: OutboxEntry.State?
 
         @Flag(name: .long, help: "Print the events as JSON (one array; each event in the live shape plus its state).")
@@ -144,11 +157,16 @@ struct AnalyticsCommand: AsyncParsableCommand {
             let settings = try global.settings()
             let outbox = try AnalyticsStorage.openIfPresent(settings)
             let entries: [OutboxEntry]
-            do { entries = try outbox?.entries(states: state.map { [$0] }) ?? [] } catch { throw CLIError.failure(error.message) }
+            do { entries = try outbox?.entries(states: state.map { [$0] }) ?? [] } catch {
+                throw CLIError.failure(error.message)
+            }
             if json {
-                return try JSONOutput.write(entries.map {
-                    Entry(state: $0.state, service: $0.service, recordedAt: $0.recordedAt, problem: $0.problem, event: $0.event)
-                })
+                return try JSONOutput.write(
+                    entries.map {
+                        Entry(
+                            state: $0.state, service: $0.service, recordedAt: $0.recordedAt, problem: $0.problem,
+                            event: $0.event)
+                    })
             }
             if entries.isEmpty { return Console.out("No analytics events are kept here.") }
             for entry in entries {
@@ -176,7 +194,9 @@ struct AnalyticsCommand: AsyncParsableCommand {
 
     struct Off: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Record and send nothing (writes `analytics = off` in the config file); what is kept stays until purged.")
+            abstract:
+                "Record and send nothing (writes `analytics = off` in the config file); what is kept stays until purged."
+        )
 
         @OptionGroup var global: GlobalOptions
 
@@ -214,7 +234,8 @@ struct AnalyticsCommand: AsyncParsableCommand {
         case (false, nil):
             Console.out("Wrote analytics = off in \(file), but WALKSCAPE_ANALYTICS turns it on here.")
         case (false, _):
-            Console.out("Analytics is off: nothing is recorded or sent. What was kept stays until `walkscape analytics purge`.")
+            Console.out(
+                "Analytics is off: nothing is recorded or sent. What was kept stays until `walkscape analytics purge`.")
         }
     }
 }

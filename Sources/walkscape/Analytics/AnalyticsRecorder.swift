@@ -29,7 +29,9 @@ final class AnalyticsRecorder: @unchecked Sendable {
     /// Stamps and records `event` from `origin`. `offline`: known already (no service configured,
     /// or the background sender just failed to reach it); nil lets the next attempt decide.
     /// `eventID`: the id the caller fixed (a walk event held back and recorded again keeps its id).
-    func record(_ event: AnalyticsEvent, origin: EventOrigin, offline: Bool? = nil, eventID: UUID? = nil) throws(CLIError) {
+    func record(_ event: AnalyticsEvent, origin: EventOrigin, offline: Bool? = nil, eventID: UUID? = nil)
+        throws(CLIError)
+    {
         let analytics = try configuration.get()
         guard analytics.enabled else { return }
         let outbox = try outbox()

@@ -10,7 +10,9 @@ enum AnalyticsStorage {
     /// Opens the outbox (making it if need be), after importing `outbox.jsonl` if there is one.
     static func open(_ settings: Settings) throws(CLIError) -> Outbox {
         let outbox: Outbox
-        do { outbox = try Outbox.open(at: settings.paths.analyticsOutbox) } catch { throw CLIError.failure(error.message) }
+        do { outbox = try Outbox.open(at: settings.paths.analyticsOutbox) } catch {
+            throw CLIError.failure(error.message)
+        }
         try importJournal(into: outbox, settings)
         return outbox
     }
@@ -18,21 +20,28 @@ enum AnalyticsStorage {
     /// The outbox if there is one (or a journal to import into one): `status` and `show` make
     /// nothing on a machine that never recorded an event.
     static func openIfPresent(_ settings: Settings) throws(CLIError) -> Outbox? {
-        if FileManager.default.fileExists(atPath: settings.paths.outbox.path) { return try open(settings) }
-        do { return try Outbox.openIfPresent(at: settings.paths.analyticsOutbox) } catch { throw CLIError.failure(error.message) }
+        if FileManager.default.fileExists(atPath: settings.paths.legacyJournal.path) { return try open(settings) }
+        do { return try Outbox.openIfPresent(at: settings.paths.analyticsOutbox) } catch {
+            throw CLIError.failure(error.message)
+        }
     }
 
     private static func importJournal(into outbox: Outbox, _ settings: Settings) throws(CLIError) {
-        guard FileManager.default.fileExists(atPath: settings.paths.outbox.path) else { return }
+        guard FileManager.default.fileExists(atPath: settings.paths.legacyJournal.path) else { return }
         let origins = EventOrigins(settings: settings)
         let report: JournalImport.Report?
         do {
-            report = try JournalImport(journal: settings.paths.outbox, outbox: outbox, origin: origins.ofJournalEvent).run()
+            report = try JournalImport(
+                journal: settings.paths.legacyJournal, outbox: outbox, origin: origins.ofJournalEvent
+            )
+            .run()
         } catch {
             throw CLIError.failure(error.message)
         }
         if let kept = report?.keptAside {
-            Console.err("walkscape: note: \(settings.paths.outbox.path) held lines that are no event (cut short by a crash?): kept in \(kept.path); its \(report?.read ?? 0) events are in the outbox")
+            Console.err(
+                "walkscape: note: \(settings.paths.legacyJournal.path) held lines that are no event (cut short by a crash?): kept in \(kept.path); its \(report?.read ?? 0) events are in the outbox"
+            )
         }
     }
 
@@ -44,8 +53,10 @@ enum AnalyticsStorage {
 
     /// Sends what waits for the configured service. Nil when there is none configured, or another
     /// walkscape is sending and `waitForLock` is false (or it did not finish before the deadline).
-    static func flush(_ outbox: Outbox, settings: Settings, analytics: AnalyticsSettings, patience: Batcher.Patience,
-                      waitForLock: Bool) async -> FlushReport? {
+    static func flush(
+        _ outbox: Outbox, settings: Settings, analytics: AnalyticsSettings, patience: Batcher.Patience,
+        waitForLock: Bool
+    ) async -> FlushReport? {
         guard let service = serviceKey(settings) else { return nil }
         let lock = LockFile(path: settings.paths.analyticsSendLock.path)
         let purpose = "sending analytics"

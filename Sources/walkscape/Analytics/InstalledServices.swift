@@ -7,7 +7,9 @@ enum InstalledServices {
     /// Empty when nothing is installed (or the store cannot be read: its events then stay local
     /// rather than risk a service that does not know their ids).
     static func read(_ settings: Settings) -> [String: String] {
-        guard let store = try? StoreAccess.openForReading(settings), let tours = try? store.installedTours() else { return [:] }
+        guard let store = try? StoreAccess.openForReading(settings), let tours = try? store.installedTours() else {
+            return [:]
+        }
         return Dictionary(tours.map { ($0.id, $0.service) }, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -10,22 +10,23 @@ struct SyncCommand: AsyncParsableCommand {
         commandName: "sync",
         abstract: "Send the analytics events waiting for the service now, and say what is left.",
         discussion: """
-        Events go in batches, oldest first. A batch the service cannot take now (it fails, is busy, \
-        or cannot be reached) is tried again, with waits growing from a quarter second to 8 s, until \
-        --max-time; three tries in a row that cannot connect at all end it sooner. An event the \
-        service refuses (HTTP 400) is quarantined with the service's words and not sent again \
-        unless --retry-quarantined. Exit 0 when nothing waits any more; 69 when the service cannot \
-        be reached, 75 when it failed, and the events wait for the next sync.
+            Events go in batches, oldest first. A batch the service cannot take now (it fails, is busy, \
+            or cannot be reached) is tried again, with waits growing from a quarter second to 8 s, until \
+            --max-time; three tries in a row that cannot connect at all end it sooner. An event the \
+            service refuses (HTTP 400) is quarantined with the service's words and not sent again \
+            unless --retry-quarantined. Exit 0 when nothing waits any more; 69 when the service cannot \
+            be reached, 75 when it failed, and the events wait for the next sync.
 
-        Examples:
-          walkscape sync
-          walkscape sync --json
-          walkscape sync --max-time 300 --retry-quarantined
-        """)
+            Examples:
+              walkscape sync
+              walkscape sync --json
+              walkscape sync --max-time 300 --retry-quarantined
+            """)
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: .long, help: ArgumentHelp("Give up after this many seconds of failures (default 60).", valueName: "s"))
+    @Option(
+        name: .long, help: ArgumentHelp("Give up after this many seconds of failures (default 60).", valueName: "s"))
     var maxTime: Double = 60
 
     @Flag(name: .long, help: "Send the quarantined events again too (after the service was fixed, say).")
@@ -53,29 +54,39 @@ struct SyncCommand: AsyncParsableCommand {
         let settings = try global.settings()
         let analytics = try settings.analytics()
         guard analytics.enabled else {
-            if json { try JSONOutput.write(["sent": 0]) } else {
+            if json {
+                try JSONOutput.write(["sent": 0])
+            } else {
                 Console.out("Analytics is off (\(analytics.disabledBy ?? "")): nothing is sent.")
             }
             return
         }
         let service = ServiceURL.key(try ServiceConnection.serviceURL(settings))
         guard let outbox = try AnalyticsStorage.openIfPresent(settings) else {
-            return try show(Report(sent: 0, waiting: 0, quarantined: 0, quarantinedNow: 0, local: 0, waitingForOtherServices: 0))
+            return try show(
+                Report(sent: 0, waiting: 0, quarantined: 0, quarantinedNow: 0, local: 0, waitingForOtherServices: 0))
         }
         if retryQuarantined {
             do { _ = try outbox.releaseQuarantined() } catch { throw CLIError.failure(error.message) }
         }
-        let patience = Batcher.Patience(deadline: Date().addingTimeInterval(maxTime), schedule: .onDemand, maxUnreachable: 3)
-        guard let flush = await AnalyticsStorage.flush(outbox, settings: settings, analytics: analytics, patience: patience,
-                                                       waitForLock: true) else {
-            throw CLIError(kind: .temporary, message: "another walkscape kept sending for \(Int(maxTime)) s; try again when it is done")
+        let patience = Batcher.Patience(
+            deadline: Date().addingTimeInterval(maxTime), schedule: .onDemand, maxUnreachable: 3)
+        guard
+            let flush = await AnalyticsStorage.flush(
+                outbox, settings: settings, analytics: analytics, patience: patience,
+                waitForLock: true)
+        else {
+            throw CLIError(
+                kind: .temporary,
+                message: "another walkscape kept sending for \(Int(maxTime)) s; try again when it is done")
         }
         let summary: OutboxSummary
         do { summary = try outbox.summary(for: service) } catch { throw CLIError.failure(error.message) }
-        let report = Report(sent: flush.sent, waiting: summary.waiting, quarantined: summary.quarantined,
-                            quarantinedNow: flush.quarantined, local: summary.local,
-                            waitingForOtherServices: summary.waitingElsewhere.values.reduce(0, +),
-                            problem: summary.waiting > 0 ? flush.problem : nil)
+        let report = Report(
+            sent: flush.sent, waiting: summary.waiting, quarantined: summary.quarantined,
+            quarantinedNow: flush.quarantined, local: summary.local,
+            waitingForOtherServices: summary.waitingElsewhere.values.reduce(0, +),
+            problem: summary.waiting > 0 ? flush.problem : nil)
         try show(report)
         guard summary.waiting > 0 else { return }
         let left = "\(summary.waiting) event\(summary.waiting == 1 ? "" : "s") still waiting"
@@ -85,14 +96,18 @@ struct SyncCommand: AsyncParsableCommand {
         case .failed(let reason), .outboxFailed(let reason):
             throw CLIError.failure("\(left): \(reason)")
         default:
-            throw CLIError(kind: .temporary, message: "\(left): \(flush.problem ?? "out of time"); walkscape sync again later")
+            throw CLIError(
+                kind: .temporary, message: "\(left): \(flush.problem ?? "out of time"); walkscape sync again later")
         }
     }
 
     private func show(_ report: Report) throws {
         if json { return try JSONOutput.write(report) }
-        var line = "Sent \(report.sent) event\(report.sent == 1 ? "" : "s"); \(report.waiting) waiting, \(report.quarantined) quarantined"
-        if report.quarantinedNow > 0 { line += " (\(report.quarantinedNow) just now: walkscape analytics status says why)" }
+        var line =
+            "Sent \(report.sent) event\(report.sent == 1 ? "" : "s"); \(report.waiting) waiting, \(report.quarantined) quarantined"
+        if report.quarantinedNow > 0 {
+            line += " (\(report.quarantinedNow) just now: walkscape analytics status says why)"
+        }
         line += "."
         if report.waitingForOtherServices > 0 {
             line += " \(report.waitingForOtherServices) wait for another service (walkscape analytics status)."

@@ -9,14 +9,14 @@ struct RedeemCommand: AsyncParsableCommand {
         commandName: "redeem",
         abstract: "Redeem a voucher code: unlocks the tour the voucher belongs to.",
         discussion: """
-        Prints the tour the voucher unlocked, which may not be the one you had in mind. Needs a \
-        login. Exit codes: 0 unlocked, 66 no such voucher, 65 expired or used up, 73 already \
-        unlocked, 77 not logged in.
+            Prints the tour the voucher unlocked, which may not be the one you had in mind. Needs a \
+            login. Exit codes: 0 unlocked, 66 no such voucher, 65 expired or used up, 73 already \
+            unlocked, 77 not logged in.
 
-        Examples:
-          walkscape redeem SPRING-2026
-          walkscape redeem spring-2026 --json
-        """)
+            Examples:
+              walkscape redeem SPRING-2026
+              walkscape redeem spring-2026 --json
+            """)
 
     @OptionGroup var global: GlobalOptions
 
@@ -27,7 +27,9 @@ struct RedeemCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        if code.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { throw ValidationError("the voucher code is empty") }
+        if code.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw ValidationError("the voucher code is empty")
+        }
     }
 
     struct Report: Encodable {
@@ -42,7 +44,9 @@ struct RedeemCommand: AsyncParsableCommand {
             let redemption = try await client.redeem(code)
             var title = redemption.tourTitle
             var slug = redemption.tourSlug
-            if title == nil || slug == nil, let tour = try? await client.tours().first(where: { $0.id == redemption.tourID }) {
+            if title == nil || slug == nil,
+                let tour = try? await client.tours().first(where: { $0.id == redemption.tourID })
+            {
                 title = title ?? tour.title.best(settings.language)
                 slug = slug ?? tour.slug
             }

@@ -9,21 +9,24 @@ struct ShowCommand: AsyncParsableCommand {
         commandName: "show",
         abstract: "Show a tour of the service: details, bus information, and its points in order with their radii.",
         discussion: """
-        TOUR is the tour's id, its slug, or the start of its title in any language (walkscape tours \
-        lists them). The points of a locked tour are not shown: unlock it with walkscape redeem CODE.
+            TOUR is the tour's id, its slug, or the start of its title in any language (walkscape tours \
+            lists them). The points of a locked tour are not shown: unlock it with walkscape redeem CODE.
 
-        Examples:
-          walkscape show bologna-portici
-          walkscape show "Portici di" -l it
-          walkscape show 3f0c6a52-4a8e-4c39-9d3e-0b6f1a2c9e11 --json
-        """)
+            Examples:
+              walkscape show bologna-portici
+              walkscape show "Portici di" -l it
+              walkscape show 3f0c6a52-4a8e-4c39-9d3e-0b6f1a2c9e11 --json
+            """)
 
     @OptionGroup var global: GlobalOptions
 
     @Argument(help: ArgumentHelp("The tour: id, slug, or title prefix.", valueName: "tour"))
     var tour: String
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Language (default: the configured one if the tour has it, else English).", valueName: "code"))
+    @Option(
+        name: [.short, .long],
+        help: ArgumentHelp(
+            "Language (default: the configured one if the tour has it, else English).", valueName: "code"))
     var language: String?
 
     @Flag(name: .long, help: "Print the tour as JSON.")
@@ -72,11 +75,15 @@ struct ShowCommand: AsyncParsableCommand {
                 title: detail.title.isEmpty ? summary.title.best(language) ?? summary.slug : detail.title,
                 description: detail.description, city: detail.city ?? summary.city,
                 durationMinutes: detail.durationMinutes ?? summary.durationMinutes,
-                distanceKm: detail.distanceKm ?? summary.distanceKm, difficulty: detail.difficulty ?? summary.difficulty,
+                distanceKm: detail.distanceKm ?? summary.distanceKm,
+                difficulty: detail.difficulty ?? summary.difficulty,
                 busInfo: detail.busInfo ?? summary.busInfo.best(language), access: CatalogTour.access(summary),
                 startingPoint: detail.startingPoint,
-                points: points?.map { Report.Point(id: $0.id, order: $0.order, title: $0.title, latitude: $0.coordinate.latitude,
-                                                   longitude: $0.coordinate.longitude, triggerRadiusMeters: $0.triggerRadiusMeters) })
+                points: points?.map {
+                    Report.Point(
+                        id: $0.id, order: $0.order, title: $0.title, latitude: $0.coordinate.latitude,
+                        longitude: $0.coordinate.longitude, triggerRadiusMeters: $0.triggerRadiusMeters)
+                })
         }
         if json { return try JSONOutput.write(report) }
         Console.out(Self.text(report))
@@ -84,8 +91,10 @@ struct ShowCommand: AsyncParsableCommand {
 
     static func text(_ r: Report) -> String {
         var lines = [TerminalText.sanitized("\(r.title) (\(r.slug))", keepingNewlines: false)]
-        let facts = [r.city, r.durationMinutes.map { _ in ToursCommand.minutes(r.durationMinutes) },
-                     r.distanceKm.map { _ in ToursCommand.kilometres(r.distanceKm) }, r.difficulty, r.access].compactMap { $0 }
+        let facts = [
+            r.city, r.durationMinutes.map { _ in ToursCommand.minutes(r.durationMinutes) },
+            r.distanceKm.map { _ in ToursCommand.kilometres(r.distanceKm) }, r.difficulty, r.access,
+        ].compactMap { $0 }
         lines.append(facts.joined(separator: " · "))
         lines.append("id \(r.id) · language \(r.language) (has \(r.languages.joined(separator: ", ")))")
         if !r.description.isEmpty { lines += ["", r.description] }
@@ -98,7 +107,12 @@ struct ShowCommand: AsyncParsableCommand {
         }
         lines.append("Points (\(points.count)):")
         var table = TextTable(header: ["#", "TITLE", "WHERE", "RADIUS"])
-        table.rows = points.map { ["\($0.order)", $0.title, Self.place($0.latitude, $0.longitude), "\(Int($0.triggerRadiusMeters.rounded())) m"] }
+        table.rows = points.map {
+            [
+                "\($0.order)", $0.title, Self.place($0.latitude, $0.longitude),
+                "\(Int($0.triggerRadiusMeters.rounded())) m",
+            ]
+        }
         lines += table.render().split(separator: "\n").map { "  \($0)" }
         return lines.joined(separator: "\n")
     }

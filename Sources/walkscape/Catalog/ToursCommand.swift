@@ -9,21 +9,23 @@ struct ToursCommand: AsyncParsableCommand {
         commandName: "tours",
         abstract: "List the tours of the service: title, city, duration, distance, languages, access.",
         discussion: """
-        Access is free, unlocked (a voucher of yours opened it) or locked; logged out, every \
-        protected tour shows as locked. Titles are in the chosen language, else English, else any. \
-        Tours with nothing published are not listed. --installed lists the tours downloaded to this \
-        machine instead, without the network.
+            Access is free, unlocked (a voucher of yours opened it) or locked; logged out, every \
+            protected tour shows as locked. Titles are in the chosen language, else English, else any. \
+            Tours with nothing published are not listed. --installed lists the tours downloaded to this \
+            machine instead, without the network.
 
-        Examples:
-          walkscape tours
-          walkscape tours -l it --city Bologna
-          walkscape tours --json
-          walkscape tours --installed
-        """)
+            Examples:
+              walkscape tours
+              walkscape tours -l it --city Bologna
+              walkscape tours --json
+              walkscape tours --installed
+            """)
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Language of the titles (env: WALKSCAPE_LANGUAGE).", valueName: "code"))
+    @Option(
+        name: [.short, .long],
+        help: ArgumentHelp("Language of the titles (env: WALKSCAPE_LANGUAGE).", valueName: "code"))
     var language: String?
 
     @Option(name: .long, help: ArgumentHelp("Only tours in this city.", valueName: "city"))
@@ -50,14 +52,17 @@ struct ToursCommand: AsyncParsableCommand {
     func run() async throws {
         let settings = try global.settings()
         if installed {
-            return try InstalledToursListing(settings: settings, language: language ?? settings.language, city: city).print(json: json)
+            return try InstalledToursListing(settings: settings, language: language ?? settings.language, city: city)
+                .print(json: json)
         }
         let catalog: [TourSummary]
         do {
             catalog = try await ServiceConnection.run(settings) { client in try await client.tours() }
         } catch let error as CLIError where error.kind == .unavailable {
             // Offline is the walker's normal state once tours are downloaded: say where they are.
-            throw CLIError(kind: .unavailable, message: "\(error.message) (walkscape tours --installed lists the tours on this machine)")
+            throw CLIError(
+                kind: .unavailable,
+                message: "\(error.message) (walkscape tours --installed lists the tours on this machine)")
         }
         let titleLanguage = language ?? settings.language
         var tours = catalog.filter(\.isPublished)
@@ -66,7 +71,8 @@ struct ToursCommand: AsyncParsableCommand {
             tours = tours.filter { $0.city.map(TourMatcher<TourSummary>.fold) == wanted }
         }
         let rows = tours.map { tour in
-            Row(id: tour.id, slug: tour.slug, title: tour.title.best(titleLanguage) ?? tour.slug, titles: tour.title,
+            Row(
+                id: tour.id, slug: tour.slug, title: tour.title.best(titleLanguage) ?? tour.slug, titles: tour.title,
                 city: tour.city, durationMinutes: tour.durationMinutes, distanceKm: tour.distanceKm,
                 languages: tour.languages, access: CatalogTour.access(tour))
         }
@@ -77,8 +83,11 @@ struct ToursCommand: AsyncParsableCommand {
         }
         var table = TextTable(header: ["TOUR", "TITLE", "CITY", "DURATION", "DISTANCE", "LANGUAGES", "ACCESS"])
         table.rows = rows.map { row in
-            [row.slug, row.title, row.city ?? "-", Self.minutes(row.durationMinutes), Self.kilometres(row.distanceKm),
-             row.languages.joined(separator: ","), row.access]
+            [
+                row.slug, row.title, row.city ?? "-", Self.minutes(row.durationMinutes),
+                Self.kilometres(row.distanceKm),
+                row.languages.joined(separator: ","), row.access,
+            ]
         }
         Console.out(table.render())
     }

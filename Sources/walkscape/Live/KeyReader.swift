@@ -1,7 +1,8 @@
 import Foundation
 import Walk
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Turns key presses on standard input into walk keys.

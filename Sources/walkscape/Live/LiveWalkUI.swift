@@ -43,7 +43,7 @@ final class LiveWalkUI: @unchecked Sendable {
     }
 
     /// Keys become commands; `q` asks first, `?` toggles the help.
-    func handle(keys: AsyncStream<WalkKey>, commands: AsyncStream<WalkCommand>.Continuation) async {
+    func handle(keys: AsyncStream<WalkKey>, commands: AsyncStream<WalkAction>.Continuation) async {
         var confirmingQuit = false
         for await key in keys {
             switch key {

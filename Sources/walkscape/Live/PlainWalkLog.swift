@@ -30,7 +30,9 @@ final class PlainWalkLog: @unchecked Sendable {
         case nil: gps = "connecting to gpsd"
         case .noGPSD: gps = "no gpsd (retrying)"
         case .waitingForFix: gps = "waiting for a fix"
-        case .connected: gps = s.lastFix.map { $0.mode == .threeD ? "3D fix" : $0.mode == .twoD ? "2D fix" : "no fix" } ?? "connected"
+        case .connected:
+            gps =
+                s.lastFix.map { $0.mode == .threeD ? "3D fix" : $0.mode == .twoD ? "2D fix" : "no fix" } ?? "connected"
         }
         if gps != lastGPS { write("gps: \(gps)"); lastGPS = gps }
         if let t = s.lastTrigger, "\(t.pointID)|\(t.type)" != lastTrigger {
@@ -52,7 +54,9 @@ final class PlainWalkLog: @unchecked Sendable {
             write("subtitle: " + subtitle.split(whereSeparator: \.isNewline).joined(separator: " / "))
         }
         if s.subtitle != nil { lastSubtitle = s.subtitle }
-        if s.heardCount != lastHeard { write("heard: \(s.heardCount)/\(s.tour.points.count)"); lastHeard = s.heardCount }
+        if s.heardCount != lastHeard {
+            write("heard: \(s.heardCount)/\(s.tour.points.count)"); lastHeard = s.heardCount
+        }
         if let notice = s.notice, notice != lastNotice { write("note: \(notice)"); lastNotice = notice }
     }
 }

@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The pipe a signal handler writes into and a dispatch source reads: a write(2) is all a handler

@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Turns the signals that end a command (Ctrl-C, `kill`, a closed terminal, Ctrl-\) into a call
@@ -32,8 +33,10 @@ final class SignalTrap: @unchecked Sendable {
     private var caughtSignal: Int32?
     private var cancelled = false
 
-    init(signals: [Int32] = SignalTrap.ending, handler: @escaping @Sendable (Int32) -> Void,
-         onRepeat: @escaping @Sendable (Int32) -> Void = { _ in }) {
+    init(
+        signals: [Int32] = SignalTrap.ending, handler: @escaping @Sendable (Int32) -> Void,
+        onRepeat: @escaping @Sendable (Int32) -> Void = { _ in }
+    ) {
         pipe = SignalPipe { [weak self] numbers in
             guard let self else { return }
             for number in numbers { self.deliver(Int32(number), handler: handler, onRepeat: onRepeat) }
@@ -70,7 +73,11 @@ final class SignalTrap: @unchecked Sendable {
 
     /// Stops catching and puts back what each signal did before.
     func cancel() {
-        guard !lock.withLock({ defer { cancelled = true }; return cancelled }) else { return }
+        guard
+            !lock.withLock({
+                defer { cancelled = true }; return cancelled
+            })
+        else { return }
         for (number, action) in previous {
             var action = action
             sigaction(number, &action, nil)

@@ -28,7 +28,8 @@ struct StatusView {
                 let b = fix.coordinate.bearing(to: next.coordinate)
                 line += " — \(Self.distance(d)) \(Self.compass(b))"
                 if d <= next.triggerRadiusMeters {
-                    line += s.nextPointReached ? " (inside)" : " (here, but later in the tour: it plays when you come back)"
+                    line +=
+                        s.nextPointReached ? " (inside)" : " (here, but later in the tour: it plays when you come back)"
                 }
             }
             lines.append(label("Next") + line)
@@ -52,9 +53,11 @@ struct StatusView {
         if let notice = s.notice { lines.append(label("Note") + text(notice)) }
         if let prompt { lines.append(paint(prompt, "33")) }
         if showHelp {
-            lines += ["", "space  pause / resume", "n      skip this narration (counts as heard)",
-                      "p      play the previous point", "r      replay this point", "q      quit (asks first)",
-                      "?      this help"]
+            lines += [
+                "", "space  pause / resume", "n      skip this narration (counts as heard)",
+                "p      play the previous point", "r      replay this point", "q      quit (asks first)",
+                "?      this help",
+            ]
         }
         lines.append("")
         lines.append(dim("space pause · n skip · p previous · r replay · q quit · ? help"))
@@ -79,7 +82,9 @@ struct StatusView {
             }
             if let e = fix.horizontalError { parts.append("±\(Int(saturating: e.rounded())) m") }
             if let sats = fix.satellites { parts.append("\(sats) sats") }
-            if s.rejectedFixes > 0, let why = s.lastRejection { parts.append("\(s.rejectedFixes) fixes ignored (last: \(why.rawValue))") }
+            if s.rejectedFixes > 0, let why = s.lastRejection {
+                parts.append("\(s.rejectedFixes) fixes ignored (last: \(why.rawValue))")
+            }
             if let off = s.offRoute { parts.append(paint("off the route (\(Self.distance(off)))", "33")) }
             return parts.joined(separator: " · ")
         }

@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Ctrl-Z during a live walk on a terminal. Left to the default, the process would stop with the

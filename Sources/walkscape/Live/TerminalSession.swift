@@ -1,7 +1,8 @@
 import FileAccess
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Owns the terminal while a live walk runs: raw keys (no echo, no line buffering), the alternate
@@ -61,7 +62,9 @@ final class TerminalSession: @unchecked Sendable {
     var width: Int {
         var size = winsize()
         if ioctl(output, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 { return columns }
+        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 {
+            return columns
+        }
         return 80
     }
 

@@ -3,7 +3,7 @@ import Walk
 /// What a key press means to the walk. `q` asks to confirm before quitting, so a pocketed
 /// keyboard does not end a walk.
 enum WalkKey: Sendable, Hashable {
-    case command(WalkCommand)
+    case command(WalkAction)
     case togglePause
     case askQuit
     case confirm

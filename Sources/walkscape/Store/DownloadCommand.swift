@@ -10,24 +10,28 @@ struct DownloadCommand: AsyncParsableCommand {
         commandName: "download",
         abstract: "Download a tour to walk it offline: narration, subtitles and images, installed atomically.",
         discussion: """
-        TOUR is the tour's id, slug, or the start of its title (walkscape tours lists them). Files \
-        already in the store (from another tour or language) are not fetched again; up to 4 files \
-        download at once. Ctrl-C stops cleanly and the next download resumes where it stopped, \
-        also after a crash. The tour switches to the new version only once every file is in: \
-        until then it plays the version it had. A locked tour needs a voucher first.
+            TOUR is the tour's id, slug, or the start of its title (walkscape tours lists them). Files \
+            already in the store (from another tour or language) are not fetched again; up to 4 files \
+            download at once. Ctrl-C stops cleanly and the next download resumes where it stopped, \
+            also after a crash. The tour switches to the new version only once every file is in: \
+            until then it plays the version it had. A locked tour needs a voucher first.
 
-        Examples:
-          walkscape download bologna-portici
-          walkscape download bologna-portici -l it -l en
-          walkscape download "Portici di" --json
-        """)
+            Examples:
+              walkscape download bologna-portici
+              walkscape download bologna-portici -l it -l en
+              walkscape download "Portici di" --json
+            """)
 
     @OptionGroup var global: GlobalOptions
 
     @Argument(help: ArgumentHelp("The tour: id, slug, or title prefix.", valueName: "tour"))
     var tour: String
 
-    @Option(name: [.short, .long], help: ArgumentHelp("A language to download; repeat for several (default: the configured one if the tour has it, else English).", valueName: "code"))
+    @Option(
+        name: [.short, .long],
+        help: ArgumentHelp(
+            "A language to download; repeat for several (default: the configured one if the tour has it, else English).",
+            valueName: "code"))
     var language: [String] = []
 
     @Flag(name: .long, help: "Print progress as JSON, one object per line.")
@@ -44,19 +48,21 @@ struct DownloadCommand: AsyncParsableCommand {
                 reporter.stopped(command: "walkscape download \(tour)", keptBytes: reporter.keptBytes)
             }) {
                 try await ServiceConnection.run(settings) { client in
-                    let catalog = try await Persistence.call { () async throws(APIError) in try await client.tours() }
+                    let catalog = try await DownloadRetry.call { () async throws(APIError) in try await client.tours() }
                     let summary = try CatalogTour.resolve(tour, in: catalog)
                     try Self.checkAccess(summary)
                     var languages: [String] = []
                     for requested in language.isEmpty ? [nil] : language.map(Optional.some) {
-                        languages.append(try CatalogTour.language(for: summary, requested: requested, settings: settings))
+                        languages.append(
+                            try CatalogTour.language(for: summary, requested: requested, settings: settings))
                     }
                     let installation = TourInstallation(settings: settings, store: store, reporter: reporter)
-                    _ = try await installation.run(client: client, tourID: summary.id, slug: summary.slug,
-                                                   isProtected: summary.isProtected, languages: languages)
+                    _ = try await installation.run(
+                        client: client, tourID: summary.id, slug: summary.slug,
+                        isProtected: summary.isProtected, languages: languages)
                     // A version replaced: the files only it used go now. Collected even when
                     // nothing changed: a clean-up killed half-way left files nothing uses.
-                    try Collection.afterSwitch(store, reporter: reporter)
+                    try StoreCleanup.afterSwitch(store, reporter: reporter)
                 }
             }
         } catch let error as CLIError {
@@ -70,8 +76,14 @@ struct DownloadCommand: AsyncParsableCommand {
         guard tour.isProtected, tour.hasAccess != true else { return }
         let title = tour.title.best(nil) ?? tour.slug
         if tour.hasAccess == nil {
-            throw CLIError(kind: .noPermission, message: "\(title) is protected: log in (walkscape login), unlock it with a voucher (walkscape redeem CODE), then download it")
+            throw CLIError(
+                kind: .noPermission,
+                message:
+                    "\(title) is protected: log in (walkscape login), unlock it with a voucher (walkscape redeem CODE), then download it"
+            )
         }
-        throw CLIError(kind: .noPermission, message: "\(title) is locked: unlock it with a voucher (walkscape redeem CODE), then download it")
+        throw CLIError(
+            kind: .noPermission,
+            message: "\(title) is locked: unlock it with a voucher (walkscape redeem CODE), then download it")
     }
 }

@@ -85,7 +85,9 @@ final class DownloadReporter: @unchecked Sendable {
                 if plan.filesToFetch < plan.fileCount {
                     text += "; \(plan.filesToFetch) to fetch (\(ByteCount.format(plan.bytesToFetch)))"
                 }
-                if plan.resumableBytes > 0 { text += ", \(ByteCount.format(plan.resumableBytes)) already here from the last run" }
+                if plan.resumableBytes > 0 {
+                    text += ", \(ByteCount.format(plan.resumableBytes)) already here from the last run"
+                }
                 say(text)
             }
         }
@@ -124,7 +126,9 @@ final class DownloadReporter: @unchecked Sendable {
                 emit(line)
             case .live, .plain, .silent:
                 let rate = seconds > 0 ? ", \(ByteCount.format(Int64(Double(report.bytesReceived) / seconds)))/s" : ""
-                let fetched = report.filesFetched == 0 ? "nothing to fetch"
+                let fetched =
+                    report.filesFetched == 0
+                    ? "nothing to fetch"
                     : "\(report.filesFetched) file\(report.filesFetched == 1 ? "" : "s") fetched (\(ByteCount.format(report.bytesReceived)) in \(String(format: "%.1f", seconds)) s\(rate))"
                 say("Installed \(name): \(fetched). Walk it offline: walkscape walk \(plan.slug)")
                 for problem in unplayable { say("note: \(problem)") }
@@ -219,7 +223,8 @@ final class DownloadReporter: @unchecked Sendable {
                 case .silent:
                     break
                 case .plain, .live:
-                    sayAboveLiveLine("  \(label): its link expired; a new one from the service, going on from byte \(atByte)")
+                    sayAboveLiveLine(
+                        "  \(label): its link expired; a new one from the service, going on from byte \(atByte)")
                 }
             case .switched(let languages):
                 if mode == .json {
@@ -234,17 +239,20 @@ final class DownloadReporter: @unchecked Sendable {
     // MARK: Rendering (under the lock)
 
     private func showProgress(_ now: Date) {
-        let interval: TimeInterval = switch mode {
-        case .live: 0.1
-        case .json: 0.5
-        case .plain: 5
-        case .silent: .infinity
-        }
+        let interval: TimeInterval =
+            switch mode {
+            case .live: 0.1
+            case .json: 0.5
+            case .plain: 5
+            case .silent: .infinity
+            }
         guard now.timeIntervalSince(lastShown) >= interval else { return }
         lastShown = now
         samples.append((now, received))
         // The rate over the last few seconds: what the connection does now, not on average.
-        while let first = samples.first, now.timeIntervalSince(first.at) > 3, samples.count > 2 { samples.removeFirst() }
+        while let first = samples.first, now.timeIntervalSince(first.at) > 3, samples.count > 2 {
+            samples.removeFirst()
+        }
         let span = now.timeIntervalSince(samples[0].at)
         let rate = span > 0.2 ? Double(received - samples[0].bytes) / span : 0
         switch mode {

@@ -8,13 +8,13 @@ struct GCCommand: AsyncParsableCommand {
         commandName: "gc",
         abstract: "Delete files no installed tour uses, and the part files of interrupted downloads.",
         discussion: """
-        update and remove already free what they leave unused; gc also drops interrupted downloads \
-        (which the next download would otherwise resume) and files the catalog does not know.
+            update and remove already free what they leave unused; gc also drops interrupted downloads \
+            (which the next download would otherwise resume) and files the catalog does not know.
 
-        Examples:
-          walkscape gc
-          walkscape gc --json
-        """)
+            Examples:
+              walkscape gc
+              walkscape gc --json
+            """)
 
     @OptionGroup var global: GlobalOptions
 
@@ -31,7 +31,10 @@ struct GCCommand: AsyncParsableCommand {
     func run() async throws {
         let settings = try global.settings()
         guard try StoreAccess.openForReading(settings) != nil else {
-            if json { return try JSONOutput.write(Report(blobsRemoved: 0, bytesFreed: 0, partialDownloadsRemoved: 0, partialBytesFreed: 0)) }
+            if json {
+                return try JSONOutput.write(
+                    Report(blobsRemoved: 0, bytesFreed: 0, partialDownloadsRemoved: 0, partialBytesFreed: 0))
+            }
             Console.out("Nothing to collect: no tour has been downloaded.")
             return
         }
@@ -40,10 +43,14 @@ struct GCCommand: AsyncParsableCommand {
         let report: CollectionReport
         do { report = try store.collectGarbage(partials: true) } catch { throw CLIError(error) }
         if json {
-            return try JSONOutput.write(Report(blobsRemoved: report.blobsRemoved, bytesFreed: report.bytesFreed,
-                                               partialDownloadsRemoved: report.partsRemoved,
-                                               partialBytesFreed: report.partBytesFreed))
+            return try JSONOutput.write(
+                Report(
+                    blobsRemoved: report.blobsRemoved, bytesFreed: report.bytesFreed,
+                    partialDownloadsRemoved: report.partsRemoved,
+                    partialBytesFreed: report.partBytesFreed))
         }
-        Console.out("Freed \(ByteCount.format(report.bytesFreed + report.partBytesFreed)): \(report.blobsRemoved) unused file\(report.blobsRemoved == 1 ? "" : "s"), \(report.partsRemoved) interrupted download\(report.partsRemoved == 1 ? "" : "s").")
+        Console.out(
+            "Freed \(ByteCount.format(report.bytesFreed + report.partBytesFreed)): \(report.blobsRemoved) unused file\(report.blobsRemoved == 1 ? "" : "s"), \(report.partsRemoved) interrupted download\(report.partsRemoved == 1 ? "" : "s")."
+        )
     }
 }

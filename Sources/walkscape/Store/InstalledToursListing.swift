@@ -30,11 +30,12 @@ struct InstalledToursListing {
             let shown = tour.language(language ?? "") ?? tour.language("en") ?? tour.languages.first
             let tourCity = shown?.detail.city
             if let wanted, tourCity.map(TourMatcher<InstalledTour>.fold) != wanted { return nil }
-            return Row(id: tour.id, slug: tour.slug, title: tour.title(language), city: tourCity,
-                       languages: tour.languageCodes,
-                       versions: Dictionary(uniqueKeysWithValues: tour.languages.map { ($0.language, $0.manifestVersion) }),
-                       bytes: tour.bytes, installedAt: tour.languages.map(\.installedAt).max() ?? Date(),
-                       unplayableNarrations: tour.languages.reduce(0) { $0 + $1.files.count { $0.audioProblem != nil } })
+            return Row(
+                id: tour.id, slug: tour.slug, title: tour.title(language), city: tourCity,
+                languages: tour.languageCodes,
+                versions: Dictionary(uniqueKeysWithValues: tour.languages.map { ($0.language, $0.manifestVersion) }),
+                bytes: tour.bytes, installedAt: tour.languages.map(\.installedAt).max() ?? Date(),
+                unplayableNarrations: tour.languages.reduce(0) { $0 + $1.files.count { $0.audioProblem != nil } })
         }
     }
 
@@ -48,9 +49,13 @@ struct InstalledToursListing {
         var table = TextTable(header: ["TOUR", "TITLE", "CITY", "LANGUAGES", "SIZE", "INSTALLED"])
         table.rows = rows.map { row in
             var title = row.title
-            if row.unplayableNarrations > 0 { title += " (\(row.unplayableNarrations) narration\(row.unplayableNarrations == 1 ? "" : "s") not MP3)" }
-            return [row.slug, title, row.city ?? "-", row.languages.joined(separator: ","), ByteCount.format(row.bytes),
-                    HumanDate.format(row.installedAt)]
+            if row.unplayableNarrations > 0 {
+                title += " (\(row.unplayableNarrations) narration\(row.unplayableNarrations == 1 ? "" : "s") not MP3)"
+            }
+            return [
+                row.slug, title, row.city ?? "-", row.languages.joined(separator: ","), ByteCount.format(row.bytes),
+                HumanDate.format(row.installedAt),
+            ]
         }
         Console.out(table.render())
     }

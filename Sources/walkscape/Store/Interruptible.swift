@@ -5,8 +5,10 @@ import Foundation
 /// the work is cancelled, transfers stop at a chunk boundary with their part files kept, and the
 /// command exits 128 + the signal after `onStop` has said how to resume.
 enum Interruptible {
-    static func run<T: Sendable>(onStop: @escaping @Sendable () -> Void,
-                                 _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+    static func run<T: Sendable>(
+        onStop: @escaping @Sendable () -> Void,
+        _ work: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
         let task = Task { try await work() }
         let signals = SignalTrap(handler: { _ in task.cancel() })
         defer { signals.cancel() }

@@ -8,19 +8,20 @@ struct RemoveCommand: AsyncParsableCommand {
         commandName: "remove",
         abstract: "Remove an installed tour, or some of its languages, and free the files nothing else uses.",
         discussion: """
-        Files another installed tour or language shares stay. Walk progress is kept.
+            Files another installed tour or language shares stay. Walk progress is kept.
 
-        Examples:
-          walkscape remove bologna-portici
-          walkscape remove bologna-portici -l it
-        """)
+            Examples:
+              walkscape remove bologna-portici
+              walkscape remove bologna-portici -l it
+            """)
 
     @OptionGroup var global: GlobalOptions
 
     @Argument(help: ArgumentHelp("An installed tour: id, slug, or title prefix.", valueName: "tour"))
     var tour: String
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Remove only this language; repeat for several.", valueName: "code"))
+    @Option(
+        name: [.short, .long], help: ArgumentHelp("Remove only this language; repeat for several.", valueName: "code"))
     var language: [String] = []
 
     @Flag(name: .long, help: "Print the result as JSON.")
@@ -39,11 +40,15 @@ struct RemoveCommand: AsyncParsableCommand {
         let (store, lock) = try StoreAccess.openForChange(settings, purpose: "remove \(tour)")
         defer { lock.release() }
         let installed: InstalledTour
-        do { installed = try InstalledTourMatcher.match(tour, in: try store.installedTours()) } catch let error as StoreError {
+        do { installed = try InstalledTourMatcher.match(tour, in: try store.installedTours()) } catch let error
+            as StoreError
+        {
             throw CLIError(error)
         }
         for code in language where installed.language(code) == nil {
-            throw CLIError.notFound("\(installed.slug) is not installed in '\(code)' (it is in \(installed.languageCodes.joined(separator: ", ")))")
+            throw CLIError.notFound(
+                "\(installed.slug) is not installed in '\(code)' (it is in \(installed.languageCodes.joined(separator: ", ")))"
+            )
         }
         let removed: [String]
         let freed: CollectionReport
@@ -56,11 +61,14 @@ struct RemoveCommand: AsyncParsableCommand {
         StoreEvents(settings: settings).deleted(tourID: installed.id, service: installed.service, languages: removed)
         let remaining = installed.languageCodes.filter { !removed.contains($0) }
         if json {
-            return try JSONOutput.write(Report(tour: installed.id, slug: installed.slug, removedLanguages: removed,
-                                               remainingLanguages: remaining, bytesFreed: freed.bytesFreed))
+            return try JSONOutput.write(
+                Report(
+                    tour: installed.id, slug: installed.slug, removedLanguages: removed,
+                    remainingLanguages: remaining, bytesFreed: freed.bytesFreed))
         }
         let what = remaining.isEmpty ? installed.title() : "\(installed.title()) in \(removed.joined(separator: ", "))"
-        Console.out("Removed \(what); freed \(ByteCount.format(freed.bytesFreed))."
-                    + (remaining.isEmpty ? "" : " Still installed in \(remaining.joined(separator: ", "))."))
+        Console.out(
+            "Removed \(what); freed \(ByteCount.format(freed.bytesFreed))."
+                + (remaining.isEmpty ? "" : " Still installed in \(remaining.joined(separator: ", "))."))
     }
 }

@@ -21,20 +21,24 @@ struct StoreEvents {
 
     func started(_ plan: DownloadPlan, userID: String?) {
         for language in plan.changedLanguages {
-            record(.started, tourID: plan.tourID, service: plan.service, language: language, userID: userID, properties: [
-                "manifestVersion": .string(plan.contents[language]?.manifest.version ?? ""),
-                "files": .number(Double(plan.filesToFetch)), "bytes": .number(Double(plan.bytesToFetch)),
-            ])
+            record(
+                .started, tourID: plan.tourID, service: plan.service, language: language, userID: userID,
+                properties: [
+                    "manifestVersion": .string(plan.contents[language]?.manifest.version ?? ""),
+                    "files": .number(Double(plan.filesToFetch)), "bytes": .number(Double(plan.bytesToFetch)),
+                ])
         }
     }
 
     func completed(_ plan: DownloadPlan, _ report: InstallReport, seconds: Double, userID: String?) {
         for language in report.switchedLanguages {
-            record(.completed, tourID: plan.tourID, service: plan.service, language: language, userID: userID, properties: [
-                "manifestVersion": .string(plan.contents[language]?.manifest.version ?? ""),
-                "files": .number(Double(report.filesFetched)), "bytes": .number(Double(report.bytesReceived)),
-                "durationSeconds": .number((seconds * 10).rounded() / 10),
-            ])
+            record(
+                .completed, tourID: plan.tourID, service: plan.service, language: language, userID: userID,
+                properties: [
+                    "manifestVersion": .string(plan.contents[language]?.manifest.version ?? ""),
+                    "files": .number(Double(report.filesFetched)), "bytes": .number(Double(report.bytesReceived)),
+                    "durationSeconds": .number((seconds * 10).rounded() / 10),
+                ])
         }
     }
 
@@ -45,10 +49,13 @@ struct StoreEvents {
     }
 
     /// A lost event must not fail the download it describes: say so and go on.
-    private func record(_ name: Name, tourID: String, service: String, language: String, userID: String?,
-                        properties: [String: JSONValue]) {
-        let event = AnalyticsEvent(name: name.rawValue, userID: userID, tourID: tourID, language: language, timestamp: Date(),
-                                   properties: properties)
+    private func record(
+        _ name: Name, tourID: String, service: String, language: String, userID: String?,
+        properties: [String: JSONValue]
+    ) {
+        let event = AnalyticsEvent(
+            name: name.rawValue, userID: userID, tourID: tourID, language: language, timestamp: Date(),
+            properties: properties)
         recorder.recordOrWarn(event, origin: .service(service))
     }
 }

@@ -13,14 +13,18 @@ struct TourInstallation {
 
     /// Installs (or brings up to date) `languages` of the tour; nil when it already was.
     @discardableResult
-    func run(client: APIClient, tourID: String, slug: String, isProtected: Bool,
-             languages: [String]) async throws -> InstallReport? {
-        let downloader = TourDownloader(store: store, source: client, audioCheck: StoreAccess.narrationProblem,
-                                        report: { [reporter] event in reporter.handle(event) })
+    func run(
+        client: APIClient, tourID: String, slug: String, isProtected: Bool,
+        languages: [String]
+    ) async throws -> InstallReport? {
+        let downloader = TourDownloader(
+            store: store, source: client, audioCheck: StoreAccess.narrationProblem,
+            report: { [reporter] event in reporter.handle(event) })
         let plan: DownloadPlan
         do {
-            plan = try await downloader.plan(tourID: tourID, slug: slug, isProtected: isProtected,
-                                             service: StoreAccess.serviceKey(client.service), languages: languages)
+            plan = try await downloader.plan(
+                tourID: tourID, slug: slug, isProtected: isProtected,
+                service: StoreAccess.serviceKey(client.service), languages: languages)
         } catch {
             throw Self.explain(error, slug: slug)
         }
@@ -41,7 +45,9 @@ struct TourInstallation {
         if let installed = try? store.installedTour(id: tourID) {
             for language in report.switchedLanguages {
                 for (point, problem) in installed.unplayableAudio(language: language) {
-                    unplayable.append("point \(point.order) (\(point.title)) in '\(language)': its narration is not MP3 (\(problem)); the walk announces the point instead of playing it")
+                    unplayable.append(
+                        "point \(point.order) (\(point.title)) in '\(language)': its narration is not MP3 (\(problem)); the walk announces the point instead of playing it"
+                    )
                 }
             }
         }
@@ -52,7 +58,9 @@ struct TourInstallation {
     /// A protected tour's 403 says how to unlock it.
     static func explain(_ error: StoreError, slug: String) -> CLIError {
         if case .service(.forbidden) = error.kind {
-            return CLIError(kind: .noPermission, message: "\(slug) is locked: unlock it with a voucher (walkscape redeem CODE), then download it again")
+            return CLIError(
+                kind: .noPermission,
+                message: "\(slug) is locked: unlock it with a voucher (walkscape redeem CODE), then download it again")
         }
         return CLIError(error)
     }

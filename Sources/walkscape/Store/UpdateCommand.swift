@@ -7,18 +7,19 @@ import TourStore
 struct UpdateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "update",
-        abstract: "Bring installed tours up to date: fetch only what changed, switch atomically, free what is no longer used.",
+        abstract:
+            "Bring installed tours up to date: fetch only what changed, switch atomically, free what is no longer used.",
         discussion: """
-        A tour counts as changed when its texts, its points or its files differ from the installed \
-        version, even if the service's version number did not change (a file is known by its URL \
-        without the signature and its size). Only files the store lacks are fetched. Each tour \
-        switches in one step; then files no installed version uses are deleted. Without TOUR, every \
-        installed tour and language is checked.
+            A tour counts as changed when its texts, its points or its files differ from the installed \
+            version, even if the service's version number did not change (a file is known by its URL \
+            without the signature and its size). Only files the store lacks are fetched. Each tour \
+            switches in one step; then files no installed version uses are deleted. Without TOUR, every \
+            installed tour and language is checked.
 
-        Examples:
-          walkscape update
-          walkscape update bologna-portici --json
-        """)
+            Examples:
+              walkscape update
+              walkscape update bologna-portici --json
+            """)
 
     @OptionGroup var global: GlobalOptions
 
@@ -49,8 +50,9 @@ struct UpdateCommand: AsyncParsableCommand {
                 for target in targets {
                     do {
                         let installation = TourInstallation(settings: settings, store: store, reporter: reporter)
-                        try await installation.run(client: client, tourID: target.id, slug: target.slug,
-                                                   isProtected: target.isProtected, languages: target.languageCodes)
+                        try await installation.run(
+                            client: client, tourID: target.id, slug: target.slug,
+                            isProtected: target.isProtected, languages: target.languageCodes)
                     } catch let error as CLIError {
                         if Task.isCancelled { throw error }
                         // One tour's failure does not keep the others from updating.
@@ -62,9 +64,12 @@ struct UpdateCommand: AsyncParsableCommand {
                 return failures
             }
         }
-        try Collection.afterSwitch(store, reporter: reporter)
+        try StoreCleanup.afterSwitch(store, reporter: reporter)
         if let first = failures.first {
-            throw CLIError(kind: first.kind, message: failures.count == 1 ? "1 tour could not be updated" : "\(failures.count) tours could not be updated")
+            throw CLIError(
+                kind: first.kind,
+                message: failures.count == 1
+                    ? "1 tour could not be updated" : "\(failures.count) tours could not be updated")
         }
     }
 }

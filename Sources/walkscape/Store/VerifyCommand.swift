@@ -7,20 +7,23 @@ import TourStore
 struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Check installed tours: re-hash every file against its SHA-256 and check the catalog; --repair downloads what is damaged or missing.",
+        abstract:
+            "Check installed tours: re-hash every file against its SHA-256 and check the catalog; --repair downloads what is damaged or missing.",
         discussion: """
-        Exits 0 when everything is sound, 65 when something is damaged or missing (each named). \
-        --repair deletes the damaged files and downloads the tours that need them again (from the \
-        service's current version of each, if it changed meanwhile).
+            Exits 0 when everything is sound, 65 when something is damaged or missing (each named). \
+            --repair deletes the damaged files and downloads the tours that need them again (from the \
+            service's current version of each, if it changed meanwhile).
 
-        Examples:
-          walkscape verify
-          walkscape verify bologna-portici --repair
-        """)
+            Examples:
+              walkscape verify
+              walkscape verify bologna-portici --repair
+            """)
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("An installed tour: id, slug, or title prefix (default: the whole store).", valueName: "tour"))
+    @Argument(
+        help: ArgumentHelp(
+            "An installed tour: id, slug, or title prefix (default: the whole store).", valueName: "tour"))
     var tour: String?
 
     @Flag(name: .long, help: "Download again what is damaged or missing.")
@@ -42,8 +45,15 @@ struct VerifyCommand: AsyncParsableCommand {
     func run() async throws {
         let settings = try global.settings()
         guard var store = try StoreAccess.openForReading(settings) else {
-            if tour != nil { throw CLIError.notFound("no installed tour matches '\(tour!)': no tour has been downloaded") }
-            if json { return try JSONOutput.write(Report(blobsChecked: 0, bytesChecked: 0, catalog: "none", problems: [], unusedBlobs: 0, unusedBytes: 0)) }
+            if tour != nil {
+                throw CLIError.notFound("no installed tour matches '\(tour!)': no tour has been downloaded")
+            }
+            if json {
+                return try JSONOutput.write(
+                    Report(
+                        blobsChecked: 0, bytesChecked: 0, catalog: "none", problems: [], unusedBlobs: 0, unusedBytes: 0)
+                )
+            }
             Console.out("Nothing to verify: no tour has been downloaded.")
             return
         }
@@ -53,7 +63,9 @@ struct VerifyCommand: AsyncParsableCommand {
         defer { lock?.release() }
         var ids: [String]?
         if let tour {
-            do { ids = [try InstalledTourMatcher.match(tour, in: try store.installedTours()).id] } catch let error as StoreError {
+            do { ids = [try InstalledTourMatcher.match(tour, in: try store.installedTours()).id] } catch let error
+                as StoreError
+            {
                 throw CLIError(error)
             }
         }
@@ -65,19 +77,27 @@ struct VerifyCommand: AsyncParsableCommand {
             do { report = try store.verify(tourIDs: ids) } catch { throw CLIError(error) }
         }
         if json {
-            try JSONOutput.write(Report(blobsChecked: report.blobsChecked, bytesChecked: report.bytesChecked,
-                                        catalog: report.catalogCheck, problems: report.problems.map(\.description),
-                                        unusedBlobs: report.unusedBlobs, unusedBytes: report.unusedBytes, repaired: repaired))
+            try JSONOutput.write(
+                Report(
+                    blobsChecked: report.blobsChecked, bytesChecked: report.bytesChecked,
+                    catalog: report.catalogCheck, problems: report.problems.map(\.description),
+                    unusedBlobs: report.unusedBlobs, unusedBytes: report.unusedBytes, repaired: repaired))
         } else {
-            Console.out("Checked \(report.blobsChecked) file\(report.blobsChecked == 1 ? "" : "s") (\(ByteCount.format(report.bytesChecked))); catalog: \(report.catalogCheck).")
+            Console.out(
+                "Checked \(report.blobsChecked) file\(report.blobsChecked == 1 ? "" : "s") (\(ByteCount.format(report.bytesChecked))); catalog: \(report.catalogCheck)."
+            )
             for problem in report.problems { Console.out("damaged: \(problem.description)") }
             if report.unusedBlobs > 0 {
-                Console.out("\(report.unusedBlobs) file\(report.unusedBlobs == 1 ? "" : "s") (\(ByteCount.format(report.unusedBytes))) no installed tour uses: walkscape gc frees them.")
+                Console.out(
+                    "\(report.unusedBlobs) file\(report.unusedBlobs == 1 ? "" : "s") (\(ByteCount.format(report.unusedBytes))) no installed tour uses: walkscape gc frees them."
+                )
             }
         }
         guard report.isClean else {
             let hint = repair ? "" : "; walkscape verify --repair downloads them again"
-            throw CLIError.data("\(report.problems.count) damaged or missing file\(report.problems.count == 1 ? "" : "s")\(report.catalogCheck == "ok" ? "" : ", catalog: \(report.catalogCheck)")\(hint)")
+            throw CLIError.data(
+                "\(report.problems.count) damaged or missing file\(report.problems.count == 1 ? "" : "s")\(report.catalogCheck == "ok" ? "" : ", catalog: \(report.catalogCheck)")\(hint)"
+            )
         }
     }
 
@@ -86,7 +106,9 @@ struct VerifyCommand: AsyncParsableCommand {
         store.discardDamaged(report.problems)
         var byTour: [String: Set<String>] = [:]
         for problem in report.problems {
-            for installation in problem.installations { byTour[installation.tourID, default: []].insert(installation.language) }
+            for installation in problem.installations {
+                byTour[installation.tourID, default: []].insert(installation.language)
+            }
         }
         let tours: [InstalledTour]
         do { tours = try store.installedTours() } catch { throw CLIError(error) }
@@ -98,12 +120,13 @@ struct VerifyCommand: AsyncParsableCommand {
             try await ServiceConnection.run(settings) { client in
                 for (tour, languages) in targets {
                     let installation = TourInstallation(settings: settings, store: store, reporter: reporter)
-                    try await installation.run(client: client, tourID: tour.id, slug: tour.slug,
-                                               isProtected: tour.isProtected, languages: languages)
+                    try await installation.run(
+                        client: client, tourID: tour.id, slug: tour.slug,
+                        isProtected: tour.isProtected, languages: languages)
                 }
             }
         }
-        try Collection.afterSwitch(store, reporter: nil)
+        try StoreCleanup.afterSwitch(store, reporter: nil)
         return targets.map(\.0.slug)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TourModel
 import Walk
 import WalkRuntime
@@ -13,8 +13,10 @@ struct EventJournalTests {
         let journal = EventJournal(url: home.file("state/outbox.jsonl"))
         let time = Date(timeIntervalSince1970: 1_800_000_000)
         try journal.append(AnalyticsEvent(name: "login", userID: "u-1", timestamp: time))
-        try journal.append(WalkEvent(name: .tourCompleted, tourID: "t-1", language: "it", timestamp: time,
-                                     properties: ["pointsVisited": .int(3), "durationMinutes": .double(12.5)]))
+        try journal.append(
+            WalkEvent(
+                name: .tourCompleted, tourID: "t-1", language: "it", timestamp: time,
+                properties: ["pointsVisited": .int(3), "durationMinutes": .double(12.5)]))
         try journal.append(AnalyticsEvent(name: "voucher_redeemed", userID: "u-1", tourID: "t-9", timestamp: time))
 
         #expect(journal.events().map(\.name) == ["login", "tour_completed", "voucher_redeemed"])
@@ -34,6 +36,9 @@ struct EventJournalTests {
             #expect(properties["platform"] as? String == "linux")
             #expect((properties["eventId"] as? String).flatMap(UUID.init(uuidString:)) != nil)
         }
-        #expect(lines[0] == #"{"name":"login","properties":{"eventId":"\#((try #require(journal.events()[0].properties["eventId"]?.stringValue)))","platform":"linux"},"timestamp":"2027-01-15T08:00:00.000Z","userId":"u-1"}"#)
+        #expect(
+            lines[0]
+                == #"{"name":"login","properties":{"eventId":"\#((try #require(journal.events()[0].properties["eventId"]?.stringValue)))","platform":"linux"},"timestamp":"2027-01-15T08:00:00.000Z","userId":"u-1"}"#
+        )
     }
 }

@@ -1,10 +1,11 @@
 import FileAccess
 import Foundation
-@testable import GPSD
 import Positioning
-import Testing
 import TestSupport
+import Testing
 import TourModel
+
+@testable import GPSD
 @testable import Walk
 @testable import WalkRuntime
 
@@ -16,11 +17,13 @@ struct LiveWalkTests {
 
     func tour(audio: [URL?]) -> PlayableTour {
         let points = audio.enumerated().map { i, url in
-            PlayablePoint(id: "p\(i + 1)", order: i + 1,
-                          coordinate: Self.origin.destination(distance: Double(i) * 200, bearing: 90),
-                          triggerRadiusMeters: 25, title: "Point \(i + 1)", audio: url)
+            PlayablePoint(
+                id: "p\(i + 1)", order: i + 1,
+                coordinate: Self.origin.destination(distance: Double(i) * 200, bearing: 90),
+                triggerRadiusMeters: 25, title: "Point \(i + 1)", audio: url)
         }
-        return PlayableTour(id: "live-tour", slug: "live", language: "en", title: "Live", completionMessage: "Done!", points: points)
+        return PlayableTour(
+            id: "live-tour", slug: "live", language: "en", title: "Live", completionMessage: "Done!", points: points)
     }
 
     /// Two fixes inside each point, in order, one second apart, stamped from `start`.
@@ -44,15 +47,19 @@ struct LiveWalkTests {
         let store = ProgressStore(folder: home.file("progress"))
         let journal = EventJournal(url: home.file("outbox.jsonl"))
         let statuses = StatusRecorder()
-        let walk = LiveWalk(core: WalkCore(tour: tour), dependencies: .init(
-            narration: SilentNarration(), progress: store, journal: journal, display: { statuses.append($0) }))
-        let (commands, commandSink) = AsyncStream.makeStream(of: WalkCommand.self)
+        let walk = LiveWalk(
+            core: WalkCore(tour: tour),
+            dependencies: .init(
+                narration: SilentNarration(), progress: store, journal: journal, display: { statuses.append($0) }))
+        let (commands, commandSink) = AsyncStream.makeStream(of: WalkAction.self)
         commandSink.finish()
         let started = ContinuousClock.now
-        let outcome = await walk.run(positions: AsyncStream { c in
-            for u in fixes(for: tour, start: Date(timeIntervalSince1970: 1_800_000_000)) { c.yield(u) }
-            // The source stays open like gpsd would, so only the narration can end the walk.
-        }, commands: commands).outcome
+        let outcome = await walk.run(
+            positions: AsyncStream { c in
+                for u in fixes(for: tour, start: Date(timeIntervalSince1970: 1_800_000_000)) { c.yield(u) }
+                // The source stays open like gpsd would, so only the narration can end the walk.
+            }, commands: commands
+        ).outcome
         let elapsed = ContinuousClock.now - started
 
         #expect(outcome == .completed(message: "Done!"))
@@ -62,7 +69,10 @@ struct LiveWalkTests {
         #expect(saved.outcome == .completed)
         #expect(saved.points.map(\.status) == [.played, .played, .played])
         let events = journal.read()
-        #expect(events.map(\.name.rawValue) == ["tour_started", "point_triggered", "point_triggered", "point_triggered", "tour_completed"])
+        #expect(
+            events.map(\.name.rawValue) == [
+                "tour_started", "point_triggered", "point_triggered", "point_triggered", "tour_completed",
+            ])
         #expect(events.allSatisfy { $0.properties["platform"] == .string("linux") })
         let ids = events.compactMap { $0.properties["eventId"] }
         #expect(Set(ids).count == events.count)
@@ -75,8 +85,12 @@ struct LiveWalkTests {
         // Point 1 east of the meeting point, the finale at it, the route round the block.
         let m = Self.origin
         let points = [
-            PlayablePoint(id: "p1", order: 1, coordinate: m.destination(distance: 100, bearing: 90), triggerRadiusMeters: 25, title: "One"),
-            PlayablePoint(id: "p2", order: 2, coordinate: m.destination(distance: 200, bearing: 0), triggerRadiusMeters: 25, title: "Two"),
+            PlayablePoint(
+                id: "p1", order: 1, coordinate: m.destination(distance: 100, bearing: 90), triggerRadiusMeters: 25,
+                title: "One"),
+            PlayablePoint(
+                id: "p2", order: 2, coordinate: m.destination(distance: 200, bearing: 0), triggerRadiusMeters: 25,
+                title: "Two"),
             PlayablePoint(id: "p3", order: 3, coordinate: m, triggerRadiusMeters: 25, title: "Finale"),
         ]
         let east = m.destination(distance: 200, bearing: 90)
@@ -86,25 +100,34 @@ struct LiveWalkTests {
         var core = WalkCore(tour: tour)
         _ = core.handle(.start, at: Date(timeIntervalSince1970: 1_800_000_000))
         // Point 1 heard already: the finale is next, and the walker stands in it at the start.
-        core = try WalkCore(tour: tour, resuming: {
-            var p = core.progress
-            p.nextIndex = 2
-            p.points[0].status = .played; p.points[0].triggeredAt = Date(timeIntervalSince1970: 1_800_000_000)
-            p.points[1].status = .played; p.points[1].triggeredAt = Date(timeIntervalSince1970: 1_800_000_000)
-            return p
-        }())
-        let walk = LiveWalk(core: core, dependencies: .init(
-            narration: SilentNarration(), progress: ProgressStore(folder: home.file("progress")),
-            journal: EventJournal(url: home.file("outbox.jsonl")), display: { statuses.append($0) }))
-        let (commands, commandSink) = AsyncStream.makeStream(of: WalkCommand.self)
+        core = try WalkCore(
+            tour: tour,
+            resuming: {
+                var p = core.progress
+                p.nextIndex = 2
+                p.points[0].status = .played; p.points[0].triggeredAt = Date(timeIntervalSince1970: 1_800_000_000)
+                p.points[1].status = .played; p.points[1].triggeredAt = Date(timeIntervalSince1970: 1_800_000_000)
+                return p
+            }())
+        let walk = LiveWalk(
+            core: core,
+            dependencies: .init(
+                narration: SilentNarration(), progress: ProgressStore(folder: home.file("progress")),
+                journal: EventJournal(url: home.file("outbox.jsonl")), display: { statuses.append($0) }))
+        let (commands, commandSink) = AsyncStream.makeStream(of: WalkAction.self)
         let outcome = Task {
-            await walk.run(positions: AsyncStream { c in
-                c.yield(.state(.connected))
-                for s in 0..<3 {
-                    c.yield(.fix(Fix(time: Date(timeIntervalSince1970: 1_800_000_000 + Double(s)), coordinate: m,
-                                     mode: .threeD, horizontalError: 5)))
-                }
-            }, commands: commands).outcome
+            await walk.run(
+                positions: AsyncStream { c in
+                    c.yield(.state(.connected))
+                    for s in 0..<3 {
+                        c.yield(
+                            .fix(
+                                Fix(
+                                    time: Date(timeIntervalSince1970: 1_800_000_000 + Double(s)), coordinate: m,
+                                    mode: .threeD, horizontalError: 5)))
+                    }
+                }, commands: commands
+            ).outcome
         }
         try await Task.sleep(for: .milliseconds(300))
         commandSink.yield(.quit)
@@ -122,18 +145,22 @@ struct LiveWalkTests {
         let tour = tour(audio: [long.mp3, long.mp3])
         let store = ProgressStore(folder: home.file("progress"))
         let journal = EventJournal(url: home.file("outbox.jsonl"))
-        let (commands, commandSink) = AsyncStream.makeStream(of: WalkCommand.self)
+        let (commands, commandSink) = AsyncStream.makeStream(of: WalkAction.self)
         let firstPlaying = StatusRecorder()
-        let walk = LiveWalk(core: WalkCore(tour: tour), dependencies: .init(
-            narration: SilentNarration(), progress: store, journal: journal,
-            display: { status in
-                firstPlaying.append(status)
-                if status.nowPlaying?.point.id == "p1" { commandSink.yield(.quit) }
-            }))
+        let walk = LiveWalk(
+            core: WalkCore(tour: tour),
+            dependencies: .init(
+                narration: SilentNarration(), progress: store, journal: journal,
+                display: { status in
+                    firstPlaying.append(status)
+                    if status.nowPlaying?.point.id == "p1" { commandSink.yield(.quit) }
+                }))
         let all = fixes(for: tour, start: Date(timeIntervalSince1970: 1_800_000_000))
-        let outcome = await walk.run(positions: AsyncStream { c in
-            for u in all.prefix(3) { c.yield(u) }
-        }, commands: commands).outcome
+        let outcome = await walk.run(
+            positions: AsyncStream { c in
+                for u in all.prefix(3) { c.yield(u) }
+            }, commands: commands
+        ).outcome
         #expect(outcome == .abandoned)
         let saved = try #require(try store.load(tourID: "live-tour"))
         #expect(saved.outcome == .abandoned)
@@ -151,23 +178,28 @@ struct LiveWalkTests {
         let store = ProgressStore(folder: state.appendingPathComponent("progress"))
         let journal = EventJournal(url: state.appendingPathComponent("outbox.jsonl"))
         let statuses = StatusRecorder()
-        let walk = LiveWalk(core: WalkCore(tour: tour), dependencies: .init(
-            narration: SilentNarration(), progress: store, journal: journal,
-            display: { status in
-                statuses.append(status)
-                // The disk comes back once point 2 has been heard (its events held back until then).
-                if status.heardCount == 2, (try? state.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
-                    try? FileManager.default.removeItem(at: state)
-                    try? FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
-                }
-            }))
-        let (commands, commandSink) = AsyncStream.makeStream(of: WalkCommand.self)
+        let walk = LiveWalk(
+            core: WalkCore(tour: tour),
+            dependencies: .init(
+                narration: SilentNarration(), progress: store, journal: journal,
+                display: { status in
+                    statuses.append(status)
+                    // The disk comes back once point 2 has been heard (its events held back until then).
+                    if status.heardCount == 2,
+                        (try? state.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true
+                    {
+                        try? FileManager.default.removeItem(at: state)
+                        try? FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+                    }
+                }))
+        let (commands, commandSink) = AsyncStream.makeStream(of: WalkAction.self)
         commandSink.finish()
-        let result = await walk.run(positions: AsyncStream { c in
-            for u in fixes(for: tour, start: Date(timeIntervalSince1970: 1_800_000_000)) { c.yield(u) }
-        }, commands: commands)
+        let result = await walk.run(
+            positions: AsyncStream { c in
+                for u in fixes(for: tour, start: Date(timeIntervalSince1970: 1_800_000_000)) { c.yield(u) }
+            }, commands: commands)
 
-        #expect(result.outcome == .completed(message: "Done!"))   // the walk went on, narrating
+        #expect(result.outcome == .completed(message: "Done!"))  // the walk went on, narrating
         #expect(result.unsaved == nil)
         let notices = statuses.all.compactMap(\.notice).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
         #expect(notices.count == 2, "\(notices)")
@@ -176,7 +208,10 @@ struct LiveWalkTests {
         #expect(notices.last?.hasPrefix("saving works again") == true)
         // Every event, once, in the order it happened.
         let events = journal.read()
-        #expect(events.map(\.name.rawValue) == ["tour_started", "point_triggered", "point_triggered", "point_triggered", "tour_completed"])
+        #expect(
+            events.map(\.name.rawValue) == [
+                "tour_started", "point_triggered", "point_triggered", "point_triggered", "tour_completed",
+            ])
         #expect(events.filter { $0.name == .pointTriggered }.compactMap(\.pointID) == ["p1", "p2", "p3"])
         #expect(events.map(\.timestamp) == events.map(\.timestamp).sorted())
         #expect(Set(events.compactMap { $0.properties["eventId"] }).count == 5)
@@ -187,14 +222,17 @@ struct LiveWalkTests {
         let home = try TemporaryDirectory()
         let state = try home.write("state", "not a folder")
         let tour = tour(audio: [nil])
-        let walk = LiveWalk(core: WalkCore(tour: tour), dependencies: .init(
-            narration: SilentNarration(), progress: ProgressStore(folder: state.appendingPathComponent("progress")),
-            journal: EventJournal(url: state.appendingPathComponent("outbox.jsonl")), display: { _ in }))
-        let (commands, commandSink) = AsyncStream.makeStream(of: WalkCommand.self)
+        let walk = LiveWalk(
+            core: WalkCore(tour: tour),
+            dependencies: .init(
+                narration: SilentNarration(), progress: ProgressStore(folder: state.appendingPathComponent("progress")),
+                journal: EventJournal(url: state.appendingPathComponent("outbox.jsonl")), display: { _ in }))
+        let (commands, commandSink) = AsyncStream.makeStream(of: WalkAction.self)
         commandSink.finish()
-        let result = await walk.run(positions: AsyncStream { c in
-            for u in fixes(for: tour, start: Date(timeIntervalSince1970: 1_800_000_000)) { c.yield(u) }
-        }, commands: commands)
+        let result = await walk.run(
+            positions: AsyncStream { c in
+                for u in fixes(for: tour, start: Date(timeIntervalSince1970: 1_800_000_000)) { c.yield(u) }
+            }, commands: commands)
         #expect(result.outcome == .completed(message: "Done!"))
         let unsaved = try #require(result.unsaved)
         #expect(unsaved.contains("3 analytics events"), "\(unsaved)")
@@ -221,18 +259,23 @@ struct LiveWalkTests {
     @Test func silentWalkShowsElapsedTimeAndSubtitlesAsTheNarrationGoesOn() async throws {
         let home = try TemporaryDirectory()
         let tone = try FixtureAudio.tone(seconds: 1.5)
-        let srt = try home.write("p1.srt", "1\n00:00:00,000 --> 00:00:00,700\nFirst cue\n\n2\n00:00:00,800 --> 00:00:01,400\nSecond cue\n")
+        let srt = try home.write(
+            "p1.srt", "1\n00:00:00,000 --> 00:00:00,700\nFirst cue\n\n2\n00:00:00,800 --> 00:00:01,400\nSecond cue\n")
         var tour = tour(audio: [tone.mp3])
         tour.points[0].subtitles = srt
         let statuses = StatusRecorder()
-        let walk = LiveWalk(core: WalkCore(tour: tour), dependencies: .init(
-            narration: SilentNarration(), progress: ProgressStore(folder: home.file("progress")),
-            journal: EventJournal(url: home.file("outbox.jsonl")), display: { statuses.append($0) }))
-        let (commands, commandSink) = AsyncStream.makeStream(of: WalkCommand.self)
+        let walk = LiveWalk(
+            core: WalkCore(tour: tour),
+            dependencies: .init(
+                narration: SilentNarration(), progress: ProgressStore(folder: home.file("progress")),
+                journal: EventJournal(url: home.file("outbox.jsonl")), display: { statuses.append($0) }))
+        let (commands, commandSink) = AsyncStream.makeStream(of: WalkAction.self)
         commandSink.finish()
-        let outcome = await walk.run(positions: AsyncStream { c in
-            for u in fixes(for: tour, start: Date(timeIntervalSince1970: 1_800_000_000)) { c.yield(u) }
-        }, commands: commands).outcome
+        let outcome = await walk.run(
+            positions: AsyncStream { c in
+                for u in fixes(for: tour, start: Date(timeIntervalSince1970: 1_800_000_000)) { c.yield(u) }
+            }, commands: commands
+        ).outcome
         #expect(outcome == .completed(message: "Done!"))
         let playing = statuses.all.compactMap { s in s.nowPlaying.map { (elapsed: $0.elapsed, subtitle: s.subtitle) } }
         let elapsed = playing.map(\.elapsed)
@@ -248,7 +291,8 @@ struct LiveWalkTests {
     @Test func silentNarrationReportsPositionsEveryIntervalAndHoldsThemWhilePaused() async throws {
         let tone = try FixtureAudio.tone(seconds: 1.2)
         let narration = SilentNarration()
-        let point = PlayablePoint(id: "p", order: 1, coordinate: Self.origin, triggerRadiusMeters: 20, title: "P", audio: tone.mp3)
+        let point = PlayablePoint(
+            id: "p", order: 1, coordinate: Self.origin, triggerRadiusMeters: 20, title: "P", audio: tone.mp3)
         await narration.play(point)
         try await Task.sleep(for: .milliseconds(600))
         await narration.pause()
@@ -327,12 +371,15 @@ struct LiveWalkTests {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         try encoder.encode(slash).write(to: folder.appendingPathComponent("tour_1.json"))
-        #expect(try store.load(tourID: "tour_1") == nil)   // not its walk: left where it is
+        #expect(try store.load(tourID: "tour_1") == nil)  // not its walk: left where it is
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("tour_1.json").path))
         #expect(try store.load(tourID: "tour/1") == slash)
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("tour_1.json").path))
         #expect(try store.load(tourID: "tour/1") == slash)  // from its new name now
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [store.url(forTour: "tour/1").lastPathComponent])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path) == [
+                store.url(forTour: "tour/1").lastPathComponent
+            ])
     }
 
     @Test func aTourLockIsHeldByOneHolderAtATimeAndNamesItsPID() throws {
@@ -340,7 +387,7 @@ struct LiveWalkTests {
         let store = ProgressStore(folder: home.file("progress"))
         let first = store.lock(forTour: "tour/1"), second = store.lock(forTour: "tour/1")
         #expect(first.tryAcquire(purpose: "walking") == .held)
-        #expect(first.tryAcquire() == .held)                       // again: still ours
+        #expect(first.tryAcquire() == .held)  // again: still ours
         #expect(second.tryAcquire() == .busy(.init(pid: getpid(), purpose: "walking")))
         #expect(store.lock(forTour: "tour_1").tryAcquire() == .held)  // another tour, another lock
         first.release()
@@ -361,7 +408,8 @@ struct LiveWalkTests {
     @Test func silentNarrationHoldsTimeWhilePaused() async throws {
         let tone = try FixtureAudio.tone(seconds: 0.4)
         let narration = SilentNarration()
-        let point = PlayablePoint(id: "p", order: 1, coordinate: Self.origin, triggerRadiusMeters: 20, title: "P", audio: tone.mp3)
+        let point = PlayablePoint(
+            id: "p", order: 1, coordinate: Self.origin, triggerRadiusMeters: 20, title: "P", audio: tone.mp3)
         let started = ContinuousClock.now
         await narration.play(point)
         try await Task.sleep(for: .milliseconds(100))

@@ -1,5 +1,5 @@
 /// What a walker can ask for by hand (triggering rule 8).
-public enum WalkCommand: String, Sendable, Hashable, Codable, CaseIterable {
+public enum WalkAction: String, Sendable, Hashable, Codable, CaseIterable {
     /// Stop the current narration and count it as heard; the queue goes on. With nothing playing
     /// or queued, trigger the next point by hand (for a walker whose GPS will not cooperate).
     case skip

@@ -1,12 +1,14 @@
 import TourStore
 
 /// Collecting the blobs nothing points at once a tour switched version or was removed.
-enum Collection {
+enum StoreCleanup {
     static func afterSwitch(_ store: TourStore, reporter: DownloadReporter?) throws(CLIError) {
         let report: CollectionReport
         do { report = try store.collectGarbage(partials: false) } catch { throw CLIError(error) }
         if report.blobsRemoved > 0, let reporter, reporter.mode != .json {
-            reporter.note("Freed \(ByteCount.format(report.bytesFreed)) (\(report.blobsRemoved) file\(report.blobsRemoved == 1 ? "" : "s") no version uses any more)")
+            reporter.note(
+                "Freed \(ByteCount.format(report.bytesFreed)) (\(report.blobsRemoved) file\(report.blobsRemoved == 1 ? "" : "s") no version uses any more)"
+            )
         }
     }
 }
