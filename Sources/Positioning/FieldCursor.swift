@@ -1,4 +1,5 @@
 import Foundation
+import TourModel
 
 /// Walks the comma-separated fields of one sentence in place.
 struct FieldCursor {

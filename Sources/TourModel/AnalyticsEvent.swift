@@ -7,6 +7,9 @@ import Foundation
 /// Guide: `{eventType, properties: {tourId, pointId, language, offline, ...}}`, which the live service
 /// rejects; it is written only when a deployment is configured for it.
 public struct AnalyticsEvent: Sendable, Hashable, Decodable, APIEncodable {
+    /// The `platform` property every event of this player carries.
+    public static let platform = "linux"
+
     /// The event names the live service accepts.
     public static let names: [String] = [
         "app_open", "signup", "login", "tour_viewed", "tour_download_started", "tour_download_completed",

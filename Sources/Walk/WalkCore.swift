@@ -421,7 +421,7 @@ public struct WalkCore: Sendable {
         extra: [String: WalkEventValue] = [:]
     ) -> WalkEvent {
         var properties = extra
-        properties["platform"] = .string("linux")
+        properties["platform"] = .string(AnalyticsEvent.platform)
         return WalkEvent(
             name: name, tourID: tour.id, pointID: pointID, language: tour.language,
             timestamp: time, properties: properties)

@@ -30,9 +30,7 @@ struct Doctor: AsyncParsableCommand {
         let device = audioDevice ?? settings.audioDevice
         report.checks = await DoctorChecks(settings: settings, audioDevice: device, fileProblem: fileProblem).all()
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            Console.json(try encoder.encode(report))
+            try JSONOutput.write(report)
         } else {
             Console.outPainted(report.text(color: Terminal.useColor))
         }

@@ -1,15 +1,27 @@
 import Foundation
+import TourModel
 
 /// `--json`: one pretty-printed document on stdout, keys sorted, for scripts; dates as ISO-8601
 /// with milliseconds, as the service writes them.
+/// Every command's `--json` goes through here.
 enum JSONOutput {
     static func write(_ value: some Encodable) throws {
+        Console.json(try encoder(pretty: true).encode(value))
+    }
+
+    /// One compact JSON object on one line (JSON Lines: a download's progress events).
+    static func writeLine(_ value: some Encodable) throws {
+        Console.json(try encoder(pretty: false).encode(value))
+    }
+
+    static func encoder(pretty: Bool) -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting =
+            pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var c = encoder.singleValueContainer()
-            try c.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+            try c.encode(ISO8601.format(date))
         }
-        Console.json(try encoder.encode(value))
+        return encoder
     }
 }

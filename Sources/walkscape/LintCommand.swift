@@ -61,9 +61,7 @@ struct LintCommand: AsyncParsableCommand {
             result = TourLint.Result(findings: findings)
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            Console.json(try encoder.encode(result.findings))
+            try JSONOutput.write(result.findings)
         } else {
             for line in result.lines() { Console.out(line) }
             Console.out(

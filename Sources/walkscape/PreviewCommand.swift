@@ -106,7 +106,7 @@ struct PreviewCommand: AsyncParsableCommand {
             if !noAudio {
                 let device = audioDevice ?? settings.audioDevice
                 do { player = AudioQueue(sink: try ALSASink(device: device)) } catch {
-                    throw CLIError.unavailable(error.message)
+                    throw CLIError.unavailable(AudioOutputOptions.advice(error))
                 }
             }
             let performance = PreviewPerformance(report: report, tour: playable, speed: speed ?? 1)
@@ -135,9 +135,7 @@ struct PreviewCommand: AsyncParsableCommand {
             await player?.shutdown()
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            Console.json(try encoder.encode(report))
+            try JSONOutput.write(report)
         } else if computeOnly {
             Console.out(report.rendered(), terminator: "")
         } else {

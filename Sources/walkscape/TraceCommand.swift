@@ -42,10 +42,7 @@ struct TraceCommand: AsyncParsableCommand {
         }
         let summary = TraceSummary(file: trace, filter: .init(maxHorizontalError: maxError))
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            encoder.dateEncodingStrategy = .iso8601
-            Console.json(try encoder.encode(summary))
+            try JSONOutput.write(summary)
         } else {
             Console.out(summary.text)
         }

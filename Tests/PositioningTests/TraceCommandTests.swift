@@ -50,7 +50,7 @@ import TourModel
         #expect(json["rejectedRecords"] as? [String: Int] == ["badChecksum": 1, "proprietary": 1])
         #expect(json["records"] as? Int == 23)
         #expect(json["durationSeconds"] as? Double == 9)
-        #expect(json["start"] as? String == "2026-11-21T10:00:00Z")
+        #expect(json["start"] as? String == "2026-11-21T10:00:00.000Z")  // every --json writes milliseconds
         let distance = try #require(json["distanceMeters"] as? Double)
         #expect(abs(distance - 12.6) < 0.01)
         let box = try #require(json["boundingBox"] as? [String: Double])

@@ -22,7 +22,7 @@ public struct EventJournal: Sendable {
     public func append(_ event: AnalyticsEvent, eventID: UUID = UUID()) throws(WalkError) {
         var event = event
         event.properties["eventId"] = .string(eventID.uuidString.lowercased())
-        event.properties["platform"] = .string("linux")
+        event.properties["platform"] = .string(AnalyticsEvent.platform)
         do {
             var line = try WalkscapeJSON.encode(event, dialect: .live)
             line.append(UInt8(ascii: "\n"))

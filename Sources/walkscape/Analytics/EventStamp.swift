@@ -26,7 +26,7 @@ struct EventStamp: Sendable {
         } else if event.eventID == nil {
             event.properties["eventId"] = .string(UUID().uuidString.lowercased())
         }
-        event.properties["platform"] = .string("linux")
+        event.properties["platform"] = .string(AnalyticsEvent.platform)
         event.anonymousID = event.anonymousID ?? anonymousID
         if event.userID == nil, let credentials, credentials.service == origin.service {
             event.userID = credentials.userID

@@ -311,10 +311,7 @@ final class DownloadReporter: @unchecked Sendable {
     }
 
     private func emit(_ line: Line) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(line) else { return }
-        Console.json(data)
+        try? JSONOutput.writeLine(line)
     }
 
     private func writeRaw(_ text: String) {

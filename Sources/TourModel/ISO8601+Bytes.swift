@@ -1,9 +1,10 @@
 import Foundation
 
-/// The ISO 8601 forms GPX files use: `2024-05-01T10:00:00Z`, with optional fractional seconds
-/// and a `Z`, `±hh:mm` or `±hhmm` zone (none means UTC).
-enum ISO8601 {
-    static func parse(_ t: UnsafeBufferPointer<UInt8>) -> Date? {
+extension ISO8601 {
+    /// The ISO 8601 forms GPX files use, read straight from a file's bytes: `2024-05-01T10:00:00Z`,
+    /// with optional fractional seconds and a `Z`, `±hh:mm` or `±hhmm` zone (none means UTC: a GPX
+    /// time is UTC by the format's definition, unlike a time the service sends).
+    public static func parse(_ t: UnsafeBufferPointer<UInt8>) -> Date? {
         func digits(_ at: Int, _ count: Int) -> Int? {
             guard at + count <= t.count else { return nil }
             var v = 0
