@@ -68,7 +68,9 @@ test: deps lint
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(TEST_FLAGS)
 
-demo: build
+# The demo needs the walker's program alone: not the server, the fuzzers or the tests.
+demo: deps layers
+	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS) --product walkscape
 	@scripts/demo.sh "$(BIN)"
 
 bench: deps-bench

@@ -178,7 +178,7 @@ final class StoreHarness: @unchecked Sendable {
     }
 
     func manifestVersion(tourID: String, language: String) throws -> String {
-        let body = try PlainHTTP.get(port: server.port, path: "/tours/\(tourID)/manifest?language=\(language)")
+        let body = try RawHTTP.get(port: server.port, "/tours/\(tourID)/manifest?language=\(language)").body
         let object = try JSONSerialization.jsonObject(with: body) as? [String: Any]
         return "\(object?["version"] ?? "")"
     }

@@ -4,18 +4,26 @@ import Foundation
     import Glibc
 #endif
 
-/// HTTP/1.1 over a plain socket, for requests a client library would tidy up (`..` and `%2e%2e` in
-/// paths) and for watching a connection being cut: exactly the bytes sent, every byte received.
-enum RawHTTP {
-    struct Answer {
-        var status: Int
-        var headers: [String: String]
-        var body: Data
+/// HTTP/1.1 over a plain socket: for requests a client library would tidy up (`..` and `%2e%2e` in
+/// paths), for watching a connection being cut (exactly the bytes sent, every byte received), and
+/// for a test to look at the server without going through the client under test.
+public enum RawHTTP {
+    public struct Answer: Sendable {
+        public var status: Int
+        public var headers: [String: String]
+        public var body: Data
         /// False when the server closed before sending `Content-Length` bytes.
-        var complete: Bool
+        public var complete: Bool
     }
 
-    static func send(port: Int, _ request: String, timeout: Double = 20) throws -> Answer {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Sends `request` as it is and reads the answer: until the server closes, the body its
+    /// `Content-Length` announces has come (a server may keep even a closing connection open), or
+    /// `timeout` seconds pass without a byte.
+    public static func send(port: Int, _ request: String, timeout: Double = 20) throws -> Answer {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         defer { close(fd) }
@@ -44,6 +52,9 @@ enum RawHTTP {
             let n = read(fd, &chunk, chunk.count)
             if n > 0 {
                 received.append(contentsOf: chunk[0..<n])
+                if let answer = try? parse(received), answer.complete, answer.headers["content-length"] != nil {
+                    return answer
+                }
             } else if n < 0 && errno == EINTR {
                 continue
             } else {
@@ -53,14 +64,14 @@ enum RawHTTP {
         return try parse(received)
     }
 
-    static func parse(_ data: Data) throws -> Answer {
+    public static func parse(_ data: Data) throws -> Answer {
         guard let end = data.range(of: Data("\r\n\r\n".utf8)) else {
-            throw Unexpected("no HTTP head in \(data.count) bytes")
+            throw Failure(description: "no HTTP head in \(data.count) bytes")
         }
         let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
         let statusParts = head[0].split(separator: " ")
         guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
-            throw Unexpected("bad status line \(head[0])")
+            throw Failure(description: "bad status line \(head[0])")
         }
         var headers: [String: String] = [:]
         for line in head.dropFirst() {
@@ -74,7 +85,7 @@ enum RawHTTP {
     }
 
     /// `GET path` with `Connection: close`.
-    static func get(port: Int, _ path: String, headers: [String] = []) throws -> Answer {
+    public static func get(port: Int, _ path: String, headers: [String] = []) throws -> Answer {
         let extra = headers.map { "\($0)\r\n" }.joined()
         return try send(
             port: port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(extra)Connection: close\r\n\r\n")
