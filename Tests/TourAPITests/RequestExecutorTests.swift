@@ -34,6 +34,36 @@ struct RequestExecutorTests {
         #expect(timer.sleeps.count == 3)
     }
 
+    /// A download's calls ride out a longer burst of 5xx, with short waits, and the notices count
+    /// against the bound that applies; an unreachable service still fails after the usual four.
+    @Test func thePersistentPolicyRidesOutLongerBurstsOf5xxButNotAnUnreachableService() async throws {
+        let persistent = RetryPolicy.persistent(policy)
+        #expect(persistent.maxAttempts == 4 && persistent.serverErrorAttempts == 10)
+        let notices = NoticeLog()
+        let burst = ScriptedTransport(Array(repeating: .answer(503), count: 9) + [.answer(200)])
+        let timer = RecordingTimer()
+        let executor = RequestExecutor(
+            transport: burst, policy: persistent, timer: timer, jitter: FixedJitter(value: 1),
+            onRetry: { notices.append($0) })
+        let response = try await executor.send(HTTPRequest(method: .get, url: url), idempotent: true)
+        #expect(response.status == 200)
+        #expect(burst.requests.count == 10)
+        #expect(timer.sleeps.allSatisfy { $0 <= .seconds(1) }, "\(timer.sleeps)")
+        #expect(notices.all.map(\.maxAttempts) == Array(repeating: 10, count: 9))
+
+        let endless = ScriptedTransport(Array(repeating: .answer(503), count: 20))
+        let gaveUp = try await RequestExecutor(transport: endless, policy: persistent, timer: RecordingTimer())
+            .send(HTTPRequest(method: .get, url: url), idempotent: true)
+        #expect(gaveUp.status == 503 && endless.requests.count == 10)
+
+        let down = ScriptedTransport(Array(repeating: .fail(.cannotConnect), count: 20))
+        await #expect(throws: TransportError.self) {
+            try await RequestExecutor(transport: down, policy: persistent, timer: RecordingTimer())
+                .send(HTTPRequest(method: .get, url: url), idempotent: true)
+        }
+        #expect(down.requests.count == 4)
+    }
+
     @Test func retryAfterSecondsAndDatesAreHonoured() async throws {
         let timer = RecordingTimer()
         let date = "Wed, 15 Jan 2027 08:00:03 GMT"

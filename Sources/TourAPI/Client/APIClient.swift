@@ -8,7 +8,7 @@ import TourModel
 /// media); this file holds what they share: authentication, the one renewal and retry after a 401,
 /// and the error mapping.
 public struct APIClient: Sendable {
-    public let channel: ServiceChannel
+    public private(set) var channel: ServiceChannel
     public let session: Session
 
     public init(channel: ServiceChannel, credentials: any CredentialStore) {
@@ -18,6 +18,13 @@ public struct APIClient: Sendable {
     }
 
     public var service: URL { channel.service }
+
+    /// The same client, with the same session, retrying under `policy`.
+    public func retrying(_ policy: RetryPolicy) -> APIClient {
+        var copy = self
+        copy.channel.executor.policy = policy
+        return copy
+    }
 
     /// Whether a request carries the session's bearer token.
     public enum Authentication: Sendable {

@@ -50,31 +50,37 @@ public struct RequestExecutor: Sendable {
                 }
                 let retryAfter = response.headers["Retry-After"].flatMap { RetryAfter.parse($0, now: timer.now()) }
                 guard
-                    let wait = policy.delay(afterAttempt: attempt, retryAfter: retryAfter, fraction: jitter.fraction())
+                    let wait = policy.delay(
+                        afterAttempt: attempt, retryAfter: retryAfter, fraction: jitter.fraction(), serverError: true)
                 else {
                     if let limit { response.body = .bytes(try await response.body.collect(upTo: limit)) }
                     return response
                 }
                 await response.body.discard()
-                try await pause(wait, before: attempt + 1, of: request, reason: "HTTP \(response.status)")
+                try await pause(
+                    wait, before: attempt + 1, of: attempts(serverError: true), request: request,
+                    reason: "HTTP \(response.status)")
             } catch {
                 guard error.kind != .cancelled, error.isTransient, idempotent || error.requestWasNotSent,
                     let wait = policy.delay(afterAttempt: attempt, retryAfter: nil, fraction: jitter.fraction())
                 else {
                     throw error
                 }
-                try await pause(wait, before: attempt + 1, of: request, reason: error.detail)
+                try await pause(
+                    wait, before: attempt + 1, of: attempts(serverError: false), request: request, reason: error.detail)
             }
             attempt += 1
         }
     }
 
-    private func pause(_ wait: Duration, before attempt: Int, of request: HTTPRequest, reason: String)
+    private func attempts(serverError: Bool) -> Int { policy.attempts(serverError: serverError) }
+
+    private func pause(_ wait: Duration, before attempt: Int, of maxAttempts: Int, request: HTTPRequest, reason: String)
         async throws(TransportError)
     {
         onRetry?(
             RetryNotice(
-                request: request.summary, attempt: attempt, maxAttempts: policy.maxAttempts,
+                request: request.summary, attempt: attempt, maxAttempts: maxAttempts,
                 delay: wait, reason: reason))
         do { try await timer.sleep(for: wait) } catch { throw TransportError(.cancelled, "cancelled") }
     }

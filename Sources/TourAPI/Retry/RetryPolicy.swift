@@ -8,15 +8,19 @@
 public struct RetryPolicy: Sendable, Hashable {
     /// Attempts in all, the first included (1: never retry).
     public var maxAttempts: Int
+    /// Attempts in all while the service answers with a retryable status (408, 429, 5xx): it is
+    /// there, only struggling. At least `maxAttempts`.
+    public var serverErrorAttempts: Int
     public var baseDelay: Duration
     public var maxDelay: Duration
     public var maxRetryAfter: Duration
 
     public init(
-        maxAttempts: Int = 4, baseDelay: Duration = .milliseconds(250), maxDelay: Duration = .seconds(4),
-        maxRetryAfter: Duration = .seconds(30)
+        maxAttempts: Int = 4, serverErrorAttempts: Int? = nil, baseDelay: Duration = .milliseconds(250),
+        maxDelay: Duration = .seconds(4), maxRetryAfter: Duration = .seconds(30)
     ) {
         self.maxAttempts = max(1, maxAttempts)
+        self.serverErrorAttempts = max(self.maxAttempts, serverErrorAttempts ?? maxAttempts)
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
         self.maxRetryAfter = maxRetryAfter
@@ -24,6 +28,17 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// One attempt, no retry.
     public static let once = RetryPolicy(maxAttempts: 1)
+
+    /// For the few calls a long download depends on (a tour's details, points, manifest, the
+    /// catalog before it): a burst of 5xx is ridden out over up to 10 attempts (short waits, at
+    /// most 1 s each), while an unreachable service fails after as many attempts as any request.
+    /// The one place a download's persistence is decided (it used to be rounds of the client's
+    /// own attempts: 3 × 4).
+    public static func persistent(_ base: RetryPolicy = RetryPolicy()) -> RetryPolicy {
+        RetryPolicy(
+            maxAttempts: base.maxAttempts, serverErrorAttempts: max(10, base.serverErrorAttempts),
+            baseDelay: base.baseDelay, maxDelay: min(base.maxDelay, .seconds(1)), maxRetryAfter: base.maxRetryAfter)
+    }
 
     /// The longest backoff before retry `retry` (1-based): `min(maxDelay, baseDelay · 2^(retry-1))`.
     public func ceiling(beforeRetry retry: Int) -> Duration {
@@ -43,10 +58,15 @@ public struct RetryPolicy: Sendable, Hashable {
         return ceiling(beforeRetry: retry) * unit
     }
 
+    /// The attempts allowed in all, given what the last one met.
+    public func attempts(serverError: Bool) -> Int { serverError ? serverErrorAttempts : maxAttempts }
+
     /// The wait before another attempt after `attemptsMade` attempts, or nil when there is to be
     /// none: attempts used up, or the server asked for a longer pause than we will wait.
-    public func delay(afterAttempt attemptsMade: Int, retryAfter: Duration?, fraction: Double) -> Duration? {
-        guard attemptsMade < maxAttempts else { return nil }
+    public func delay(
+        afterAttempt attemptsMade: Int, retryAfter: Duration?, fraction: Double, serverError: Bool = false
+    ) -> Duration? {
+        guard attemptsMade < attempts(serverError: serverError) else { return nil }
         if let retryAfter {
             return retryAfter <= maxRetryAfter ? max(retryAfter, .zero) : nil
         }

@@ -53,9 +53,7 @@ actor ManifestBook {
         } else {
             let source = self.source, tourID = self.tourID, now = self.now
             task = Task {
-                let manifest = try await DownloadRetry.call { () async throws(APIError) in
-                    try await source.manifest(ofTour: tourID, language: language)
-                }
+                let manifest = try await source.manifest(ofTour: tourID, language: language)
                 let at = now()
                 return Entry(manifest: manifest, fetchedAt: at, trustExpiry: Self.fresh(manifest, at: at))
             }

@@ -38,15 +38,9 @@ public struct TourDownloader: Sendable {
         var contents: [String: TourContent] = [:]
         for language in Set(languages).sorted() {
             do {
-                let detail = try await DownloadRetry.call { () async throws(APIError) in
-                    try await source.tour(tourID, language: language)
-                }
-                let points = try await DownloadRetry.call { () async throws(APIError) in
-                    try await source.points(ofTour: tourID, language: language)
-                }
-                let manifest = try await DownloadRetry.call { () async throws(APIError) in
-                    try await source.manifest(ofTour: tourID, language: language)
-                }
+                let detail = try await source.tour(tourID, language: language)
+                let points = try await source.points(ofTour: tourID, language: language)
+                let manifest = try await source.manifest(ofTour: tourID, language: language)
                 contents[language] = TourContent(detail: detail, points: points, manifest: manifest)
             } catch {
                 throw StoreError(error)

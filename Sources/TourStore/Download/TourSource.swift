@@ -14,3 +14,34 @@ public protocol TourSource: Sendable {
 }
 
 extension APIClient: TourSource {}
+
+/// What a download asks the service through: its few API calls (details, points, manifests, a
+/// renewed manifest) persist through a burst of 5xx (`RetryPolicy.persistent`), since a long
+/// download matters more than any one catalog request; its media requests keep the client's own
+/// attempts, as the downloader resumes them and judges their progress itself.
+public struct DownloadSource: TourSource {
+    public let calls: APIClient
+    public let media: APIClient
+
+    public init(_ client: APIClient) {
+        calls = client.retrying(.persistent(client.channel.executor.policy))
+        media = client
+    }
+
+    public func tour(_ id: String, language: String) async throws(APIError) -> TourDetail {
+        try await calls.tour(id, language: language)
+    }
+
+    public func points(ofTour id: String, language: String) async throws(APIError) -> [TourPoint] {
+        try await calls.points(ofTour: id, language: language)
+    }
+
+    public func manifest(ofTour id: String, language: String) async throws(APIError) -> TourManifest {
+        try await calls.manifest(ofTour: id, language: language)
+    }
+
+    public func fetch(_ url: URL, headers: HTTPHeaderFields, timeout: Duration?) async throws(APIError) -> HTTPResponse
+    {
+        try await media.fetch(url, headers: headers, timeout: timeout)
+    }
+}

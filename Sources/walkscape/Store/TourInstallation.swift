@@ -18,7 +18,7 @@ struct TourInstallation {
         languages: [String]
     ) async throws -> InstallReport? {
         let downloader = TourDownloader(
-            store: store, source: client, audioCheck: StoreAccess.narrationProblem,
+            store: store, source: DownloadSource(client), audioCheck: StoreAccess.narrationProblem,
             report: { [reporter] event in reporter.handle(event) })
         let plan: DownloadPlan
         do {
