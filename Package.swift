@@ -127,7 +127,7 @@ let package = Package(
         .target(
             name: "WalkscapeServer",
             dependencies: [
-                "TourModel",
+                "TourModel", "FileAccess",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "JWTKit", package: "jwt-kit"),

@@ -45,13 +45,14 @@ public enum Descriptor {
         return array.withUnsafeBytes { writeAll(fd, $0, at: offset) }
     }
 
-    /// Syncs a folder, so that a rename or a link in it lasts (best effort: some file systems
-    /// refuse to sync a folder, and the file itself is synced already).
-    public static func syncFolder(_ path: String) {
+    /// Syncs a folder, so that a rename or a link in it lasts. Says the error (0 when synced):
+    /// most callers go on regardless (some file systems refuse to sync a folder, and the file
+    /// itself is synced already); the content store does not.
+    @discardableResult
+    public static func syncFolder(_ path: String) -> Int32 {
         let folder = openDescriptor(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 {
-            _ = fsync(folder)
-            close(folder)
-        }
+        guard folder >= 0 else { return errno }
+        defer { close(folder) }
+        return fsync(folder) == 0 ? 0 : errno
     }
 }

@@ -69,6 +69,7 @@ struct PreviewCommand: AsyncParsableCommand {
 
     func validate() throws {
         if fast && speed != nil { throw ValidationError("--fast and --speed exclude each other") }
+        if noAudio && audioDevice != nil { throw ValidationError("choose one of --audio-device and --no-audio") }
         if let speed { try Limits.speed.check(speed, flag: "--speed") }
     }
 

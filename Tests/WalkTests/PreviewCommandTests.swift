@@ -423,6 +423,15 @@ struct PreviewCommandTests {
         #expect(!child.output.contains("points heard"))
     }
 
+    @Test("a sound device and no sound at once is a usage error, as for play and walk")
+    func audioDeviceAndNoAudioExcludeEachOther() throws {
+        let result = try runWalkscape([
+            "preview", "tours/demo", "--speed", "10", "--no-audio", "--audio-device", "null",
+        ])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("choose one of --audio-device and --no-audio"), "\(result.stderr)")
+    }
+
     @Test("with no such sound device: one line that says what to do, exit 69")
     func noSoundCard() throws {
         let result = try runWalkscape(["preview", "tours/demo", "--speed", "10", "--audio-device", "hw:7,7"])

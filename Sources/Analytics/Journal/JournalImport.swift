@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import TourModel
 
@@ -90,10 +91,6 @@ public struct JournalImport: Sendable {
     }
 
     private func syncFolder() {
-        let folder = open(journal.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 {
-            fsync(folder)
-            close(folder)
-        }
+        Descriptor.syncFolder(journal.deletingLastPathComponent().path)
     }
 }

@@ -1,4 +1,5 @@
 import Crypto
+import FileAccess
 import Foundation
 import TourModel
 
@@ -98,9 +99,7 @@ public struct BlobStore: Sendable {
     }
 
     static func syncFolder(_ folder: URL) throws(StoreError) {
-        let fd = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw StoreError.system(errno, "open", folder.path) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw StoreError.system(errno, "flush", folder.path) }
+        let code = Descriptor.syncFolder(folder.path)
+        guard code == 0 else { throw StoreError.system(code, "flush", folder.path) }
     }
 }

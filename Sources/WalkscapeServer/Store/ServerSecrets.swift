@@ -1,4 +1,5 @@
 import Crypto
+import FileAccess
 import Foundation
 import TourModel
 
@@ -35,20 +36,10 @@ public struct ServerSecrets: Sendable {
         var generator = SystemRandomNumberGenerator()
         for i in bytes.indices { bytes[i] = UInt8.random(in: .min ... .max, using: &generator) }
         let hex = Hex.string(bytes) + "\n"
-        let aside = dataDirectory.appendingPathComponent(".secret-\(getpid())-\(UInt32.random(in: 0 ... .max))")
-        let fd = open(aside.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard fd >= 0 else {
-            throw ServerError(.unavailable, "\(aside.path): cannot be created (\(String(cString: strerror(errno))))")
-        }
-        let written = hex.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count - 1) }
-        fsync(fd)
-        close(fd)
-        defer { unlink(aside.path) }
-        guard written == hex.utf8.count else {
-            throw ServerError(.unavailable, "\(aside.path): cannot be written")
-        }
-        if link(aside.path, target.path) != 0 && errno != EEXIST {
-            throw ServerError(.unavailable, "\(target.path): cannot be created (\(String(cString: strerror(errno))))")
+        do {
+            _ = try AtomicFile.create(Data(hex.utf8), at: target.path, permissions: 0o600)
+        } catch {
+            throw ServerError(.unavailable, "\(target.path): cannot be created (\(error.reason))")
         }
         guard let secret = try read(target) else {
             throw ServerError(.unavailable, "\(target.path): cannot be read")
