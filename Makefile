@@ -25,7 +25,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib
 
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-bench layers lint format build test demo bench install clean fuzz-nmea fuzz-srt fuzz-progress fuzz-tour
+.PHONY: all deps deps-bench layers lint format build test coverage demo bench install clean fuzz-nmea fuzz-srt fuzz-progress fuzz-tour
 
 all: build
 
@@ -67,6 +67,10 @@ TEST_FLAGS ?= --no-parallel
 test: deps lint
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(TEST_FLAGS)
+
+# Line coverage of Sources/ over the whole suite, per module (its own build in .build-cov).
+coverage: deps
+	@scripts/coverage.sh
 
 # The demo needs the walker's program alone: not the server, the fuzzers or the tests.
 demo: deps layers
