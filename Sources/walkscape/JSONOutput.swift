@@ -14,14 +14,10 @@ enum JSONOutput {
         Console.json(try encoder(pretty: false).encode(value))
     }
 
+    /// The service's encoder (sorted keys, ISO 8601 with milliseconds), indented for people.
     static func encoder(pretty: Bool) -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting =
-            pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var c = encoder.singleValueContainer()
-            try c.encode(ISO8601.format(date))
-        }
+        let encoder = WalkscapeJSON.encoder()
+        if pretty { encoder.outputFormatting.insert(.prettyPrinted) }
         return encoder
     }
 }

@@ -73,7 +73,7 @@ struct WalkTourCommand: AsyncParsableCommand {
 
         // One walk of a tour at a time: the second would save its progress over the first's.
         let lock = store.lock(forTour: playable.id)
-        if case .busy(let holder) = lock.tryAcquire(purpose: "walking") {
+        if case .busy(let holder) = store.acquire(lock) {
             throw CLIError.unavailable(
                 "another walk of \(playable.title) is running\(holder.map { " (pid \($0.pid))" } ?? ""); end it first, or wait for it to end"
             )

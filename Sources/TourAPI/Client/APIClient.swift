@@ -19,6 +19,9 @@ public struct APIClient: Sendable {
 
     public var service: URL { channel.service }
 
+    /// The same client for the few calls a long download depends on (`RetryPolicy.persistent`).
+    public var persistent: APIClient { retrying(.persistent(channel.executor.policy)) }
+
     /// The same client, with the same session, retrying under `policy`.
     public func retrying(_ policy: RetryPolicy) -> APIClient {
         var copy = self

@@ -24,7 +24,7 @@ public struct DownloadSource: TourSource {
     public let media: APIClient
 
     public init(_ client: APIClient) {
-        calls = client.retrying(.persistent(client.channel.executor.policy))
+        calls = client.persistent
         media = client
     }
 

@@ -26,8 +26,14 @@ public struct ProgressStore: Sendable {
     /// The lock a walk of the tour holds while it runs, beside its progress: two walks of one
     /// tour would each save their own progress over the other's, so the second is refused.
     public func lock(forTour tourID: String) -> LockFile {
-        try? StateFolder.create(folder)
-        return LockFile(path: folder.appendingPathComponent("\(FNV1a64.hex(tourID)).lock").path, permissions: 0o644)
+        LockFile(path: folder.appendingPathComponent("\(FNV1a64.hex(tourID)).lock").path, permissions: 0o644)
+    }
+
+    /// Takes a walk's lock, making the state folder first (it may be new, or gone since the walk
+    /// began). Taking it again once held does nothing and says `held`.
+    public func acquire(_ lock: LockFile) -> LockFile.Acquisition {
+        if !lock.isHeld { try? StateFolder.create(folder) }
+        return lock.tryAcquire(purpose: "walking")
     }
 
     /// Where progress was saved before names were hashed. The rule is kept only to find it.

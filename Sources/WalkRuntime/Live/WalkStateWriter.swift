@@ -80,7 +80,7 @@ public struct WalkStateWriter: Sendable {
             }
         }
         if let progress = pendingProgress {
-            switch lock?.tryAcquire(purpose: "walking") ?? .held {
+            switch lock.map(store.acquire) ?? .held {
             case .held:
                 do {
                     try store.save(progress)

@@ -48,7 +48,7 @@ struct DownloadCommand: AsyncParsableCommand {
                 reporter.stopped(command: "walkscape download \(tour)", keptBytes: reporter.keptBytes)
             }) {
                 try await ServiceConnection.run(settings) { client in
-                    let catalog = try await client.retrying(.persistent(client.channel.executor.policy)).tours()
+                    let catalog = try await client.persistent.tours()
                     let summary = try CatalogTour.resolve(tour, in: catalog)
                     try Self.checkAccess(summary)
                     var languages: [String] = []

@@ -386,19 +386,19 @@ struct LiveWalkTests {
         let home = try TemporaryDirectory()
         let store = ProgressStore(folder: home.file("progress"))
         let first = store.lock(forTour: "tour/1"), second = store.lock(forTour: "tour/1")
-        #expect(first.tryAcquire(purpose: "walking") == .held)
-        #expect(first.tryAcquire() == .held)  // again: still ours
-        #expect(second.tryAcquire() == .busy(.init(pid: getpid(), purpose: "walking")))
-        #expect(store.lock(forTour: "tour_1").tryAcquire() == .held)  // another tour, another lock
+        #expect(store.acquire(first) == .held)
+        #expect(store.acquire(first) == .held)  // again: still ours
+        #expect(store.acquire(second) == .busy(.init(pid: getpid(), purpose: "walking")))
+        #expect(store.acquire(store.lock(forTour: "tour_1")) == .held)  // another tour, another lock
         first.release()
-        #expect(second.tryAcquire() == .held)
+        #expect(store.acquire(second) == .held)
     }
 
     @Test func aTourLockInAFolderThatCannotExistIsUnavailable() throws {
         let home = try TemporaryDirectory()
         try home.write("state", "a file where the state folder should be")
-        let lock = ProgressStore(folder: home.file("state/progress")).lock(forTour: "t")
-        guard case .unavailable(let reason) = lock.tryAcquire() else {
+        let store = ProgressStore(folder: home.file("state/progress"))
+        guard case .unavailable(let reason) = store.acquire(store.lock(forTour: "t")) else {
             Issue.record("expected unavailable")
             return
         }
