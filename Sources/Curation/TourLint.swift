@@ -34,8 +34,8 @@ public struct TourLint: Sendable {
 
         /// The findings as lines for people, in order, with at most `limit` of any one check:
         /// past that one line counts the rest (a dense tour would otherwise print thousands of
-        /// near-identical lines). `--json` keeps them all.
-        public func lines(limitPerCheck limit: Int = 20) -> [String] {
+        /// near-identical lines); `whereTheRestAre` says where the rest can be seen.
+        public func lines(limitPerCheck limit: Int = 20, whereTheRestAre: String? = nil) -> [String] {
             var shown: [String: Int] = [:]
             var total: [String: Int] = [:]
             for finding in findings { total[finding.check, default: 0] += 1 }
@@ -48,8 +48,8 @@ public struct TourLint: Sendable {
                 } else if count == limit {
                     let rest = total[finding.check, default: 0] - limit
                     lines.append(
-                        "\(finding.severity.rawValue): \(rest) more like these [\(finding.check)] (--json lists them all)"
-                    )
+                        "\(finding.severity.rawValue): \(rest) more like these [\(finding.check)]"
+                            + (whereTheRestAre.map { " (\($0))" } ?? ""))
                 }
             }
             return lines

@@ -25,14 +25,17 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
 
     public var kind: Kind
     public var message: String
+    /// The way out, when there is one the person can take (the command line words it).
+    public var remedy: Remedy?
 
-    public init(_ kind: Kind, _ message: String) {
+    public init(_ kind: Kind, _ message: String, remedy: Remedy? = nil) {
         self.kind = kind
         self.message = message
+        self.remedy = remedy
     }
 
     public init(_ error: APIError) {
-        self.init(.service(error.kind), error.message)
+        self.init(.service(error.kind), error.message, remedy: error.remedy)
     }
 
     public var description: String { message }

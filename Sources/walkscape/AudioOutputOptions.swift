@@ -38,17 +38,17 @@ struct AudioOutputOptions: ParsableArguments {
 
     /// The sink the flags name; nil for `--no-audio`. A WAV file that could not be written is
     /// refused now, before anything plays, and nothing is created until there is sound to write.
-    func makeSink(_ settings: Settings) throws(CLIError) -> (any PCMSink)? {
+    func makeSink(_ settings: Settings) throws(AppError) -> (any PCMSink)? {
         if noAudio { return nil }
         if let output {
             let file = OutputFile(output)
             do throws(FileAccessError) { try file.check() } catch {
-                throw CLIError.failure(PlaybackError(output: error).message)
+                throw AppError.failure(PlaybackError(output: error).message)
             }
             return WAVFileSink(output: file)
         }
         do { return try ALSASink(device: audioDevice ?? settings.audioDevice) } catch {
-            throw CLIError.unavailable(Self.advice(error))
+            throw AppError.unavailable(Self.advice(error))
         }
     }
 

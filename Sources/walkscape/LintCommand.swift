@@ -63,7 +63,7 @@ struct LintCommand: AsyncParsableCommand {
         if json {
             try JSONOutput.write(result.findings)
         } else {
-            for line in result.lines() { Console.out(line) }
+            for line in result.lines(whereTheRestAre: "--json lists them all") { Console.out(line) }
             Console.out(
                 result.findings.isEmpty
                     ? "\(tour): no problems found"

@@ -58,7 +58,7 @@ struct MapCommand: AsyncParsableCommand {
         let output = OutputFile(self.output)
         // A name that cannot be written is refused before any work; nothing is touched yet.
         do throws(FileAccessError) { try output.check() } catch {
-            throw CLIError.failure("\(self.output): cannot write (\(error.reason))")
+            throw AppError.failure("\(self.output): cannot write (\(error.reason))")
         }
         let settings = try global.settings()
         let resolved = try TourArgument.resolve(tour, settings: settings)
@@ -67,14 +67,14 @@ struct MapCommand: AsyncParsableCommand {
         if case .installed = resolved {
             playable = try resolved.playable(language: language, settings: settings)
         } else {
-            do { playable = try folder.playable(language: language) } catch { throw CLIError.usage(error.message) }
+            do { playable = try folder.playable(language: language) } catch { throw AppError.usage(error.message) }
         }
         var map = TourMap(tour: playable)
         map.width = Double(width)
         if let trace {
             let url = try PreviewCommand.traceURL(trace, in: folder)
             let file: TraceFile
-            do { file = try TraceFile(url: url) } catch { throw CLIError.data(error.message) }
+            do { file = try TraceFile(url: url) } catch { throw AppError.data(error.message) }
             let policy = WalkPolicy()
             map.report = WalkSimulation(
                 tour: playable, policy: policy,
@@ -83,7 +83,7 @@ struct MapCommand: AsyncParsableCommand {
             map.draw(fixes: file.fixes(), filter: policy.filterConfiguration)
             if map.trace.isEmpty {
                 let why = file.statistics.map { " (\($0.unusedSummary))" } ?? ""
-                throw CLIError.data("\(url.path): no usable position in this trace\(why)")
+                throw AppError.data("\(url.path): no usable position in this trace\(why)")
             }
         }
         let svg = Data(map.svg().utf8)
@@ -92,7 +92,7 @@ struct MapCommand: AsyncParsableCommand {
             try output.commit()
         } catch {
             output.discard()
-            throw CLIError.failure("\(self.output): cannot write (\(error.reason))")
+            throw AppError.failure("\(self.output): cannot write (\(error.reason))")
         }
         // With -o -, standard output is the SVG's alone.
         if !output.isStandardOutput { Console.out("wrote \(self.output) (\(svg.count / 1024) KB)") }

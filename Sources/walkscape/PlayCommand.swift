@@ -59,7 +59,7 @@ struct PlayCommand: AsyncParsableCommand {
                 i < subtitles.count ? try SubtitleTrack(contentsOf: URL(fileURLWithPath: subtitles[i])) : nil
             }
         } catch {
-            throw CLIError.data(error.message)
+            throw AppError.data(error.message)
         }
         let sink = try audio.makeSink(settings) ?? PacedSink(wrapping: NullSink())
         // Interrupted while writing a WAV: the file it would replace stays, and the half-written
@@ -105,9 +105,9 @@ struct PlayCommand: AsyncParsableCommand {
         }
         await queue.shutdown()
         // The queue closed the sink; closing again reports how the WAV was finished.
-        do throws(PlaybackError) { try sink.close() } catch { throw CLIError.failure(error.message) }
+        do throws(PlaybackError) { try sink.close() } catch { throw AppError.failure(error.message) }
         if failures > 0 {
-            throw CLIError.data("\(failures) of \(files.count) file\(files.count == 1 ? "" : "s") could not be played")
+            throw AppError.data("\(failures) of \(files.count) file\(files.count == 1 ? "" : "s") could not be played")
         }
     }
 

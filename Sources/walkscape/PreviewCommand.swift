@@ -79,7 +79,7 @@ struct PreviewCommand: AsyncParsableCommand {
         let playable = try resolved.playable(language: language, settings: settings)
         let traceURL = try Self.traceURL(trace, in: resolved.folder())
         let traceFile: TraceFile
-        do { traceFile = try TraceFile(url: traceURL) } catch { throw CLIError.data(error.message) }
+        do { traceFile = try TraceFile(url: traceURL) } catch { throw AppError.data(error.message) }
 
         let policy = try triggering.policy(settings)
         let simulation = WalkSimulation(
@@ -88,7 +88,7 @@ struct PreviewCommand: AsyncParsableCommand {
         let report = simulation.run(fixes: traceFile.fixes())
         if report.summary.fixes == 0 {
             let why = traceFile.statistics.map { " (\($0.unusedSummary))" } ?? ""
-            throw CLIError.data("\(traceURL.path): no usable position in this trace\(why)")
+            throw AppError.data("\(traceURL.path): no usable position in this trace\(why)")
         }
         // A walk where every fix is ignored triggers nothing; say why instead of a silent timeline.
         if report.summary.acceptedFixes == 0 {
@@ -96,7 +96,7 @@ struct PreviewCommand: AsyncParsableCommand {
                 $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key
             }
             .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-            throw CLIError.data(
+            throw AppError.data(
                 "\(traceURL.path): no fix passes the quality filter (\(report.summary.fixes) fixes: \(reasons))")
         }
 
@@ -107,7 +107,7 @@ struct PreviewCommand: AsyncParsableCommand {
             if !noAudio {
                 let device = audioDevice ?? settings.audioDevice
                 do { player = AudioQueue(sink: try ALSASink(device: device)) } catch {
-                    throw CLIError.unavailable(AudioOutputOptions.advice(error))
+                    throw AppError.unavailable(AudioOutputOptions.advice(error))
                 }
             }
             let performance = PreviewPerformance(report: report, tour: playable, speed: speed ?? 1)
@@ -150,10 +150,10 @@ struct PreviewCommand: AsyncParsableCommand {
 extension PreviewCommand {
     /// `--trace` as given (relative to the working folder, else to the tour folder), or the
     /// tour's first trace.
-    static func traceURL(_ given: String?, in folder: TourFolder) throws(CLIError) -> URL {
+    static func traceURL(_ given: String?, in folder: TourFolder) throws(AppError) -> URL {
         guard let given else {
             guard let first = folder.traces.first else {
-                throw CLIError.usage("the tour lists no traces: name one with --trace FILE")
+                throw AppError.usage("the tour lists no traces: name one with --trace FILE")
             }
             return first
         }
@@ -161,7 +161,7 @@ extension PreviewCommand {
         if FileManager.default.fileExists(atPath: direct.path) { return direct }
         let inFolder = folder.root.appendingPathComponent(given)
         if !given.hasPrefix("/"), FileManager.default.fileExists(atPath: inFolder.path) { return inFolder }
-        throw CLIError.usage("\(given): no such trace file")
+        throw AppError.usage("\(given): no such trace file")
     }
 }
 

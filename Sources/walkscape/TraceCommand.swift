@@ -38,7 +38,7 @@ struct TraceCommand: AsyncParsableCommand {
         do {
             trace = try TraceFile(url: URL(fileURLWithPath: file))
         } catch {
-            throw CLIError.data(error.message)
+            throw AppError.data(error.message)
         }
         let summary = TraceSummary(file: trace, filter: .init(maxHorizontalError: maxError))
         if json {
@@ -46,7 +46,7 @@ struct TraceCommand: AsyncParsableCommand {
         } else {
             Console.out(summary.text)
         }
-        if let readError = summary.readError { throw CLIError.data("\(file): \(readError)") }
+        if let readError = summary.readError { throw AppError.data("\(file): \(readError)") }
         // Nothing to preview or walk with: say so in the exit status, not only in the summary.
         if summary.acceptedFixes == 0 {
             let why = summary.fixes == 0 ? "no usable position in this trace" : "no fix passes the quality filter"
@@ -57,7 +57,7 @@ struct TraceCommand: AsyncParsableCommand {
                 statistics.rejected = summary.rejectedRecords
                 detail = statistics.unusedSummary
             }
-            throw CLIError.data("\(file): \(why) (\(detail))")
+            throw AppError.data("\(file): \(why) (\(detail))")
         }
     }
 }

@@ -27,7 +27,7 @@ struct TriggeringOptions: ParsableArguments {
     }
 
     /// The flags, else the settings (environment, config file), else the defaults.
-    func policy(_ settings: Settings) throws(CLIError) -> WalkPolicy {
+    func policy(_ settings: Settings) throws(AppError) -> WalkPolicy {
         var policy = WalkPolicy(confirmationFixes: confirm)
         if let maxError {
             policy.maxHorizontalError = maxError

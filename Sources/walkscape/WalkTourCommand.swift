@@ -74,7 +74,7 @@ struct WalkTourCommand: AsyncParsableCommand {
         // One walk of a tour at a time: the second would save its progress over the first's.
         let lock = store.lock(forTour: playable.id)
         if case .busy(let holder) = store.acquire(lock) {
-            throw CLIError.unavailable(
+            throw AppError.unavailable(
                 "another walk of \(playable.title) is running\(holder.map { " (pid \($0.pid))" } ?? ""); end it first, or wait for it to end"
             )
         }
@@ -98,7 +98,7 @@ struct WalkTourCommand: AsyncParsableCommand {
                         say(Self.resumeLine(core.progress, tour: playable, staysPaused: interactive))
                     }
                 } catch {
-                    throw CLIError.data("\(error.message) (use --restart)")
+                    throw AppError.data("\(error.message) (use --restart)")
                 }
             }
         }
@@ -172,21 +172,21 @@ struct WalkTourCommand: AsyncParsableCommand {
             }
             throw ExitCode(128 + signal)
         }
-        if let unsaved = result.unsaved { throw CLIError.failure(unsaved) }
+        if let unsaved = result.unsaved { throw AppError.failure(unsaved) }
     }
 
-    private func loadProgress(_ store: ProgressStore, tour: PlayableTour) throws(CLIError) -> WalkProgress? {
+    private func loadProgress(_ store: ProgressStore, tour: PlayableTour) throws(AppError) -> WalkProgress? {
         do { return try store.load(tourID: tour.id) } catch {
             switch error.remedy {
-            case .startAgain: throw CLIError.data(error.message + "; start again with --restart")
+            case .startAgain: throw AppError.data(error.message + "; start again with --restart")
             case .moveAsideOrStartAgain:
-                throw CLIError.data(error.message + "; move it away or start again with --restart")
-            case nil: throw CLIError.data(error.message)
+                throw AppError.data(error.message + "; move it away or start again with --restart")
+            case nil: throw AppError.data(error.message)
             }
         }
     }
 
-    private func makeNarration(settings: Settings) throws(CLIError) -> any Narration {
+    private func makeNarration(settings: Settings) throws(AppError) -> any Narration {
         guard let sink = try audio.makeSink(settings) else { return SilentNarration() }
         // A walk happens in real time whatever the output: a WAV file or ALSA's null/file device
         // would otherwise "hear" a narration in milliseconds and play the queue behind it at once.

@@ -67,7 +67,7 @@ struct Walkscape: AsyncParsableCommand {
                 try parsed.run()
             }
             await AnalyticsAfterCommand.deliver(command, recordedSince: started)
-        } catch let error as CLIError {
+        } catch let error as AppError {
             Console.err("walkscape: \(error.message)")
             // A download that failed halfway still recorded that it started.
             await AnalyticsAfterCommand.deliver(command, recordedSince: started)
@@ -79,7 +79,7 @@ struct Walkscape: AsyncParsableCommand {
 
     /// `walkscape help NAME...` must name commands: ArgumentParser's own help quietly shows the
     /// top-level help for a name it does not know, and exits 0 as if it had answered.
-    static func checkHelpTopic(_ arguments: [String]) throws(CLIError) {
+    static func checkHelpTopic(_ arguments: [String]) throws(AppError) {
         guard arguments.first == "help" else { return }
         var path: [String] = []
         var subcommands = configuration.subcommands
@@ -91,7 +91,7 @@ struct Walkscape: AsyncParsableCommand {
                 })
             else {
                 let whose = path.isEmpty ? "" : " in \(path.joined(separator: " "))"
-                throw CLIError.usage(
+                throw AppError.usage(
                     names.isEmpty
                         ? "\(path.joined(separator: " ")) has no subcommands (no help for '\(name)')"
                         : "no command '\(name)'\(whose) (commands: \(names.joined(separator: ", ")))")

@@ -5,7 +5,8 @@ import Testing
 import TourAPI
 
 /// The walk's background sender: when it tries, and when it does not (a scripted transport, the
-/// real clock; the waits it could make are many seconds, the tests look within a fraction of one).
+/// real clock; the waits it could make are many seconds, and `settled()` says when the sender has
+/// acted on every nudge, so no test waits on the clock).
 @Suite struct BackgroundSenderTests {
     typealias F = OutboxFixtures
 
@@ -14,8 +15,6 @@ import TourAPI
             Batcher(outbox: outbox, service: F.service, transport: transport)
         }
     }
-
-    func settle() async throws { try await Task.sleep(for: .milliseconds(300)) }
 
     @Test func whileTheServiceCannotBeReachedTourEventsDoNotMakeMoreAttemptsThanTheBackoffAllows() async throws {
         let home = try TemporaryDirectory()
@@ -27,9 +26,8 @@ import TourAPI
         sender.start()
         for _ in 0..<20 {
             sender.nudge()
-            try await Task.sleep(for: .milliseconds(10))
+            await sender.settled()
         }
-        try await settle()
         #expect(transport.sent.count == 1)
         #expect(sender.reach == .unreachable)
         // The walk ends: one last try, then the events wait, marked offline.
@@ -47,10 +45,10 @@ import TourAPI
         sender.start()
         try F.fill(outbox, 1...1)
         sender.nudge()
-        try await settle()
+        await sender.settled()
         try F.fill(outbox, 2...2)
         sender.nudge()
-        try await settle()
+        await sender.settled()
         #expect(transport.sent.map { $0.map(\.pointID) } == [["p1"], ["p2"]])
         _ = await sender.finish(within: .seconds(1))
         #expect(transport.sent.count == 2)
@@ -67,9 +65,9 @@ import TourAPI
         let sender = sender(outbox, transport)
         sender.start()
         sender.nudge()
-        try await settle()
+        await sender.settled()
         for _ in 0..<5 { sender.nudge() }
-        try await settle()
+        await sender.settled()
         _ = await sender.finish(within: .seconds(1))
         #expect(transport.sent.count == 1)
         #expect(try outbox.summary(for: F.service).waiting == 1)

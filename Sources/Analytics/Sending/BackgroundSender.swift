@@ -15,6 +15,8 @@ public final class BackgroundSender: @unchecked Sendable {
         case nudge
         case wake
         case finish(deadline: Date)
+        /// Everything given before it has been acted on.
+        case settled(CheckedContinuation<Void, Never>)
     }
 
     /// Makes the batcher on first need (the HTTP client is created only then); nil: it cannot be
@@ -58,6 +60,14 @@ public final class BackgroundSender: @unchecked Sendable {
         sink.yield(.nudge)
     }
 
+    /// Returns once every nudge given before it has been acted on (sent, or found not due):
+    /// signals are handled in order, one at a time. Returns at once when the sender has finished.
+    public func settled() async {
+        await withCheckedContinuation { continuation in
+            if case .terminated = sink.yield(.settled(continuation)) { continuation.resume() }
+        }
+    }
+
     /// Ends the sender: one last flush (the round in flight, if any, then what still waits), within
     /// `budget` all told. Returns the last flush's report (nil when none was made).
     public func finish(within budget: Duration) async -> FlushReport? {
@@ -87,6 +97,9 @@ public final class BackgroundSender: @unchecked Sendable {
             let now = timer.now()
             var patience = Batcher.Patience(maxUnreachable: 1)
             switch signal {
+            case .settled(let continuation):
+                continuation.resume()
+                continue
             case .nudge:
                 if let next, now < next {
                     if binding { continue }

@@ -10,10 +10,17 @@ import TourModel
 public struct ServiceBatchTransport: BatchTransport {
     public let client: APIClient
     public let dialect: APIDialect
+    /// How a failure is told: its message, and the way out in the caller's words (a library names
+    /// no command).
+    public let describe: @Sendable (APIError) -> String
 
-    public init(client: APIClient, dialect: APIDialect = .live) {
+    public init(
+        client: APIClient, dialect: APIDialect = .live,
+        describe: @escaping @Sendable (APIError) -> String = { $0.message }
+    ) {
         self.client = client
         self.dialect = dialect
+        self.describe = describe
     }
 
     public func deliver(_ events: [AnalyticsEvent], timeout: Duration?) async -> DeliveryResult {
@@ -21,12 +28,14 @@ public struct ServiceBatchTransport: BatchTransport {
             try await client.send(events: events, dialect: dialect, timeout: timeout)
             return .delivered
         } catch {
-            return Self.result(of: error)
+            return Self.result(of: error, describe: describe)
         }
     }
 
     /// The API client's failure as the batcher sees it.
-    static func result(of error: APIError) -> DeliveryResult {
+    static func result(
+        of error: APIError, describe: (APIError) -> String = { $0.message }
+    ) -> DeliveryResult {
         switch error.kind {
         case .rejected:
             return .rejected(messages: error.serverMessages.isEmpty ? [error.message] : error.serverMessages)
@@ -40,7 +49,7 @@ public struct ServiceBatchTransport: BatchTransport {
         case .local where error.transport == .cancelled:
             return .retryLater(reason: "cancelled", unreachable: false, after: nil)
         default:
-            return .failed(reason: error.message)
+            return .failed(reason: describe(error))
         }
     }
 }

@@ -12,7 +12,8 @@ extension APIClient {
             switch answer.status {
             case 409:
                 APIError(
-                    .alreadyExists, "an account for \(registration.email) exists already: walkscape login", status: 409)
+                    .alreadyExists, "an account for \(registration.email) exists already", status: 409,
+                    remedy: .logIn)
             case 400:
                 APIError(
                     .rejected, "registration refused: \(answer.errorBody?.summary ?? "invalid details")", status: 400,

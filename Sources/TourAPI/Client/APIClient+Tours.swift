@@ -48,7 +48,7 @@ extension APIClient {
     static func protectedTourError(_ answer: ServiceAnswer, id: String, language: String) -> APIError? {
         switch answer.status {
         case 403:
-            APIError(.forbidden, "tour \(id) is locked: unlock it with a voucher (walkscape redeem CODE)", status: 403)
+            APIError(.forbidden, "tour \(id) is locked", status: 403, remedy: .redeemVoucher)
         case 404: APIError(.notFound, "no tour \(id) in language \(language) on the service", status: 404)
         default: nil
         }

@@ -85,7 +85,7 @@ public struct APIClient: Sendable {
         if let other = try await session.saved()?.service, other != ServiceURL.key(service) {
             return APIError(
                 .notLoggedIn,
-                "not logged in to \(ServiceURL.origin(service)) (the saved login is for \(other)): walkscape login")
+                "not logged in to \(ServiceURL.origin(service)) (the saved login is for \(other))", remedy: .logIn)
         }
         return APIError.notLoggedIn(service)
     }

@@ -1,9 +1,24 @@
 import Foundation
 import TourModel
 
+/// What a person can do about a failure. Library errors state the facts and name the way out
+/// here; the command line words it (a command, a flag), so no library names a command.
+public enum Remedy: Sendable, Hashable {
+    /// Log in (again) to the service.
+    case logIn
+    /// Log in, or create an account first.
+    case logInOrRegister
+    /// The saved credentials are damaged: log out, then log in.
+    case logOutThenLogIn
+    /// The tour is locked: redeem a voucher for it.
+    case redeemVoucher
+    /// The tour is installed, but not in this language: download that language.
+    case downloadLanguage(tour: String, language: String)
+}
+
 /// A failure of the API client, phrased for the person at the terminal: one line, never a token,
 /// a header or a response body. `kind` says what sort of failure it is; the command line turns it
-/// into an exit code.
+/// into an exit code, and `remedy` into advice.
 public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {
         /// A service URL walkscape will not use.
@@ -47,13 +62,16 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What failed below HTTP, when no answer came: whether the service could be reached at all
     /// (`cannotConnect`, `connectTimeout`) or broke off (`timedOut`, `connectionLost`).
     public var transport: TransportError.Kind?
+    /// The way out, when there is one the person can take.
+    public var remedy: Remedy?
 
     public init(
         _ kind: Kind, _ message: String, status: Int? = nil, serverMessages: [String] = [],
-        retryAfter: Duration? = nil, transport: TransportError.Kind? = nil
+        retryAfter: Duration? = nil, transport: TransportError.Kind? = nil, remedy: Remedy? = nil
     ) {
         self.kind = kind
         self.message = message
+        self.remedy = remedy
         self.status = status
         self.serverMessages = serverMessages
         self.retryAfter = retryAfter
@@ -62,13 +80,12 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { message }
 
-    public static let loginAgain = "log in again: walkscape login"
+    public static let loginAgain = "log in again"
 
-    public static var sessionExpired: APIError { APIError(.sessionExpired, loginAgain) }
+    public static var sessionExpired: APIError { APIError(.sessionExpired, loginAgain, remedy: .logIn) }
 
     public static func notLoggedIn(_ service: URL) -> APIError {
-        APIError(
-            .notLoggedIn, "not logged in to \(ServiceURL.origin(service)): walkscape login (or walkscape register)")
+        APIError(.notLoggedIn, "not logged in to \(ServiceURL.origin(service))", remedy: .logInOrRegister)
     }
 
     /// A failure below HTTP.
@@ -104,7 +121,7 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
             return APIError(
                 .rejected, "the service refused \(request)\(said)", status: status, serverMessages: messages)
         case 401:
-            return APIError(.sessionExpired, loginAgain, status: status)
+            return APIError(.sessionExpired, loginAgain, status: status, remedy: .logIn)
         case 403:
             return APIError(.forbidden, "the service denies access to \(request)\(said)", status: status)
         case 404:

@@ -95,8 +95,8 @@ public struct InstalledTour: Sendable, Hashable {
         guard let installed = language(code) else {
             throw StoreError(
                 .notFound,
-                "\(slug) is installed in \(languageCodes.joined(separator: ", ")) only: walkscape download \(slug) -l \(code)"
-            )
+                "\(slug) is installed in \(languageCodes.joined(separator: ", ")) only",
+                remedy: .downloadLanguage(tour: slug, language: code))
         }
         var tour: PlayableTour
         do { tour = try folder(defaultLanguage: code).playable(language: code) } catch {

@@ -25,7 +25,7 @@ struct LogoutCommand: AsyncParsableCommand {
         // A damaged file is removed all the same: that is what logging out is for.
         let email = (try? file.load())?.email
         let existed = file.permissions != nil
-        do { try file.remove() } catch { throw CLIError(error) }
+        do { try file.remove() } catch { throw AppError(error) }
         if json { return try JSONOutput.write(Report(loggedOut: existed, email: email)) }
         Console.out(
             existed

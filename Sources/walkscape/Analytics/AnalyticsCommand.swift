@@ -71,7 +71,7 @@ struct AnalyticsCommand: AsyncParsableCommand {
             do {
                 summary = try outbox?.summary(for: service) ?? OutboxSummary()
                 refused = try outbox?.entries(states: [.quarantined]) ?? []
-            } catch { throw CLIError.failure(error.message) }
+            } catch { throw AppError.failure(error.message) }
             let device = DeviceDescription.current()
             let report = Report(
                 enabled: analytics.enabled, disabledBy: analytics.disabledBy, dialect: analytics.dialect.rawValue,
@@ -158,7 +158,7 @@ struct AnalyticsCommand: AsyncParsableCommand {
             let outbox = try AnalyticsStorage.openIfPresent(settings)
             let entries: [OutboxEntry]
             do { entries = try outbox?.entries(states: state.map { [$0] }) ?? [] } catch {
-                throw CLIError.failure(error.message)
+                throw AppError.failure(error.message)
             }
             if json {
                 return try JSONOutput.write(
@@ -215,7 +215,7 @@ struct AnalyticsCommand: AsyncParsableCommand {
             let settings = try global.settings()
             let outbox = try AnalyticsStorage.openIfPresent(settings)
             let deleted: Int
-            do { deleted = try outbox?.purge() ?? 0 } catch { throw CLIError.failure(error.message) }
+            do { deleted = try outbox?.purge() ?? 0 } catch { throw AppError.failure(error.message) }
             Console.out("Deleted \(deleted) analytics event\(deleted == 1 ? "" : "s").")
         }
     }

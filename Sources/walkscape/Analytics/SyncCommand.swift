@@ -67,7 +67,7 @@ struct SyncCommand: AsyncParsableCommand {
                 Report(sent: 0, waiting: 0, quarantined: 0, quarantinedNow: 0, local: 0, waitingForOtherServices: 0))
         }
         if retryQuarantined {
-            do { _ = try outbox.releaseQuarantined() } catch { throw CLIError.failure(error.message) }
+            do { _ = try outbox.releaseQuarantined() } catch { throw AppError.failure(error.message) }
         }
         let patience = Batcher.Patience(
             deadline: Date().addingTimeInterval(maxTime), schedule: .onDemand, maxUnreachable: 3)
@@ -76,12 +76,12 @@ struct SyncCommand: AsyncParsableCommand {
                 outbox, settings: settings, analytics: analytics, patience: patience,
                 waitForLock: true)
         else {
-            throw CLIError(
+            throw AppError(
                 kind: .temporary,
                 message: "another walkscape kept sending for \(Int(maxTime)) s; try again when it is done")
         }
         let summary: OutboxSummary
-        do { summary = try outbox.summary(for: service) } catch { throw CLIError.failure(error.message) }
+        do { summary = try outbox.summary(for: service) } catch { throw AppError.failure(error.message) }
         let report = Report(
             sent: flush.sent, waiting: summary.waiting, quarantined: summary.quarantined,
             quarantinedNow: flush.quarantined, local: summary.local,
@@ -92,11 +92,11 @@ struct SyncCommand: AsyncParsableCommand {
         let left = "\(summary.waiting) event\(summary.waiting == 1 ? "" : "s") still waiting"
         switch flush.outcome {
         case .stopped(let reason, true, _):
-            throw CLIError.unavailable("\(left): \(reason)")
+            throw AppError.unavailable("\(left): \(reason)")
         case .failed(let reason), .outboxFailed(let reason):
-            throw CLIError.failure("\(left): \(reason)")
+            throw AppError.failure("\(left): \(reason)")
         default:
-            throw CLIError(
+            throw AppError(
                 kind: .temporary, message: "\(left): \(flush.problem ?? "out of time"); walkscape sync again later")
         }
     }

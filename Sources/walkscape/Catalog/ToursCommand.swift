@@ -58,9 +58,9 @@ struct ToursCommand: AsyncParsableCommand {
         let catalog: [TourSummary]
         do {
             catalog = try await ServiceConnection.run(settings) { client in try await client.tours() }
-        } catch let error as CLIError where error.kind == .unavailable {
+        } catch let error as AppError where error.kind == .unavailable {
             // Offline is the walker's normal state once tours are downloaded: say where they are.
-            throw CLIError(
+            throw AppError(
                 kind: .unavailable,
                 message: "\(error.message) (walkscape tours --installed lists the tours on this machine)")
         }

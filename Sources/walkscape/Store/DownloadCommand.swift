@@ -65,24 +65,24 @@ struct DownloadCommand: AsyncParsableCommand {
                     try StoreCleanup.afterSwitch(store, reporter: reporter)
                 }
             }
-        } catch let error as CLIError {
+        } catch let error as AppError {
             reporter.failed(error.message)
             throw error
         }
     }
 
     /// A protected tour the walker may not download says how to unlock it, before anything else.
-    static func checkAccess(_ tour: TourSummary) throws(CLIError) {
+    static func checkAccess(_ tour: TourSummary) throws(AppError) {
         guard tour.isProtected, tour.hasAccess != true else { return }
         let title = tour.title.best(nil) ?? tour.slug
         if tour.hasAccess == nil {
-            throw CLIError(
+            throw AppError(
                 kind: .noPermission,
                 message:
                     "\(title) is protected: log in (walkscape login), unlock it with a voucher (walkscape redeem CODE), then download it"
             )
         }
-        throw CLIError(
+        throw AppError(
             kind: .noPermission,
             message: "\(title) is locked: unlock it with a voucher (walkscape redeem CODE), then download it")
     }

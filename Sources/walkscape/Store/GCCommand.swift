@@ -41,7 +41,7 @@ struct GCCommand: AsyncParsableCommand {
         let (store, lock) = try StoreAccess.openForChange(settings, purpose: "gc")
         defer { lock.release() }
         let report: CollectionReport
-        do { report = try store.collectGarbage(partials: true) } catch { throw CLIError(error) }
+        do { report = try store.collectGarbage(partials: true) } catch { throw AppError(error) }
         if json {
             return try JSONOutput.write(
                 Report(

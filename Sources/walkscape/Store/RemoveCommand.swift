@@ -43,10 +43,10 @@ struct RemoveCommand: AsyncParsableCommand {
         do { installed = try InstalledTourMatcher.match(tour, in: try store.installedTours()) } catch let error
             as StoreError
         {
-            throw CLIError(error)
+            throw AppError(error)
         }
         for code in language where installed.language(code) == nil {
-            throw CLIError.notFound(
+            throw AppError.notFound(
                 "\(installed.slug) is not installed in '\(code)' (it is in \(installed.languageCodes.joined(separator: ", ")))"
             )
         }
@@ -56,7 +56,7 @@ struct RemoveCommand: AsyncParsableCommand {
             removed = try store.remove(tourID: installed.id, languages: language.isEmpty ? nil : language)
             freed = try store.collectGarbage(partials: false)
         } catch {
-            throw CLIError(error)
+            throw AppError(error)
         }
         StoreEvents(settings: settings).deleted(tourID: installed.id, service: installed.service, languages: removed)
         let remaining = installed.languageCodes.filter { !removed.contains($0) }

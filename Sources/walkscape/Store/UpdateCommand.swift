@@ -35,7 +35,7 @@ struct UpdateCommand: AsyncParsableCommand {
         let (store, lock) = try StoreAccess.openForChange(settings, purpose: "update")
         defer { lock.release() }
         let installed: [InstalledTour]
-        do { installed = try store.installedTours() } catch { throw CLIError(error) }
+        do { installed = try store.installedTours() } catch { throw AppError(error) }
         let targets = try tour.map { [try InstalledTourMatcher.match($0, in: installed)] } ?? installed
         guard !targets.isEmpty else {
             reporter.note("No tours installed (walkscape download TOUR installs one).")
@@ -44,16 +44,16 @@ struct UpdateCommand: AsyncParsableCommand {
         let command = "walkscape update" + (tour.map { " \($0)" } ?? "")
         let failures = try await Interruptible.run(onStop: {
             reporter.stopped(command: command, keptBytes: reporter.keptBytes)
-        }) { () async throws -> [CLIError] in
+        }) { () async throws -> [AppError] in
             try await ServiceConnection.run(settings) { client in
-                var failures: [CLIError] = []
+                var failures: [AppError] = []
                 for target in targets {
                     do {
                         let installation = TourInstallation(settings: settings, store: store, reporter: reporter)
                         try await installation.run(
                             client: client, tourID: target.id, slug: target.slug,
                             isProtected: target.isProtected, languages: target.languageCodes)
-                    } catch let error as CLIError {
+                    } catch let error as AppError {
                         if Task.isCancelled { throw error }
                         // One tour's failure does not keep the others from updating.
                         reporter.failed("\(target.slug): \(error.message)")
@@ -66,7 +66,7 @@ struct UpdateCommand: AsyncParsableCommand {
         }
         try StoreCleanup.afterSwitch(store, reporter: reporter)
         if let first = failures.first {
-            throw CLIError(
+            throw AppError(
                 kind: first.kind,
                 message: failures.count == 1
                     ? "1 tour could not be updated" : "\(failures.count) tours could not be updated")

@@ -46,7 +46,7 @@ struct VerifyCommand: AsyncParsableCommand {
         let settings = try global.settings()
         guard var store = try StoreAccess.openForReading(settings) else {
             if tour != nil {
-                throw CLIError.notFound("no installed tour matches '\(tour!)': no tour has been downloaded")
+                throw AppError.notFound("no installed tour matches '\(tour!)': no tour has been downloaded")
             }
             if json {
                 return try JSONOutput.write(
@@ -66,15 +66,15 @@ struct VerifyCommand: AsyncParsableCommand {
             do { ids = [try InstalledTourMatcher.match(tour, in: try store.installedTours()).id] } catch let error
                 as StoreError
             {
-                throw CLIError(error)
+                throw AppError(error)
             }
         }
         var report: VerifyReport
-        do { report = try store.verify(tourIDs: ids) } catch { throw CLIError(error) }
+        do { report = try store.verify(tourIDs: ids) } catch { throw AppError(error) }
         var repaired: [String]?
         if repair, !report.problems.isEmpty {
             repaired = try await self.repair(report, store: store, settings: settings)
-            do { report = try store.verify(tourIDs: ids) } catch { throw CLIError(error) }
+            do { report = try store.verify(tourIDs: ids) } catch { throw AppError(error) }
         }
         if json {
             try JSONOutput.write(
@@ -95,7 +95,7 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         guard report.isClean else {
             let hint = repair ? "" : "; walkscape verify --repair downloads them again"
-            throw CLIError.data(
+            throw AppError.data(
                 "\(report.problems.count) damaged or missing file\(report.problems.count == 1 ? "" : "s")\(report.catalogCheck == "ok" ? "" : ", catalog: \(report.catalogCheck)")\(hint)"
             )
         }
@@ -111,7 +111,7 @@ struct VerifyCommand: AsyncParsableCommand {
             }
         }
         let tours: [InstalledTour]
-        do { tours = try store.installedTours() } catch { throw CLIError(error) }
+        do { tours = try store.installedTours() } catch { throw AppError(error) }
         let reporter = DownloadReporter(mode: json ? .silent : DownloadReporter.mode(json: false))
         let targets = tours.compactMap { tour in byTour[tour.id].map { (tour, $0.sorted()) } }
         try await Interruptible.run(onStop: {

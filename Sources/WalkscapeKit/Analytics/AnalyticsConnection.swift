@@ -24,12 +24,12 @@ final class AnalyticsConnection: BatchTransport, @unchecked Sendable {
         return await opened.deliver(events, timeout: timeout)
     }
 
-    private func open() throws(CLIError) -> ServiceBatchTransport {
+    private func open() throws(AppError) -> ServiceBatchTransport {
         lock.lock()
         defer { lock.unlock() }
         if let line { return line }
         let (client, transport) = try ServiceConnection.open(settings, policy: .once)
-        let made = ServiceBatchTransport(client: client, dialect: dialect)
+        let made = ServiceBatchTransport(client: client, dialect: dialect) { AppError($0).message }
         line = made
         http = transport
         return made

@@ -8,10 +8,10 @@ import TourModel
 /// configured service under the send lock.
 enum AnalyticsStorage {
     /// Opens the outbox (making it if need be), after importing `outbox.jsonl` if there is one.
-    static func open(_ settings: Settings) throws(CLIError) -> Outbox {
+    static func open(_ settings: Settings) throws(AppError) -> Outbox {
         let outbox: Outbox
         do { outbox = try Outbox.open(at: settings.paths.analyticsOutbox) } catch {
-            throw CLIError.failure(error.message)
+            throw AppError.failure(error.message)
         }
         try importJournal(into: outbox, settings)
         return outbox
@@ -19,14 +19,14 @@ enum AnalyticsStorage {
 
     /// The outbox if there is one (or a journal to import into one): `status` and `show` make
     /// nothing on a machine that never recorded an event.
-    static func openIfPresent(_ settings: Settings) throws(CLIError) -> Outbox? {
+    static func openIfPresent(_ settings: Settings) throws(AppError) -> Outbox? {
         if FileManager.default.fileExists(atPath: settings.paths.legacyJournal.path) { return try open(settings) }
         do { return try Outbox.openIfPresent(at: settings.paths.analyticsOutbox) } catch {
-            throw CLIError.failure(error.message)
+            throw AppError.failure(error.message)
         }
     }
 
-    private static func importJournal(into outbox: Outbox, _ settings: Settings) throws(CLIError) {
+    private static func importJournal(into outbox: Outbox, _ settings: Settings) throws(AppError) {
         guard FileManager.default.fileExists(atPath: settings.paths.legacyJournal.path) else { return }
         let origins = EventOrigins(settings: settings)
         let report: JournalImport.Report?
@@ -36,7 +36,7 @@ enum AnalyticsStorage {
             )
             .run()
         } catch {
-            throw CLIError.failure(error.message)
+            throw AppError.failure(error.message)
         }
         if let kept = report?.keptAside {
             Console.err(

@@ -208,7 +208,7 @@ struct DoctorChecks {
                     "\(origin) is not healthy (HTTP \(report.status)\(report.health.map { ", status \($0.status)" } ?? ""))",
                 hint: "the service reports a problem of its own; try again later")
         } catch {
-            let message = (error as? CLIError)?.message ?? "\(error)"
+            let message = (error as? AppError)?.message ?? "\(error)"
             return DoctorCheck(
                 name: "api", status: .fail, detail: "\(origin): \(message)",
                 hint: "check the URL and the network; a local server runs with walkscape-server TOURS --port 8080")

@@ -26,22 +26,22 @@ struct ConfigFile: Sendable, Hashable {
 
     /// A missing file is an empty configuration; a malformed one is an error naming the line, and
     /// one that cannot be read (a FIFO, no permission) an error saying why.
-    static func load(_ url: URL) throws(CLIError) -> ConfigFile {
+    static func load(_ url: URL) throws(AppError) -> ConfigFile {
         let data: Data
         do { data = try InputFile.contents(of: url.path) } catch {
             if case .missing = error.cause { return ConfigFile() }
-            throw CLIError.usage(error.message)
+            throw AppError.usage(error.message)
         }
         return try parse(String(decoding: data, as: UTF8.self), file: url.path)
     }
 
-    static func parse(_ text: String, file: String) throws(CLIError) -> ConfigFile {
+    static func parse(_ text: String, file: String) throws(AppError) -> ConfigFile {
         var values: [String: String] = [:]
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = withoutComment(rawLine).trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard let eq = line.firstIndex(of: "=") else {
-                throw CLIError.usage("\(file): line \(index + 1): expected key = value")
+                throw AppError.usage("\(file): line \(index + 1): expected key = value")
             }
             let key = line[..<eq].trimmingCharacters(in: .whitespaces).lowercased()
             var value = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
@@ -49,7 +49,7 @@ struct ConfigFile: Sendable, Hashable {
                 value = String(value.dropFirst().dropLast())
             }
             guard knownKeys.contains(key) else {
-                throw CLIError.usage(
+                throw AppError.usage(
                     "\(file): line \(index + 1): unknown setting '\(key)' (known: \(knownKeys.sorted().joined(separator: ", ")))"
                 )
             }
@@ -64,10 +64,10 @@ struct ConfigFile: Sendable, Hashable {
     /// line as written, comments included: the last line that sets `key` is replaced, or the
     /// setting is added at the end. The file is replaced atomically; a file that does not parse is
     /// left alone and named in the error.
-    static func set(_ key: String, to value: String, in url: URL) throws(CLIError) {
+    static func set(_ key: String, to value: String, in url: URL) throws(AppError) {
         var text = ""
         do { text = String(decoding: try InputFile.contents(of: url.path), as: UTF8.self) } catch {
-            guard case .missing = error.cause else { throw CLIError.usage(error.message) }
+            guard case .missing = error.cause else { throw AppError.usage(error.message) }
         }
         _ = try parse(text, file: url.path)
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -89,10 +89,10 @@ struct ConfigFile: Sendable, Hashable {
             try file.commit()
         } catch let error as FileAccessError {
             file.discard()
-            throw CLIError.failure(error.message)
+            throw AppError.failure(error.message)
         } catch {
             file.discard()
-            throw CLIError.failure("cannot write \(url.path): \(error.localizedDescription)")
+            throw AppError.failure("cannot write \(url.path): \(error.localizedDescription)")
         }
     }
 

@@ -1,10 +1,9 @@
-import ArgumentParser
 import TourAPI
 
-/// Every error a command reports: one line for the user, and the exit code that goes with it.
-/// The root command prints `walkscape: <message>` and exits; no stack trace ever reaches a user.
-/// The codes follow sysexits(3); README.md has the table.
-struct CLIError: Error, CustomStringConvertible {
+/// Every error the application layer reports: one line for the user, and what sort of failure it
+/// is. The command line turns the kind into an exit code (sysexits(3); README.md has the table),
+/// prints `walkscape: <message>` and exits; no stack trace ever reaches a user.
+struct AppError: Error, CustomStringConvertible {
     enum Kind {
         /// Bad flags, bad configuration, an ambiguous TOUR (exit 64, EX_USAGE).
         case usage
@@ -30,30 +29,16 @@ struct CLIError: Error, CustomStringConvertible {
     var kind: Kind
     var message: String
 
-    static func usage(_ message: String) -> CLIError { CLIError(kind: .usage, message: message) }
-    static func data(_ message: String) -> CLIError { CLIError(kind: .data, message: message) }
-    static func notFound(_ message: String) -> CLIError { CLIError(kind: .notFound, message: message) }
-    static func unavailable(_ message: String) -> CLIError { CLIError(kind: .unavailable, message: message) }
-    static func failure(_ message: String) -> CLIError { CLIError(kind: .failure, message: message) }
-
-    var exitCode: ExitCode {
-        switch kind {
-        case .usage: ExitCode(64)
-        case .data: ExitCode(65)
-        case .notFound: ExitCode(66)
-        case .unavailable: ExitCode(69)
-        case .alreadyExists: ExitCode(73)
-        case .temporary: ExitCode(75)
-        case .protocolError: ExitCode(76)
-        case .noPermission: ExitCode(77)
-        case .failure: ExitCode(1)
-        }
-    }
+    static func usage(_ message: String) -> AppError { AppError(kind: .usage, message: message) }
+    static func data(_ message: String) -> AppError { AppError(kind: .data, message: message) }
+    static func notFound(_ message: String) -> AppError { AppError(kind: .notFound, message: message) }
+    static func unavailable(_ message: String) -> AppError { AppError(kind: .unavailable, message: message) }
+    static func failure(_ message: String) -> AppError { AppError(kind: .failure, message: message) }
 
     var description: String { message }
 }
 
-extension CLIError {
+extension AppError {
     /// The API client's failure, with the exit code of its kind.
     init(_ error: APIError) {
         let kind: Kind =
@@ -68,6 +53,18 @@ extension CLIError {
             case .protocolError: .protocolError
             case .local: .failure
             }
-        self.init(kind: kind, message: error.message)
+        self.init(kind: kind, message: error.message + Self.advice(error.remedy))
+    }
+
+    /// A library's remedy in the command line's words, appended to its message.
+    static func advice(_ remedy: Remedy?) -> String {
+        switch remedy {
+        case nil: ""
+        case .logIn: ": walkscape login"
+        case .logInOrRegister: ": walkscape login (or walkscape register)"
+        case .logOutThenLogIn: ": walkscape logout, then walkscape login"
+        case .redeemVoucher: ": unlock it with a voucher (walkscape redeem CODE)"
+        case .downloadLanguage(let tour, let language): ": walkscape download \(tour) -l \(language)"
+        }
     }
 }

@@ -15,7 +15,7 @@ import TourStore
 ///    (`./NAME` for the folder, the id for the installed tour). Only one: that one.
 /// 4. Neither: not found, naming both places looked at.
 enum TourArgument {
-    static func resolve(_ name: String, settings: Settings) throws(CLIError) -> ResolvedTour {
+    static func resolve(_ name: String, settings: Settings) throws(AppError) -> ResolvedTour {
         let url = URL(fileURLWithPath: name)
         if name.contains("/") || name == "." || name == ".." {
             return .folder(try folder(name))
@@ -24,14 +24,14 @@ enum TourArgument {
         var installed: InstalledTour?
         if let store = try StoreAccess.openForReading(settings) {
             let tours: [InstalledTour]
-            do { tours = try store.installedTours() } catch { throw CLIError(error) }
+            do { tours = try store.installedTours() } catch { throw AppError(error) }
             do { installed = try InstalledTourMatcher.match(name, in: tours) } catch  where error.kind == .notFound {
                 installed = nil
             }
         }
         switch (isFolder, installed) {
         case (true, let tour?):
-            throw CLIError.usage(
+            throw AppError.usage(
                 "'\(name)' is both a tour folder here and the installed tour \(tour.slug): write ./\(name) for the folder, or \(tour.id) for the installed tour"
             )
         case (true, nil):
@@ -43,7 +43,7 @@ enum TourArgument {
             if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
                 return .folder(try folder(name))
             }
-            throw CLIError.notFound(
+            throw AppError.notFound(
                 "no tour folder or installed tour named '\(name)' (walkscape tours --installed lists the installed ones)"
             )
         }
@@ -51,20 +51,20 @@ enum TourArgument {
 
     /// The folder a TOUR argument names: the folder itself, or its `tour.json` (what a shell's
     /// completion or a curator's editor hands over as often as the folder).
-    static func folderURL(_ path: String) throws(CLIError) -> URL {
+    static func folderURL(_ path: String) throws(AppError) -> URL {
         let url = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw CLIError.usage("\(path): no such tour folder")
+            throw AppError.usage("\(path): no such tour folder")
         }
         if isDirectory.boolValue {
             guard TourFolder.isTourFolder(url) else {
-                throw CLIError.usage("\(path): not a tour folder (no tour.json)")
+                throw AppError.usage("\(path): not a tour folder (no tour.json)")
             }
             return url
         }
         guard url.lastPathComponent == TourFolder.manifestName else {
-            throw CLIError.usage("\(path): a file, not a tour folder (name the folder that holds tour.json)")
+            throw AppError.usage("\(path): a file, not a tour folder (name the folder that holds tour.json)")
         }
         return url.deletingLastPathComponent()
     }
@@ -81,19 +81,19 @@ enum TourArgument {
         return parent.isEmpty ? "." : parent
     }
 
-    static func folder(_ path: String) throws(CLIError) -> TourFolder {
+    static func folder(_ path: String) throws(AppError) -> TourFolder {
         let url = try folderURL(path)
         do { return try TourFolder.load(from: url) } catch {
-            throw CLIError.data("\(folderName(path))/\(error.message)")
+            throw AppError.data("\(folderName(path))/\(error.message)")
         }
     }
 
     /// The tour in the language asked for: the flag, else the configured language if the tour has
     /// it, else the tour's default.
-    static func playable(_ folder: TourFolder, language: String?, settings: Settings) throws(CLIError) -> PlayableTour {
+    static func playable(_ folder: TourFolder, language: String?, settings: Settings) throws(AppError) -> PlayableTour {
         let configured = settings.language.flatMap { folder.languageInfo[$0] == nil ? nil : $0 }
         do { return try folder.playable(language: language ?? configured) } catch {
-            throw CLIError.usage(error.message)
+            throw AppError.usage(error.message)
         }
     }
 }
@@ -115,13 +115,13 @@ enum ResolvedTour {
     /// The tour in one language, as the walk core plays it. For an installed tour: the language
     /// asked for (which must be installed), else the configured one if installed, else English,
     /// else the first installed; narration that is not MP3 is left out (announced instead).
-    func playable(language: String?, settings: Settings) throws(CLIError) -> PlayableTour {
+    func playable(language: String?, settings: Settings) throws(AppError) -> PlayableTour {
         switch self {
         case .folder(let folder):
             return try TourArgument.playable(folder, language: language, settings: settings)
         case .installed(let tour):
             do { return try tour.playable(language: pickLanguage(language, settings: settings)) } catch {
-                throw error.kind == .notFound ? CLIError.usage(error.message) : CLIError(error)
+                throw error.kind == .notFound ? AppError.usage(error.message) : AppError(error)
             }
         }
     }

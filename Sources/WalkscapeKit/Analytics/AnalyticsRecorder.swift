@@ -13,14 +13,14 @@ import TourModel
 final class AnalyticsRecorder: @unchecked Sendable {
     let settings: Settings
     /// The analytics settings, or why they cannot be read (a bad value in the config file).
-    let configuration: Result<AnalyticsSettings, CLIError>
+    let configuration: Result<AnalyticsSettings, AppError>
     private let lock = NSLock()
     private var opened: Outbox?
     private var stamp: EventStamp?
 
     init(settings: Settings) {
         self.settings = settings
-        configuration = Result { () throws(CLIError) in try settings.analytics() }
+        configuration = Result { () throws(AppError) in try settings.analytics() }
     }
 
     /// True unless analytics is off (a bad setting counts as on: recording then says what is wrong).
@@ -30,7 +30,7 @@ final class AnalyticsRecorder: @unchecked Sendable {
     /// or the background sender just failed to reach it); nil lets the next attempt decide.
     /// `eventID`: the id the caller fixed (a walk event held back and recorded again keeps its id).
     func record(_ event: AnalyticsEvent, origin: EventOrigin, offline: Bool? = nil, eventID: UUID? = nil)
-        throws(CLIError)
+        throws(AppError)
     {
         let analytics = try configuration.get()
         guard analytics.enabled else { return }
@@ -44,7 +44,7 @@ final class AnalyticsRecorder: @unchecked Sendable {
         }
         stamped.apply(to: &event, origin: origin, eventID: eventID)
         do { try outbox.record(Recording(event: event, origin: origin, offline: offline)) } catch {
-            throw CLIError.failure(error.message)
+            throw AppError.failure(error.message)
         }
     }
 
@@ -57,7 +57,7 @@ final class AnalyticsRecorder: @unchecked Sendable {
     }
 
     /// The outbox, opened (made if need be) with the old journal imported.
-    func outbox() throws(CLIError) -> Outbox {
+    func outbox() throws(AppError) -> Outbox {
         if let opened = lock.withLock({ opened }) { return opened }
         let outbox = try AnalyticsStorage.open(settings)
         lock.withLock { opened = outbox }

@@ -38,7 +38,7 @@ struct TourInstallation {
         events.started(plan, userID: userID)
         let start = Date()
         let report: InstallReport
-        do { report = try await downloader.install(plan) } catch { throw CLIError(error) }
+        do { report = try await downloader.install(plan) } catch { throw AppError(error) }
         let seconds = Date().timeIntervalSince(start)
         events.completed(plan, report, seconds: seconds, userID: userID)
         var unplayable: [String] = []
@@ -56,12 +56,12 @@ struct TourInstallation {
     }
 
     /// A protected tour's 403 says how to unlock it.
-    static func explain(_ error: StoreError, slug: String) -> CLIError {
+    static func explain(_ error: StoreError, slug: String) -> AppError {
         if case .service(.forbidden) = error.kind {
-            return CLIError(
+            return AppError(
                 kind: .noPermission,
                 message: "\(slug) is locked: unlock it with a voucher (walkscape redeem CODE), then download it again")
         }
-        return CLIError(error)
+        return AppError(error)
     }
 }

@@ -12,18 +12,18 @@ enum StoreAccess {
 
     /// The store, created if needed, for a command that changes it; the lock is held until the
     /// returned value is released.
-    static func openForChange(_ settings: Settings, purpose: String) throws(CLIError) -> (TourStore, StoreLock) {
+    static func openForChange(_ settings: Settings, purpose: String) throws(AppError) -> (TourStore, StoreLock) {
         do {
             let lock = try StoreLock.acquire(location(settings), purpose: purpose)
             return (try TourStore.open(location(settings)), lock)
         } catch {
-            throw CLIError(error)
+            throw AppError(error)
         }
     }
 
     /// The store if there is one, for a command that only reads (nothing is created).
-    static func openForReading(_ settings: Settings) throws(CLIError) -> TourStore? {
-        do { return try TourStore.openIfPresent(location(settings)) } catch { throw CLIError(error) }
+    static func openForReading(_ settings: Settings) throws(AppError) -> TourStore? {
+        do { return try TourStore.openIfPresent(location(settings)) } catch { throw AppError(error) }
     }
 
     /// nil when the file is MP3; otherwise what it looks like ("looks like MP4/AAC").
@@ -36,16 +36,17 @@ enum StoreAccess {
     static func serviceKey(_ url: URL) -> String { ServiceURL.key(url) }
 }
 
-extension CLIError {
+extension AppError {
     /// The store's failure, with the exit code of its kind.
     init(_ error: StoreError) {
+        let message = error.message + Self.advice(error.remedy)
         switch error.kind {
-        case .notFound: self = .notFound(error.message)
-        case .busy: self = CLIError(kind: .temporary, message: error.message)
-        case .noSpace, .io, .damaged: self = .failure(error.message)
-        case .badData: self = .data(error.message)
-        case .cancelled: self = .failure(error.message)
-        case .service(let kind): self = CLIError(APIError(kind, error.message))
+        case .notFound: self = .notFound(message)
+        case .busy: self = AppError(kind: .temporary, message: message)
+        case .noSpace, .io, .damaged: self = .failure(message)
+        case .badData: self = .data(message)
+        case .cancelled: self = .failure(message)
+        case .service(let kind): self = AppError(APIError(kind, error.message, remedy: error.remedy))
         }
     }
 }

@@ -21,10 +21,10 @@ struct InstalledToursListing {
         var unplayableNarrations: Int
     }
 
-    func rows() throws(CLIError) -> [Row] {
+    func rows() throws(AppError) -> [Row] {
         guard let store = try StoreAccess.openForReading(settings) else { return [] }
         let tours: [InstalledTour]
-        do { tours = try store.installedTours() } catch { throw CLIError(error) }
+        do { tours = try store.installedTours() } catch { throw AppError(error) }
         let wanted = city.map(TourMatcher<InstalledTour>.fold)
         return tours.compactMap { tour in
             let shown = tour.language(language ?? "") ?? tour.language("en") ?? tour.languages.first

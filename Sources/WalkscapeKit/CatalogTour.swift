@@ -4,7 +4,7 @@ import TourModel
 /// language to show it in.
 enum CatalogTour {
     /// Published tours only: a tour with no language has nothing to show or walk.
-    static func resolve(_ query: String, in catalog: [TourSummary]) throws(CLIError) -> TourSummary {
+    static func resolve(_ query: String, in catalog: [TourSummary]) throws(AppError) -> TourSummary {
         let matcher = TourMatcher<TourSummary>(
             id: \.id, slug: \.slug, titles: { Array($0.title.values) },
             label: { "\($0.slug) (\($0.title.best(nil) ?? $0.id))" })
@@ -13,10 +13,10 @@ enum CatalogTour {
 
     /// The language asked for, which the tour must have; else the configured language if the
     /// tour has it; else as the apps fall back: English, then the first.
-    static func language(for tour: TourSummary, requested: String?, settings: Settings) throws(CLIError) -> String {
+    static func language(for tour: TourSummary, requested: String?, settings: Settings) throws(AppError) -> String {
         if let requested {
             guard tour.languages.contains(requested) else {
-                throw CLIError.notFound(
+                throw AppError.notFound(
                     "\(tour.slug) has no version in '\(requested)' (it has \(tour.languages.joined(separator: ", ")))")
             }
             return requested

@@ -11,9 +11,9 @@ struct TourMatcher<Candidate> {
     /// How a candidate is listed when a name is ambiguous: `slug (Title)`.
     var label: (Candidate) -> String
 
-    func match(_ query: String, in candidates: [Candidate]) throws(CLIError) -> Candidate {
+    func match(_ query: String, in candidates: [Candidate]) throws(AppError) -> Candidate {
         let wanted = Self.fold(query)
-        guard !wanted.isEmpty else { throw CLIError.usage("name a tour by its id, slug or title") }
+        guard !wanted.isEmpty else { throw AppError.usage("name a tour by its id, slug or title") }
         if let hit = candidates.first(where: { Self.fold(id($0)) == wanted }) { return hit }
         if let hit = candidates.first(where: { Self.fold(slug($0)) == wanted }) { return hit }
         let exact = candidates.filter { titles($0).contains { Self.fold($0) == wanted } }
@@ -24,10 +24,10 @@ struct TourMatcher<Candidate> {
         case 1:
             return prefixed[0]
         case 0:
-            throw CLIError.notFound("no tour matches '\(query)' (walkscape tours lists them)")
+            throw AppError.notFound("no tour matches '\(query)' (walkscape tours lists them)")
         default:
             let names = prefixed.map(label).sorted().joined(separator: ", ")
-            throw CLIError.usage(
+            throw AppError.usage(
                 "'\(query)' could be any of \(prefixed.count) tours: \(names); name one by its slug or id")
         }
     }

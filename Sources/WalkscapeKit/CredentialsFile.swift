@@ -25,7 +25,7 @@ struct CredentialsFile: CredentialStore {
         do {
             return try WalkscapeJSON.decoder().decode(Credentials.self, from: data)
         } catch {
-            throw APIError(.local, "\(url.path) is damaged: walkscape logout, then walkscape login")
+            throw APIError(.local, "\(url.path) is damaged", remedy: .logOutThenLogIn)
         }
     }
 

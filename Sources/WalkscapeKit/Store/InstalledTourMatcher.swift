@@ -7,10 +7,10 @@ enum InstalledTourMatcher {
         TourMatcher(id: \.id, slug: \.slug, titles: \.titles, label: { "\($0.slug) (\($0.title()))" })
     }
 
-    static func match(_ query: String, in tours: [InstalledTour]) throws(CLIError) -> InstalledTour {
+    static func match(_ query: String, in tours: [InstalledTour]) throws(AppError) -> InstalledTour {
         do { return try matcher.match(query, in: tours) } catch {
             if error.kind == .notFound {
-                throw CLIError.notFound("no installed tour matches '\(query)' (walkscape tours --installed lists them)")
+                throw AppError.notFound("no installed tour matches '\(query)' (walkscape tours --installed lists them)")
             }
             throw error
         }

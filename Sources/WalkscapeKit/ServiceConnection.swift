@@ -5,16 +5,16 @@ import TourAPI
 /// on every path, errors included.
 enum ServiceConnection {
     /// The validated API URL, or why there is none to use.
-    static func serviceURL(_ settings: Settings) throws(CLIError) -> URL {
+    static func serviceURL(_ settings: Settings) throws(AppError) -> URL {
         guard let text = settings.apiURL else {
-            throw CLIError.usage(
+            throw AppError.usage(
                 "no API URL configured: pass --api-url URL, set WALKSCAPE_API_URL, or put `api-url = URL` in \(settings.paths.configFile.path)"
             )
         }
         return try APIEndpoint.validate(text, allowInsecure: settings.allowInsecureHTTP()).get()
     }
 
-    static func transportConfiguration(_ settings: Settings) throws(CLIError) -> TransportConfiguration {
+    static func transportConfiguration(_ settings: Settings) throws(AppError) -> TransportConfiguration {
         guard let seconds = try settings.apiTimeout() else { return TransportConfiguration() }
         let timeout = Duration.milliseconds(Int64(seconds * 1000))
         return TransportConfiguration(
@@ -24,7 +24,7 @@ enum ServiceConnection {
     /// A client of the configured service, and the transport to shut down when done with it.
     /// `policy`: how the client retries a request (the analytics sender keeps its own schedule
     /// between attempts and asks for `.once`, so a request is never retried inside a retry).
-    static func open(_ settings: Settings, policy: RetryPolicy = RetryPolicy()) throws(CLIError)
+    static func open(_ settings: Settings, policy: RetryPolicy = RetryPolicy()) throws(AppError)
         -> (client: APIClient, transport: AsyncHTTPClientTransport)
     {
         let service = try serviceURL(settings)
@@ -46,7 +46,7 @@ enum ServiceConnection {
         )
     }
 
-    /// Runs `body` with a client of the configured service. API failures leave as `CLIError`s
+    /// Runs `body` with a client of the configured service. API failures leave as `AppError`s
     /// with their exit codes; retries are announced on stderr so a wait is never a mystery.
     static func run<T>(_ settings: Settings, _ body: (APIClient) async throws -> T) async throws -> T {
         let (client, transport) = try open(settings)
@@ -55,11 +55,11 @@ enum ServiceConnection {
             result = try await body(client)
         } catch {
             try? await transport.shutdown()
-            if let error = error as? APIError { throw CLIError(error) }
+            if let error = error as? APIError { throw AppError(error) }
             throw error
         }
         do { try await transport.shutdown() } catch {
-            throw CLIError.failure("cannot close the connection to the service: \(error)")
+            throw AppError.failure("cannot close the connection to the service: \(error)")
         }
         return result
     }

@@ -1,0 +1,181 @@
+import Foundation
+import TourModel
+import Walk
+
+/// The flags every command shares, as given (nil: not given): the command line parses them, the
+/// application layer resolves them with the environment and the config file.
+struct SettingsFlags: Sendable {
+    var home: String?
+    var gpsdHost: String?
+    var gpsdPort: Int?
+    var apiURL: String?
+    var insecureHTTP = false
+    var timeout: Double?
+    var noAnalytics = false
+
+    init(
+        home: String? = nil, gpsdHost: String? = nil, gpsdPort: Int? = nil, apiURL: String? = nil,
+        insecureHTTP: Bool = false, timeout: Double? = nil, noAnalytics: Bool = false
+    ) {
+        self.home = home
+        self.gpsdHost = gpsdHost
+        self.gpsdPort = gpsdPort
+        self.apiURL = apiURL
+        self.insecureHTTP = insecureHTTP
+        self.timeout = timeout
+        self.noAnalytics = noAnalytics
+    }
+}
+
+/// The resolved settings of one run: each value as written (flag, environment or config file),
+/// checked by the accessor of the command that uses it.
+struct Settings: Sendable {
+    static let defaultGPSDHost = "127.0.0.1"
+    static let defaultGPSDPort = 2947
+    static let defaultAudioDevice = "default"
+
+    var paths: WalkscapePaths
+    var gpsdHost: String
+    var apiURL: String?
+    var audioDevice: String
+    var language: String?
+    /// Which layer each value came from, for `doctor` and for messages.
+    var origins: [String: String]
+    /// Values not checked at start-up, by config file key.
+    private var raw: [String: String]
+    /// `DO_NOT_TRACK` is set: no analytics, whatever the other settings say.
+    private var doNotTrack: Bool
+
+    /// Reads the environment and the config file once. A config file that cannot be read as a
+    /// whole (a line that is not `key = value`, an unknown key) is an error: a misspelt key may be
+    /// the very setting the command needs.
+    static func resolve(flags: SettingsFlags, environment: [String: String]) throws(AppError) -> Settings {
+        let paths = WalkscapePaths.resolve(home: flags.home, environment: environment)
+        let file = try ConfigFile.load(paths.configFile)
+        return Settings(paths: paths, flags: flags, environment: environment, file: file)
+    }
+
+    /// For `doctor`, which reports a broken config file as one of its findings and checks the
+    /// rest with the defaults.
+    static func resolveReportingFileProblem(flags: SettingsFlags, environment: [String: String])
+        -> (settings: Settings, fileProblem: String?)
+    {
+        let paths = WalkscapePaths.resolve(home: flags.home, environment: environment)
+        do throws(AppError) {
+            let file = try ConfigFile.load(paths.configFile)
+            return (Settings(paths: paths, flags: flags, environment: environment, file: file), nil)
+        } catch {
+            return (Settings(paths: paths, flags: flags, environment: environment, file: ConfigFile()), error.message)
+        }
+    }
+
+    init(paths: WalkscapePaths, flags: SettingsFlags, environment: [String: String], file: ConfigFile) {
+        self.paths = paths
+        var origins: [String: String] = [:]
+        func pick(_ key: String, flag: String?, env: String) -> String? {
+            if let flag { origins[key] = "flag"; return flag }
+            if let v = environment[env], !v.isEmpty { origins[key] = env; return v }
+            if let v = file[key] { origins[key] = "config file"; return v }
+            return nil
+        }
+        gpsdHost = pick("gpsd-host", flag: flags.gpsdHost, env: "WALKSCAPE_GPSD_HOST") ?? Self.defaultGPSDHost
+        apiURL = pick("api-url", flag: flags.apiURL, env: "WALKSCAPE_API_URL")
+        audioDevice = pick("audio-device", flag: nil, env: "WALKSCAPE_AUDIO_DEVICE") ?? Self.defaultAudioDevice
+        language = pick("language", flag: nil, env: "WALKSCAPE_LANGUAGE")
+        var raw: [String: String] = [:]
+        raw["gpsd-port"] = pick("gpsd-port", flag: flags.gpsdPort.map(String.init), env: "WALKSCAPE_GPSD_PORT")
+        raw["allow-insecure-http"] = pick(
+            "allow-insecure-http", flag: flags.insecureHTTP ? "true" : nil,
+            env: "WALKSCAPE_ALLOW_INSECURE_HTTP")
+        raw["api-timeout"] = pick("api-timeout", flag: flags.timeout.map { String($0) }, env: "WALKSCAPE_API_TIMEOUT")
+        raw["max-error"] = pick("max-error", flag: nil, env: "WALKSCAPE_MAX_ERROR")
+        raw["missed"] = pick("missed", flag: nil, env: "WALKSCAPE_MISSED")
+        raw["analytics"] = pick("analytics", flag: flags.noAnalytics ? "off" : nil, env: "WALKSCAPE_ANALYTICS")
+        raw["analytics-dialect"] = pick("analytics-dialect", flag: nil, env: "WALKSCAPE_ANALYTICS_DIALECT")
+        raw["analytics-batch-bytes"] = pick("analytics-batch-bytes", flag: nil, env: "WALKSCAPE_ANALYTICS_BATCH_BYTES")
+        // The convention of consoledonottrack.com: any value but empty or 0 opts out, whatever else says.
+        doNotTrack = environment["DO_NOT_TRACK"].map { !["", "0", "false", "no"].contains($0.lowercased()) } ?? false
+        self.raw = raw
+        self.origins = origins
+    }
+
+    /// `gpsd port 'x' (from config file) is not a port number (1-65535)`.
+    private func invalid(_ key: String, _ what: String) -> AppError {
+        AppError.usage("\(key) '\(raw[key] ?? "")' (from \(origins[key] ?? "?")) \(what)")
+    }
+
+    func gpsdPort() throws(AppError) -> Int {
+        guard let text = raw["gpsd-port"] else { return Self.defaultGPSDPort }
+        guard let port = Int(text), Limits.gpsdPort.contains(port) else {
+            throw invalid("gpsd-port", "is not a port number (\(Limits.gpsdPort.phrase))")
+        }
+        return port
+    }
+
+    func allowInsecureHTTP() throws(AppError) -> Bool {
+        guard let text = raw["allow-insecure-http"]?.lowercased() else { return false }
+        if ["1", "true", "yes"].contains(text) { return true }
+        if ["0", "false", "no"].contains(text) { return false }
+        throw invalid("allow-insecure-http", "is not true or false")
+    }
+
+    /// Seconds the API may take to answer; nil for the client's own timeouts.
+    func apiTimeout() throws(AppError) -> Double? {
+        guard let text = raw["api-timeout"] else { return nil }
+        guard let seconds = Double(text), Limits.apiTimeout.contains(seconds) else {
+            throw invalid("api-timeout", "is not a number of seconds \(Limits.apiTimeout.phrase)")
+        }
+        return seconds
+    }
+
+    /// The fix filter's error bound when no `--max-error` is given, in metres.
+    func maxError() throws(AppError) -> Double? {
+        guard let text = raw["max-error"] else { return nil }
+        guard let metres = Double(text), Limits.maxError.contains(metres) else {
+            throw invalid("max-error", "is not a number \(Limits.maxError.phrase)")
+        }
+        return metres
+    }
+
+    /// Whether analytics events are recorded and sent, and how (docs/analytics.md). Off when
+    /// `--no-analytics` is given, when `DO_NOT_TRACK` is set, or when `analytics` says so
+    /// (`WALKSCAPE_ANALYTICS`, the config file).
+    func analytics() throws(AppError) -> AnalyticsSettings {
+        var settings = AnalyticsSettings()
+        if origins["analytics"] == "flag" {
+            settings.disabledBy = "--no-analytics"
+        } else if doNotTrack {
+            settings.disabledBy = "DO_NOT_TRACK"
+        } else if let text = raw["analytics"]?.lowercased() {
+            if ["0", "off", "false", "no"].contains(text) {
+                settings.disabledBy = "analytics = off (\(origins["analytics"] ?? "?"))"
+            } else if !["1", "on", "true", "yes"].contains(text) {
+                throw invalid("analytics", "is not on or off")
+            }
+        }
+        if let text = raw["analytics-dialect"] {
+            guard let dialect = APIDialect(rawValue: text.lowercased()) else {
+                throw invalid(
+                    "analytics-dialect", "is not one of \(APIDialect.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            settings.dialect = dialect
+        }
+        if let text = raw["analytics-batch-bytes"] {
+            guard let bytes = Int(text), Limits.analyticsBatchBytes.contains(bytes) else {
+                throw invalid("analytics-batch-bytes", "is not a number \(Limits.analyticsBatchBytes.phrase)")
+            }
+            settings.maxBatchBytes = bytes
+        }
+        return settings
+    }
+
+    /// What happens to missed points when no `--missed` is given.
+    func missed() throws(AppError) -> WalkPolicy.MissedPoints? {
+        guard let text = raw["missed"] else { return nil }
+        guard let policy = WalkPolicy.MissedPoints(rawValue: text.lowercased()) else {
+            throw invalid(
+                "missed", "is not one of \(WalkPolicy.MissedPoints.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return policy
+    }
+}
