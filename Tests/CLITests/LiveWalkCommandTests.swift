@@ -14,18 +14,21 @@ import Walk
 struct LiveWalkCommandTests {
     static let demo = TestPaths.packageRoot.appendingPathComponent("tours/demo")
     static let pointIDs = (1...5).map { "7c1e0b52-5d0a-4f3e-9a61-0d1f0000000\($0)" }
-    /// Seconds between epochs written to gpsd: 60x faster than the receiver's 1 Hz.
+    /// Seconds between epochs written to gpsd.
     static let pace = 0.015
+    /// Every how many of the receiver's 1 Hz epochs one is written: a receiver reporting every 3 s
+    /// (as some do to save power) still walks the tour; with `pace`, 200 times faster than walking.
+    static let stride = 3
 
-    /// The demo trace as epochs: each RMC starts a new one.
+    /// The demo trace as epochs (each RMC starts a new one), every `stride`-th and the last.
     static let epochs: [[String]] = {
         let text = (try? String(contentsOf: demo.appendingPathComponent("traces/walk.nmea"), encoding: .utf8)) ?? ""
-        var result: [[String]] = []
+        var all: [[String]] = []
         for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("$") {
-            if line.dropFirst(3).hasPrefix("RMC") || result.isEmpty { result.append([]) }
-            result[result.count - 1].append(String(line))
+            if line.dropFirst(3).hasPrefix("RMC") || all.isEmpty { all.append([]) }
+            all[all.count - 1].append(String(line))
         }
-        return result
+        return all.indices.filter { $0 % stride == 0 || $0 == all.count - 1 }.map { all[$0] }
     }()
 
     /// Writes epochs at `pace`, sleeping with Task.sleep so no cooperative thread is held.
@@ -52,7 +55,7 @@ struct LiveWalkCommandTests {
     static let shortNarration: [Double] = [4, 1, 1.2, 1.4, 1.6]
 
     /// The demo tour (same ids, points and trace) with short tones for narration, so a walk in real
-    /// time takes seconds. At `pace`, point 2 triggers about 2.3 s after point 1: while point 1's
+    /// time takes seconds. At `pace` and `stride`, point 2 triggers within a second of point 1: while point 1's
     /// 4 s narration still plays.
     static func shortDemo(in dir: TemporaryDirectory) throws -> URL {
         let root = dir.url.appendingPathComponent("demo")
@@ -401,6 +404,11 @@ struct LiveWalkCommandTests {
         #expect(triggered(journal(home)).count == countWhileDown)  // nothing triggers from stale data
         try gpsd.start()
         _ = await feed(gpsd, stoppedAt..<Self.epochs.count) { !child.isRunning }
+        // The walker stands at the end while the last narrations play: the receiver keeps reporting.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while child.isRunning, ContinuousClock.now < deadline {
+            _ = await feed(gpsd, (Self.epochs.count - 1)..<Self.epochs.count)
+        }
         #expect(await child.wait(timeout: 30) == 0, "output: \(child.output)")
         #expect(triggered(journal(home)) == Self.pointIDs)
         let states = child.output.split(separator: "\n").filter { $0.hasPrefix("gps: ") }
