@@ -113,11 +113,22 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // walkscape's application layer: settings, credentials, the service connection, installing
+        // tours, analytics wiring, matching tour names, doctor's checks. The executable beside it is
+        // argument parsing and printing; tests call this layer in-process.
+        .target(
+            name: "WalkscapeKit",
+            dependencies: [
+                "TourModel", "FileAccess", "Positioning", "GPSD", "Playback", "Walk", "WalkRuntime",
+                "TourAPI", "TourStore", "Analytics",
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "walkscape",
             dependencies: [
-                "TourModel", "FileAccess", "Positioning", "GPSD", "Playback", "Walk", "WalkRuntime", "Curation",
-                "TourAPI", "TourStore", "Analytics",
+                "WalkscapeKit", "TourModel", "FileAccess", "Positioning", "GPSD", "Playback", "Walk", "WalkRuntime",
+                "Curation", "TourAPI", "TourStore", "Analytics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -193,7 +204,7 @@ let package = Package(
         .testTarget(
             name: "StoreTests",
             dependencies: [
-                "TourStore", "TourModel", "TourAPI", "TestSupport", "walkscape", "walkscape-server",
+                "TourStore", "TourModel", "TourAPI", "TestSupport", "walkscape", "WalkscapeKit", "walkscape-server",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -208,7 +219,8 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: [
-                "TestSupport", "TourModel", "walkscape", "Walk", "WalkRuntime", "GPSD", "Positioning", "TourAPI",
+                "TestSupport", "TourModel", "walkscape", "WalkscapeKit", "Walk", "WalkRuntime", "GPSD", "Positioning",
+                "TourAPI", "Analytics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings),

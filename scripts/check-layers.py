@@ -30,6 +30,8 @@ LAYERS = {
     "WalkRuntime": 4,
     # what a curator sees
     "Curation": 5,
+    # walkscape's application layer: settings, credentials, installation, analytics wiring
+    "WalkscapeKit": 6,
     # programs
     "walkscape": 9, "walkscape-server": 9,
     "FuzzNMEA": 9, "FuzzSRT": 9, "FuzzProgress": 9, "FuzzTour": 9,

@@ -6,23 +6,23 @@ import TourModel
 /// analytics outbox, for the service the command spoke to: their ids are that service's (the live
 /// service answers 500 to an unknown one). They are sent when the command ends
 /// (`AnalyticsAfterCommand`).
-struct AccountEvents {
+package struct AccountEvents {
     /// The events the account commands record (all in the service's list of names).
-    enum Name: String {
+    package enum Name: String {
         case signup, login
         case voucherRedeemed = "voucher_redeemed"
     }
 
-    let recorder: AnalyticsRecorder
-    let origin: EventOrigin
+    package let recorder: AnalyticsRecorder
+    package let origin: EventOrigin
 
-    init(settings: Settings) {
+    package init(settings: Settings) {
         recorder = AnalyticsRecorder(settings: settings)
         origin = AnalyticsStorage.serviceKey(settings).map(EventOrigin.service) ?? .local
     }
 
     /// A lost event must not fail the login or redemption it describes: say so and go on.
-    func record(_ name: Name, userID: String?, tourID: String? = nil) {
+    package func record(_ name: Name, userID: String?, tourID: String? = nil) {
         recorder.recordOrWarn(
             AnalyticsEvent(name: name.rawValue, userID: userID, tourID: tourID, timestamp: Date()),
             origin: origin)

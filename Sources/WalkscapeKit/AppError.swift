@@ -3,8 +3,13 @@ import TourAPI
 /// Every error the application layer reports: one line for the user, and what sort of failure it
 /// is. The command line turns the kind into an exit code (sysexits(3); README.md has the table),
 /// prints `walkscape: <message>` and exits; no stack trace ever reaches a user.
-struct AppError: Error, CustomStringConvertible {
-    enum Kind {
+package struct AppError: Error, CustomStringConvertible {
+    package init(kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    package enum Kind {
         /// Bad flags, bad configuration, an ambiguous TOUR (exit 64, EX_USAGE).
         case usage
         /// Bad input data: a broken tour folder, an unreadable trace; what the service refused as
@@ -26,21 +31,21 @@ struct AppError: Error, CustomStringConvertible {
         case failure
     }
 
-    var kind: Kind
-    var message: String
+    package var kind: Kind
+    package var message: String
 
-    static func usage(_ message: String) -> AppError { AppError(kind: .usage, message: message) }
-    static func data(_ message: String) -> AppError { AppError(kind: .data, message: message) }
-    static func notFound(_ message: String) -> AppError { AppError(kind: .notFound, message: message) }
-    static func unavailable(_ message: String) -> AppError { AppError(kind: .unavailable, message: message) }
-    static func failure(_ message: String) -> AppError { AppError(kind: .failure, message: message) }
+    package static func usage(_ message: String) -> AppError { AppError(kind: .usage, message: message) }
+    package static func data(_ message: String) -> AppError { AppError(kind: .data, message: message) }
+    package static func notFound(_ message: String) -> AppError { AppError(kind: .notFound, message: message) }
+    package static func unavailable(_ message: String) -> AppError { AppError(kind: .unavailable, message: message) }
+    package static func failure(_ message: String) -> AppError { AppError(kind: .failure, message: message) }
 
-    var description: String { message }
+    package var description: String { message }
 }
 
 extension AppError {
     /// The API client's failure, with the exit code of its kind.
-    init(_ error: APIError) {
+    package init(_ error: APIError) {
         let kind: Kind =
             switch error.kind {
             case .invalidConfiguration: .usage
@@ -57,7 +62,7 @@ extension AppError {
     }
 
     /// A library's remedy in the command line's words, appended to its message.
-    static func advice(_ remedy: Remedy?) -> String {
+    package static func advice(_ remedy: Remedy?) -> String {
         switch remedy {
         case nil: ""
         case .logIn: ": walkscape login"

@@ -2,9 +2,9 @@ import TourModel
 
 /// How a command turns its TOUR argument into a tour of the service's catalog, and picks the
 /// language to show it in.
-enum CatalogTour {
+package enum CatalogTour {
     /// Published tours only: a tour with no language has nothing to show or walk.
-    static func resolve(_ query: String, in catalog: [TourSummary]) throws(AppError) -> TourSummary {
+    package static func resolve(_ query: String, in catalog: [TourSummary]) throws(AppError) -> TourSummary {
         let matcher = TourMatcher<TourSummary>(
             id: \.id, slug: \.slug, titles: { Array($0.title.values) },
             label: { "\($0.slug) (\($0.title.best(nil) ?? $0.id))" })
@@ -13,7 +13,9 @@ enum CatalogTour {
 
     /// The language asked for, which the tour must have; else the configured language if the
     /// tour has it; else as the apps fall back: English, then the first.
-    static func language(for tour: TourSummary, requested: String?, settings: Settings) throws(AppError) -> String {
+    package static func language(for tour: TourSummary, requested: String?, settings: Settings) throws(AppError)
+        -> String
+    {
         if let requested {
             guard tour.languages.contains(requested) else {
                 throw AppError.notFound(
@@ -27,7 +29,7 @@ enum CatalogTour {
     }
 
     /// free, unlocked or locked: what the walker may do with it.
-    static func access(_ tour: TourSummary) -> String {
+    package static func access(_ tour: TourSummary) -> String {
         !tour.isProtected ? "free" : tour.hasAccess == true ? "unlocked" : "locked"
     }
 }

@@ -14,19 +14,19 @@ import Foundation
 /// A `#` at the start of a line, or after a space or tab outside double quotes, starts a comment
 /// that runs to the end of the line (so `https://host/#part` keeps its `#`). A value in double
 /// quotes is taken as written, ` #` included.
-struct ConfigFile: Sendable, Hashable {
-    static let knownKeys: Set<String> = [
+package struct ConfigFile: Sendable, Hashable {
+    package static let knownKeys: Set<String> = [
         "api-url", "gpsd-host", "gpsd-port", "audio-device", "language",
         "allow-insecure-http", "api-timeout", "max-error", "missed",
         "analytics", "analytics-dialect", "analytics-batch-bytes",
     ]
-    var values: [String: String] = [:]
+    package var values: [String: String] = [:]
 
-    init(values: [String: String] = [:]) { self.values = values }
+    package init(values: [String: String] = [:]) { self.values = values }
 
     /// A missing file is an empty configuration; a malformed one is an error naming the line, and
     /// one that cannot be read (a FIFO, no permission) an error saying why.
-    static func load(_ url: URL) throws(AppError) -> ConfigFile {
+    package static func load(_ url: URL) throws(AppError) -> ConfigFile {
         let data: Data
         do { data = try InputFile.contents(of: url.path) } catch {
             if case .missing = error.cause { return ConfigFile() }
@@ -35,7 +35,7 @@ struct ConfigFile: Sendable, Hashable {
         return try parse(String(decoding: data, as: UTF8.self), file: url.path)
     }
 
-    static func parse(_ text: String, file: String) throws(AppError) -> ConfigFile {
+    package static func parse(_ text: String, file: String) throws(AppError) -> ConfigFile {
         var values: [String: String] = [:]
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = withoutComment(rawLine).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -58,13 +58,13 @@ struct ConfigFile: Sendable, Hashable {
         return ConfigFile(values: values)
     }
 
-    subscript(key: String) -> String? { values[key] }
+    package subscript(key: String) -> String? { values[key] }
 
     /// Sets `key = value` in the file at `url` (`walkscape analytics on|off`), keeping every other
     /// line as written, comments included: the last line that sets `key` is replaced, or the
     /// setting is added at the end. The file is replaced atomically; a file that does not parse is
     /// left alone and named in the error.
-    static func set(_ key: String, to value: String, in url: URL) throws(AppError) {
+    package static func set(_ key: String, to value: String, in url: URL) throws(AppError) {
         var text = ""
         do { text = String(decoding: try InputFile.contents(of: url.path), as: UTF8.self) } catch {
             guard case .missing = error.cause else { throw AppError.usage(error.message) }
@@ -97,7 +97,7 @@ struct ConfigFile: Sendable, Hashable {
     }
 
     /// The line up to its comment: a `#` at the start or after a space or tab, outside quotes.
-    static func withoutComment(_ line: Substring) -> Substring {
+    package static func withoutComment(_ line: Substring) -> Substring {
         var inQuotes = false
         var previous: Character = " "
         for i in line.indices {

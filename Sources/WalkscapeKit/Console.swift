@@ -4,31 +4,31 @@ import Foundation
 /// happens, even through a pipe), and always through `TerminalText`, so text from a tour or a
 /// trace reaches the terminal as text. A write that fails (a full disk under `> log`, a terminal
 /// gone after a hangup) loses that text, never the command: `FileHandle.write(_:)` would trap.
-enum Console {
+package enum Console {
     /// Writes `text` and a newline (or `terminator`) to standard output.
-    static func out(_ text: String, terminator: String = "\n") {
+    package static func out(_ text: String, terminator: String = "\n") {
         write(Data((TerminalText.sanitized(text) + terminator).utf8), to: .standardOutput)
     }
 
     /// Writes `text` and a newline to standard error.
-    static func err(_ text: String) {
+    package static func err(_ text: String) {
         write(Data((TerminalText.sanitized(text) + "\n").utf8), to: .standardError)
     }
 
     /// Writes `text` and a newline to standard error or standard output.
-    static func say(_ text: String, toStandardError: Bool) {
+    package static func say(_ text: String, toStandardError: Bool) {
         toStandardError ? err(text) : out(text)
     }
 
     /// Writes `text` and a newline to standard output as it is: for text whose outside parts the
     /// caller has passed through `TerminalText` and whose escape sequences are walkscape's own
     /// colours (doctor's report).
-    static func outPainted(_ text: String) {
+    package static func outPainted(_ text: String) {
         write(Data((text + "\n").utf8), to: .standardOutput)
     }
 
     /// Writes encoded JSON and a newline to standard output.
-    static func json(_ data: Data) {
+    package static func json(_ data: Data) {
         write(TerminalText.sanitizedJSON(data) + Data("\n".utf8), to: .standardOutput)
     }
 

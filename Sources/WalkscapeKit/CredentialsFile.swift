@@ -8,10 +8,12 @@ import TourModel
 /// Replaced atomically: the new content goes to a temporary file created with mode 0600 in the
 /// same folder, is flushed to disk, then renamed over the old one, so a reader (or a crash) sees
 /// the old pair or the new one, and the tokens are never readable by others, not for a moment.
-struct CredentialsFile: CredentialStore {
-    let url: URL
+package struct CredentialsFile: CredentialStore {
+    package init(url: URL) { self.url = url }
 
-    func load() throws(APIError) -> Credentials? {
+    package let url: URL
+
+    package func load() throws(APIError) -> Credentials? {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
@@ -29,7 +31,7 @@ struct CredentialsFile: CredentialStore {
         }
     }
 
-    func save(_ credentials: Credentials) throws(APIError) {
+    package func save(_ credentials: Credentials) throws(APIError) {
         let folder = url.deletingLastPathComponent()
         let data: Data
         do {
@@ -47,7 +49,7 @@ struct CredentialsFile: CredentialStore {
         }
     }
 
-    func remove() throws(APIError) {
+    package func remove() throws(APIError) {
         guard unlink(url.path) == 0 || errno == ENOENT else {
             throw APIError(.local, "cannot remove \(url.path): \(String(cString: strerror(errno)))")
         }
@@ -55,7 +57,8 @@ struct CredentialsFile: CredentialStore {
 
     /// Holds an exclusive lock on `credentials.json.lock` beside the file (flock: released by the
     /// kernel if the process dies) while `body` runs. Waits without blocking a thread, up to 30 s.
-    func exclusively<T: Sendable>(_ body: @Sendable () async throws(APIError) -> T) async throws(APIError) -> T {
+    package func exclusively<T: Sendable>(_ body: @Sendable () async throws(APIError) -> T) async throws(APIError) -> T
+    {
         let lockPath = url.path + ".lock"
         do {
             try FileManager.default.createDirectory(
@@ -80,7 +83,7 @@ struct CredentialsFile: CredentialStore {
     }
 
     /// The file's permission bits, nil when there is no file.
-    var permissions: mode_t? {
+    package var permissions: mode_t? {
         var info = stat()
         guard lstat(url.path, &info) == 0 else { return nil }
         return info.st_mode & 0o777

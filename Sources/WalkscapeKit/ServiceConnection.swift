@@ -3,9 +3,9 @@ import TourAPI
 
 /// Opens the one HTTP client of a run, hands the command an `APIClient`, and shuts the client down
 /// on every path, errors included.
-enum ServiceConnection {
+package enum ServiceConnection {
     /// The validated API URL, or why there is none to use.
-    static func serviceURL(_ settings: Settings) throws(AppError) -> URL {
+    package static func serviceURL(_ settings: Settings) throws(AppError) -> URL {
         guard let text = settings.apiURL else {
             throw AppError.usage(
                 "no API URL configured: pass --api-url URL, set WALKSCAPE_API_URL, or put `api-url = URL` in \(settings.paths.configFile.path)"
@@ -14,7 +14,7 @@ enum ServiceConnection {
         return try APIEndpoint.validate(text, allowInsecure: settings.allowInsecureHTTP()).get()
     }
 
-    static func transportConfiguration(_ settings: Settings) throws(AppError) -> TransportConfiguration {
+    package static func transportConfiguration(_ settings: Settings) throws(AppError) -> TransportConfiguration {
         guard let seconds = try settings.apiTimeout() else { return TransportConfiguration() }
         let timeout = Duration.milliseconds(Int64(seconds * 1000))
         return TransportConfiguration(
@@ -24,7 +24,10 @@ enum ServiceConnection {
     /// A client of the configured service, and the transport to shut down when done with it.
     /// `policy`: how the client retries a request (the analytics sender keeps its own schedule
     /// between attempts and asks for `.once`, so a request is never retried inside a retry).
-    static func open(_ settings: Settings, policy: RetryPolicy = RetryPolicy()) throws(AppError)
+    /// `timer`: the clock the client reads (token expiry, `Retry-After`) and waits on; tests move it.
+    package static func open(
+        _ settings: Settings, policy: RetryPolicy = RetryPolicy(), timer: any RetryTimer = SystemRetryTimer()
+    ) throws(AppError)
         -> (client: APIClient, transport: AsyncHTTPClientTransport)
     {
         let service = try serviceURL(settings)
@@ -32,7 +35,7 @@ enum ServiceConnection {
         let redirects = RedirectRule(allowInsecureHTTP: try settings.allowInsecureHTTP())
         let transport = AsyncHTTPClientTransport(configuration: configuration)
         let executor = RequestExecutor(
-            transport: transport, policy: policy, redirects: redirects,
+            transport: transport, policy: policy, redirects: redirects, timer: timer,
             onRetry: { notice in
                 let wait = Double(notice.delay.components.seconds) + Double(notice.delay.components.attoseconds) / 1e18
                 Console.err(
@@ -40,7 +43,7 @@ enum ServiceConnection {
                 )
             })
         let channel = ServiceChannel(
-            service: service, executor: executor, userAgent: "walkscape/\(Walkscape.version) (linux)")
+            service: service, executor: executor, userAgent: "walkscape/\(WalkscapeVersion.current) (linux)")
         return (
             APIClient(channel: channel, credentials: CredentialsFile(url: settings.paths.credentialsFile)), transport
         )
@@ -48,8 +51,10 @@ enum ServiceConnection {
 
     /// Runs `body` with a client of the configured service. API failures leave as `AppError`s
     /// with their exit codes; retries are announced on stderr so a wait is never a mystery.
-    static func run<T>(_ settings: Settings, _ body: (APIClient) async throws -> T) async throws -> T {
-        let (client, transport) = try open(settings)
+    package static func run<T>(
+        _ settings: Settings, timer: any RetryTimer = SystemRetryTimer(), _ body: (APIClient) async throws -> T
+    ) async throws -> T {
+        let (client, transport) = try open(settings, timer: timer)
         let result: T
         do {
             result = try await body(client)

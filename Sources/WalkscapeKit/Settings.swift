@@ -4,16 +4,16 @@ import Walk
 
 /// The flags every command shares, as given (nil: not given): the command line parses them, the
 /// application layer resolves them with the environment and the config file.
-struct SettingsFlags: Sendable {
-    var home: String?
-    var gpsdHost: String?
-    var gpsdPort: Int?
-    var apiURL: String?
-    var insecureHTTP = false
-    var timeout: Double?
-    var noAnalytics = false
+package struct SettingsFlags: Sendable {
+    package var home: String?
+    package var gpsdHost: String?
+    package var gpsdPort: Int?
+    package var apiURL: String?
+    package var insecureHTTP = false
+    package var timeout: Double?
+    package var noAnalytics = false
 
-    init(
+    package init(
         home: String? = nil, gpsdHost: String? = nil, gpsdPort: Int? = nil, apiURL: String? = nil,
         insecureHTTP: Bool = false, timeout: Double? = nil, noAnalytics: Bool = false
     ) {
@@ -29,18 +29,18 @@ struct SettingsFlags: Sendable {
 
 /// The resolved settings of one run: each value as written (flag, environment or config file),
 /// checked by the accessor of the command that uses it.
-struct Settings: Sendable {
-    static let defaultGPSDHost = "127.0.0.1"
-    static let defaultGPSDPort = 2947
-    static let defaultAudioDevice = "default"
+package struct Settings: Sendable {
+    package static let defaultGPSDHost = "127.0.0.1"
+    package static let defaultGPSDPort = 2947
+    package static let defaultAudioDevice = "default"
 
-    var paths: WalkscapePaths
-    var gpsdHost: String
-    var apiURL: String?
-    var audioDevice: String
-    var language: String?
+    package var paths: WalkscapePaths
+    package var gpsdHost: String
+    package var apiURL: String?
+    package var audioDevice: String
+    package var language: String?
     /// Which layer each value came from, for `doctor` and for messages.
-    var origins: [String: String]
+    package var origins: [String: String]
     /// Values not checked at start-up, by config file key.
     private var raw: [String: String]
     /// `DO_NOT_TRACK` is set: no analytics, whatever the other settings say.
@@ -49,7 +49,7 @@ struct Settings: Sendable {
     /// Reads the environment and the config file once. A config file that cannot be read as a
     /// whole (a line that is not `key = value`, an unknown key) is an error: a misspelt key may be
     /// the very setting the command needs.
-    static func resolve(flags: SettingsFlags, environment: [String: String]) throws(AppError) -> Settings {
+    package static func resolve(flags: SettingsFlags, environment: [String: String]) throws(AppError) -> Settings {
         let paths = WalkscapePaths.resolve(home: flags.home, environment: environment)
         let file = try ConfigFile.load(paths.configFile)
         return Settings(paths: paths, flags: flags, environment: environment, file: file)
@@ -57,7 +57,7 @@ struct Settings: Sendable {
 
     /// For `doctor`, which reports a broken config file as one of its findings and checks the
     /// rest with the defaults.
-    static func resolveReportingFileProblem(flags: SettingsFlags, environment: [String: String])
+    package static func resolveReportingFileProblem(flags: SettingsFlags, environment: [String: String])
         -> (settings: Settings, fileProblem: String?)
     {
         let paths = WalkscapePaths.resolve(home: flags.home, environment: environment)
@@ -69,7 +69,7 @@ struct Settings: Sendable {
         }
     }
 
-    init(paths: WalkscapePaths, flags: SettingsFlags, environment: [String: String], file: ConfigFile) {
+    package init(paths: WalkscapePaths, flags: SettingsFlags, environment: [String: String], file: ConfigFile) {
         self.paths = paths
         var origins: [String: String] = [:]
         func pick(_ key: String, flag: String?, env: String) -> String? {
@@ -104,7 +104,7 @@ struct Settings: Sendable {
         AppError.usage("\(key) '\(raw[key] ?? "")' (from \(origins[key] ?? "?")) \(what)")
     }
 
-    func gpsdPort() throws(AppError) -> Int {
+    package func gpsdPort() throws(AppError) -> Int {
         guard let text = raw["gpsd-port"] else { return Self.defaultGPSDPort }
         guard let port = Int(text), Limits.gpsdPort.contains(port) else {
             throw invalid("gpsd-port", "is not a port number (\(Limits.gpsdPort.phrase))")
@@ -112,7 +112,7 @@ struct Settings: Sendable {
         return port
     }
 
-    func allowInsecureHTTP() throws(AppError) -> Bool {
+    package func allowInsecureHTTP() throws(AppError) -> Bool {
         guard let text = raw["allow-insecure-http"]?.lowercased() else { return false }
         if ["1", "true", "yes"].contains(text) { return true }
         if ["0", "false", "no"].contains(text) { return false }
@@ -120,7 +120,7 @@ struct Settings: Sendable {
     }
 
     /// Seconds the API may take to answer; nil for the client's own timeouts.
-    func apiTimeout() throws(AppError) -> Double? {
+    package func apiTimeout() throws(AppError) -> Double? {
         guard let text = raw["api-timeout"] else { return nil }
         guard let seconds = Double(text), Limits.apiTimeout.contains(seconds) else {
             throw invalid("api-timeout", "is not a number of seconds \(Limits.apiTimeout.phrase)")
@@ -129,7 +129,7 @@ struct Settings: Sendable {
     }
 
     /// The fix filter's error bound when no `--max-error` is given, in metres.
-    func maxError() throws(AppError) -> Double? {
+    package func maxError() throws(AppError) -> Double? {
         guard let text = raw["max-error"] else { return nil }
         guard let metres = Double(text), Limits.maxError.contains(metres) else {
             throw invalid("max-error", "is not a number \(Limits.maxError.phrase)")
@@ -140,7 +140,7 @@ struct Settings: Sendable {
     /// Whether analytics events are recorded and sent, and how (docs/analytics.md). Off when
     /// `--no-analytics` is given, when `DO_NOT_TRACK` is set, or when `analytics` says so
     /// (`WALKSCAPE_ANALYTICS`, the config file).
-    func analytics() throws(AppError) -> AnalyticsSettings {
+    package func analytics() throws(AppError) -> AnalyticsSettings {
         var settings = AnalyticsSettings()
         if origins["analytics"] == "flag" {
             settings.disabledBy = "--no-analytics"
@@ -170,7 +170,7 @@ struct Settings: Sendable {
     }
 
     /// What happens to missed points when no `--missed` is given.
-    func missed() throws(AppError) -> WalkPolicy.MissedPoints? {
+    package func missed() throws(AppError) -> WalkPolicy.MissedPoints? {
         guard let text = raw["missed"] else { return nil }
         guard let policy = WalkPolicy.MissedPoints(rawValue: text.lowercased()) else {
             throw invalid(

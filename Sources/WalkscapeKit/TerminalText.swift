@@ -9,8 +9,8 @@ import Foundation
 ///
 /// Printers that draw with escape sequences of their own (the live status view) sanitise the
 /// pieces they are given, then add their colours.
-enum TerminalText {
-    static func sanitized(_ text: String, keepingNewlines: Bool = true) -> String {
+package enum TerminalText {
+    package static func sanitized(_ text: String, keepingNewlines: Bool = true) -> String {
         guard text.unicodeScalars.contains(where: { isControl($0) }) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
@@ -28,15 +28,15 @@ enum TerminalText {
     }
 
     /// One line: a newline inside (a title typed with one) becomes U+FFFD too.
-    static func line(_ text: String) -> String { sanitized(text, keepingNewlines: false) }
+    package static func line(_ text: String) -> String { sanitized(text, keepingNewlines: false) }
 
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// JSON for a terminal, the same data: JSON already escapes C0 controls, and DEL and the C1
     /// controls can only occur inside its strings, where `\u00XX` means the same character.
-    static func sanitizedJSON(_ json: Data) -> Data {
+    package static func sanitizedJSON(_ json: Data) -> Data {
         var out = Data(capacity: json.count)
         var i = json.startIndex
         while i < json.endIndex {

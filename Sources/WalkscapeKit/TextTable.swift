@@ -1,13 +1,18 @@
 import Foundation
 
 /// Columns of text aligned under a header, for the commands that list things.
-struct TextTable {
-    var header: [String]
-    var rows: [[String]] = []
+package struct TextTable {
+    package init(header: [String], rows: [[String]] = []) {
+        self.header = header
+        self.rows = rows
+    }
+
+    package var header: [String]
+    package var rows: [[String]] = []
 
     /// Cells are made one line each (text from the service may hold newlines or control
     /// characters), so the columns stay columns.
-    func render() -> String {
+    package func render() -> String {
         let all = ([header] + rows).map { $0.map { TerminalText.sanitized($0, keepingNewlines: false) } }
         let widths = header.indices.map { column in
             all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0

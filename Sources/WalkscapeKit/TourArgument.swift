@@ -14,8 +14,8 @@ import TourStore
 /// 3. Both a tour folder and an installed tour: ambiguous, refused with how to say which
 ///    (`./NAME` for the folder, the id for the installed tour). Only one: that one.
 /// 4. Neither: not found, naming both places looked at.
-enum TourArgument {
-    static func resolve(_ name: String, settings: Settings) throws(AppError) -> ResolvedTour {
+package enum TourArgument {
+    package static func resolve(_ name: String, settings: Settings) throws(AppError) -> ResolvedTour {
         let url = URL(fileURLWithPath: name)
         if name.contains("/") || name == "." || name == ".." {
             return .folder(try folder(name))
@@ -51,7 +51,7 @@ enum TourArgument {
 
     /// The folder a TOUR argument names: the folder itself, or its `tour.json` (what a shell's
     /// completion or a curator's editor hands over as often as the folder).
-    static func folderURL(_ path: String) throws(AppError) -> URL {
+    package static func folderURL(_ path: String) throws(AppError) -> URL {
         let url = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
@@ -70,7 +70,7 @@ enum TourArgument {
     }
 
     /// The argument as the folder's name in messages: `tours/demo` for `tours/demo/tour.json`.
-    static func folderName(_ path: String) -> String {
+    package static func folderName(_ path: String) -> String {
         let url = URL(fileURLWithPath: path)
         guard url.lastPathComponent == TourFolder.manifestName, !url.hasDirectoryPath else { return path }
         var isDirectory: ObjCBool = false
@@ -81,7 +81,7 @@ enum TourArgument {
         return parent.isEmpty ? "." : parent
     }
 
-    static func folder(_ path: String) throws(AppError) -> TourFolder {
+    package static func folder(_ path: String) throws(AppError) -> TourFolder {
         let url = try folderURL(path)
         do { return try TourFolder.load(from: url) } catch {
             throw AppError.data("\(folderName(path))/\(error.message)")
@@ -90,7 +90,9 @@ enum TourArgument {
 
     /// The tour in the language asked for: the flag, else the configured language if the tour has
     /// it, else the tour's default.
-    static func playable(_ folder: TourFolder, language: String?, settings: Settings) throws(AppError) -> PlayableTour {
+    package static func playable(_ folder: TourFolder, language: String?, settings: Settings) throws(AppError)
+        -> PlayableTour
+    {
         let configured = settings.language.flatMap { folder.languageInfo[$0] == nil ? nil : $0 }
         do { return try folder.playable(language: language ?? configured) } catch {
             throw AppError.usage(error.message)
@@ -99,13 +101,13 @@ enum TourArgument {
 }
 
 /// A TOUR argument, resolved.
-enum ResolvedTour {
+package enum ResolvedTour {
     case folder(TourFolder)
     case installed(InstalledTour)
 
     /// As a tour folder: the real one, or the store's view of the installed tour (its files are
     /// the blobs).
-    func folder(language: String? = nil) -> TourFolder {
+    package func folder(language: String? = nil) -> TourFolder {
         switch self {
         case .folder(let folder): folder
         case .installed(let tour): tour.folder(defaultLanguage: language)
@@ -115,18 +117,19 @@ enum ResolvedTour {
     /// The tour in one language, as the walk core plays it. For an installed tour: the language
     /// asked for (which must be installed), else the configured one if installed, else English,
     /// else the first installed; narration that is not MP3 is left out (announced instead).
-    func playable(language: String?, settings: Settings) throws(AppError) -> PlayableTour {
+    package func playable(language: String?, settings: Settings) throws(AppError) -> PlayableTour {
         switch self {
         case .folder(let folder):
             return try TourArgument.playable(folder, language: language, settings: settings)
         case .installed(let tour):
             do { return try tour.playable(language: pickLanguage(language, settings: settings)) } catch {
-                throw error.kind == .notFound ? AppError.usage(error.message) : AppError(error)
+                throw error.kind == .notFound
+                    ? AppError.usage(error.message + AppError.advice(error.remedy)) : AppError(error)
             }
         }
     }
 
-    func pickLanguage(_ requested: String?, settings: Settings) -> String {
+    package func pickLanguage(_ requested: String?, settings: Settings) -> String {
         guard case .installed(let tour) = self else { return requested ?? "" }
         if let requested { return requested }
         if let configured = settings.language, tour.language(configured) != nil { return configured }
@@ -135,7 +138,7 @@ enum ResolvedTour {
 
     /// Lines that tell a walker which points of an installed tour will be announced rather than
     /// played (their narration is not MP3).
-    func unplayableNotes(language: String?, settings: Settings) -> [String] {
+    package func unplayableNotes(language: String?, settings: Settings) -> [String] {
         guard case .installed(let tour) = self else { return [] }
         let code = pickLanguage(language, settings: settings)
         return tour.unplayableAudio(language: code).map { point, problem in
@@ -145,7 +148,7 @@ enum ResolvedTour {
 
     /// Names a blob file of an installed tour as a person knows it (`02.mp3, narration of point 2
     /// in 'it'`); nil for anything else.
-    func describeFile(_ location: String) -> String? {
+    package func describeFile(_ location: String) -> String? {
         guard case .installed(let tour) = self else { return nil }
         for language in tour.languages {
             for file in language.files where file.sha256 == location {

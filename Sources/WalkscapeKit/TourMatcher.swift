@@ -3,15 +3,15 @@ import Foundation
 /// Finds the tour a person means among candidates (the service's catalog; installed tours later):
 /// by id, by slug, or by a title prefix in any language. Case and accents do not matter. A name
 /// that fits several tours is a usage error listing them, never a guess.
-struct TourMatcher<Candidate> {
-    var id: (Candidate) -> String
-    var slug: (Candidate) -> String
+package struct TourMatcher<Candidate> {
+    package var id: (Candidate) -> String
+    package var slug: (Candidate) -> String
     /// Every title of the tour, in every language.
-    var titles: (Candidate) -> [String]
+    package var titles: (Candidate) -> [String]
     /// How a candidate is listed when a name is ambiguous: `slug (Title)`.
-    var label: (Candidate) -> String
+    package var label: (Candidate) -> String
 
-    func match(_ query: String, in candidates: [Candidate]) throws(AppError) -> Candidate {
+    package func match(_ query: String, in candidates: [Candidate]) throws(AppError) -> Candidate {
         let wanted = Self.fold(query)
         guard !wanted.isEmpty else { throw AppError.usage("name a tour by its id, slug or title") }
         if let hit = candidates.first(where: { Self.fold(id($0)) == wanted }) { return hit }
@@ -32,7 +32,7 @@ struct TourMatcher<Candidate> {
         }
     }
 
-    static func fold(_ text: String) -> String {
+    package static func fold(_ text: String) -> String {
         text.trimmingCharacters(in: .whitespacesAndNewlines).folding(
             options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
     }

@@ -2,26 +2,26 @@ import Foundation
 
 /// Where walkscape keeps things (docs/architecture.md, "Where rules live"): XDG base directories, or everything under
 /// one folder when `--home` / `WALKSCAPE_HOME` is given (tests use that).
-struct WalkscapePaths: Sendable, Hashable {
-    var config: URL
-    var data: URL
-    var state: URL
+package struct WalkscapePaths: Sendable, Hashable {
+    package var config: URL
+    package var data: URL
+    package var state: URL
 
-    var configFile: URL { config.appendingPathComponent("config") }
-    var credentialsFile: URL { config.appendingPathComponent("credentials.json") }
-    var catalog: URL { data.appendingPathComponent("catalog.sqlite") }
-    var media: URL { data.appendingPathComponent("media", isDirectory: true) }
-    var progress: URL { state.appendingPathComponent("progress", isDirectory: true) }
+    package var configFile: URL { config.appendingPathComponent("config") }
+    package var credentialsFile: URL { config.appendingPathComponent("credentials.json") }
+    package var catalog: URL { data.appendingPathComponent("catalog.sqlite") }
+    package var media: URL { data.appendingPathComponent("media", isDirectory: true) }
+    package var progress: URL { state.appendingPathComponent("progress", isDirectory: true) }
     /// The event journal of walkscape before the analytics outbox: imported into it, then removed.
-    var legacyJournal: URL { state.appendingPathComponent("outbox.jsonl") }
+    package var legacyJournal: URL { state.appendingPathComponent("outbox.jsonl") }
     /// The analytics outbox (docs/analytics.md).
-    var analyticsOutbox: URL { state.appendingPathComponent("analytics.sqlite") }
+    package var analyticsOutbox: URL { state.appendingPathComponent("analytics.sqlite") }
     /// Held while a walkscape sends the outbox, so two never send the same batch at once.
-    var analyticsSendLock: URL { state.appendingPathComponent("analytics.send.lock") }
+    package var analyticsSendLock: URL { state.appendingPathComponent("analytics.send.lock") }
     /// The installation's anonymous id, sent with every event.
-    var anonymousID: URL { config.appendingPathComponent("anonymous-id") }
+    package var anonymousID: URL { config.appendingPathComponent("anonymous-id") }
 
-    static func resolve(home: String?, environment: [String: String]) -> WalkscapePaths {
+    package static func resolve(home: String?, environment: [String: String]) -> WalkscapePaths {
         if let home = home ?? environment["WALKSCAPE_HOME"], !home.isEmpty {
             let root = URL(fileURLWithPath: home, isDirectory: true).standardizedFileURL
             return WalkscapePaths(

@@ -2,6 +2,7 @@ import ArgumentParser
 import FileAccess
 import Foundation
 import Playback
+import WalkscapeKit
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WalkscapeKit
 
 struct Doctor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

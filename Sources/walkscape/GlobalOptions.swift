@@ -69,4 +69,3 @@ struct GlobalOptions: ParsableArguments {
             timeout: timeout, noAnalytics: noAnalytics)
     }
 }
-

@@ -3,6 +3,7 @@ import Curation
 import Foundation
 import TourModel
 import Walk
+import WalkscapeKit
 
 /// `walkscape lint`: the curator's to-do list for a tour folder.
 struct LintCommand: AsyncParsableCommand {

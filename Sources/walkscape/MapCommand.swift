@@ -6,6 +6,7 @@ import Positioning
 import TourModel
 import Walk
 import WalkRuntime
+import WalkscapeKit
 
 /// `walkscape map`: the tour (and a recorded walk through it) as an SVG.
 struct MapCommand: AsyncParsableCommand {

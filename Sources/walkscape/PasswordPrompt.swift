@@ -1,4 +1,5 @@
 import Foundation
+import WalkscapeKit
 
 #if canImport(Glibc)
     import Glibc

@@ -2,6 +2,7 @@ import ArgumentParser
 import FileAccess
 import Foundation
 import Playback
+import WalkscapeKit
 
 /// `walkscape play`: plays MP3 files back to back, as a walk would, with their subtitles.
 /// A curator's quick check of narration files, and the playback benchmark's subject.

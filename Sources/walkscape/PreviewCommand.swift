@@ -5,6 +5,7 @@ import Positioning
 import TourModel
 import Walk
 import WalkRuntime
+import WalkscapeKit
 
 /// `walkscape preview`: what a walker would hear on a recorded walk, before the tour is published.
 struct PreviewCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Positioning
+import WalkscapeKit
 
 /// `walkscape trace FILE`: the curator's first look at a recording before previewing with it.
 struct TraceCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Walk
+import WalkscapeKit
 
 /// The triggering knobs (docs/walk.md, rules 1, 2 and 4), the same for `walk` and `preview` so a
 /// curator previews with exactly the settings a walker will use.

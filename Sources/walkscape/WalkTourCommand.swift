@@ -9,6 +9,7 @@ import TourModel
 import TourStore
 import Walk
 import WalkRuntime
+import WalkscapeKit
 
 /// `walkscape walk`: the walk itself, on the street.
 struct WalkTourCommand: AsyncParsableCommand {

@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
+import WalkscapeKit
 
 @main
 struct Walkscape: AsyncParsableCommand {
-    static let version = "0.1.0"
+    static let version = WalkscapeVersion.current
 
     static let configuration = CommandConfiguration(
         commandName: "walkscape",

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 import TourAPI
 import TourModel
+import WalkscapeKit
 
 @testable import walkscape
 
@@ -54,7 +55,8 @@ struct CredentialsFileTests {
         #expect {
             try CredentialsFile(url: url).load()
         } throws: { error in
-            (error as? APIError)?.message == "\(url.path) is damaged: walkscape logout, then walkscape login"
+            (error as? APIError).map { AppError($0).message }
+                == "\(url.path) is damaged: walkscape logout, then walkscape login"
         }
     }
 

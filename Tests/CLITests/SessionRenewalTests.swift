@@ -3,9 +3,12 @@ import TestSupport
 import Testing
 import TourAPI
 import TourModel
+import WalkscapeKit
 
-/// Tokens that expire, against the real server's short lifetimes: renewed before use without a
-/// prompt, once however many requests want it, and "log in again" when renewal is impossible.
+/// Tokens that expire, against the real server: renewed before use without a prompt, once however
+/// many requests want it, and "log in again" when renewal is impossible. The application layer runs
+/// in-process with its clock moved ahead; only the parallel renewal, which is about processes
+/// sharing one session file, runs the program and waits for a short-lived token to age.
 @Suite(.serialized)
 struct SessionRenewalTests {
     static let password = AccountJourneyTests.password
@@ -21,37 +24,56 @@ struct SessionRenewalTests {
         return walker
     }
 
+    /// The application layer in-process, its clock `ahead` of the wall clock: a token the server
+    /// issued a moment ago is, to this walker, as old as it would be after waiting.
+    func connection(_ walker: ServiceWalker, ahead seconds: TimeInterval) throws -> (Settings, any RetryTimer) {
+        let settings = try Settings.resolve(
+            flags: SettingsFlags(home: walker.home.path, apiURL: walker.server.baseURL), environment: [:])
+        return (settings, ShiftedTimer(offset: seconds))
+    }
+
     @Test func anExpiredAccessTokenIsRenewedBeforeUseWithoutAPrompt() async throws {
         let tours = try TemporaryDirectory()
-        let walker = try await unlockedWalker(.init(tokenTTL: 2), tours: tours)
+        let walker = try await unlockedWalker(.init(tokenTTL: 60), tours: tours)
         let before = try #require(walker.credentials)
-        // A slow machine may have renewed already while setting up: count from here.
         let refreshesBefore = try #require(try walker.server.stats()["refreshes"])
-        try await Task.sleep(for: .milliseconds(2500))
-        // An expired token is silently ignored on public routes: the tour would show as locked.
-        let r = try walker.run(["tours"], stdin: "")
-        #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdout.split(separator: "\n").first { $0.hasPrefix("secret-garden ") }?.hasSuffix("unlocked") == true)
-        #expect(try walker.run(["show", "secret-garden"]).stdout.contains("Points (3):"))
+        // 61 s later by the walker's clock: the access token has expired, the refresh token not.
+        let (settings, timer) = try connection(walker, ahead: 61)
+        let list = try await ServiceConnection.run(settings, timer: timer) { try await $0.tours() }
+        #expect(list.first { $0.slug == "secret-garden" }?.hasAccess == true)
+        // The renewed pair is kept and used (by the wall clock it is fresh: no second renewal).
+        let points = try await ServiceConnection.run(settings) { client in
+            try await client.points(ofTour: Self.garden.id, language: "en")
+        }
+        #expect(points.count == 3)
         let after = try #require(walker.credentials)
-        #expect(after.tokens.accessToken != before.tokens.accessToken)
-        #expect(after.tokens.refreshToken != before.tokens.refreshToken)  // rotated, and the new one kept
+        // Rotated, and the new pair kept (the access token may be the same bytes: a JWT issued in
+        // the same second with the same claims is).
+        #expect(after.tokens.refreshToken != before.tokens.refreshToken)
         var info = stat()
         #expect(stat(walker.credentialsURL.path, &info) == 0 && info.st_mode & 0o777 == 0o600)
         #expect(try walker.server.stats()["refreshes"] == refreshesBefore + 1)
-        walker.expectNoTokenPrinted()
         await walker.server.stop()
     }
 
     @Test func anExpiredRefreshTokenAsksToLogInAgain() async throws {
         let tours = try TemporaryDirectory()
-        let walker = try await unlockedWalker(.init(tokenTTL: 1, refreshTTL: 2), tours: tours)
+        let walker = try await unlockedWalker(.init(tokenTTL: 30, refreshTTL: 60), tours: tours)
         let refreshesBefore = try walker.server.stats()["refreshes"]
-        try await Task.sleep(for: .milliseconds(2500))
-        for command in [["whoami"], ["tours"], ["my-tours"], ["redeem", "GARDEN"]] {
-            let r = try walker.run(command)
-            #expect(r.status == 77, "\(command)")
-            #expect(r.stderr == "walkscape: log in again: walkscape login\n", "\(command)")
+        let (settings, timer) = try connection(walker, ahead: 61)
+        for request in ["me", "tours", "my tours", "redeem"] {
+            let error = await #expect(throws: AppError.self, "\(request)") {
+                try await ServiceConnection.run(settings, timer: timer) { client in
+                    switch request {
+                    case "me": _ = try await client.me()
+                    case "tours": _ = try await client.tours()
+                    case "my tours": _ = try await client.myTours()
+                    default: _ = try await client.redeem("GARDEN")
+                    }
+                }
+            }
+            #expect(error?.kind == .noPermission, "\(request)")
+            #expect(error?.message == "log in again: walkscape login", "\(request)")
         }
         // Known expired from its own exp: the service was not even asked.
         #expect(try walker.server.stats()["refreshes"] == refreshesBefore)
@@ -63,20 +85,21 @@ struct SessionRenewalTests {
 
     @Test func aRefreshTokenSpentElsewhereAsksToLogInAgain() async throws {
         let tours = try TemporaryDirectory()
-        let walker = try await unlockedWalker(.init(tokenTTL: 2), tours: tours)
+        let walker = try await unlockedWalker(.init(tokenTTL: 60), tours: tours)
         // The same session copied to a second machine: whoever renews first rotates the pair away.
         let other = try ServiceWalker(walker.server)
         try FileManager.default.createDirectory(
             at: other.credentialsURL.deletingLastPathComponent(), withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: walker.credentialsURL, to: other.credentialsURL)
-        try await Task.sleep(for: .milliseconds(2500))
-        #expect(try walker.run(["whoami"]).status == 0)
-        let refused = try other.run(["whoami"])
-        #expect(refused.status == 77)
-        #expect(refused.stderr == "walkscape: log in again: walkscape login\n")
+        let (settings, timer) = try connection(walker, ahead: 61)
+        _ = try await ServiceConnection.run(settings, timer: timer) { try await $0.me() }
+        let (otherSettings, otherTimer) = try connection(other, ahead: 61)
+        let error = await #expect(throws: AppError.self) {
+            try await ServiceConnection.run(otherSettings, timer: otherTimer) { try await $0.me() }
+        }
+        #expect(error?.kind == .noPermission)
+        #expect(error?.message == "log in again: walkscape login")
         #expect(try walker.server.stats()["refreshesRefused"] == 1)
-        walker.expectNoTokenPrinted()
-        other.expectNoTokenPrinted()
         await walker.server.stop()
     }
 
@@ -116,4 +139,11 @@ struct SessionRenewalTests {
         walker.expectNoTokenPrinted()
         await walker.server.stop()
     }
+}
+
+/// The wall clock moved by `offset` seconds; waits are real.
+struct ShiftedTimer: RetryTimer {
+    var offset: TimeInterval
+    func now() -> Date { Date().addingTimeInterval(offset) }
+    func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
 }

@@ -5,6 +5,7 @@ import Testing
 import TourModel
 import Walk
 import WalkRuntime
+import WalkscapeKit
 
 @testable import walkscape
 

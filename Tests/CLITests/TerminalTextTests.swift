@@ -4,6 +4,7 @@ import Testing
 import TourModel
 import Walk
 import WalkRuntime
+import WalkscapeKit
 
 @testable import walkscape
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Testing
 import TourModel
+import WalkscapeKit
 
 @testable import walkscape
 
@@ -18,7 +19,7 @@ struct TourMatcherTests {
         TourSummary(id: "dead", slug: "draft", title: ["it": "Bozza"], languages: []),
     ]
 
-    func resolve(_ query: String) throws(CLIError) -> String {
+    func resolve(_ query: String) throws(AppError) -> String {
         try CatalogTour.resolve(query, in: Self.catalog).slug
     }
 
@@ -38,7 +39,7 @@ struct TourMatcherTests {
         #expect {
             try resolve("Milano di")
         } throws: { error in
-            guard let error = error as? CLIError else { return false }
+            guard let error = error as? AppError else { return false }
             return error.kind == .usage && error.exitCode.rawValue == 64
                 && error.message
                     == "'Milano di' could be any of 2 tours: milano-giorno (Milano di giorno), milano-notte (Milan by Night); name one by its slug or id"
@@ -55,7 +56,7 @@ struct TourMatcherTests {
 
     @Test func unknownAndUnpublishedToursAreNotFound() {
         for query in ["venezia", "draft", "dead", "Bozza"] {
-            #expect(throws: CLIError.self) { try resolve(query) }
+            #expect(throws: AppError.self) { try resolve(query) }
             do { _ = try resolve(query) } catch { #expect(error.kind == .notFound && error.exitCode.rawValue == 66) }
         }
     }
@@ -67,7 +68,7 @@ struct TourMatcherTests {
         let bologna = Self.catalog[0]
         #expect(try CatalogTour.language(for: bologna, requested: nil, settings: settings) == "it")
         #expect(try CatalogTour.language(for: bologna, requested: "en", settings: settings) == "en")
-        #expect(throws: CLIError.self) { try CatalogTour.language(for: bologna, requested: "fr", settings: settings) }
+        #expect(throws: AppError.self) { try CatalogTour.language(for: bologna, requested: "fr", settings: settings) }
         let english = try GlobalOptions.parse([]).settings(environment: ["WALKSCAPE_HOME": "/nonexistent-walkscape"])
         #expect(try CatalogTour.language(for: Self.catalog[1], requested: nil, settings: english) == "en")
         #expect(try CatalogTour.language(for: Self.catalog[2], requested: nil, settings: english) == "it")

@@ -94,7 +94,7 @@ struct APIClientTests {
         ])
         await #expect(
             throws: APIError(
-                .alreadyExists, "an account for ada@example.org exists already: walkscape login", status: 409)
+                .alreadyExists, "an account for ada@example.org exists already", status: 409, remedy: .logIn)
         ) {
             try await client(registering, MemoryCredentialStore()).register(
                 Registration(email: "ada@example.org", password: "12345678"))

@@ -98,7 +98,8 @@ struct SessionTests {
         let transport = ScriptedTransport([])
         await #expect(throws: APIError.sessionExpired) { try await session(transport, store).accessToken() }
         #expect(transport.requests.isEmpty)
-        #expect(APIError.sessionExpired.message == "log in again: walkscape login")
+        #expect(APIError.sessionExpired.message == "log in again")
+        #expect(APIError.sessionExpired.remedy == .logIn)
     }
 
     @Test func aRefusedRefreshMeansLoggingInAgain() async throws {

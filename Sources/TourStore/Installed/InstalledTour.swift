@@ -1,4 +1,5 @@
 import Foundation
+import TourAPI
 import TourModel
 
 /// A tour in the store: the installed languages, each at the version it plays, and where their

@@ -4,9 +4,9 @@ import Foundation
 /// walker's next commands (`tours`, `redeem`, `download`, `sync`) must go there without the flag
 /// again. The URL is written to the config file when the file names no service; a file that names
 /// another one is left alone (it is the user's), and the user is told where later commands go.
-enum ServiceMemory {
+package enum ServiceMemory {
     /// What to tell the user, if anything. Never fails the command: the login has happened.
-    static func remember(_ settings: Settings) -> String? {
+    package static func remember(_ settings: Settings) -> String? {
         guard settings.origins["api-url"] == "flag", let url = settings.apiURL else { return nil }
         let file = settings.paths.configFile
         do {

@@ -6,19 +6,19 @@ import TourModel
 /// The analytics sender's line to the configured service. The HTTP client is made on the first
 /// delivery, so a walk or a command that never gets to send never makes one, and is shut down by
 /// `close()`. Its requests are tried once each: the batcher keeps the schedule between attempts.
-final class AnalyticsConnection: BatchTransport, @unchecked Sendable {
+package final class AnalyticsConnection: BatchTransport, @unchecked Sendable {
     private let settings: Settings
     private let dialect: APIDialect
     private let lock = NSLock()
     private var line: ServiceBatchTransport?
     private var http: AsyncHTTPClientTransport?
 
-    init(settings: Settings, dialect: APIDialect) {
+    package init(settings: Settings, dialect: APIDialect) {
         self.settings = settings
         self.dialect = dialect
     }
 
-    func deliver(_ events: [AnalyticsEvent], timeout: Duration?) async -> DeliveryResult {
+    package func deliver(_ events: [AnalyticsEvent], timeout: Duration?) async -> DeliveryResult {
         let opened: ServiceBatchTransport
         do { opened = try open() } catch { return .failed(reason: error.message) }
         return await opened.deliver(events, timeout: timeout)
@@ -35,7 +35,7 @@ final class AnalyticsConnection: BatchTransport, @unchecked Sendable {
         return made
     }
 
-    func close() async {
+    package func close() async {
         let transport = lock.withLock { () -> AsyncHTTPClientTransport? in
             defer { http = nil; line = nil }
             return http

@@ -10,26 +10,26 @@ import TourModel
 /// The outbox is opened on the first event, and the old event journal (`outbox.jsonl`) imported
 /// into it then. A failure to open it is not remembered: the next event tries again (a disk that
 /// was full may have room now).
-final class AnalyticsRecorder: @unchecked Sendable {
-    let settings: Settings
+package final class AnalyticsRecorder: @unchecked Sendable {
+    package let settings: Settings
     /// The analytics settings, or why they cannot be read (a bad value in the config file).
-    let configuration: Result<AnalyticsSettings, AppError>
+    package let configuration: Result<AnalyticsSettings, AppError>
     private let lock = NSLock()
     private var opened: Outbox?
     private var stamp: EventStamp?
 
-    init(settings: Settings) {
+    package init(settings: Settings) {
         self.settings = settings
         configuration = Result { () throws(AppError) in try settings.analytics() }
     }
 
     /// True unless analytics is off (a bad setting counts as on: recording then says what is wrong).
-    var enabled: Bool { (try? configuration.get())?.enabled ?? true }
+    package var enabled: Bool { (try? configuration.get())?.enabled ?? true }
 
     /// Stamps and records `event` from `origin`. `offline`: known already (no service configured,
     /// or the background sender just failed to reach it); nil lets the next attempt decide.
     /// `eventID`: the id the caller fixed (a walk event held back and recorded again keeps its id).
-    func record(_ event: AnalyticsEvent, origin: EventOrigin, offline: Bool? = nil, eventID: UUID? = nil)
+    package func record(_ event: AnalyticsEvent, origin: EventOrigin, offline: Bool? = nil, eventID: UUID? = nil)
         throws(AppError)
     {
         let analytics = try configuration.get()
@@ -50,14 +50,14 @@ final class AnalyticsRecorder: @unchecked Sendable {
 
     /// For commands whose work is done when the event is recorded (a login, a download): a lost
     /// event must not fail it, so it is said on stderr and the command goes on.
-    func recordOrWarn(_ event: AnalyticsEvent, origin: EventOrigin) {
+    package func recordOrWarn(_ event: AnalyticsEvent, origin: EventOrigin) {
         do { try record(event, origin: origin) } catch {
             Console.err("walkscape: warning: \(error.message)")
         }
     }
 
     /// The outbox, opened (made if need be) with the old journal imported.
-    func outbox() throws(AppError) -> Outbox {
+    package func outbox() throws(AppError) -> Outbox {
         if let opened = lock.withLock({ opened }) { return opened }
         let outbox = try AnalyticsStorage.open(settings)
         lock.withLock { opened = outbox }

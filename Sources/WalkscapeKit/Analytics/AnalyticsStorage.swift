@@ -6,9 +6,9 @@ import TourModel
 
 /// The outbox as the commands use it: opened with the old journal imported, and flushed to the
 /// configured service under the send lock.
-enum AnalyticsStorage {
+package enum AnalyticsStorage {
     /// Opens the outbox (making it if need be), after importing `outbox.jsonl` if there is one.
-    static func open(_ settings: Settings) throws(AppError) -> Outbox {
+    package static func open(_ settings: Settings) throws(AppError) -> Outbox {
         let outbox: Outbox
         do { outbox = try Outbox.open(at: settings.paths.analyticsOutbox) } catch {
             throw AppError.failure(error.message)
@@ -19,7 +19,7 @@ enum AnalyticsStorage {
 
     /// The outbox if there is one (or a journal to import into one): `status` and `show` make
     /// nothing on a machine that never recorded an event.
-    static func openIfPresent(_ settings: Settings) throws(AppError) -> Outbox? {
+    package static func openIfPresent(_ settings: Settings) throws(AppError) -> Outbox? {
         if FileManager.default.fileExists(atPath: settings.paths.legacyJournal.path) { return try open(settings) }
         do { return try Outbox.openIfPresent(at: settings.paths.analyticsOutbox) } catch {
             throw AppError.failure(error.message)
@@ -47,13 +47,13 @@ enum AnalyticsStorage {
 
     /// `ServiceURL.key` of the configured service, or nil when none is configured (or its URL is
     /// not one walkscape uses).
-    static func serviceKey(_ settings: Settings) -> String? {
+    package static func serviceKey(_ settings: Settings) -> String? {
         (try? ServiceConnection.serviceURL(settings)).map(ServiceURL.key)
     }
 
     /// Sends what waits for the configured service. Nil when there is none configured, or another
     /// walkscape is sending and `waitForLock` is false (or it did not finish before the deadline).
-    static func flush(
+    package static func flush(
         _ outbox: Outbox, settings: Settings, analytics: AnalyticsSettings, patience: Batcher.Patience,
         waitForLock: Bool
     ) async -> FlushReport? {

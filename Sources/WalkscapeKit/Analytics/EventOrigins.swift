@@ -4,15 +4,15 @@ import TourAPI
 import TourModel
 
 /// Where events come from, decided by the command line, which knows where a tour came from.
-struct EventOrigins: Sendable {
+package struct EventOrigins: Sendable {
     /// The configured service's key, if one is configured.
-    var configured: String?
+    package var configured: String?
     /// The service of the saved login, if any.
-    var loggedIn: String?
+    package var loggedIn: String?
     /// Installed tours' services, by tour id.
-    var installed: [String: String]
+    package var installed: [String: String]
 
-    init(settings: Settings) {
+    package init(settings: Settings) {
         configured = AnalyticsStorage.serviceKey(settings)
         loggedIn = (try? CredentialsFile(url: settings.paths.credentialsFile).load())??.service
         installed = InstalledServices.read(settings)
@@ -22,7 +22,7 @@ struct EventOrigins: Sendable {
     /// tours came from: a tour installed from a service is that service's; account events came
     /// from the service logged in to (else the configured one); download events from the configured
     /// service; anything else was a tour folder's, and stays local.
-    func ofJournalEvent(_ event: AnalyticsEvent) -> EventOrigin {
+    package func ofJournalEvent(_ event: AnalyticsEvent) -> EventOrigin {
         if let tour = event.tourID, let service = installed[tour] { return .service(service) }
         let from: String?
         switch event.name {

@@ -7,20 +7,20 @@ import TourModel
 /// `anonymousId` (one per installation), `userId` when logged in to the event's service, `device`
 /// and `osVersion` (DeviceDescription), `properties.platform` = `linux`, and the
 /// `properties.eventId` that lets the service drop a batch it got twice.
-struct EventStamp: Sendable {
-    var anonymousID: String
-    var device: DeviceDescription
-    var credentials: Credentials?
+package struct EventStamp: Sendable {
+    package var anonymousID: String
+    package var device: DeviceDescription
+    package var credentials: Credentials?
 
     /// Read once per run: the id file (made on first use), the machine, the saved login.
-    static func load(_ paths: WalkscapePaths) -> EventStamp {
+    package static func load(_ paths: WalkscapePaths) -> EventStamp {
         // A config folder that cannot be written still gets an id for this run's events.
         let id = (try? AnonymousID.load(orCreateAt: paths.anonymousID)) ?? UUID().uuidString.lowercased()
         let credentials = try? CredentialsFile(url: paths.credentialsFile).load()
         return EventStamp(anonymousID: id, device: .current(), credentials: credentials ?? nil)
     }
 
-    func apply(to event: inout AnalyticsEvent, origin: EventOrigin, eventID: UUID?) {
+    package func apply(to event: inout AnalyticsEvent, origin: EventOrigin, eventID: UUID?) {
         if let eventID {
             event.properties["eventId"] = .string(eventID.uuidString.lowercased())
         } else if event.eventID == nil {

@@ -3,10 +3,10 @@ import TourStore
 
 /// Which service each installed tour came from, by tour id: an event of an installed tour carries
 /// that service's ids, and goes to it.
-enum InstalledServices {
+package enum InstalledServices {
     /// Empty when nothing is installed (or the store cannot be read: its events then stay local
     /// rather than risk a service that does not know their ids).
-    static func read(_ settings: Settings) -> [String: String] {
+    package static func read(_ settings: Settings) -> [String: String] {
         guard let store = try? StoreAccess.openForReading(settings), let tours = try? store.installedTours() else {
             return [:]
         }

@@ -12,15 +12,15 @@ import WalkRuntime
 ///
 /// `offline` is stamped when known at once: true for a tour of a service when no API is configured,
 /// or when the sender's last attempt could not connect; otherwise the next attempt settles it.
-final class WalkAnalytics: WalkEventRecorder, @unchecked Sendable {
-    let recorder: AnalyticsRecorder
-    let origin: EventOrigin
+package final class WalkAnalytics: WalkEventRecorder, @unchecked Sendable {
+    package let recorder: AnalyticsRecorder
+    package let origin: EventOrigin
     private let sender: BackgroundSender?
     private let connection: AnalyticsConnection?
     private let serviceConfigured: Bool
 
     /// `origin`: where the walked tour came from (an installed tour's service, or a tour folder).
-    init(settings: Settings, analytics: AnalyticsSettings, origin: EventOrigin) {
+    package init(settings: Settings, analytics: AnalyticsSettings, origin: EventOrigin) {
         recorder = AnalyticsRecorder(settings: settings)
         self.origin = origin
         let service = AnalyticsStorage.serviceKey(settings)
@@ -39,7 +39,7 @@ final class WalkAnalytics: WalkEventRecorder, @unchecked Sendable {
         sender?.start()
     }
 
-    func append(_ event: WalkEvent, eventID: UUID) throws(WalkError) {
+    package func append(_ event: WalkEvent, eventID: UUID) throws(WalkError) {
         guard recorder.enabled else { return }
         var offline: Bool?
         if origin != .local {
@@ -52,7 +52,7 @@ final class WalkAnalytics: WalkEventRecorder, @unchecked Sendable {
     }
 
     /// The walk is over: one last send, for at most a couple of seconds, then the HTTP client goes.
-    func finish() async {
+    package func finish() async {
         _ = await sender?.finish(within: .seconds(2))
         await connection?.close()
     }

@@ -1,10 +1,10 @@
-struct DoctorCheck: Encodable, Sendable {
-    enum Status: String, Encodable, Sendable {
+package struct DoctorCheck: Encodable, Sendable {
+    package enum Status: String, Encodable, Sendable {
         case ok, warn, fail
-        var colorCode: String { self == .ok ? "32" : self == .warn ? "33" : "31" }
+        package var colorCode: String { self == .ok ? "32" : self == .warn ? "33" : "31" }
     }
-    var name: String
-    var status: Status
-    var detail: String
-    var hint: String?
+    package var name: String
+    package var status: Status
+    package var detail: String
+    package var hint: String?
 }

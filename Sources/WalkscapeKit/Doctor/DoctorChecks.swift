@@ -8,16 +8,25 @@ import TourStore
 
 /// The machine checks behind `walkscape doctor`, each answering one question a walker would ask
 /// before heading out.
-struct DoctorChecks {
-    var settings: Settings
-    var audioDevice: String
+package struct DoctorChecks {
+    package init(
+        settings: Settings, audioDevice: String, fileProblem: String? = nil, apiTimeout: Duration = .seconds(3)
+    ) {
+        self.settings = settings
+        self.audioDevice = audioDevice
+        self.fileProblem = fileProblem
+        self.apiTimeout = apiTimeout
+    }
+
+    package var settings: Settings
+    package var audioDevice: String
     /// Why the config file could not be read, if it could not.
-    var fileProblem: String? = nil
+    package var fileProblem: String? = nil
 
     /// How long the API check waits for `/health`: a check must not hang.
-    var apiTimeout: Duration = .seconds(3)
+    package var apiTimeout: Duration = .seconds(3)
 
-    func all() async -> [DoctorCheck] {
+    package func all() async -> [DoctorCheck] {
         // The config file's problems belong to the config folder's line.
         let folders = directories().map { check in
             guard check.name == "config", let problem = configFileProblem() else { return check }
@@ -31,7 +40,7 @@ struct DoctorChecks {
         return [gpsd(), audio(), mpg123(), sqlite()] + folders + [store(), await api(), credentials()]
     }
 
-    func gpsd() -> DoctorCheck {
+    package func gpsd() -> DoctorCheck {
         let host = settings.gpsdHost, port: Int
         do { port = try settings.gpsdPort() } catch {
             return DoctorCheck(
@@ -54,7 +63,7 @@ struct DoctorChecks {
         }
     }
 
-    func audio() -> DoctorCheck {
+    package func audio() -> DoctorCheck {
         switch ALSAProbe.canOpen(device: audioDevice) {
         case .success:
             return DoctorCheck(
@@ -72,16 +81,16 @@ struct DoctorChecks {
         }
     }
 
-    func mpg123() -> DoctorCheck {
+    package func mpg123() -> DoctorCheck {
         DoctorCheck(name: "mp3", status: .ok, detail: "libmpg123 API \(PlaybackLibraries.mpg123APIVersion)")
     }
 
-    func sqlite() -> DoctorCheck {
+    package func sqlite() -> DoctorCheck {
         DoctorCheck(name: "sqlite", status: .ok, detail: "SQLite \(TourStore.sqliteVersion())")
     }
 
     /// The tour store: the catalog opens and passes SQLite's quick check; what it holds.
-    func store() -> DoctorCheck {
+    package func store() -> DoctorCheck {
         let location = StoreAccess.location(settings)
         let store: TourStore?
         do { store = try TourStore.openIfPresent(location) } catch {
@@ -113,7 +122,7 @@ struct DoctorChecks {
         return DoctorCheck(name: "store", status: .ok, detail: detail)
     }
 
-    func directories() -> [DoctorCheck] {
+    package func directories() -> [DoctorCheck] {
         [("config", settings.paths.config), ("data", settings.paths.data), ("state", settings.paths.state)].map {
             name, url in
             if let problem = Self.writeProblem(url) {
@@ -128,7 +137,7 @@ struct DoctorChecks {
     }
 
     /// Creates the folder if needed and writes a probe file into it; the reason in plain words if not.
-    static func writeProblem(_ url: URL) -> String? {
+    package static func writeProblem(_ url: URL) -> String? {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue {
             return "a file is in the way"
@@ -153,7 +162,7 @@ struct DoctorChecks {
 
     /// What is wrong with the config file as a whole, or with the settings no other check uses
     /// (the walk's triggering); nil when nothing is.
-    func configFileProblem() -> String? {
+    package func configFileProblem() -> String? {
         if let fileProblem { return fileProblem }
         do {
             _ = try settings.maxError()
@@ -164,7 +173,7 @@ struct DoctorChecks {
         return nil
     }
 
-    func api() async -> DoctorCheck {
+    package func api() async -> DoctorCheck {
         guard let text = settings.apiURL else {
             return DoctorCheck(
                 name: "api", status: .warn, detail: "no API URL configured (tour folders still work offline)",
@@ -217,7 +226,7 @@ struct DoctorChecks {
 
     /// Is there a session, for this service, and until when can it be renewed (the refresh
     /// token's expiry)? Also that nobody else can read the tokens.
-    func credentials() -> DoctorCheck {
+    package func credentials() -> DoctorCheck {
         let file = CredentialsFile(url: settings.paths.credentialsFile)
         let saved: Credentials?
         do { saved = try file.load() } catch {

@@ -1,19 +1,24 @@
 import Foundation
 
-struct DoctorReport: Encodable {
-    var version: String
-    var checks: [DoctorCheck] = []
-    var ok: Bool { !checks.contains { $0.status == .fail } }
+package struct DoctorReport: Encodable {
+    package init(version: String, checks: [DoctorCheck] = []) {
+        self.version = version
+        self.checks = checks
+    }
 
-    enum CodingKeys: String, CodingKey { case version, ok, checks }
-    func encode(to encoder: any Encoder) throws {
+    package var version: String
+    package var checks: [DoctorCheck] = []
+    package var ok: Bool { !checks.contains { $0.status == .fail } }
+
+    package enum CodingKeys: String, CodingKey { case version, ok, checks }
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(version, forKey: .version)
         try c.encode(ok, forKey: .ok)
         try c.encode(checks, forKey: .checks)
     }
 
-    func text(color: Bool) -> String {
+    package func text(color: Bool) -> String {
         var lines = ["walkscape \(version)"]
         let width = checks.map(\.name.count).max() ?? 0
         for check in checks {

@@ -4,42 +4,42 @@ import TourStore
 /// How a download shows itself: on a terminal one live line per tour (bytes, rate, time left);
 /// otherwise plain lines (a line per file, and the progress every few seconds); with `--json` one
 /// JSON object per line. Events arrive from concurrent transfers, so everything is under a lock.
-final class DownloadReporter: @unchecked Sendable {
-    enum Mode {
+package final class DownloadReporter: @unchecked Sendable {
+    package enum Mode {
         case live, plain, json
         /// Nothing printed (a repair under `verify --json`, whose stdout is one JSON report).
         case silent
     }
 
     /// One line of `--json` output; absent fields are left out.
-    struct Line: Encodable {
-        var event: String
-        var tour: String?
-        var slug: String?
-        var languages: [String]?
-        var files: Int?
-        var bytes: Int64?
-        var filesToFetch: Int?
-        var bytesToFetch: Int64?
-        var resumedBytes: Int64?
-        var received: Int64?
-        var total: Int64?
-        var bytesPerSecond: Int64?
-        var file: String?
-        var reason: String?
-        var atByte: Int64?
-        var bytesReceived: Int64?
-        var requests: Int?
-        var linkRenewals: Int?
-        var retries: Int?
-        var seconds: Double?
-        var message: String?
-        var unplayable: [String]?
+    package struct Line: Encodable {
+        package var event: String
+        package var tour: String?
+        package var slug: String?
+        package var languages: [String]?
+        package var files: Int?
+        package var bytes: Int64?
+        package var filesToFetch: Int?
+        package var bytesToFetch: Int64?
+        package var resumedBytes: Int64?
+        package var received: Int64?
+        package var total: Int64?
+        package var bytesPerSecond: Int64?
+        package var file: String?
+        package var reason: String?
+        package var atByte: Int64?
+        package var bytesReceived: Int64?
+        package var requests: Int?
+        package var linkRenewals: Int?
+        package var retries: Int?
+        package var seconds: Double?
+        package var message: String?
+        package var unplayable: [String]?
 
-        init(_ event: String) { self.event = event }
+        package init(_ event: String) { self.event = event }
     }
 
-    let mode: Mode
+    package let mode: Mode
     private let lock = NSLock()
     private var name = ""
     private var total: Int64 = 0
@@ -49,21 +49,21 @@ final class DownloadReporter: @unchecked Sendable {
     private var lastShown = Date.distantPast
     private var liveLineOpen = false
 
-    init(mode: Mode) {
+    package init(mode: Mode) {
         self.mode = mode
     }
 
     /// Bytes of the files under way that are on disk now (resumed plus received): what a stopped
     /// download keeps.
-    var keptBytes: Int64 { lock.withLock { received } }
+    package var keptBytes: Int64 { lock.withLock { received } }
 
-    static func mode(json: Bool) -> Mode {
+    package static func mode(json: Bool) -> Mode {
         json ? .json : isatty(STDOUT_FILENO) == 1 ? .live : .plain
     }
 
     // MARK: What the command says
 
-    func planned(_ plan: DownloadPlan) {
+    package func planned(_ plan: DownloadPlan) {
         guard mode != .silent else { return }
         lock.withLock {
             name = "\(plan.title) (\(plan.languages.joined(separator: ", ")))"
@@ -93,7 +93,7 @@ final class DownloadReporter: @unchecked Sendable {
         }
     }
 
-    func upToDate(_ plan: DownloadPlan) {
+    package func upToDate(_ plan: DownloadPlan) {
         guard mode != .silent else { return }
         lock.withLock {
             if mode == .json {
@@ -107,7 +107,7 @@ final class DownloadReporter: @unchecked Sendable {
         }
     }
 
-    func finished(_ plan: DownloadPlan, _ report: InstallReport, seconds: Double, unplayable: [String]) {
+    package func finished(_ plan: DownloadPlan, _ report: InstallReport, seconds: Double, unplayable: [String]) {
         guard mode != .silent else { return }
         lock.withLock {
             closeLiveLine()
@@ -137,7 +137,7 @@ final class DownloadReporter: @unchecked Sendable {
     }
 
     /// Ctrl-C: what stays for the next run.
-    func stopped(command: String, keptBytes: Int64) {
+    package func stopped(command: String, keptBytes: Int64) {
         lock.withLock {
             closeLiveLine()
             let text = "download stopped; `\(command)` resumes it (\(ByteCount.format(keptBytes)) kept)"
@@ -150,7 +150,7 @@ final class DownloadReporter: @unchecked Sendable {
         }
     }
 
-    func failed(_ message: String) {
+    package func failed(_ message: String) {
         lock.withLock {
             closeLiveLine()
             if mode == .json {
@@ -161,14 +161,14 @@ final class DownloadReporter: @unchecked Sendable {
         }
     }
 
-    func note(_ text: String) {
+    package func note(_ text: String) {
         guard mode != .silent else { return }
         lock.withLock { say(text) }
     }
 
     // MARK: What the transfers say
 
-    func handle(_ event: DownloadEvent) {
+    package func handle(_ event: DownloadEvent) {
         lock.withLock {
             let now = Date()
             switch event {
@@ -283,7 +283,7 @@ final class DownloadReporter: @unchecked Sendable {
         return text
     }
 
-    static func duration(_ seconds: Double) -> String {
+    package static func duration(_ seconds: Double) -> String {
         let s = Int(seconds.rounded())
         if s < 60 { return "\(s) s" }
         if s < 3600 { return "\(s / 60) min \(s % 60) s" }

@@ -4,24 +4,30 @@ import TourStore
 
 /// `walkscape tours --installed`: what is on this machine, from the catalog alone. No network and
 /// nothing heavy: it must answer in milliseconds with a hundred tours installed.
-struct InstalledToursListing {
-    let settings: Settings
-    let language: String?
-    let city: String?
-
-    struct Row: Encodable {
-        var id: String
-        var slug: String
-        var title: String
-        var city: String?
-        var languages: [String]
-        var versions: [String: String]
-        var bytes: Int64
-        var installedAt: Date
-        var unplayableNarrations: Int
+package struct InstalledToursListing {
+    package init(settings: Settings, language: String?, city: String?) {
+        self.settings = settings
+        self.language = language
+        self.city = city
     }
 
-    func rows() throws(AppError) -> [Row] {
+    package let settings: Settings
+    package let language: String?
+    package let city: String?
+
+    package struct Row: Encodable {
+        package var id: String
+        package var slug: String
+        package var title: String
+        package var city: String?
+        package var languages: [String]
+        package var versions: [String: String]
+        package var bytes: Int64
+        package var installedAt: Date
+        package var unplayableNarrations: Int
+    }
+
+    package func rows() throws(AppError) -> [Row] {
         guard let store = try StoreAccess.openForReading(settings) else { return [] }
         let tours: [InstalledTour]
         do { tours = try store.installedTours() } catch { throw AppError(error) }
@@ -39,7 +45,7 @@ struct InstalledToursListing {
         }
     }
 
-    func print(json: Bool) throws {
+    package func print(json: Bool) throws {
         let rows = try rows()
         if json { return try JSONOutput.write(rows) }
         guard !rows.isEmpty else {

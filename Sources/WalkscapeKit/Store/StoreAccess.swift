@@ -5,14 +5,15 @@ import TourStore
 
 /// How commands reach the content store: where it is, the lock, and the narration check the
 /// store cannot make itself (it knows no decoder; Playback's sniffer judges the bytes).
-enum StoreAccess {
-    static func location(_ settings: Settings) -> StoreLocation {
+package enum StoreAccess {
+    package static func location(_ settings: Settings) -> StoreLocation {
         StoreLocation(dataFolder: settings.paths.data)
     }
 
     /// The store, created if needed, for a command that changes it; the lock is held until the
     /// returned value is released.
-    static func openForChange(_ settings: Settings, purpose: String) throws(AppError) -> (TourStore, StoreLock) {
+    package static func openForChange(_ settings: Settings, purpose: String) throws(AppError) -> (TourStore, StoreLock)
+    {
         do {
             let lock = try StoreLock.acquire(location(settings), purpose: purpose)
             return (try TourStore.open(location(settings)), lock)
@@ -22,23 +23,23 @@ enum StoreAccess {
     }
 
     /// The store if there is one, for a command that only reads (nothing is created).
-    static func openForReading(_ settings: Settings) throws(AppError) -> TourStore? {
+    package static func openForReading(_ settings: Settings) throws(AppError) -> TourStore? {
         do { return try TourStore.openIfPresent(location(settings)) } catch { throw AppError(error) }
     }
 
     /// nil when the file is MP3; otherwise what it looks like ("looks like MP4/AAC").
-    @Sendable static func narrationProblem(_ url: URL) -> String? {
+    @Sendable package static func narrationProblem(_ url: URL) -> String? {
         let kind = MediaSniffer.sniff(url)
         return kind == .mp3 ? nil : kind.looksLike
     }
 
     /// The service's key as the store records it with a tour.
-    static func serviceKey(_ url: URL) -> String { ServiceURL.key(url) }
+    package static func serviceKey(_ url: URL) -> String { ServiceURL.key(url) }
 }
 
 extension AppError {
     /// The store's failure, with the exit code of its kind.
-    init(_ error: StoreError) {
+    package init(_ error: StoreError) {
         let message = error.message + Self.advice(error.remedy)
         switch error.kind {
         case .notFound: self = .notFound(message)

@@ -1,8 +1,8 @@
 import TourStore
 
 /// Collecting the blobs nothing points at once a tour switched version or was removed.
-enum StoreCleanup {
-    static func afterSwitch(_ store: TourStore, reporter: DownloadReporter?) throws(AppError) {
+package enum StoreCleanup {
+    package static func afterSwitch(_ store: TourStore, reporter: DownloadReporter?) throws(AppError) {
         let report: CollectionReport
         do { report = try store.collectGarbage(partials: false) } catch { throw AppError(error) }
         if report.blobsRemoved > 0, let reporter, reporter.mode != .json {

@@ -6,20 +6,20 @@ import TourStore
 /// Records the store's analytics events (`tour_download_started`, `tour_download_completed`,
 /// `tour_download_deleted`) in the analytics outbox, one per language, with the service's tour id,
 /// for the service the tour came from (only its ids may be sent to it).
-struct StoreEvents {
-    enum Name: String {
+package struct StoreEvents {
+    package enum Name: String {
         case started = "tour_download_started"
         case completed = "tour_download_completed"
         case deleted = "tour_download_deleted"
     }
 
-    let recorder: AnalyticsRecorder
+    package let recorder: AnalyticsRecorder
 
-    init(settings: Settings) {
+    package init(settings: Settings) {
         recorder = AnalyticsRecorder(settings: settings)
     }
 
-    func started(_ plan: DownloadPlan, userID: String?) {
+    package func started(_ plan: DownloadPlan, userID: String?) {
         for language in plan.changedLanguages {
             record(
                 .started, tourID: plan.tourID, service: plan.service, language: language, userID: userID,
@@ -30,7 +30,7 @@ struct StoreEvents {
         }
     }
 
-    func completed(_ plan: DownloadPlan, _ report: InstallReport, seconds: Double, userID: String?) {
+    package func completed(_ plan: DownloadPlan, _ report: InstallReport, seconds: Double, userID: String?) {
         for language in report.switchedLanguages {
             record(
                 .completed, tourID: plan.tourID, service: plan.service, language: language, userID: userID,
@@ -42,7 +42,7 @@ struct StoreEvents {
         }
     }
 
-    func deleted(tourID: String, service: String, languages: [String]) {
+    package func deleted(tourID: String, service: String, languages: [String]) {
         for language in languages {
             record(.deleted, tourID: tourID, service: service, language: language, userID: nil, properties: [:])
         }

@@ -6,14 +6,20 @@ import TourStore
 /// One tour brought into the store from the service, as `download`, `update` and `verify
 /// --repair` all do it: plan (details, points, manifests), fetch what is missing, switch, record
 /// the analytics events, and tell the walker.
-struct TourInstallation {
-    let settings: Settings
-    let store: TourStore
-    let reporter: DownloadReporter
+package struct TourInstallation {
+    package init(settings: Settings, store: TourStore, reporter: DownloadReporter) {
+        self.settings = settings
+        self.store = store
+        self.reporter = reporter
+    }
+
+    package let settings: Settings
+    package let store: TourStore
+    package let reporter: DownloadReporter
 
     /// Installs (or brings up to date) `languages` of the tour; nil when it already was.
     @discardableResult
-    func run(
+    package func run(
         client: APIClient, tourID: String, slug: String, isProtected: Bool,
         languages: [String]
     ) async throws -> InstallReport? {
@@ -56,7 +62,7 @@ struct TourInstallation {
     }
 
     /// A protected tour's 403 says how to unlock it.
-    static func explain(_ error: StoreError, slug: String) -> AppError {
+    package static func explain(_ error: StoreError, slug: String) -> AppError {
         if case .service(.forbidden) = error.kind {
             return AppError(
                 kind: .noPermission,

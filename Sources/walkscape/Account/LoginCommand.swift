@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TourAPI
 import TourModel
+import WalkscapeKit
 
 /// `walkscape login`: a session with the service, kept in the config folder.
 struct LoginCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TourAPI
+import WalkscapeKit
 
 /// `walkscape logout`: forgets the local session (the service has no logout endpoint).
 struct LogoutCommand: AsyncParsableCommand {

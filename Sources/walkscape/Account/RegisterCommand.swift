@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TourAPI
 import TourModel
+import WalkscapeKit
 
 /// `walkscape register`: a new account, logged in at once.
 struct RegisterCommand: AsyncParsableCommand {

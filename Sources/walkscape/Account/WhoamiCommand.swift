@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TourAPI
 import TourModel
+import WalkscapeKit
 
 /// `walkscape whoami`: the account the saved session belongs to, as the service knows it.
 struct WhoamiCommand: AsyncParsableCommand {

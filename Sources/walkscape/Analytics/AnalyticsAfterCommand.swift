@@ -1,6 +1,7 @@
 import Analytics
 import ArgumentParser
 import Foundation
+import WalkscapeKit
 
 /// A command that records analytics events (an account command, a download, a removal). After one
 /// ends, what it recorded is sent to the configured service for a couple of seconds at most, so a

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import TourAPI
 import TourModel
+import WalkscapeKit
 
 /// `walkscape analytics status|show|on|off|purge`: what is recorded and sent, and the switch.
 struct AnalyticsCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import TourAPI
 import TourModel
+import WalkscapeKit
 
 /// `walkscape sync`: sends the analytics outbox to the configured service now.
 struct SyncCommand: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TourAPI
 import TourModel
+import WalkscapeKit
 
 /// `walkscape my-tours`: the tours vouchers have unlocked for the logged-in user.
 struct MyToursCommand: AsyncParsableCommand {

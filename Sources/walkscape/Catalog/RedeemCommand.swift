@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TourAPI
 import TourModel
+import WalkscapeKit
 
 /// `walkscape redeem`: unlocks the tour a voucher belongs to.
 struct RedeemCommand: AsyncParsableCommand {

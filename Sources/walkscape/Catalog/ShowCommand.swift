@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TourAPI
 import TourModel
+import WalkscapeKit
 
 /// `walkscape show`: one tour of the service in one language, with its points.
 struct ShowCommand: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TourAPI
 import TourModel
+import WalkscapeKit
 
 /// `walkscape tours`: the service's catalog, and what the walker may do with each tour.
 struct ToursCommand: AsyncParsableCommand {

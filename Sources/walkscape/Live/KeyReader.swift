@@ -1,5 +1,6 @@
 import Foundation
 import Walk
+import WalkscapeKit
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import Foundation
 import Walk
 import WalkRuntime
+import WalkscapeKit
 
 /// The live walk's face: the redrawn status area on a terminal, plain log lines otherwise, and the
 /// key handling that needs the screen (quit confirmation, help).

@@ -4,6 +4,7 @@ import Positioning
 import TourModel
 import Walk
 import WalkRuntime
+import WalkscapeKit
 
 /// Without a terminal (a pipe, a log, a service), the walk prints one line per thing that happened.
 /// Titles and notices come from the tour: each line goes out through `Console`, which sanitises it.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import WalkscapeKit
 
 #if canImport(Glibc)
     import Glibc

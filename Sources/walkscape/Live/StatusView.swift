@@ -4,6 +4,7 @@ import Positioning
 import TourModel
 import Walk
 import WalkRuntime
+import WalkscapeKit
 
 /// Draws the live walk's status area: one glance tells GPS quality, where the next point is, what
 /// plays, what waits. Pure: status in, lines out, so it is tested without a terminal.

@@ -1,5 +1,6 @@
 import FileAccess
 import Foundation
+import WalkscapeKit
 
 #if canImport(Glibc)
     import Glibc

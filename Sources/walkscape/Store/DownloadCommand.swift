@@ -3,6 +3,7 @@ import Foundation
 import TourAPI
 import TourModel
 import TourStore
+import WalkscapeKit
 
 /// `walkscape download`: a tour of the service into the store, to walk offline.
 struct DownloadCommand: AsyncParsableCommand {

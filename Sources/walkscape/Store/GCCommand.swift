@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TourStore
+import WalkscapeKit
 
 /// `walkscape gc`: the store's unused files deleted.
 struct GCCommand: AsyncParsableCommand {

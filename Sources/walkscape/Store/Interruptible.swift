@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WalkscapeKit
 
 /// Runs a download-like piece of work that Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops cleanly:
 /// the work is cancelled, transfers stop at a chunk boundary with their part files kept, and the

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TourStore
+import WalkscapeKit
 
 /// `walkscape remove`: an installed tour (or some of its languages) off this machine.
 struct RemoveCommand: AsyncParsableCommand {

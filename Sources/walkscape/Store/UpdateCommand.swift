@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TourAPI
 import TourStore
+import WalkscapeKit
 
 /// `walkscape update`: installed tours brought to what the service publishes now.
 struct UpdateCommand: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TourAPI
 import TourStore
+import WalkscapeKit
 
 /// `walkscape verify`: every installed file re-hashed against its name.
 struct VerifyCommand: AsyncParsableCommand {
