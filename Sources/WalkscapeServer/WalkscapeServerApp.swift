@@ -54,6 +54,18 @@ public enum WalkscapeServerApp {
         }
     }
 
+    /// The routes over the configured tours and data folder as an application that is not
+    /// running: for Hummingbird's testing library, which drives its router in-process.
+    public static func application(_ configuration: ServerConfiguration, logger: Logger) async throws
+        -> some ApplicationProtocol
+    {
+        let services = try await makeServices(configuration, logger: logger)
+        return Application(
+            router: makeRouter(services),
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port)),
+            logger: logger)
+    }
+
     static func makeServices(_ configuration: ServerConfiguration, logger: Logger) async throws -> ServerServices {
         let database = try ServerDatabase(dataDirectory: configuration.dataDirectory)
         let secrets = try ServerSecrets.load(dataDirectory: configuration.dataDirectory)

@@ -122,10 +122,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        let logger = ServerLogging.bootstrap(level: logLevel)
-        AllocatorTuning.keepMediaChunksInTheHeap()
-        let configuration = ServerConfiguration(
+    /// The flags as the server's configuration (tests build an in-process server from the same).
+    func configuration() -> ServerConfiguration {
+        ServerConfiguration(
             tourPaths: tours.map { URL(fileURLWithPath: $0, isDirectory: true) }, host: host, port: port,
             dataDirectory: data.url, publicURL: publicURL, dialect: dialect, accessTokenTTL: tokenTTL,
             refreshTokenTTL: refreshTTL, mediaURLTTL: urlTTL, bcryptCost: bcryptCost, reloadInterval: reloadInterval,
@@ -133,7 +132,12 @@ struct ServeCommand: AsyncParsableCommand {
                 faultRate: faultRate, resetRate: resetRate, latencyMilliseconds: latency,
                 throttleBytesPerSecond: throttle, rateLimitPerSecond: rateLimit,
                 misdeclareSize: misdeclareSize, seed: faultSeed))
-        try await WalkscapeServerApp.run(configuration, logger: logger) { base in
+    }
+
+    func run() async throws {
+        let logger = ServerLogging.bootstrap(level: logLevel)
+        AllocatorTuning.keepMediaChunksInTheHeap()
+        try await WalkscapeServerApp.run(configuration(), logger: logger) { base in
             // The first line of stdout, flushed at once: tests and scripts wait for it.
             FileHandle.standardOutput.write(Data("\(base)\n".utf8))
         }

@@ -7,40 +7,39 @@ import TourModel
 /// token lifetimes, and the 403-on-expired-token quirk of public routes.
 struct AuthTests {
     @Test func registerAnswers201WithTheUserAndAnHS256TokenPair() async throws {
-        let server = try await ServerProcess.start(.init(tokenTTL: 120, refreshTTL: 3600))
-        let http = HTTPTestClient(server)
-        let reply = try await http.post(
-            "/auth/register",
-            [
-                "email": "Ada@Example.org", "password": "correct horse",
-                "name": "Ada", "preferredLanguage": "it", "mailingListOptIn": true,
-            ])
-        #expect(reply.status == 201)
-        #expect(reply.header("content-type") == "application/json; charset=utf-8")
-        let session: AuthSession = try reply.decode()
-        let user = try #require(session.user)
-        #expect(user.email == "ada@example.org" && user.name == "Ada" && user.preferredLanguage == "it")
-        #expect(user.mailingListOptIn == true && user.createdAt != nil)
-        #expect(Set(reply.json["tokens"]?.objectValue?.keys ?? [:].keys) == ["accessToken", "refreshToken"])
-        let claims = try #require(JWTClaims(token: session.tokens.accessToken))
-        #expect(claims.subject == user.id && claims.email == "ada@example.org")
-        let iat = try #require(claims.issuedAt), exp = try #require(claims.expiresAt)
-        #expect(exp.timeIntervalSince(iat) == 120)
-        let header = try #require(session.tokens.accessToken.split(separator: ".").first)
-        #expect(Self.base64URL(header).contains(#""alg":"HS256""#))
-        let refreshToken = try #require(session.tokens.refreshToken)
-        let refreshClaims = try #require(JWTClaims(token: refreshToken))
-        let refreshExp = try #require(refreshClaims.expiresAt), refreshIat = try #require(refreshClaims.issuedAt)
-        #expect(refreshExp.timeIntervalSince(refreshIat) == 3600)
+        try await InProcessServer.test(.init(tokenTTL: 120, refreshTTL: 3600)) { http in
+            let reply = try await http.post(
+                "/auth/register",
+                [
+                    "email": "Ada@Example.org", "password": "correct horse",
+                    "name": "Ada", "preferredLanguage": "it", "mailingListOptIn": true,
+                ])
+            #expect(reply.status == 201)
+            #expect(reply.header("content-type") == "application/json; charset=utf-8")
+            let session: AuthSession = try reply.decode()
+            let user = try #require(session.user)
+            #expect(user.email == "ada@example.org" && user.name == "Ada" && user.preferredLanguage == "it")
+            #expect(user.mailingListOptIn == true && user.createdAt != nil)
+            #expect(Set(reply.json["tokens"]?.objectValue?.keys ?? [:].keys) == ["accessToken", "refreshToken"])
+            let claims = try #require(JWTClaims(token: session.tokens.accessToken))
+            #expect(claims.subject == user.id && claims.email == "ada@example.org")
+            let iat = try #require(claims.issuedAt), exp = try #require(claims.expiresAt)
+            #expect(exp.timeIntervalSince(iat) == 120)
+            let header = try #require(session.tokens.accessToken.split(separator: ".").first)
+            #expect(Self.base64URL(header).contains(#""alg":"HS256""#))
+            let refreshToken = try #require(session.tokens.refreshToken)
+            let refreshClaims = try #require(JWTClaims(token: refreshToken))
+            let refreshExp = try #require(refreshClaims.expiresAt), refreshIat = try #require(refreshClaims.issuedAt)
+            #expect(refreshExp.timeIntervalSince(refreshIat) == 3600)
 
-        let me = try await http.get("/auth/me", token: session.tokens.accessToken)
-        #expect(me.status == 200)
-        #expect(
-            Set(me.json.objectValue?.keys ?? [:].keys) == [
-                "id", "email", "name", "preferredLanguage", "mailingListOptIn", "createdAt", "updatedAt",
-            ])
-        #expect(try me.decode(UserProfile.self) == user)
-        await server.stop()
+            let me = try await http.get("/auth/me", token: session.tokens.accessToken)
+            #expect(me.status == 200)
+            #expect(
+                Set(me.json.objectValue?.keys ?? [:].keys) == [
+                    "id", "email", "name", "preferredLanguage", "mailingListOptIn", "createdAt", "updatedAt",
+                ])
+            #expect(try me.decode(UserProfile.self) == user)
+        }
     }
 
     static func base64URL(_ part: Substring) -> String {
@@ -50,18 +49,17 @@ struct AuthTests {
     }
 
     @Test func aTakenEmailIs409WhateverItsCase() async throws {
-        let server = try await ServerProcess.start()
-        let http = HTTPTestClient(server)
-        _ = try await http.register("walker@example.org")
-        let again = try await http.post(
-            "/auth/register", ["email": "WALKER@example.org", "password": "another password"])
-        #expect(again.status == 409)
-        #expect(
-            again.error
-                == APIErrorBody(
-                    statusCode: 409, messages: ["User with this email already exists"], error: "Conflict",
-                    messageIsList: false))
-        await server.stop()
+        try await InProcessServer.test { http in
+            _ = try await http.register("walker@example.org")
+            let again = try await http.post(
+                "/auth/register", ["email": "WALKER@example.org", "password": "another password"])
+            #expect(again.status == 409)
+            #expect(
+                again.error
+                    == APIErrorBody(
+                        statusCode: 409, messages: ["User with this email already exists"], error: "Conflict",
+                        messageIsList: false))
+        }
     }
 
     @Test func registrationIsValidatedFieldByFieldWithTheLiveMessages() async throws {
@@ -106,21 +104,20 @@ struct AuthTests {
     }
 
     @Test func meNeedsAValidToken() async throws {
-        let server = try await ServerProcess.start()
-        let http = HTTPTestClient(server)
-        let session = try await http.register("ada@example.org")
-        let access = session.tokens.accessToken
-        var parts = access.split(separator: ".").map(String.init)
-        parts[1] = parts[1].dropLast() + (parts[1].hasSuffix("A") ? "B" : "A")
-        let tampered = parts.joined(separator: ".")
-        let unsigned = parts[0] + "." + parts[1] + "."
-        let refresh = try #require(session.tokens.refreshToken)
-        for token in [nil, "garbage", tampered, unsigned, refresh] {
-            let reply = try await http.get("/auth/me", token: token)
-            #expect(reply.status == 401, "\(token ?? "no token")")
-            #expect(reply.error?.messages == ["Unauthorized"])
+        try await InProcessServer.test { http in
+            let session = try await http.register("ada@example.org")
+            let access = session.tokens.accessToken
+            var parts = access.split(separator: ".").map(String.init)
+            parts[1] = parts[1].dropLast() + (parts[1].hasSuffix("A") ? "B" : "A")
+            let tampered = parts.joined(separator: ".")
+            let unsigned = parts[0] + "." + parts[1] + "."
+            let refresh = try #require(session.tokens.refreshToken)
+            for token in [nil, "garbage", tampered, unsigned, refresh] {
+                let reply = try await http.get("/auth/me", token: token)
+                #expect(reply.status == 401, "\(token ?? "no token")")
+                #expect(reply.error?.messages == ["Unauthorized"])
+            }
         }
-        await server.stop()
     }
 
     @Test func refreshRotatesAndAnOldRefreshTokenIsRefusedAfterUse() async throws {

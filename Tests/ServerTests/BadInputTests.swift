@@ -49,39 +49,37 @@ struct BadInputTests {
     }
 
     @Test func aBodyWithAnotherContentTypeIsIgnoredAsLiveDoes() async throws {
-        let server = try await ServerProcess.start()
-        let http = HTTPTestClient(server)
-        let reply = try await http.post(
-            "/auth/login", raw: #"{"email":"a@b.co","password":"x"}"#, contentType: "text/plain")
-        #expect(reply.status == 400)
-        #expect(
-            reply.error?.messages == [
-                "email must be an email", "password should not be empty", "password must be a string",
-            ])
-        await server.stop()
+        try await InProcessServer.test { http in
+            let reply = try await http.post(
+                "/auth/login", raw: #"{"email":"a@b.co","password":"x"}"#, contentType: "text/plain")
+            #expect(reply.status == 400)
+            #expect(
+                reply.error?.messages == [
+                    "email must be an email", "password should not be empty", "password must be a string",
+                ])
+        }
     }
 
     @Test func bogusTokensAreAnonymousOnPublicRoutesAnd401OnProtectedOnes() async throws {
-        let server = try await ServerProcess.start()
-        let http = HTTPTestClient(server)
-        func b64(_ s: String) -> String {
-            Data(s.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
-                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        try await InProcessServer.test { http in
+            func b64(_ s: String) -> String {
+                Data(s.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+                    .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            }
+            let far = Int(Date().timeIntervalSince1970) + 3600
+            let tokens = [
+                "not.a.token", "", String(repeating: "a", count: 10_000),
+                b64(#"{"alg":"none","typ":"JWT"}"#) + "." + b64(#"{"sub":"x","email":"a@b.co","iat":1,"exp":\#(far)}"#)
+                    + ".",
+                b64(#"{"alg":"HS256","typ":"JWT"}"#) + "." + b64(#"{"sub":"x","email":"a@b.co","iat":1,"exp":\#(far)}"#)
+                    + ".c2lnbmF0dXJl",
+            ]
+            for token in tokens {
+                let list = try await http.get("/tours", token: token)
+                #expect(list.status == 200 && list.json.arrayValue?.first?["hasAccess"] == nil)
+                #expect(try await http.get("/auth/me", token: token).status == 401)
+            }
         }
-        let far = Int(Date().timeIntervalSince1970) + 3600
-        let tokens = [
-            "not.a.token", "", String(repeating: "a", count: 10_000),
-            b64(#"{"alg":"none","typ":"JWT"}"#) + "." + b64(#"{"sub":"x","email":"a@b.co","iat":1,"exp":\#(far)}"#)
-                + ".",
-            b64(#"{"alg":"HS256","typ":"JWT"}"#) + "." + b64(#"{"sub":"x","email":"a@b.co","iat":1,"exp":\#(far)}"#)
-                + ".c2lnbmF0dXJl",
-        ]
-        for token in tokens {
-            let list = try await http.get("/tours", token: token)
-            #expect(list.status == 200 && list.json.arrayValue?.first?["hasAccess"] == nil)
-            #expect(try await http.get("/auth/me", token: token).status == 401)
-        }
-        await server.stop()
     }
 
     @Test func garbageOnTheSocketIsA400AndTheServerCarriesOn() async throws {

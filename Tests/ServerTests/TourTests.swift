@@ -13,86 +13,84 @@ struct TourTests {
     static let demoID = "3b6f7a0e-2c55-4c1e-8f4a-7d2f5e0c9a10"
 
     @Test func theListCarriesEveryLanguageAndHasAccessOnlyWhenAuthenticated() async throws {
-        let server = try await ServerProcess.start()
-        let http = HTTPTestClient(server)
-        let anonymous = try await http.get("/tours")
-        #expect(anonymous.status == 200)
-        let tours: [TourSummary] = try anonymous.decode()
-        let demo = try #require(tours.first)
-        #expect(tours.count == 1 && demo.id == Self.demoID && demo.slug == "florence-duomo-pitti")
-        #expect(demo.languages == ["en", "it"] && demo.title["it"] == "Firenze: dal Duomo a Palazzo Pitti")
-        #expect(
-            demo.city == "Florence" && demo.durationMinutes == 20 && demo.distanceKm == 1.18
-                && demo.difficulty == "easy")
-        #expect(demo.route.count == 16 && demo.completionMessage["it"] != nil && demo.busInfo["it"] == nil)
-        #expect(demo.hasAccess == nil && anonymous.json.arrayValue?.first?["hasAccess"] == nil)
-        let head = try await http.send(.HEAD, "/tours")
-        #expect(
-            head.status == 200 && head.body.isEmpty && head.header("content-length") == String(anonymous.body.count))
-        let session = try await http.register("ada@example.org")
-        let mine: [TourSummary] = try await http.get("/tours", token: session.tokens.accessToken).decode()
-        #expect(mine.first?.hasAccess == true)
-        await server.stop()
+        try await InProcessServer.test { http in
+            let anonymous = try await http.get("/tours")
+            #expect(anonymous.status == 200)
+            let tours: [TourSummary] = try anonymous.decode()
+            let demo = try #require(tours.first)
+            #expect(tours.count == 1 && demo.id == Self.demoID && demo.slug == "florence-duomo-pitti")
+            #expect(demo.languages == ["en", "it"] && demo.title["it"] == "Firenze: dal Duomo a Palazzo Pitti")
+            #expect(
+                demo.city == "Florence" && demo.durationMinutes == 20 && demo.distanceKm == 1.18
+                    && demo.difficulty == "easy")
+            #expect(demo.route.count == 16 && demo.completionMessage["it"] != nil && demo.busInfo["it"] == nil)
+            #expect(demo.hasAccess == nil && anonymous.json.arrayValue?.first?["hasAccess"] == nil)
+            let head = try await http.send(.HEAD, "/tours")
+            #expect(
+                head.status == 200 && head.body.isEmpty && head.header("content-length") == String(anonymous.body.count)
+            )
+            let session = try await http.register("ada@example.org")
+            let mine: [TourSummary] = try await http.get("/tours", token: session.tokens.accessToken).decode()
+            #expect(mine.first?.hasAccess == true)
+        }
     }
 
     @Test func detailNeedsAPublishedLanguage() async throws {
-        let server = try await ServerProcess.start()
-        let http = HTTPTestClient(server)
-        let detail = try await http.get("/tours/\(Self.demoID)?language=it")
-        #expect(detail.status == 200)
-        let tour: TourDetail = try detail.decode()
-        #expect(tour.title == "Firenze: dal Duomo a Palazzo Pitti" && tour.description.hasPrefix("Cinque tappe"))
-        #expect(tour.hasAccess == true && tour.languages == ["en", "it"] && tour.busInfo == nil)
-        #expect(tour.startingPoint == Coordinate(latitude: 43.77262, longitude: 11.25545))
-        #expect(detail.json["downloadInfo"] != nil && detail.json["hasAccess"] == true)
-        for path in [
-            "/tours/\(Self.demoID)", "/tours/\(Self.demoID)?language=fr", "/tours/nope?language=en",
-            "/tours/nope/points?language=en", "/tours/\(Self.demoID)/manifest",
-        ] {
-            let reply = try await http.get(path)
-            #expect(reply.status == 404, "\(path)")
-            #expect(reply.error?.error == "Not Found" && reply.error?.statusCode == 404, "\(path)")
+        try await InProcessServer.test { http in
+            let detail = try await http.get("/tours/\(Self.demoID)?language=it")
+            #expect(detail.status == 200)
+            let tour: TourDetail = try detail.decode()
+            #expect(tour.title == "Firenze: dal Duomo a Palazzo Pitti" && tour.description.hasPrefix("Cinque tappe"))
+            #expect(tour.hasAccess == true && tour.languages == ["en", "it"] && tour.busInfo == nil)
+            #expect(tour.startingPoint == Coordinate(latitude: 43.77262, longitude: 11.25545))
+            #expect(detail.json["downloadInfo"] != nil && detail.json["hasAccess"] == true)
+            for path in [
+                "/tours/\(Self.demoID)", "/tours/\(Self.demoID)?language=fr", "/tours/nope?language=en",
+                "/tours/nope/points?language=en", "/tours/\(Self.demoID)/manifest",
+            ] {
+                let reply = try await http.get(path)
+                #expect(reply.status == 404, "\(path)")
+                #expect(reply.error?.error == "Not Found" && reply.error?.statusCode == 404, "\(path)")
+            }
+            let unknownRoute = try await http.send(.DELETE, "/tours")
+            #expect(unknownRoute.status == 404 && unknownRoute.error?.messages == ["Cannot DELETE /tours"])
         }
-        let unknownRoute = try await http.send(.DELETE, "/tours")
-        #expect(unknownRoute.status == 404 && unknownRoute.error?.messages == ["Cannot DELETE /tours"])
-        await server.stop()
     }
 
     @Test func pointsAreTheFoldersInOrderInTheLiveShape() async throws {
-        let server = try await ServerProcess.start()
-        let http = HTTPTestClient(server)
-        let reply = try await http.get("/tours/\(Self.demoID)/points?language=it")
-        let points: [TourPoint] = try reply.decode()
-        let folder = try TourFolder.load(from: TestPaths.demoTour).playable(language: "it")
-        #expect(points.map(\.id) == folder.points.map(\.id))
-        #expect(points.map(\.order) == [1, 2, 3, 4, 5])
-        #expect(points.map(\.title) == folder.points.map(\.title))
-        #expect(points.map(\.coordinate) == folder.points.map(\.coordinate))
-        #expect(points.map(\.triggerRadiusMeters) == folder.points.map(\.triggerRadiusMeters))
-        #expect(points.allSatisfy { $0.audioURL == nil })
-        await server.stop()
+        try await InProcessServer.test { http in
+            let reply = try await http.get("/tours/\(Self.demoID)/points?language=it")
+            let points: [TourPoint] = try reply.decode()
+            let folder = try TourFolder.load(from: TestPaths.demoTour).playable(language: "it")
+            #expect(points.map(\.id) == folder.points.map(\.id))
+            #expect(points.map(\.order) == [1, 2, 3, 4, 5])
+            #expect(points.map(\.title) == folder.points.map(\.title))
+            #expect(points.map(\.coordinate) == folder.points.map(\.coordinate))
+            #expect(points.map(\.triggerRadiusMeters) == folder.points.map(\.triggerRadiusMeters))
+            #expect(points.allSatisfy { $0.audioURL == nil })
+        }
     }
 
     @Test func theManifestListsEachFileWithItsSizeOnDiskAndAVersion() async throws {
-        let server = try await ServerProcess.start()
-        let http = HTTPTestClient(server)
-        let reply = try await http.get("/tours/\(Self.demoID)/manifest?language=en")
-        #expect(reply.json["version"] == 1)
-        let manifest: TourManifest = try reply.decode()
-        #expect(manifest.tourID == Self.demoID && manifest.language == "en")
-        #expect(
-            manifest.audio.map(\.order) == [1, 2, 3, 4, 5] && manifest.subtitles.count == 5 && manifest.images.isEmpty)
-        for (i, file) in manifest.audio.enumerated() {
-            let disk = TestPaths.demoTour.appendingPathComponent("media/en/0\(i + 1).mp3")
-            let size = try FileManager.default.attributesOfItem(atPath: disk.path)[.size] as? NSNumber
-            #expect(file.sizeBytes == size?.int64Value)
-            #expect(file.expiresAt.map { abs($0.timeIntervalSinceNow - 86400) < 60 } == true)
+        try await InProcessServer.test { http in
+            let reply = try await http.get("/tours/\(Self.demoID)/manifest?language=en")
+            #expect(reply.json["version"] == 1)
+            let manifest: TourManifest = try reply.decode()
+            #expect(manifest.tourID == Self.demoID && manifest.language == "en")
+            #expect(
+                manifest.audio.map(\.order) == [1, 2, 3, 4, 5] && manifest.subtitles.count == 5
+                    && manifest.images.isEmpty)
+            for (i, file) in manifest.audio.enumerated() {
+                let disk = TestPaths.demoTour.appendingPathComponent("media/en/0\(i + 1).mp3")
+                let size = try FileManager.default.attributesOfItem(atPath: disk.path)[.size] as? NSNumber
+                #expect(file.sizeBytes == size?.int64Value)
+                #expect(file.expiresAt.map { abs($0.timeIntervalSinceNow - 86400) < 60 } == true)
+            }
+            #expect(manifest.subtitles.allSatisfy { $0.language == "en" })
+            let map = try #require(manifest.offlineMap)
+            #expect(map.tilesURLTemplate?.contains(".invalid/") == true && map.recommendedZoomLevels == [14, 15, 16])
+            #expect(try #require(map.bounds).north > 43.773)
         }
-        #expect(manifest.subtitles.allSatisfy { $0.language == "en" })
-        let map = try #require(manifest.offlineMap)
-        #expect(map.tilesURLTemplate?.contains(".invalid/") == true && map.recommendedZoomLevels == [14, 15, 16])
-        #expect(try #require(map.bounds).north > 43.773)
-        await server.stop()
     }
 
     @Test func aProtectedTourIsListedButItsContentNeedsAGrant() async throws {

@@ -68,7 +68,7 @@ public final class ServerProcess: @unchecked Sendable {
             self.extraArguments = extraArguments
         }
 
-        var arguments: [String] {
+        public var arguments: [String] {
             var a = tours.map(\.path) + ["--port", "0", "--bcrypt-cost", String(bcryptCost), "--log-level", logLevel]
             func add(_ flag: String, _ value: (some CustomStringConvertible)?) {
                 if let value { a += [flag, value.description] }
