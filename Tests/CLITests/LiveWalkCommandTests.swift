@@ -396,24 +396,23 @@ struct LiveWalkCommandTests {
             ["--no-input", "--audio-device", "null", "--gpsd-timeout", "1"], home: home, gpsd: gpsd,
             tour: tour)
         #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10))
-        let stoppedAt = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("heard: 1/5") }
+        let stoppedAt = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("playing: 1. ") }
         gpsd.stop()
         #expect(await child.waitForOutput("gps: no gpsd (retrying)", timeout: 10))
         let countWhileDown = triggered(journal(home)).count
+        #expect(countWhileDown < Self.pointIDs.count)  // points are left to trigger once gpsd is back
         try await Task.sleep(for: .milliseconds(1500))
         #expect(triggered(journal(home)).count == countWhileDown)  // nothing triggers from stale data
         try gpsd.start()
         _ = await feed(gpsd, stoppedAt..<Self.epochs.count) { !child.isRunning }
-        // The walker stands at the end while the last narrations play: the receiver keeps reporting.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while child.isRunning, ContinuousClock.now < deadline {
-            _ = await feed(gpsd, (Self.epochs.count - 1)..<Self.epochs.count)
-        }
         #expect(await child.wait(timeout: 30) == 0, "output: \(child.output)")
         #expect(triggered(journal(home)) == Self.pointIDs)
         let states = child.output.split(separator: "\n").filter { $0.hasPrefix("gps: ") }
         #expect(states.contains("gps: no gpsd (retrying)"))
-        #expect(states.last == "gps: 3D fix")
+        // A fix shown again once gpsd is back (the trace may end before the last narration does, so
+        // the very last state can be "waiting for a fix").
+        let afterReturn = states.drop { $0 != "gps: no gpsd (retrying)" }
+        #expect(afterReturn.contains { $0 == "gps: 3D fix" || $0 == "gps: 2D fix" }, "\(states)")
     }
 
     /// Every signal that ends a walk goes the same way: the walk is recorded as abandoned (and
