@@ -97,10 +97,10 @@ struct AnalyticsDeliveryTests {
     }
 
     static func feed(_ gpsd: GPSDHarness, _ range: Range<Int>, until stop: () -> Bool) async -> Int {
-        await LiveWalkCommandTests().feed(gpsd, range, until: stop)
+        await DemoTrace.feed(gpsd, range, until: stop)
     }
 
-    static var epochs: Int { LiveWalkCommandTests.epochs.count }
+    static var epochs: Int { DemoTrace.epochs.count }
 
     /// Events of the served tour, as a journal would hold them, numbered for the test.
     static func journalEvents(_ count: Int, name: (Int) -> String = { _ in "point_triggered" }) -> [AnalyticsEvent] {

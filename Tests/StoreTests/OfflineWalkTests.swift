@@ -11,20 +11,6 @@ import Testing
 /// at a socket that counts connections.
 @Suite(.serialized)
 struct OfflineWalkTests {
-    /// Seconds between epochs written to gpsd: 60x faster than the receiver's 1 Hz.
-    static let pace = 0.015
-
-    static let epochs: [[String]] = {
-        let url = TestPaths.demoTour.appendingPathComponent("traces/walk.nmea")
-        let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
-        var result: [[String]] = []
-        for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("$") {
-            if line.dropFirst(3).hasPrefix("RMC") || result.isEmpty { result.append([]) }
-            result[result.count - 1].append(String(line))
-        }
-        return result
-    }()
-
     @Test func anInstalledTourIsWalkedWithNoNetworkAndItsEventsCarryTheServicesIDs() async throws {
         var served: URL?
         let harness = try await StoreHarness { tours in
@@ -49,11 +35,7 @@ struct OfflineWalkTests {
             ],
             environment: ["NO_COLOR": "1", "WALKSCAPE_API_URL": counter.url])
         #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10), "output: \(child.output)")
-        for epoch in Self.epochs {
-            gpsd.write(lines: epoch)
-            try await Task.sleep(for: .milliseconds(Int64(Self.pace * 1000)))
-            if !child.isRunning { break }
-        }
+        _ = await DemoTrace.feed(gpsd, 0..<DemoTrace.epochs.count) { !child.isRunning }
         let code = await child.wait(timeout: 30)
         #expect(code == 0, "output: \(child.output)")
         #expect(child.output.contains("point 3 (Piazza della Signoria): its narration is not MP3"))

@@ -1,0 +1,34 @@
+import Foundation
+
+/// The demo tour's recorded walk as gpsd is fed it in the process-level walk tests: epochs (each
+/// RMC starts one), every `stride`-th and the last, written `pace` seconds apart. A receiver
+/// reporting every 3 s (as some do to save power) still walks the tour, and the walk takes a few
+/// seconds instead of the quarter of an hour it took on foot.
+public enum DemoTrace {
+    /// Seconds between epochs written to gpsd.
+    public static let pace = 0.015
+    /// Every how many of the receiver's 1 Hz epochs one is written.
+    public static let stride = 3
+
+    public static let epochs: [[String]] = {
+        let url = TestPaths.demoTour.appendingPathComponent("traces/walk.nmea")
+        let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+        var all: [[String]] = []
+        for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("$") {
+            if line.dropFirst(3).hasPrefix("RMC") || all.isEmpty { all.append([]) }
+            all[all.count - 1].append(String(line))
+        }
+        return all.indices.filter { $0 % stride == 0 || $0 == all.count - 1 }.map { all[$0] }
+    }()
+
+    /// Writes `range` of the epochs at `pace`, sleeping with Task.sleep so no cooperative thread is
+    /// held; stops early once `stop` says so. Returns the index of the next epoch to write.
+    public static func feed(_ gpsd: GPSDHarness, _ range: Range<Int>, until stop: () -> Bool = { false }) async -> Int {
+        for i in range {
+            gpsd.write(lines: epochs[i])
+            try? await Task.sleep(for: .milliseconds(Int64(pace * 1000)))
+            if stop() { return i + 1 }
+        }
+        return range.upperBound
+    }
+}
