@@ -12,7 +12,8 @@ BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)/walkscape
 # the tools that make test fixtures (espeak-ng, lame) and peers (mpg123, alsa-utils), and python3
 # for the tests' small stand-ins (a shell's job control on a pty, a redirecting HTTP service).
 APT_PACKAGES = pkg-config libmpg123-dev libasound2-dev libgps-dev libsqlite3-dev gpsd \
-               espeak-ng lame mpg123 alsa-utils python3
+               libavformat-dev libavcodec-dev libswresample-dev \
+               espeak-ng lame mpg123 alsa-utils python3 ffmpeg
 # gpsdecode (the trace benchmark's peer) lives in gpsd-clients, which pulls in GTK:
 # only `make bench` asks for it. nginx and wrk are the server benchmark's peer and load generator
 # (nginx is started by the script on a loopback port, never as the system service).
@@ -25,7 +26,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib
 
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-bench layers lint format build test coverage demo bench install clean fuzz-nmea fuzz-srt fuzz-progress fuzz-tour
+.PHONY: all deps deps-bench layers lint format build test coverage demo bench install clean fuzz-nmea fuzz-srt fuzz-progress fuzz-tour fuzz-audio
 
 all: build
 
@@ -81,7 +82,7 @@ bench: deps-bench
 	$(SWIFT) build $(RELEASE_FLAGS) $(BUILD_FLAGS)
 	@scripts/bench.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
 
-fuzz-nmea fuzz-srt fuzz-progress fuzz-tour: deps
+fuzz-nmea fuzz-srt fuzz-progress fuzz-tour fuzz-audio: deps
 	@scripts/fuzz.sh $(@:fuzz-%=%) $(FUZZ_SECONDS)
 
 install: deps

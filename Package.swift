@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "fuzz-srt", targets: ["FuzzSRT"]),
         .executable(name: "fuzz-progress", targets: ["FuzzProgress"]),
         .executable(name: "fuzz-tour", targets: ["FuzzTour"]),
+        .executable(name: "fuzz-audio", targets: ["FuzzAudio"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -36,7 +37,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
-        // System libraries: module map + shim.h each. Only Positioning and Playback import them.
+        // System libraries: module map + shim.h each. Only GPSD and Playback import them.
         .systemLibrary(
             name: "CGPS", pkgConfig: "libgps",
             providers: [.apt(["libgps-dev"])]),
@@ -46,6 +47,10 @@ let package = Package(
         .systemLibrary(
             name: "CALSA", pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]),
+        // FFmpeg's libraries (5.1 in Debian 12): every narration format but MPEG audio.
+        .systemLibrary(
+            name: "CFFmpeg", pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev"])]),
 
         // How files a user or a tour names are read (regular files only) and written (atomically,
         // or through to a device or FIFO). Below everything, so every module opens files one way.
@@ -59,9 +64,11 @@ let package = Package(
             name: "FuzzNMEA", dependencies: ["Positioning", "TourModel", "CFuzzerShim"],
             swiftSettings: swiftSettings),
         .target(
-            name: "Playback", dependencies: ["TourModel", "FileAccess", "CMPG123", "CALSA"],
+            name: "Playback", dependencies: ["TourModel", "FileAccess", "CMPG123", "CALSA", "CFFmpeg"],
             swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzSRT", dependencies: ["Playback", "CFuzzerShim"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "FuzzAudio", dependencies: ["Playback", "TourModel", "CFuzzerShim"], swiftSettings: swiftSettings),
         // The walk's rules, pure: no Playback, no C library, no files (docs/architecture.md).
         .target(name: "Walk", dependencies: ["TourModel", "Positioning"], swiftSettings: swiftSettings),
         // The walk run live (gpsd, ALSA, progress on disk) and simulated (preview).
@@ -179,7 +186,7 @@ let package = Package(
             name: "PositioningTests", dependencies: ["Positioning", "GPSD", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PlaybackTests", dependencies: ["Playback", "TestSupport"],
+            name: "PlaybackTests", dependencies: ["Playback", "TourModel", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "WalkTests",

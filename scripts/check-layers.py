@@ -19,7 +19,7 @@ import sys
 # Lower numbers are lower layers; a dependency must point strictly down.
 LAYERS = {
     # C libraries and the file rules
-    "CGPS": 0, "CMPG123": 0, "CALSA": 0, "CFuzzerShim": 0, "FileAccess": 0,
+    "CGPS": 0, "CMPG123": 0, "CALSA": 0, "CFFmpeg": 0, "CFuzzerShim": 0, "FileAccess": 0,
     # the tour itself
     "TourModel": 1,
     # positions, sound, the service's wire
@@ -34,7 +34,7 @@ LAYERS = {
     "WalkscapeKit": 6,
     # programs
     "walkscape": 9, "walkscape-server": 9,
-    "FuzzNMEA": 9, "FuzzSRT": 9, "FuzzProgress": 9, "FuzzTour": 9,
+    "FuzzNMEA": 9, "FuzzSRT": 9, "FuzzProgress": 9, "FuzzTour": 9, "FuzzAudio": 9,
     "TestSupport": 9,
 }
 

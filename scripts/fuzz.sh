@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs a libFuzzer target for a while: scripts/fuzz.sh NAME [SECONDS]   (make fuzz-NAME FUZZ_SECONDS=600)
 # Targets: nmea (NMEA parser and trace files), srt (subtitles), progress (saved walk progress and
-# resuming the walk core from it), tour (tour.json in a tour folder).
+# resuming the walk core from it), tour (tour.json in a tour folder), audio (the decoders: every
+# narration format, sniffed and decoded from memory).
 # Links with lld: gold hits an internal error on the fuzzer runtime's debug info.
 # Builds with its own scratch path so it never shares a build lock or objects with normal builds.
 # Seeds (nmea): the gpsd corpus logs in Tests/Fixtures/gpsd-3.22 and the
@@ -9,7 +10,7 @@
 # seed themselves into an empty corpus folder. Crashes land in .build-fuzz/artifacts-NAME/; the run's last status line (execs, cov)
 # is printed at the end.
 set -euo pipefail
-name="${1:?usage: scripts/fuzz.sh nmea|srt|progress|tour [seconds]}"
+name="${1:?usage: scripts/fuzz.sh nmea|srt|progress|tour|audio [seconds]}"
 seconds="${2:-600}"
 cd "$(dirname "$0")/.."
 scratch=.build-fuzz
@@ -18,11 +19,14 @@ case "$name" in
   srt) product=fuzz-srt ;;  # seeds itself into an empty corpus folder
   progress) product=fuzz-progress ;;  # seeds itself into an empty corpus folder
   tour) product=fuzz-tour ;;
-  *) echo "fuzz.sh: no fuzz target '$name' (known: nmea, srt, progress, tour)" >&2; exit 64 ;;
+  audio) product=fuzz-audio ;;
+  *) echo "fuzz.sh: no fuzz target '$name' (known: nmea, srt, progress, tour, audio)" >&2; exit 64 ;;
 esac
 # A tour.json is bigger than a trace piece: the demo's is 5.5 KB.
 max_len=4096
 [ "$name" = tour ] && max_len=16384
+# Short narrations of each format: a second of speech is a few kilobytes.
+[ "$name" = audio ] && max_len=65536
 if ! swift build -c release --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld --product "$product"; then
   echo "fuzz.sh: build failed" >&2; exit 1
 fi
@@ -47,6 +51,18 @@ if [ "$name" = tour ]; then
     [ -e "$manifest" ] || continue
     cp "$manifest" "$seeds/$(basename "$(dirname "$manifest")").json"
   done
+fi
+if [ "$name" = audio ] && [ -z "$(ls -A "$seeds")" ]; then
+  # One short recording in each format walkscape plays, made with ffmpeg (and lame for MP3).
+  espeak-ng -w "$seeds/speech.wav" "A short walk." 2>/dev/null
+  ffmpeg -v error -y -i "$seeds/speech.wav" -t 1 -ar 8000 "$seeds/seed.wav"
+  for spec in "m4a:-c:a aac -b:a 32k" "aac:-c:a aac -b:a 32k -f adts" "ogg:-c:a libvorbis"               "opus:-c:a libopus -b:a 24k" "flac:-c:a flac" "alaw.wav:-c:a pcm_alaw"; do
+    ext="${spec%%:*}"; args="${spec#*:}"
+    # shellcheck disable=SC2086
+    ffmpeg -v error -y -i "$seeds/seed.wav" $args "$seeds/seed.$ext"
+  done
+  lame --quiet -b 32 "$seeds/seed.wav" "$seeds/seed.mp3"
+  rm -f "$seeds/speech.wav"
 fi
 log="$scratch/fuzz-$name.log"
 # Let libFuzzer, not the Swift runtime's backtracer, handle a crash, so it saves the input.

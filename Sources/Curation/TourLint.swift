@@ -108,7 +108,7 @@ public struct TourLint: Sendable {
                     "no completionMessage: walkers in \(lang) finish without a word"))
         }
 
-        // Media: real MP3s that decode; subtitles that parse and fit the narration. A file used by
+        // Media: audio in a format walkscape plays (by its bytes, not its name) that decodes; subtitles that parse and fit the narration. A file used by
         // many points is looked at once.
         var durations: [String: [Int: Double]] = [:]  // language → point index → seconds
         var sniffed: [URL: MediaKind] = [:]
@@ -120,10 +120,11 @@ public struct TourLint: Sendable {
                     let rel = relative(audio, in: tour.root)
                     let kind = sniffed[audio] ?? MediaSniffer.sniff(audio)
                     sniffed[audio] = kind
-                    if kind != .mp3 {
+                    if !AudioDecoders.playableKinds.contains(kind) {
                         findings.append(
                             .init(
-                                .error, "audio-not-mp3", rel, "\(name(i)) in '\(lang)': not an MP3: \(kind.looksLike)"))
+                                .error, "audio-unplayable", rel,
+                                "\(name(i)) in '\(lang)': not audio walkscape plays (\(kind.looksLike))"))
                     } else {
                         let probe =
                             probed[audio]

@@ -8,13 +8,13 @@ import Foundation
 /// frame header by frame header. Nothing is decoded.
 public enum AudioProbe {
     public static func inspect(_ url: URL) throws(PlaybackError) -> AudioInfo {
-        let decoder = try MP3Decoder(contentsOf: url)
+        let decoder = try AudioDecoders.open(url)
         return AudioInfo(format: decoder.format, frames: try decoder.exactFrameCount())
     }
 
     /// The same for an MP3 held in memory.
     public static func inspect(data: Data, name: String = "<memory>") throws(PlaybackError) -> AudioInfo {
-        let decoder = try MP3Decoder(data: data, name: name)
+        let decoder = try AudioDecoders.open(data: data, name: name)
         return AudioInfo(format: decoder.format, frames: try decoder.exactFrameCount())
     }
 }

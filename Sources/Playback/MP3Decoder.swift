@@ -1,6 +1,7 @@
 import CMPG123
 import FileAccess
 import Foundation
+import TourModel
 
 #if canImport(Glibc)
     import Glibc
@@ -11,7 +12,7 @@ import Foundation
 /// from the LAME tag are trimmed, so the PCM has exactly the samples the encoder was given).
 ///
 /// Not thread-safe: one decoder belongs to one thread (the playback thread, or a probe's caller).
-public final class MP3Decoder {
+public final class MP3Decoder: AudioDecoder {
     /// The PCM the decoder produces, fixed for the stream: a file whose format changes part-way
     /// (files carelessly concatenated) is decoded up to the change, which is reported as `damage`.
     public let format: PCMFormat
@@ -98,7 +99,7 @@ public final class MP3Decoder {
             reader = try open(handle)
             var rate = 0, channels: Int32 = 0, encoding: Int32 = 0
             guard mpg123_getformat(handle, &rate, &channels, &encoding) == MPG123_OK.rawValue else {
-                throw PlaybackError.notMP3(path: name, kind: .unknown)
+                throw PlaybackError.unsupported(path: name, kind: .unknown)
             }
             format = PCMFormat(sampleRate: rate, channels: Int(channels))
         } catch {
@@ -120,7 +121,7 @@ public final class MP3Decoder {
         case .mp3: return
         case .empty: throw .emptyFile(path: path)
         case .unreadable: throw .unreadable(path: path, reason: "read error")
-        default: throw .notMP3(path: path, kind: report.kind)
+        default: throw .unsupported(path: path, kind: report.kind, detail: "not MPEG audio")
         }
     }
 

@@ -36,6 +36,8 @@ final class PlaybackEngine: @unchecked Sendable {
 
     // Playback state: only touched by the playback thread.
     private var format: PCMFormat?
+    /// The current item's conversion to `format`, when its own differs.
+    private var converter: SampleConverter?
     private var written = 0
     private var gain: Float = 1
     private var marks: [(frame: Int, event: AudioQueue.Event)] = []
@@ -145,22 +147,24 @@ final class PlaybackEngine: @unchecked Sendable {
     }
 
     private func play(_ item: Item) {
-        let decoder: MP3Decoder
+        let decoder: any AudioDecoder
         do {
             switch item.source {
-            case .file(let url): decoder = try MP3Decoder(contentsOf: url)
-            case .data(let data, let name): decoder = try MP3Decoder(data: data, name: name)
+            case .file(let url): decoder = try AudioDecoders.open(url)
+            case .data(let data, let name): decoder = try AudioDecoders.open(data: data, name: name)
             }
-            if decoder.format != format {
-                if format != nil {
-                    try sink.drain()
-                    flushMarks(upTo: .max)
-                }
-                format = nil
+            if format == nil {
+                // The first item sets the output's format; the device stays open at it.
                 try sink.configure(decoder.format)
                 format = decoder.format
                 written = 0
                 lastPosition = 0
+            }
+            if let format, decoder.format != format {
+                // Another rate or channel count: converted (libswresample), not a reopened device.
+                converter = try SampleConverter(from: decoder.format, to: format)
+            } else {
+                converter = nil
             }
         } catch {
             // After what is still being heard of the previous item, so events stay in order.
@@ -168,7 +172,7 @@ final class PlaybackEngine: @unchecked Sendable {
             flushMarks(upTo: sink.playedFrames)
             return
         }
-        let format = decoder.format
+        guard let format else { return }
         let start = written
         marks.append((start, .started(id: item.id)))
         gain = locked { volume }
@@ -198,11 +202,12 @@ final class PlaybackEngine: @unchecked Sendable {
                 if let rest = leftover {
                     chunk = rest
                     leftover = nil
-                } else if let next = try decoder.nextChunk() {
+                } else if let next = try nextChunk(decoder) {
                     chunk = next
                 } else {
                     break loop
                 }
+                if chunk.isEmpty { continue loop }
                 applyGain(chunk, toward: target, channels: format.channels, fadeFrames: fadeFrames)
                 try sink.write(UnsafeRawBufferPointer(chunk))
                 written += chunk.count / format.bytesPerFrame
@@ -228,6 +233,14 @@ final class PlaybackEngine: @unchecked Sendable {
         flushMarks(upTo: sink.playedFrames)
     }
 
+    /// The decoder's next chunk in the output's format: through the converter when the item's
+    /// format differs, whose tail comes once the decoder has ended.
+    private func nextChunk(_ decoder: any AudioDecoder) throws(PlaybackError) -> UnsafeMutableRawBufferPointer? {
+        guard let converter else { return try decoder.nextChunk() }
+        if let chunk = try decoder.nextChunk() { return try converter.convert(chunk) }
+        return try converter.convert(nil)
+    }
+
     private func waitWhilePaused() {
         condition.lock()
         while paused && interrupt == nil && !shuttingDown { condition.wait() }
@@ -238,7 +251,7 @@ final class PlaybackEngine: @unchecked Sendable {
     /// is left of the last chunk so a pause can resume exactly where the fade ended.
     @discardableResult
     private func fadeOut(
-        _ decoder: MP3Decoder, leftover: UnsafeMutableRawBufferPointer?,
+        _ decoder: any AudioDecoder, leftover: UnsafeMutableRawBufferPointer?,
         frames: Int
     ) throws(PlaybackError) -> UnsafeMutableRawBufferPointer? {
         guard let format, gain > 0 else { return leftover }
@@ -250,11 +263,12 @@ final class PlaybackEngine: @unchecked Sendable {
             if let rest = pending {
                 chunk = rest
                 pending = nil
-            } else if let next = try decoder.nextChunk() {
+            } else if let next = try nextChunk(decoder) {
                 chunk = next
             } else {
                 break
             }
+            if chunk.isEmpty { continue }
             let samples = chunk.bindMemory(to: Int16.self)
             let chunkFrames = samples.count / format.channels
             let count = min(chunkFrames, remaining)

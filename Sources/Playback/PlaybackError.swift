@@ -1,4 +1,5 @@
 import FileAccess
+import TourModel
 
 /// Everything that can go wrong while probing, decoding or playing audio, phrased for the person at
 /// the terminal: one line, naming the file or device, and the way out when there is one.
@@ -11,9 +12,10 @@ public enum PlaybackError: Error, Sendable, Hashable, CustomStringConvertible {
     case notAFile(path: String, kind: FileKind)
     /// A zero-byte file: usually an interrupted download.
     case emptyFile(path: String)
-    /// The bytes are something other than MPEG audio; `kind` says what they look like.
-    case notMP3(path: String, kind: MediaKind)
-    /// libmpg123 gave up on the stream.
+    /// Not audio walkscape plays: `kind` says what the bytes look like, `detail` what was found
+    /// (a video-only MP4, an encrypted stream, a format no decoder here reads).
+    case unsupported(path: String, kind: MediaKind, detail: String? = nil)
+    /// The decoder gave up on the stream.
     case decodeFailed(path: String, reason: String)
     /// The ALSA device could not be opened: the usual case on a machine with no sound card.
     case noSoundCard(device: String, reason: String)
@@ -35,8 +37,9 @@ public enum PlaybackError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(path): \(kind.refusal)"
         case .emptyFile(let path):
             return "\(path): the file is empty"
-        case .notMP3(let path, let kind):
-            return "\(path): not an MP3: \(kind.looksLike)"
+        case .unsupported(let path, let kind, let detail):
+            return
+                "\(path): \(detail.map { "\(kind.looksLike): \($0)" } ?? "not audio walkscape plays (\(kind.looksLike))")"
         case .decodeFailed(let path, let reason):
             return "\(path): cannot decode (\(reason))"
         case .noSoundCard(let device, let reason):
@@ -54,13 +57,27 @@ public enum PlaybackError: Error, Sendable, Hashable, CustomStringConvertible {
     public var exitCode: Int32 {
         switch self {
         case .fileNotFound, .unreadable, .notAFile, .emptyFile: return 66  // EX_NOINPUT
-        case .notMP3, .decodeFailed, .badSubtitles: return 65  // EX_DATAERR
+        case .unsupported, .decodeFailed, .badSubtitles: return 65  // EX_DATAERR
         case .noSoundCard, .deviceFailed: return 69  // EX_UNAVAILABLE
         case .outputFailed: return 73  // EX_CANTCREAT
         }
     }
 
     public var description: String { message }
+
+    /// The message without the file it names, for a line that names the file already.
+    public var reason: String {
+        switch self {
+        case .fileNotFound: return "no such file"
+        case .unreadable(_, let reason): return "cannot read (\(reason))"
+        case .notAFile(_, let kind): return kind.refusal
+        case .emptyFile: return "the file is empty"
+        case .unsupported(_, let kind, let detail):
+            return detail.map { "\(kind.looksLike): \($0)" } ?? "not audio walkscape plays (\(kind.looksLike))"
+        case .decodeFailed(_, let reason): return "cannot decode (\(reason))"
+        default: return message
+        }
+    }
 
     /// An input that could not be opened, in the words of its kind of failure.
     public init(input error: FileAccessError) {

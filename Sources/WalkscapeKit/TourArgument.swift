@@ -116,13 +116,16 @@ package enum ResolvedTour {
 
     /// The tour in one language, as the walk core plays it. For an installed tour: the language
     /// asked for (which must be installed), else the configured one if installed, else English,
-    /// else the first installed; narration that is not MP3 is left out (announced instead).
+    /// else the first installed; narration that does not play is left out (announced instead).
     package func playable(language: String?, settings: Settings) throws(AppError) -> PlayableTour {
         switch self {
         case .folder(let folder):
             return try TourArgument.playable(folder, language: language, settings: settings)
         case .installed(let tour):
-            do { return try tour.playable(language: pickLanguage(language, settings: settings)) } catch {
+            do {
+                return try tour.playable(
+                    language: pickLanguage(language, settings: settings), recheck: StoreAccess.narrationProblem)
+            } catch {
                 throw error.kind == .notFound
                     ? AppError.usage(error.message + AppError.advice(error.remedy)) : AppError(error)
             }
@@ -137,12 +140,12 @@ package enum ResolvedTour {
     }
 
     /// Lines that tell a walker which points of an installed tour will be announced rather than
-    /// played (their narration is not MP3).
+    /// played (their narration does not play).
     package func unplayableNotes(language: String?, settings: Settings) -> [String] {
         guard case .installed(let tour) = self else { return [] }
         let code = pickLanguage(language, settings: settings)
-        return tour.unplayableAudio(language: code).map { point, problem in
-            "note: point \(point.order) (\(point.title)): its narration is not MP3 (\(problem)); it is announced instead of played"
+        return tour.unplayableAudio(language: code, recheck: StoreAccess.narrationProblem).map { point, problem in
+            "note: point \(point.order) (\(point.title)): its narration does not play (\(problem)); it is announced instead of played"
         }
     }
 

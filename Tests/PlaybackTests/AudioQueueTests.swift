@@ -222,7 +222,7 @@ import Testing
         #expect(
             run.milestones == [
                 .started(id: "m"), .finished(id: "m"),
-                .failed(id: "x", message: "text.mp3: not an MP3: no MPEG audio frames found"),
+                .failed(id: "x", message: "text.mp3: not audio walkscape plays (not a known audio format)"),
             ])
         #expect(sink.totalFrames == fixture.frames)
     }

@@ -2,6 +2,7 @@ import Foundation
 import Playback
 import TestSupport
 import Testing
+import TourModel
 
 /// Media that is not what its name says, or not whole: each is recognised, reported in one line,
 /// and never stalls the queue.
@@ -37,9 +38,9 @@ import Testing
         let url = dir.file("01.mp3")
         try Self.mp4Bytes().write(to: url)
         #expect(MediaSniffer.sniff(url) == .mp4)
-        #expect(throws: PlaybackError.notMP3(path: url.path, kind: .mp4)) { try MP3Decoder(contentsOf: url) }
-        #expect(
-            PlaybackError.notMP3(path: url.path, kind: .mp4).message == "\(url.path): not an MP3: looks like MP4/AAC")
+        let refusal = PlaybackError.unsupported(path: url.path, kind: .mp4, detail: "not MPEG audio")
+        #expect(throws: refusal) { try MP3Decoder(contentsOf: url) }
+        #expect(refusal.message == "\(url.path): looks like MP4/AAC: not MPEG audio")
     }
 
     @Test func emptyFileIsReportedAsEmpty() throws {
@@ -56,7 +57,9 @@ import Testing
             let url = dir.file("noise-\(seed).mp3")
             try Self.randomBytes(32 * 1024, seed: seed).write(to: url)
             #expect(MediaSniffer.sniff(url) == .unknown, "seed \(seed)")
-            #expect(throws: PlaybackError.notMP3(path: url.path, kind: .unknown)) { try MP3Decoder(contentsOf: url) }
+            #expect(throws: PlaybackError.unsupported(path: url.path, kind: .unknown)) {
+                try AudioDecoders.open(url)
+            }
         }
     }
 
@@ -187,9 +190,13 @@ import Testing
         #expect(cutMessage.hasPrefix("\(cut.path): the file is truncated ("))
         #expect(
             run.milestones == [
-                .failed(id: "mp4", message: "\(mp4.path): not an MP3: looks like MP4/AAC"),
+                .failed(
+                    id: "mp4",
+                    message:
+                        "\(mp4.path): looks like MP4/AAC: cannot be decoded (Invalid data found when processing input)"
+                ),
                 .failed(id: "empty", message: "\(empty.path): the file is empty"),
-                .failed(id: "noise", message: "\(noise.path): not an MP3: no MPEG audio frames found"),
+                .failed(id: "noise", message: "\(noise.path): not audio walkscape plays (not a known audio format)"),
                 .failed(id: "missing", message: "\(missing.path): no such file"),
                 .started(id: "cut"), .warning(id: "cut", message: cutMessage), .finished(id: "cut"),
                 .started(id: "good"), .finished(id: "good"),

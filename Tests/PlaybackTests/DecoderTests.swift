@@ -2,6 +2,7 @@ import Foundation
 import Playback
 import TestSupport
 import Testing
+import TourModel
 
 /// Decoding with libmpg123: exact gapless lengths, identical output to the mpg123 reference, both
 /// common formats, probing without decoding, blobs and seeking.

@@ -143,7 +143,7 @@ import Testing
         #expect(result.stdout == "▶ \(good.mp3.path)\n")
         #expect(
             result.stderr == """
-                walkscape: \(fake.path): not an MP3: looks like MP4/AAC
+                walkscape: \(fake.path): looks like MP4/AAC: cannot be decoded (Invalid data found when processing input)
                 walkscape: \(missing.path): no such file
                 walkscape: 2 of 3 files could not be played
 

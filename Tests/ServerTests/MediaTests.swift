@@ -32,7 +32,8 @@ struct MediaTests {
         #expect(reply.status == 200)
         #expect(reply.body == (try Self.audioOnDisk(root, fixture)))
         #expect(reply.header("content-length") == "300000" && reply.header("accept-ranges") == "bytes")
-        #expect(reply.header("content-type") == "audio/mpeg")
+        // The fixture's "audio" is noise: served as what it is, plain bytes.
+        #expect(reply.header("content-type") == "application/octet-stream")
         #expect(
             reply.header("etag")?.hasPrefix("\"") == true && reply.header("last-modified")?.hasSuffix(" GMT") == true)
 
@@ -46,6 +47,40 @@ struct MediaTests {
         #expect(
             image.header("content-type") == "image/jpeg" && Int64(image.body.count) == manifest.images.first?.sizeBytes)
         await server.stop()
+    }
+
+    @Test func audioIsServedAsWhatItsBytesAreWhateverItsNameWithItsExactSize() async throws {
+        let dir = try TemporaryDirectory()
+        let fixture = TourFixture(points: 3)
+        let root = try fixture.write(in: dir.url)
+        let sources = [
+            FormatFixtures.encodings.first { $0.fileExtension == "m4a" }!,
+            FormatFixtures.encodings.first { $0.fileExtension == "wav" }!,
+        ]
+        for (order, encoding) in zip(1..., sources) {
+            let target = root.appendingPathComponent(fixture.audioPath(order: order, language: "en"))
+            try FileManager.default.removeItem(at: target)
+            try FileManager.default.copyItem(at: try FormatFixtures.file(encoding), to: target)
+        }
+        let mp3 = try FixtureAudio.tone(seconds: 0.5)
+        let third = root.appendingPathComponent(fixture.audioPath(order: 3, language: "en"))
+        try FileManager.default.removeItem(at: third)
+        try FileManager.default.copyItem(at: mp3.mp3, to: third)
+        try await InProcessServer.test(.init(tours: [root])) { http in
+            let manifest = try await http.manifest(fixture.id)
+            #expect(manifest.audio.count == 3)
+            for (order, expected) in zip(1..., ["audio/mp4", "audio/wav", "audio/mpeg"]) {
+                let file = root.appendingPathComponent(fixture.audioPath(order: order, language: "en"))
+                #expect(file.pathExtension == "mp3")
+                let size = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
+                let entry = try #require(manifest.audio.first { $0.url.contains(file.lastPathComponent) })
+                #expect(entry.sizeBytes == Int64(size))
+                let reply = try await http.get(entry.url)
+                #expect(reply.status == 200)
+                #expect(reply.header("content-type") == expected, "point \(order)")
+                #expect(reply.header("content-length") == String(size) && reply.body.count == size)
+            }
+        }
     }
 
     @Test func rangeRequestsResumeByteExact() async throws {

@@ -116,10 +116,32 @@ struct DownloadTests {
         try harness.expectVerifyClean()
     }
 
-    @Test func narrationThatIsNotMP3IsInstalledFlaggedAndAnnouncedInsteadOfPlayed() async throws {
+    @Test func anAACNarrationNamedMP3IsInstalledAndHeard() async throws {
+        let m4a = try FormatFixtures.file(FormatFixtures.encodings.first { $0.fileExtension == "m4a" }!)
         let harness = try await StoreHarness { tours in
             let demo = try StoreHarness.copyDemo(into: tours)
             // An AAC file in an MP4 container, named .mp3, as one upstream tour has.
+            let target = demo.appendingPathComponent("media/en/03.mp3")
+            try FileManager.default.removeItem(at: target)
+            try FileManager.default.copyItem(at: m4a, to: target)
+        }
+        let download = try harness.succeed(["download", StoreHarness.demoSlug, "-l", "en"])
+        #expect(!download.stdout.contains("does not play"), "\(download.stdout)")
+        #expect(try !harness.run(["tours", "--installed"]).stdout.contains("not play"))
+        let preview = try harness.succeed([
+            "preview", StoreHarness.demoSlug, "--trace", Self.demoTrace, "--fast", "--json",
+        ])
+        let report = try JSONSerialization.jsonObject(with: preview.stdoutData) as? [String: Any]
+        let summary = report?["summary"] as? [String: Any]
+        #expect(summary?["pointsHeard"] as? Int == 5)
+        #expect(summary?["pointsAnnounced"] as? Int == 0)
+        #expect(try harness.run(["lint", StoreHarness.demoSlug]).status == 0)
+    }
+
+    @Test func narrationThatDoesNotPlayIsInstalledFlaggedAndAnnouncedInsteadOfPlayed() async throws {
+        let harness = try await StoreHarness { tours in
+            let demo = try StoreHarness.copyDemo(into: tours)
+            // An MP4 header over bytes that are no AAC: a damaged upload.
             var aac = Data([0, 0, 0, 0x20]) + Data("ftypM4A ".utf8) + Data(repeating: 0, count: 20)
             aac += Data((0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
             try aac.write(to: demo.appendingPathComponent("media/en/03.mp3"))
@@ -127,8 +149,9 @@ struct DownloadTests {
         let download = try harness.succeed(["download", StoreHarness.demoSlug, "-l", "en"])
         #expect(
             download.stdout.contains(
-                "point 3 (Piazza della Signoria) in 'en': its narration is not MP3 (looks like MP4/AAC)"))
-        #expect(try harness.run(["tours", "--installed"]).stdout.contains("(1 narration not MP3)"))
+                "point 3 (Piazza della Signoria) in 'en': its narration does not play (looks like MP4/AAC: "),
+            "\(download.stdout)")
+        #expect(try harness.run(["tours", "--installed"]).stdout.contains("(1 narration that does not play)"))
         let preview = try harness.succeed([
             "preview", StoreHarness.demoSlug, "--trace", Self.demoTrace, "--fast", "--json",
         ])
@@ -139,7 +162,8 @@ struct DownloadTests {
         // lint names the file as the walker knows it, not by its hash.
         let lint = try harness.run(["lint", StoreHarness.demoSlug])
         #expect(lint.status == 1)
-        #expect(lint.stdout.contains("03.mp3 (narration of point 3 in 'en')") && lint.stdout.contains("audio-not-mp3"))
+        #expect(
+            lint.stdout.contains("03.mp3 (narration of point 3 in 'en')") && lint.stdout.contains("audio-unreadable"))
     }
 
     @Test func aTourFolderAndAnInstalledTourOfTheSameNameAreAmbiguousUntilSaidWhich() async throws {

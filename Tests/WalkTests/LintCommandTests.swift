@@ -21,7 +21,9 @@ struct LintCommandTests {
         let long = try FixtureAudio.silence(seconds: 60)
         try FileManager.default.copyItem(at: short.mp3, to: media.appendingPathComponent("short.mp3"))
         try FileManager.default.copyItem(at: long.mp3, to: media.appendingPathComponent("long.mp3"))
-        try FileManager.default.copyItem(at: short.wav, to: media.appendingPathComponent("wav-in-disguise.mp3"))
+        // What a web server's error page saved under a narration's name looks like.
+        try Data("<html><body><h1>404 Not Found</h1></body></html>\n".utf8).write(
+            to: media.appendingPathComponent("error-page.mp3"))
         try Data("1\n00:00:00,000 --> 00:00:05,000\nToo long\n\n".utf8).write(
             to: media.appendingPathComponent("long.srt"))
         try Data("1\nthis is not a timing line\nHello\n".utf8).write(to: media.appendingPathComponent("bad.srt"))
@@ -36,7 +38,7 @@ struct LintCommandTests {
               {"id": "p2", "order": 2, "location": {"lat": 45.0009, "lng": 9.0}, "triggerRadiusMeters": 25,
                "content": {"en": {"title": "Two", "audio": "media/long.mp3"}, "it": {"title": "Due", "audio": "media/short.mp3"}}},
               {"id": "p3", "order": 3, "location": {"lat": 45.00125, "lng": 9.0}, "triggerRadiusMeters": 10,
-               "content": {"en": {"title": "Three", "audio": "media/wav-in-disguise.mp3"}, "it": {"title": "Tre"}}},
+               "content": {"en": {"title": "Three", "audio": "media/error-page.mp3"}, "it": {"title": "Tre"}}},
               {"id": "p4", "order": 4, "location": {"lat": 45.0011, "lng": 9.0}, "triggerRadiusMeters": 200,
                "content": {"en": {"title": "Four", "audio": "media/short.mp3"}}}]}
             """
@@ -61,7 +63,7 @@ struct LintCommandTests {
         #expect(
             lines == [
                 "error: media/bad.srt: line 2: expected a timing line like '00:00:01,000 --> 00:00:02,500' after cue 1, found 'this is not a timing line' [subtitles-unreadable]",
-                "error: media/wav-in-disguise.mp3: point 3 (Three) in 'en': not an MP3: looks like WAV [audio-not-mp3]",
+                "error: media/error-page.mp3: point 3 (Three) in 'en': not audio walkscape plays (not a known audio format) [audio-unplayable]",
                 "error: point 4 (Four): comes before point 3 (Three) along the route (122 m vs 139 m from its start): walkers reach them in the other order [order-against-route]",
                 "warning: point 3 (Three): no narration in 'it': the point is only announced [no-audio]",
                 "warning: point 4 (Four): no content in 'it': walkers in it get the en title and no narration [missing-language]",

@@ -355,9 +355,10 @@ struct PreviewCommandTests {
     func realTimeWithAnnouncedPoints() throws {
         let dir = try TemporaryDirectory()
         let root = try Self.smallTour(in: dir)
-        let wav = try FixtureAudio.tone(seconds: 1.0).wav
+        // A web server's error page saved under the narration's name.
         try FileManager.default.removeItem(at: root.appendingPathComponent("media/1.mp3"))
-        try FileManager.default.copyItem(at: wav, to: root.appendingPathComponent("media/1.mp3"))
+        try Data("<html><body>502 Bad Gateway</body></html>\n".utf8).write(
+            to: root.appendingPathComponent("media/1.mp3"))
         let tourJSON = """
             {"format": 1, "id": "small", "slug": "small", "languages": {"en": {"title": "Small"}},
              "points": [

@@ -51,7 +51,7 @@ enum CatalogSchema {
                 t.column("location", .text).notNull()
                 t.column("size", .integer).notNull()
                 t.column("sha256", .text).notNull().indexed().references("blob")
-                // Audio that is not MP3 (an AAC file named .mp3): what it looks like. Such a point
+                // Audio that does not play (garbage, a video without sound): why. Such a point
                 // is announced instead of played.
                 t.column("audioProblem", .text)
             }

@@ -5,7 +5,7 @@ public struct InstalledFile: Sendable, Hashable {
     public var language: String?
     public var identity: FileIdentity
     public var sha256: String
-    /// Audio that is not MP3: what it looks like ("looks like MP4/AAC"). The walk announces such
+    /// Audio that does not play: why ("looks like MP4/AAC: holds no audio stream ..."). The walk announces such
     /// a point instead of playing it.
     public var audioProblem: String?
 

@@ -90,9 +90,13 @@ public struct InstalledTour: Sendable, Hashable {
             points: Array(points.values), route: main?.route ?? [])
     }
 
-    /// The tour in one installed language, as the walk core plays it. Narration that is not MP3
-    /// is left out, so the point is announced (title, text, subtitles) instead of played.
-    public func playable(language code: String) throws(StoreError) -> PlayableTour {
+    /// The tour in one installed language, as the walk core plays it. Narration recorded as
+    /// unplayable at download is left out, so the point is announced (title, text, subtitles)
+    /// instead of played; `recheck` judges such a file again (a newer walkscape plays more formats
+    /// than the one that downloaded it) and keeps it when it now plays.
+    public func playable(language code: String, recheck: ((URL) -> String?)? = nil) throws(StoreError)
+        -> PlayableTour
+    {
         guard let installed = language(code) else {
             throw StoreError(
                 .notFound,
@@ -105,17 +109,27 @@ public struct InstalledTour: Sendable, Hashable {
         }
         for index in tour.points.indices {
             if let file = installed.file(.audio, point: tour.points[index].id), file.audioProblem != nil {
+                if let recheck, let audio = tour.points[index].audio, recheck(audio) == nil { continue }
                 tour.points[index].audio = nil
             }
         }
         return tour
     }
 
-    /// The points of `language` whose narration is not MP3, with what it looks like.
-    public func unplayableAudio(language code: String) -> [(point: TourPoint, problem: String)] {
+    /// The points of `language` whose narration does not play, with why; `recheck` as for
+    /// `playable(language:recheck:)`.
+    public func unplayableAudio(language code: String, recheck: ((URL) -> String?)? = nil)
+        -> [(point: TourPoint, problem: String)]
+    {
         guard let installed = language(code) else { return [] }
+        let folder = recheck == nil ? nil : self.folder(defaultLanguage: code)
         return installed.points.compactMap { point in
-            installed.file(.audio, point: point.id)?.audioProblem.map { (point, $0) }
+            guard let problem = installed.file(.audio, point: point.id)?.audioProblem else { return nil }
+            if let recheck, let audio = folder?.points.first(where: { $0.id == point.id })?.content[code]?.audio {
+                guard let still = recheck(audio) else { return nil }
+                return (point, still)
+            }
+            return (point, problem)
         }
     }
 }

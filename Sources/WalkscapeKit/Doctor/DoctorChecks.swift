@@ -37,7 +37,7 @@ package struct DoctorChecks {
                     "fix it in \(settings.paths.configFile.path) (the README's Configuration lists the keys and their values)"
             )
         }
-        return [gpsd(), audio(), mpg123(), sqlite()] + folders + [store(), await api(), credentials()]
+        return [gpsd(), audio(), mpg123(), ffmpeg(), sqlite()] + folders + [store(), await api(), credentials()]
     }
 
     package func gpsd() -> DoctorCheck {
@@ -79,6 +79,15 @@ package struct DoctorChecks {
                     "choose a device with --audio-device NAME (list them with `aplay -L`), or walk silently with --no-audio"
             )
         }
+    }
+
+    /// The libraries that decode every narration format but MP3.
+    package func ffmpeg() -> DoctorCheck {
+        DoctorCheck(
+            name: "codecs", status: .ok,
+            detail:
+                "WAV, AAC, Ogg Vorbis, Opus, FLAC: libavformat \(FFmpegLibraries.avformatVersion), libavcodec \(FFmpegLibraries.avcodecVersion), libswresample \(FFmpegLibraries.swresampleVersion)"
+        )
     }
 
     package func mpg123() -> DoctorCheck {

@@ -41,7 +41,14 @@ package struct InstalledToursListing {
                 languages: tour.languageCodes,
                 versions: Dictionary(uniqueKeysWithValues: tour.languages.map { ($0.language, $0.manifestVersion) }),
                 bytes: tour.bytes, installedAt: tour.languages.map(\.installedAt).max() ?? Date(),
-                unplayableNarrations: tour.languages.reduce(0) { $0 + $1.files.count { $0.audioProblem != nil } })
+                // Recorded at download; judged again, as a newer walkscape plays more formats.
+                unplayableNarrations: tour.languages.reduce(0) { count, language in
+                    count
+                        + language.files.count { file in
+                            file.audioProblem != nil
+                                && StoreAccess.narrationProblem(store.blobs.url(of: file.sha256)) != nil
+                        }
+                })
         }
     }
 
@@ -56,7 +63,8 @@ package struct InstalledToursListing {
         table.rows = rows.map { row in
             var title = row.title
             if row.unplayableNarrations > 0 {
-                title += " (\(row.unplayableNarrations) narration\(row.unplayableNarrations == 1 ? "" : "s") not MP3)"
+                title +=
+                    " (\(row.unplayableNarrations) narration\(row.unplayableNarrations == 1 ? "" : "s") that do\(row.unplayableNarrations == 1 ? "es" : "") not play)"
             }
             return [
                 row.slug, title, row.city ?? "-", row.languages.joined(separator: ","), ByteCount.format(row.bytes),

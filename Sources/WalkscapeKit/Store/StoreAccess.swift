@@ -27,10 +27,10 @@ package enum StoreAccess {
         do { return try TourStore.openIfPresent(location(settings)) } catch { throw AppError(error) }
     }
 
-    /// nil when the file is MP3; otherwise what it looks like ("looks like MP4/AAC").
+    /// nil when the narration plays (a format walkscape decodes, whose first audio decodes);
+    /// otherwise why not ("looks like MP4/AAC but holds no audio stream walkscape can decode").
     @Sendable package static func narrationProblem(_ url: URL) -> String? {
-        let kind = MediaSniffer.sniff(url)
-        return kind == .mp3 ? nil : kind.looksLike
+        AudioDecoders.problem(url)
     }
 
     /// The service's key as the store records it with a tour.

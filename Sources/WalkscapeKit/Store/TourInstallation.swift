@@ -52,7 +52,7 @@ package struct TourInstallation {
             for language in report.switchedLanguages {
                 for (point, problem) in installed.unplayableAudio(language: language) {
                     unplayable.append(
-                        "point \(point.order) (\(point.title)) in '\(language)': its narration is not MP3 (\(problem)); the walk announces the point instead of playing it"
+                        "point \(point.order) (\(point.title)) in '\(language)': its narration does not play (\(problem)); the walk announces the point instead of playing it"
                     )
                 }
             }

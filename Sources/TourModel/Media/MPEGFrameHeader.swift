@@ -3,22 +3,22 @@
 /// The sniffer uses it to tell MPEG audio from random bytes that happen to contain a sync word
 /// (libmpg123 would happily resync into such bytes and "play" them), and the probe uses it to find
 /// the Xing/Info tag that makes a duration exact without decoding.
-struct MPEGFrameHeader: Sendable, Hashable {
-    enum Version: Sendable, Hashable { case mpeg1, mpeg2, mpeg25 }
+package struct MPEGFrameHeader: Sendable, Hashable {
+    package enum Version: Sendable, Hashable { case mpeg1, mpeg2, mpeg25 }
 
-    var version: Version
+    package var version: Version
     /// 1, 2 or 3.
-    var layer: Int
-    var hasCRC: Bool
+    package var layer: Int
+    package var hasCRC: Bool
     /// Kilobits per second; 0 for a free-format stream (bitrate index 0), whose frame length the
     /// header does not say: `freeFormatLength` holds it once the stream has shown it.
-    var bitrate: Int
+    package var bitrate: Int
     /// Bytes of an unpadded frame in a free-format stream, learnt from the distance between
     /// frames (`withFreeFormatLength(in:at:)`); nil until then, and for every other stream.
-    var freeFormatLength: Int?
-    var sampleRate: Int
-    var padding: Bool
-    var channels: Int
+    package var freeFormatLength: Int?
+    package var sampleRate: Int
+    package var padding: Bool
+    package var channels: Int
 
     private static let bitrates: [[Int]] = [
         [32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448],  // MPEG-1 layer I
@@ -30,14 +30,14 @@ struct MPEGFrameHeader: Sendable, Hashable {
 
     /// The largest frame libmpg123 decodes (its MAXFRAMESIZE): a free-format frame is looked for
     /// no further away than this.
-    static let maxFrameLength = 3456
+    package static let maxFrameLength = 3456
 
-    var isFreeFormat: Bool { bitrate == 0 }
+    package var isFreeFormat: Bool { bitrate == 0 }
 
     /// Parses the header at `bytes[offset...]`, or returns nil when those bytes cannot be one.
     /// A free-format header (bitrate index 0, which the standard allows and mpg123 plays) parses
     /// with `bitrate` 0; its length comes from `withFreeFormatLength(in:at:)`.
-    init?(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+    package init?(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
         guard offset >= 0, offset + 4 <= bytes.count else { return nil }
         let b0 = bytes[offset], b1 = bytes[offset + 1], b2 = bytes[offset + 2], b3 = bytes[offset + 3]
         guard b0 == 0xFF, b1 & 0xE0 == 0xE0 else { return nil }
@@ -69,7 +69,7 @@ struct MPEGFrameHeader: Sendable, Hashable {
     }
 
     /// PCM frames (samples per channel) one MPEG frame decodes to.
-    var samplesPerFrame: Int {
+    package var samplesPerFrame: Int {
         switch layer {
         case 1: return 384
         case 2: return 1152
@@ -78,11 +78,11 @@ struct MPEGFrameHeader: Sendable, Hashable {
     }
 
     /// Bytes a padding bit adds: one slot, 4 bytes in layer I, 1 byte in layers II and III.
-    var paddingLength: Int { layer == 1 ? 4 : 1 }
+    package var paddingLength: Int { layer == 1 ? 4 : 1 }
 
     /// Bytes from this header to the next one (for a free-format header, once its length is known;
     /// 0 before).
-    var frameLength: Int {
+    package var frameLength: Int {
         if isFreeFormat { return freeFormatLength.map { $0 + (padding ? paddingLength : 0) } ?? 0 }
         let bps = bitrate * 1000
         switch layer {
@@ -93,14 +93,14 @@ struct MPEGFrameHeader: Sendable, Hashable {
     }
 
     /// Where a Xing/Info tag would start inside a layer III frame: after the side information.
-    var xingOffset: Int {
+    package var xingOffset: Int {
         let sideInfo = version == .mpeg1 ? (channels == 1 ? 17 : 32) : (channels == 1 ? 9 : 17)
         return 4 + (hasCRC ? 2 : 0) + sideInfo
     }
 
     /// True when `other` can follow this header in the same stream (a free-format stream stays
     /// free-format: its frames have no bitrate to switch to).
-    func isCompatible(with other: MPEGFrameHeader) -> Bool {
+    package func isCompatible(with other: MPEGFrameHeader) -> Bool {
         other.version == version && other.layer == layer && other.sampleRate == sampleRate
             && other.isFreeFormat == isFreeFormat
     }
@@ -109,7 +109,7 @@ struct MPEGFrameHeader: Sendable, Hashable {
     /// next compatible header is found at some distance, and a third one exactly where that
     /// length (with each frame's own padding) says it must be. Nil when the bytes do not show
     /// two more frames at one constant length, which random data practically never does.
-    func withFreeFormatLength(in bytes: UnsafeRawBufferPointer, at offset: Int) -> MPEGFrameHeader? {
+    package func withFreeFormatLength(in bytes: UnsafeRawBufferPointer, at offset: Int) -> MPEGFrameHeader? {
         guard isFreeFormat else { return self }
         // The smallest frame holds its header and side information.
         let shortest = xingOffset

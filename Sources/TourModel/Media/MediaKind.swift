@@ -22,7 +22,7 @@ public enum MediaKind: String, Sendable, Hashable, CaseIterable, CustomStringCon
     /// Nothing we recognise (random bytes, HTML error pages saved as `.mp3`, ...).
     case unknown
 
-    /// How a message names it: "not an MP3: looks like MP4/AAC".
+    /// How a message names it: "looks like MP4/AAC".
     public var looksLike: String {
         switch self {
         case .mp3: return "looks like MPEG audio"
@@ -33,7 +33,20 @@ public enum MediaKind: String, Sendable, Hashable, CaseIterable, CustomStringCon
         case .flac: return "looks like FLAC"
         case .empty: return "the file is empty"
         case .unreadable: return "the file cannot be read"
-        case .unknown: return "no MPEG audio frames found"
+        case .unknown: return "not a known audio format"
+        }
+    }
+
+    /// The media type a server sends such bytes with; nil when they are not audio.
+    public var mimeType: String? {
+        switch self {
+        case .mp3: "audio/mpeg"
+        case .mp4: "audio/mp4"
+        case .aac: "audio/aac"
+        case .wav: "audio/wav"
+        case .ogg: "audio/ogg"
+        case .flac: "audio/flac"
+        case .empty, .unreadable, .unknown: nil
         }
     }
 

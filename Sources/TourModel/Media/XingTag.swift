@@ -1,14 +1,14 @@
 /// The Xing/Info tag LAME (and most encoders) put in the first frame: the frame and byte counts of
 /// the whole stream. With it a duration is known exactly from the first kilobytes of a file; without
 /// it the stream has to be scanned.
-struct XingTag: Sendable, Hashable {
+package struct XingTag: Sendable, Hashable {
     /// MPEG frames in the stream, the tag frame itself excluded.
-    var frames: Int?
+    package var frames: Int?
     /// Bytes of the stream, the tag frame included (what a complete file holds from this frame on).
-    var bytes: Int?
+    package var bytes: Int?
 
     /// Reads the tag from the frame whose header is at `offset`, or nil when the frame has none.
-    init?(_ buffer: UnsafeRawBufferPointer, frameAt offset: Int, header: MPEGFrameHeader) {
+    package init?(_ buffer: UnsafeRawBufferPointer, frameAt offset: Int, header: MPEGFrameHeader) {
         guard header.layer == 3 else { return nil }
         let start = offset + header.xingOffset
         guard start + 8 <= buffer.count else { return nil }

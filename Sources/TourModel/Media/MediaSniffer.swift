@@ -17,16 +17,16 @@ import Foundation
 /// so it needs three headers at one constant length.
 public enum MediaSniffer {
     /// How far into the file (after any ID3v2 tag) MPEG audio is looked for.
-    static let searchWindow = 64 * 1024
+    package static let searchWindow = 64 * 1024
 
     /// What the sniffer learnt, for the probe: where the first MPEG frame is and what it says.
-    struct Report: Sendable {
-        var kind: MediaKind
-        var fileSize: Int
+    package struct Report: Sendable {
+        package var kind: MediaKind
+        package var fileSize: Int
         /// Offset of the first MPEG frame in the file, when `kind == .mp3`.
-        var firstFrameOffset: Int?
-        var header: MPEGFrameHeader?
-        var xing: XingTag?
+        package var firstFrameOffset: Int?
+        package var header: MPEGFrameHeader?
+        package var xing: XingTag?
     }
 
     /// What the file at `url` looks like. Never throws: a missing file is `.unreadable`.
@@ -37,7 +37,7 @@ public enum MediaSniffer {
         data.withUnsafeBytes { report($0, fileSize: data.count, baseOffset: 0).kind }
     }
 
-    static func report(_ url: URL) -> Report {
+    package static func report(_ url: URL) -> Report {
         // Only a regular file is opened: a FIFO would block here, a device need not end.
         guard let fd = try? InputFile.open(url.path) else { return Report(kind: .unreadable, fileSize: 0) }
         defer { close(fd) }
@@ -46,7 +46,7 @@ public enum MediaSniffer {
 
     /// The same for an open regular file, read with pread(2) so the descriptor's offset is left
     /// alone for whoever decodes it next.
-    static func report(fileDescriptor fd: Int32) -> Report {
+    package static func report(fileDescriptor fd: Int32) -> Report {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return Report(kind: .unreadable, fileSize: 0) }
         let size = Int(info.st_size)
@@ -79,7 +79,7 @@ public enum MediaSniffer {
     }
 
     /// The size of the ID3v2 tag at the start of `head` (header, body and footer), if there is one.
-    static func id3v2Size(_ head: Data) -> Int? {
+    package static func id3v2Size(_ head: Data) -> Int? {
         guard head.count >= 10 else { return nil }
         let b = [UInt8](head.prefix(10))
         guard b[0] == 0x49, b[1] == 0x44, b[2] == 0x33, b[3] != 0xFF, b[4] != 0xFF,
@@ -90,7 +90,7 @@ public enum MediaSniffer {
     }
 
     /// Classifies `bytes`, which start at `baseOffset` of a file of `fileSize` bytes.
-    static func report(_ bytes: UnsafeRawBufferPointer, fileSize: Int, baseOffset: Int) -> Report {
+    package static func report(_ bytes: UnsafeRawBufferPointer, fileSize: Int, baseOffset: Int) -> Report {
         var report = Report(kind: .unknown, fileSize: fileSize)
         if fileSize == 0 || (bytes.isEmpty && baseOffset == 0) { report.kind = .empty; return report }
         // A buffer handed in directly may itself start with an ID3v2 tag.

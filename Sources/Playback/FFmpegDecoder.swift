@@ -1,0 +1,408 @@
+import CFFmpeg
+import FileAccess
+import Foundation
+import TourModel
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Decodes what is not MPEG audio with FFmpeg's libraries: WAV (PCM, float, A-law, µ-law), AAC in
+/// MP4/M4A or ADTS, Ogg Vorbis, Opus and FLAC. The stream's first audio track is decoded and turned
+/// by libswresample into signed 16-bit interleaved PCM at the stream's own rate: mono stays mono,
+/// anything with more channels becomes stereo.
+///
+/// A stream that breaks off (a truncated download) plays what it has and reports `damage`; a
+/// packet the codec refuses is skipped and counted. Not thread-safe: one decoder, one thread.
+public final class FFmpegDecoder: AudioDecoder {
+    public let format: PCMFormat
+    public let name: String
+    public private(set) var framesDecoded = 0
+    public private(set) var damage: String?
+    /// What the sniffer said the bytes are, for messages.
+    public let kind: MediaKind
+
+    private let source: Source
+    private var stream: Stream
+    /// Frames still to drop after a seek (the target is inside a decoded frame).
+    private var skip = 0
+
+    enum Source {
+        case file(String)
+        case data(Data)
+    }
+
+    /// Opens the file at `url` (a regular file only), whose bytes look like `kind`.
+    public convenience init(contentsOf url: URL, kind: MediaKind) throws(PlaybackError) {
+        // Only a regular file is handed to FFmpeg: a FIFO would block, a device need not end.
+        do { close(try InputFile.open(url.path)) } catch { throw PlaybackError(input: error) }
+        try self.init(source: .file(url.path), name: url.path, kind: kind)
+    }
+
+    /// Opens a file held in memory; `name` is used in messages.
+    public convenience init(data: Data, name: String = "<memory>", kind: MediaKind) throws(PlaybackError) {
+        try self.init(source: .data(data), name: name, kind: kind)
+    }
+
+    private init(source: Source, name: String, kind: MediaKind) throws(PlaybackError) {
+        FFmpegLibraries.quiet()
+        self.source = source
+        self.name = name
+        self.kind = kind
+        stream = try Stream(source: source, name: name, kind: kind)
+        format = stream.format
+    }
+
+    public func nextChunk() throws(PlaybackError) -> UnsafeMutableRawBufferPointer? {
+        while true {
+            guard var chunk = try stream.next() else {
+                if damage == nil { damage = stream.damage }
+                return nil
+            }
+            if skip > 0 {
+                let frames = chunk.count / format.bytesPerFrame
+                let dropped = min(frames, skip)
+                skip -= dropped
+                framesDecoded += dropped
+                if dropped == frames { continue }
+                chunk = UnsafeMutableRawBufferPointer(rebasing: chunk[(dropped * format.bytesPerFrame)...])
+            }
+            framesDecoded += chunk.count / format.bytesPerFrame
+            return chunk
+        }
+    }
+
+    /// Decodes a second copy of the stream to the end and counts: containers' declared durations
+    /// are estimates (and a truncated file's are wrong), and the preview needs the exact length.
+    public func exactFrameCount() throws(PlaybackError) -> Int {
+        let counter = try Stream(source: source, name: name, kind: kind)
+        var frames = 0
+        while let chunk = try counter.next() { frames += chunk.count / format.bytesPerFrame }
+        return frames
+    }
+
+    /// Starts again and drops decoded frames up to `frame`: exact whatever the container's index.
+    public func seek(toFrame frame: Int) throws(PlaybackError) {
+        stream = try Stream(source: source, name: name, kind: kind)
+        framesDecoded = 0
+        damage = nil
+        skip = max(0, frame)
+    }
+}
+
+/// Versions of FFmpeg's libraries, read at run time, for `doctor` and `--version`.
+public enum FFmpegLibraries {
+    public static var avformatVersion: String { version(avformat_version()) }
+    public static var avcodecVersion: String { version(avcodec_version()) }
+    public static var swresampleVersion: String { version(swresample_version()) }
+
+    private static func version(_ packed: UInt32) -> String {
+        "\(packed >> 16).\((packed >> 8) & 0xFF).\(packed & 0xFF)"
+    }
+
+    private static let silenced: Void = { ws_av_quiet() }()
+    static func quiet() { _ = silenced }
+
+    static func text(_ code: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        return String(cString: ws_av_error_text(code, &buffer, buffer.count))
+    }
+}
+
+/// One pass over a stream: the demuxer, the codec and the converter, freed together.
+private final class Stream {
+    private(set) var format = PCMFormat(sampleRate: 44100, channels: 2)
+    private(set) var damage: String?
+
+    private var formatContext: UnsafeMutablePointer<AVFormatContext>?
+    private var codecContext: UnsafeMutablePointer<AVCodecContext>?
+    private var resampler: OpaquePointer?
+    private let packet: UnsafeMutablePointer<AVPacket>
+    private let frame: UnsafeMutablePointer<AVFrame>
+    private var streamIndex: Int32 = -1
+    private let name: String
+    private var released = false
+    /// Keeps the reader of an in-memory blob alive while FFmpeg reads from it.
+    private var blob: BlobSource?
+    private var output: UnsafeMutableRawBufferPointer
+    private var draining = false
+    private var finished = false
+    private var refusedPackets = 0
+
+    init(source: FFmpegDecoder.Source, name: String, kind: MediaKind) throws(PlaybackError) {
+        self.name = name
+        guard let packet = av_packet_alloc(), let frame = av_frame_alloc() else {
+            throw PlaybackError.decodeFailed(path: name, reason: "out of memory")
+        }
+        self.packet = packet
+        self.frame = frame
+        output = .allocate(byteCount: 4096 * 4, alignment: 16)
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        var result: Int32
+        switch source {
+        case .file(let path):
+            result = avformat_open_input(&context, path, nil, nil)
+        case .data(let data):
+            let blob = BlobSource(data)
+            self.blob = blob
+            context = avformat_alloc_context()
+            context?.pointee.pb = blob.ioContext
+            result = context == nil ? -ENOMEM : avformat_open_input(&context, nil, nil, nil)
+        }
+        formatContext = context
+        do throws(PlaybackError) {
+            guard result >= 0, let context else { throw Self.refused(name, kind, result) }
+            result = avformat_find_stream_info(context, nil)
+            guard result >= 0 else { throw Self.refused(name, kind, result) }
+            var codec: UnsafePointer<AVCodec>?
+            streamIndex = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, &codec, 0)
+            guard streamIndex >= 0, let codec,
+                let parameters = context.pointee.streams[Int(streamIndex)]?.pointee.codecpar
+            else {
+                throw PlaybackError.unsupported(
+                    path: name, kind: kind, detail: "holds no audio stream walkscape can decode")
+            }
+            guard let codecContext = avcodec_alloc_context3(codec) else {
+                throw PlaybackError.decodeFailed(path: name, reason: "out of memory")
+            }
+            self.codecContext = codecContext
+            result = avcodec_parameters_to_context(codecContext, parameters)
+            guard result >= 0 else { throw Self.refused(name, kind, result) }
+            result = avcodec_open2(codecContext, codec, nil)
+            guard result >= 0 else { throw Self.refused(name, kind, result) }
+            let rate = Int(codecContext.pointee.sample_rate)
+            let inChannels = Int(codecContext.pointee.ch_layout.nb_channels)
+            guard rate > 0, inChannels > 0 else {
+                throw PlaybackError.decodeFailed(path: name, reason: "the stream declares no sample rate or channels")
+            }
+            format = PCMFormat(sampleRate: rate, channels: min(inChannels, 2))
+            var outLayout = AVChannelLayout()
+            av_channel_layout_default(&outLayout, Int32(format.channels))
+            var inLayout = AVChannelLayout()
+            if codecContext.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
+                av_channel_layout_default(&inLayout, Int32(inChannels))
+            } else {
+                av_channel_layout_copy(&inLayout, &codecContext.pointee.ch_layout)
+            }
+            defer { av_channel_layout_uninit(&inLayout) }
+            var swr: OpaquePointer?
+            result = swr_alloc_set_opts2(
+                &swr, &outLayout, AV_SAMPLE_FMT_S16, Int32(rate), &inLayout, codecContext.pointee.sample_fmt,
+                Int32(rate), 0, nil)
+            guard result >= 0, let swr, swr_init(swr) >= 0 else {
+                throw PlaybackError.decodeFailed(path: name, reason: "cannot convert its samples")
+            }
+            resampler = swr
+        } catch {
+            release()
+            throw error
+        }
+    }
+
+    deinit { release() }
+
+    private func release() {
+        guard !released else { return }
+        released = true
+        if resampler != nil { swr_free(&resampler) }
+        if codecContext != nil { avcodec_free_context(&codecContext) }
+        if formatContext != nil { avformat_close_input(&formatContext) }
+        var packet: UnsafeMutablePointer<AVPacket>? = self.packet
+        av_packet_free(&packet)
+        var frame: UnsafeMutablePointer<AVFrame>? = self.frame
+        av_frame_free(&frame)
+        output.deallocate()
+        blob = nil
+    }
+
+    private static func refused(_ name: String, _ kind: MediaKind, _ code: Int32) -> PlaybackError {
+        if code == -EACCES || code == -EIO { return .unreadable(path: name, reason: FFmpegLibraries.text(code)) }
+        return .unsupported(path: name, kind: kind, detail: "cannot be decoded (\(FFmpegLibraries.text(code)))")
+    }
+
+    /// The next converted PCM, or nil at the end of the stream.
+    func next() throws(PlaybackError) -> UnsafeMutableRawBufferPointer? {
+        guard !finished, let codecContext, let formatContext else { return nil }
+        while true {
+            let received = avcodec_receive_frame(codecContext, frame)
+            if received == 0 {
+                defer { av_frame_unref(frame) }
+                let chunk = try convert(
+                    input: UnsafeMutablePointer<UnsafePointer<UInt8>?>(OpaquePointer(frame.pointee.extended_data)),
+                    frames: frame.pointee.nb_samples)
+                if let chunk { return chunk }
+                continue
+            }
+            if received == ws_averror_eof() {
+                finished = true
+                // What the converter still holds (none at one rate, but flush all the same).
+                return try convert(input: nil, frames: 0)
+            }
+            guard received == ws_averror_eagain() else {
+                return try stop("decoding stopped early (\(FFmpegLibraries.text(received)))")
+            }
+            if draining { return try stop(nil) }
+            let read = av_read_frame(formatContext, packet)
+            if read < 0 {
+                if read != ws_averror_eof() {
+                    damage = "the file ends early (\(FFmpegLibraries.text(read))); played what it holds"
+                }
+                draining = true
+                avcodec_send_packet(codecContext, nil)
+                continue
+            }
+            defer { av_packet_unref(packet) }
+            guard packet.pointee.stream_index == streamIndex else { continue }
+            if avcodec_send_packet(codecContext, packet) < 0 {
+                refusedPackets += 1
+                damage = "\(refusedPackets) damaged packet\(refusedPackets == 1 ? "" : "s") skipped"
+            }
+        }
+    }
+
+    private func stop(_ reason: String?) throws(PlaybackError) -> UnsafeMutableRawBufferPointer? {
+        finished = true
+        if let reason { damage = damage ?? reason }
+        return nil
+    }
+
+    /// Converts `frames` input frames (nil: flush) into `output`, growing it when needed.
+    private func convert(input: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, frames: Int32)
+        throws(PlaybackError) -> UnsafeMutableRawBufferPointer?
+    {
+        guard let resampler else { return nil }
+        let capacity = Int(swr_get_out_samples(resampler, frames))
+        guard capacity > 0 else { return nil }
+        let bytes = capacity * format.bytesPerFrame
+        if output.count < bytes {
+            output.deallocate()
+            output = .allocate(byteCount: bytes, alignment: 16)
+        }
+        var planes: [UnsafeMutablePointer<UInt8>?] = [output.baseAddress!.assumingMemoryBound(to: UInt8.self)]
+        let converted = planes.withUnsafeMutableBufferPointer { out in
+            swr_convert(resampler, out.baseAddress, Int32(capacity), input, frames)
+        }
+        guard converted >= 0 else {
+            throw PlaybackError.decodeFailed(path: name, reason: FFmpegLibraries.text(converted))
+        }
+        guard converted > 0 else { return nil }
+        return UnsafeMutableRawBufferPointer(rebasing: output[0..<(Int(converted) * format.bytesPerFrame)])
+    }
+}
+
+/// A blob in memory, read by libavformat through a custom I/O context.
+private final class BlobSource {
+    let data: Data
+    var position = 0
+    private(set) var ioContext: UnsafeMutablePointer<AVIOContext>?
+
+    init(_ data: Data) {
+        self.data = data
+        let size: Int32 = 64 * 1024
+        guard let buffer = av_malloc(Int(size)) else { return }
+        ioContext = avio_alloc_context(
+            buffer.assumingMemoryBound(to: UInt8.self), size, 0, Unmanaged.passUnretained(self).toOpaque(),
+            Self.read, nil, Self.seek)
+    }
+
+    deinit {
+        if let ioContext {
+            av_freep(&ioContext.pointee.buffer)
+        }
+        avio_context_free(&ioContext)
+    }
+
+    static let read: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Int32 = {
+        opaque, buffer, size in
+        guard let opaque, let buffer else { return ws_averror_eof() }
+        let blob = Unmanaged<BlobSource>.fromOpaque(opaque).takeUnretainedValue()
+        let count = min(Int(size), blob.data.count - blob.position)
+        guard count > 0 else { return ws_averror_eof() }
+        blob.data.withUnsafeBytes { bytes in
+            UnsafeMutableRawPointer(buffer).copyMemory(
+                from: bytes.baseAddress!.advanced(by: blob.position), byteCount: count)
+        }
+        blob.position += count
+        return Int32(count)
+    }
+
+    static let seek: @convention(c) (UnsafeMutableRawPointer?, Int64, Int32) -> Int64 = { opaque, offset, whence in
+        guard let opaque else { return -1 }
+        let blob = Unmanaged<BlobSource>.fromOpaque(opaque).takeUnretainedValue()
+        if whence & ws_avseek_size() != 0 { return Int64(blob.data.count) }
+        let target: Int64
+        switch whence & ~Int32(AVSEEK_FORCE) {
+        case SEEK_SET: target = offset
+        case SEEK_CUR: target = Int64(blob.position) + offset
+        case SEEK_END: target = Int64(blob.data.count) + offset
+        default: return -1
+        }
+        guard target >= 0, target <= Int64(blob.data.count) else { return -1 }
+        blob.position = Int(target)
+        return target
+    }
+}
+
+/// Converts s16 interleaved PCM from one rate and channel count to another with libswresample:
+/// the one conversion path, for a narration whose format differs from the one the output was
+/// opened with (a 48 kHz point after a 44.1 kHz one plays on without reopening the device).
+final class SampleConverter {
+    let from: PCMFormat
+    let to: PCMFormat
+    private var context: OpaquePointer?
+    private var output = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 16)
+    private var flushed = false
+
+    init(from: PCMFormat, to: PCMFormat) throws(PlaybackError) {
+        self.from = from
+        self.to = to
+        var outLayout = AVChannelLayout()
+        var inLayout = AVChannelLayout()
+        av_channel_layout_default(&outLayout, Int32(to.channels))
+        av_channel_layout_default(&inLayout, Int32(from.channels))
+        guard
+            swr_alloc_set_opts2(
+                &context, &outLayout, AV_SAMPLE_FMT_S16, Int32(to.sampleRate), &inLayout, AV_SAMPLE_FMT_S16,
+                Int32(from.sampleRate), 0, nil) >= 0, let context, swr_init(context) >= 0
+        else {
+            output.deallocate()
+            throw PlaybackError.decodeFailed(path: "\(from) to \(to)", reason: "cannot convert the samples")
+        }
+    }
+
+    deinit {
+        swr_free(&context)
+        output.deallocate()
+    }
+
+    /// `pcm` in the output format (nil input: what the converter still holds, once, at the end).
+    /// The buffer belongs to the converter and is valid until the next call.
+    func convert(_ pcm: UnsafeMutableRawBufferPointer?) throws(PlaybackError) -> UnsafeMutableRawBufferPointer? {
+        guard let context else { return nil }
+        if pcm == nil {
+            if flushed { return nil }
+            flushed = true
+        }
+        let inFrames = Int32((pcm?.count ?? 0) / from.bytesPerFrame)
+        let capacity = Int(swr_get_out_samples(context, inFrames))
+        guard capacity > 0 else { return nil }
+        if output.count < capacity * to.bytesPerFrame {
+            output.deallocate()
+            output = .allocate(byteCount: capacity * to.bytesPerFrame, alignment: 16)
+        }
+        var outPlanes: [UnsafeMutablePointer<UInt8>?] = [output.baseAddress!.assumingMemoryBound(to: UInt8.self)]
+        var inPlanes: [UnsafePointer<UInt8>?] = [
+            pcm.map { UnsafePointer($0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
+        ]
+        let converted = outPlanes.withUnsafeMutableBufferPointer { out in
+            inPlanes.withUnsafeMutableBufferPointer { input in
+                swr_convert(context, out.baseAddress, Int32(capacity), pcm == nil ? nil : input.baseAddress, inFrames)
+            }
+        }
+        guard converted >= 0 else {
+            throw PlaybackError.decodeFailed(path: "\(from) to \(to)", reason: FFmpegLibraries.text(converted))
+        }
+        guard converted > 0 else { return pcm == nil ? nil : UnsafeMutableRawBufferPointer(rebasing: output[0..<0]) }
+        return UnsafeMutableRawBufferPointer(rebasing: output[0..<(Int(converted) * to.bytesPerFrame)])
+    }
+}

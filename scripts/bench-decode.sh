@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Decoding benchmark for what is not MP3: CPU time (user+sys) of
+#   walkscape play X.m4a --audio-device null     against     ffmpeg -i X.m4a -f null -
+# on a ~4 minute AAC narration made here from espeak-ng speech, measured in one run, the two
+# commands alternating. Budget: CPU ratio <= 1.10x. FLAC and Ogg Vorbis are printed for context.
+# Usage: scripts/bench-decode.sh BINDIR [RUNS]
+set -euo pipefail
+bindir="${1:?usage: scripts/bench-decode.sh BINDIR [RUNS]}"
+runs="${2:-7}"
+walkscape="$bindir/walkscape"
+for tool in espeak-ng ffmpeg; do
+  command -v "$tool" >/dev/null || { echo "bench-decode: $tool is not installed" >&2; exit 1; }
+done
+work="$(mktemp -d "${TMPDIR:-/tmp}/walkscape-bench-decode.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+
+paragraph="Welcome to the porticoes of Bologna. Thirty-eight kilometres of arcades shelter the walker \
+from sun and rain. Look up at the wooden beams of Casa Isolani, and the three arrows stuck in them \
+since the Middle Ages. Walk on to Piazza Santo Stefano, where seven churches lean on one another."
+for _ in $(seq 14); do printf '%s ' "$paragraph"; done >"$work/speech.txt"
+espeak-ng -s 150 -f "$work/speech.txt" -w "$work/speech.wav"
+ffmpeg -v error -y -i "$work/speech.wav" -ar 44100 -ac 2 -c:a aac -b:a 128k "$work/main.m4a"
+ffmpeg -v error -y -i "$work/speech.wav" -ar 44100 -c:a flac "$work/flac.flac"
+ffmpeg -v error -y -i "$work/speech.wav" -ar 44100 -c:a libvorbis -q:a 4 "$work/vorbis.ogg"
+seconds=$(ffprobe -v error -show_entries format=duration -of csv=p=0 "$work/main.m4a")
+echo "main: AAC 44.1 kHz stereo 128 kbps, ${seconds%.*} s, $(stat -c %s "$work/main.m4a") bytes"
+
+cpu() {
+  local TIMEFORMAT='%3U %3S'
+  { time "$@" >/dev/null 2>"$work/err"; } 2>"$work/cpu" || { echo "bench-decode: '$*' failed:" >&2; cat "$work/err" >&2; exit 1; }
+  awk '{ printf "%.3f\n", $1 + $2 }' "$work/cpu"
+}
+median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+status=0
+for file in main.m4a flac.flac vorbis.ogg; do
+  f="$work/$file"
+  cpu "$walkscape" play "$f" --audio-device null >/dev/null   # warm the page cache
+  ours=(); peer=()
+  for _ in $(seq "$runs"); do
+    ours+=("$(cpu "$walkscape" play "$f" --audio-device null)")
+    peer+=("$(cpu ffmpeg -v error -i "$f" -f null -)")
+  done
+  a=$(median "${ours[@]}"); b=$(median "${peer[@]}")
+  echo "$file: walkscape play --audio-device null  cpu median ${a}s (${ours[*]})"
+  echo "$file: ffmpeg -i F -f null -               cpu median ${b}s (${peer[*]})"
+  awk -v n="$file" -v a="$a" -v b="$b" 'BEGIN { printf "%s: ratio %.2fx\n", n, (b > 0 ? a / b : 0) }'
+  if [ "$file" = main.m4a ]; then
+    awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > 0 && a / b <= 1.10) }' || status=1
+  fi
+done
+[ $status = 0 ] && echo "bench-decode: within budget (AAC ratio <= 1.10x)" \
+  || echo "bench-decode: OVER BUDGET (AAC ratio must be <= 1.10x)"
+exit $status
