@@ -8,11 +8,10 @@ set -euo pipefail
 bindir="${1:?usage: scripts/bench-decode.sh BINDIR [RUNS]}"
 runs="${2:-7}"
 walkscape="$bindir/walkscape"
-for tool in espeak-ng ffmpeg; do
-  command -v "$tool" >/dev/null || { echo "bench-decode: $tool is not installed" >&2; exit 1; }
-done
-work="$(mktemp -d "${TMPDIR:-/tmp}/walkscape-bench-decode.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=scripts/lib/bench-common.sh
+source "$(dirname "$0")/lib/bench-common.sh"
+bench_require bench-decode espeak-ng ffmpeg ffprobe
+bench_workdir bench-decode
 
 paragraph="Welcome to the porticoes of Bologna. Thirty-eight kilometres of arcades shelter the walker \
 from sun and rain. Look up at the wooden beams of Casa Isolani, and the three arrows stuck in them \
@@ -25,23 +24,16 @@ ffmpeg -v error -y -i "$work/speech.wav" -ar 44100 -c:a libvorbis -q:a 4 "$work/
 seconds=$(ffprobe -v error -show_entries format=duration -of csv=p=0 "$work/main.m4a")
 echo "main: AAC 44.1 kHz stereo 128 kbps, ${seconds%.*} s, $(stat -c %s "$work/main.m4a") bytes"
 
-cpu() {
-  local TIMEFORMAT='%3U %3S'
-  { time "$@" >/dev/null 2>"$work/err"; } 2>"$work/cpu" || { echo "bench-decode: '$*' failed:" >&2; cat "$work/err" >&2; exit 1; }
-  awk '{ printf "%.3f\n", $1 + $2 }' "$work/cpu"
-}
-median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-
 status=0
 for file in main.m4a flac.flac vorbis.ogg; do
   f="$work/$file"
-  cpu "$walkscape" play "$f" --audio-device null >/dev/null   # warm the page cache
+  bench_cpu "$walkscape" play "$f" --audio-device null >/dev/null   # warm the page cache
   ours=(); peer=()
   for _ in $(seq "$runs"); do
-    ours+=("$(cpu "$walkscape" play "$f" --audio-device null)")
-    peer+=("$(cpu ffmpeg -v error -i "$f" -f null -)")
+    ours+=("$(bench_cpu "$walkscape" play "$f" --audio-device null)")
+    peer+=("$(bench_cpu ffmpeg -v error -i "$f" -f null -)")
   done
-  a=$(median "${ours[@]}"); b=$(median "${peer[@]}")
+  a=$(bench_median "${ours[@]}"); b=$(bench_median "${peer[@]}")
   echo "$file: walkscape play --audio-device null  cpu median ${a}s (${ours[*]})"
   echo "$file: ffmpeg -i F -f null -               cpu median ${b}s (${peer[*]})"
   awk -v n="$file" -v a="$a" -v b="$b" 'BEGIN { printf "%s: ratio %.2fx\n", n, (b > 0 ? a / b : 0) }'

@@ -14,11 +14,10 @@ set -euo pipefail
 bindir="${1:?usage: scripts/bench-play.sh BINDIR [RUNS]}"
 runs="${2:-7}"
 walkscape="$bindir/walkscape"
-for tool in espeak-ng lame mpg123 /usr/bin/time; do
-  command -v "$tool" >/dev/null || { echo "bench-play: $tool is not installed" >&2; exit 1; }
-done
-work="$(mktemp -d "${TMPDIR:-/tmp}/walkscape-bench-play.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=scripts/lib/bench-common.sh
+source "$(dirname "$0")/lib/bench-common.sh"
+bench_require bench-play espeak-ng lame mpg123 /usr/bin/time
+bench_workdir bench-play
 
 paragraph="Welcome to the porticoes of Bologna. Thirty-eight kilometres of arcades shelter the walker \
 from sun and rain. Look up at the wooden beams of Casa Isolani, and the three arrows stuck in them \
@@ -35,29 +34,22 @@ make_file() {  # name repeats lame-args...
 make_file main 12 --resample 44.1 -b 128
 make_file light 5 -b 64
 
-# CPU seconds (user+sys, ms resolution) of one run of "$@", output discarded.
-cpu() {
-  local TIMEFORMAT='%3U %3S'
-  { time "$@" >/dev/null 2>"$work/err"; } 2>"$work/cpu" || { echo "bench-play: '$*' failed:" >&2; cat "$work/err" >&2; exit 1; }
-  awk '{ printf "%.3f\n", $1 + $2 }' "$work/cpu"
-}
 # Peak resident set (KiB) of one run of "$@".
 rss() {
   /usr/bin/time -f '%M' -o "$work/rss" "$@" >/dev/null 2>&1
   cat "$work/rss"
 }
-median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 status=0
 for name in main light; do
   mp3="$work/$name.mp3"
-  cpu "$walkscape" play "$mp3" --audio-device null >/dev/null   # warm the page cache
+  bench_cpu "$walkscape" play "$mp3" --audio-device null >/dev/null   # warm the page cache
   ours=(); peer=()
   for _ in $(seq "$runs"); do
-    ours+=("$(cpu "$walkscape" play "$mp3" --audio-device null)")
-    peer+=("$(cpu mpg123 -q -o alsa -a null "$mp3")")
+    ours+=("$(bench_cpu "$walkscape" play "$mp3" --audio-device null)")
+    peer+=("$(bench_cpu mpg123 -q -o alsa -a null "$mp3")")
   done
-  a=$(median "${ours[@]}"); b=$(median "${peer[@]}")
+  a=$(bench_median "${ours[@]}"); b=$(bench_median "${peer[@]}")
   ours_rss=$(rss "$walkscape" play "$mp3" --audio-device null); peer_rss=$(rss mpg123 -q -o alsa -a null "$mp3")
   echo "$name: walkscape play --audio-device null  cpu median ${a}s (${ours[*]}), peak RSS $((ours_rss / 1024)) MiB"
   echo "$name: mpg123 -q -o alsa -a null           cpu median ${b}s (${peer[*]}), peak RSS $((peer_rss / 1024)) MiB"
@@ -67,8 +59,8 @@ for name in main light; do
     main_rss=$ours_rss
   fi
 done
-startup=(); for _ in $(seq "$runs"); do startup+=("$(cpu "$walkscape" --version)"); done
-echo "start-up: walkscape --version cpu median $(median "${startup[@]}")s, peak RSS $(( $(rss "$walkscape" --version) / 1024 )) MiB"
+startup=(); for _ in $(seq "$runs"); do startup+=("$(bench_cpu "$walkscape" --version)"); done
+echo "start-up: walkscape --version cpu median $(bench_median "${startup[@]}")s, peak RSS $(( $(rss "$walkscape" --version) / 1024 )) MiB"
 [ $status = 0 ] && echo "bench-play: within budget (main ratio <= 1.10x, peak RSS $((main_rss / 1024)) MiB < 20)" \
   || echo "bench-play: OVER BUDGET (main ratio must be <= 1.10x and peak RSS < 20 MiB)"
 exit $status

@@ -1,5 +1,5 @@
-# Sourced by the benchmarks that start walkscape-server (scripts/bench-server.sh, bench-download.sh,
-# bench-analytics.sh): the checks, the work folder, the processes stopped at exit, the server.
+# Sourced by the benchmarks (scripts/bench-*.sh): the checks, the work folder, the processes stopped
+# at exit, the server, CPU time and medians.
 # Kept outside scripts/bench-*.sh so that scripts/bench.sh does not run it as a benchmark.
 
 # bench_require NAME TOOL...: stops with a clear line when a tool is missing.
@@ -40,3 +40,17 @@ start_server() {
 stop_server() { kill -TERM "$server_pid"; wait "$server_pid" 2>/dev/null || true; }
 
 median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+# bench_cpu COMMAND...: CPU seconds (user+sys, ms resolution) of one run, output discarded; stops
+# the benchmark with the command's errors when it fails. Needs $work.
+bench_cpu() {
+  local TIMEFORMAT='%3U %3S'
+  { time "$@" >/dev/null 2>"$work/err"; } 2>"$work/cpu" \
+    || { echo "$(basename "$0" .sh): '$*' failed:" >&2; cat "$work/err" >&2; exit 1; }
+  awk '{ printf "%.3f\n", $1 + $2 }' "$work/cpu"
+}
+
+# bench_median NUMBER...: the median.
+bench_median() {
+  printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
