@@ -10,7 +10,8 @@ import TourModel
 /// libFuzzer target for the decoders' input: any bytes, as a narration file held in memory. The
 /// sniffer picks the decoder (libmpg123 or FFmpeg's libraries) as for a real file. Crashes, hangs
 /// and broken invariants are findings: a decoder that opens must hand out whole frames of its own
-/// format, never more than a sane bound, and `exactFrameCount()` must agree with decoding.
+/// format, never more than a sane bound, and (for what FFmpeg decodes) `exactFrameCount()` must agree
+/// with decoding.
 ///
 ///     scripts/fuzz.sh audio 600        (make fuzz-audio FUZZ_SECONDS=600)
 ///
@@ -33,7 +34,12 @@ let callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32 = { data, siz
         return 0
     }
     precondition(decoder.framesDecoded == frames, "framesDecoded \(decoder.framesDecoded) != \(frames)")
-    if let again = try? AudioDecoders.open(data: bytes, name: "fuzz"), let counted = try? again.exactFrameCount() {
+    // MP3's count comes from its Info tag when the file's size agrees with it (by design: probing a
+    // long file costs microseconds), so a damaged MP3 body may decode to less than its tag says.
+    // Every other format is counted by decoding, which must agree exactly.
+    if !(decoder is MP3Decoder), let again = try? AudioDecoders.open(data: bytes, name: "fuzz"),
+        let counted = try? again.exactFrameCount()
+    {
         precondition(counted == frames, "exactFrameCount \(counted) != decoded \(frames)")
     }
     return 0

@@ -175,6 +175,12 @@ private final class Stream {
             guard rate > 0, inChannels > 0 else {
                 throw PlaybackError.decodeFailed(path: name, reason: "the stream declares no sample rate or channels")
             }
+            // A header can claim anything; past 768 kHz (four times the fastest studio rate) no
+            // narration is meant, and the rate would reach the device and every duration.
+            guard rate <= Self.maxSampleRate else {
+                throw PlaybackError.unsupported(
+                    path: name, kind: kind, detail: "declares an impossible sample rate (\(rate) Hz)")
+            }
             format = PCMFormat(sampleRate: rate, channels: min(inChannels, 2))
             var outLayout = AVChannelLayout()
             av_channel_layout_default(&outLayout, Int32(format.channels))
@@ -214,6 +220,8 @@ private final class Stream {
         output.deallocate()
         blob = nil
     }
+
+    static let maxSampleRate = 768_000
 
     private static func refused(_ name: String, _ kind: MediaKind, _ code: Int32) -> PlaybackError {
         if code == -EACCES || code == -EIO { return .unreadable(path: name, reason: FFmpegLibraries.text(code)) }

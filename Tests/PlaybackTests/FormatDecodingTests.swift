@@ -125,6 +125,26 @@ import TourModel
         #expect(!problem.contains("\n"))
     }
 
+    @Test func aWAVDeclaringAnImpossibleSampleRateIsRefused() throws {
+        // Found by make fuzz-audio: a WAV header claiming 33.5 MHz opened, and its "audio" would have
+        // gone to the device (or into durations) at that rate.
+        func wav(rate: UInt32) -> Data {
+            func le32(_ v: UInt32) -> Data { withUnsafeBytes(of: v.littleEndian) { Data($0) } }
+            func le16(_ v: UInt16) -> Data { withUnsafeBytes(of: v.littleEndian) { Data($0) } }
+            let samples = Data(repeating: 0, count: 2000)
+            return Data("RIFF".utf8) + le32(UInt32(36 + samples.count)) + Data("WAVEfmt ".utf8) + le32(16)
+                + le16(1) + le16(1) + le32(rate) + le32(rate * 2) + le16(2) + le16(16)
+                + Data("data".utf8) + le32(UInt32(samples.count)) + samples
+        }
+        #expect(try AudioDecoders.open(data: wav(rate: 22050)).format == PCMFormat(sampleRate: 22050, channels: 1))
+        do {
+            _ = try AudioDecoders.open(data: wav(rate: 33_562_432), name: "odd.wav")
+            Issue.record("a WAV at 33.5 MHz opened")
+        } catch {
+            #expect(error.message == "odd.wav: looks like WAV: declares an impossible sample rate (33562432 Hz)")
+        }
+    }
+
     @Test func seekingIsSampleExact() throws {
         let url = try FormatFixtures.file(FormatFixtures.encodings.first { $0.fileExtension == "ogg" }!)
         let decoder = try AudioDecoders.open(url)
