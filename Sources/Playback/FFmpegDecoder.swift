@@ -128,6 +128,26 @@ private final class Stream {
     private var draining = false
     private var finished = false
     private var refusedPackets = 0
+    /// The first frame, decoded at opening, not handed out yet.
+    private var pending = false
+    /// What the converter was set up for: the first frame's rate, channels and sample format.
+    private var input = Signature(rate: 0, channels: 0, sampleFormat: -1)
+
+    struct Signature: Equatable {
+        var rate: Int32
+        var channels: Int32
+        var sampleFormat: Int32
+
+        init(rate: Int32, channels: Int32, sampleFormat: Int32) {
+            self.rate = rate
+            self.channels = channels
+            self.sampleFormat = sampleFormat
+        }
+
+        init(_ frame: AVFrame) {
+            self.init(rate: frame.sample_rate, channels: frame.ch_layout.nb_channels, sampleFormat: frame.format)
+        }
+    }
 
     init(source: FFmpegDecoder.Source, name: String, kind: MediaKind) throws(PlaybackError) {
         self.name = name
@@ -170,8 +190,14 @@ private final class Stream {
             guard result >= 0 else { throw Self.refused(name, kind, result) }
             result = avcodec_open2(codecContext, codec, nil)
             guard result >= 0 else { throw Self.refused(name, kind, result) }
-            let rate = Int(codecContext.pointee.sample_rate)
-            let inChannels = Int(codecContext.pointee.ch_layout.nb_channels)
+            // The first decoded frame, not the header, says what the stream is: a header may
+            // differ from what its frames decode to (ADTS, for one).
+            guard try receiveFrame() else {
+                throw PlaybackError.unsupported(path: name, kind: kind, detail: "holds no audio it can decode")
+            }
+            pending = true
+            let rate = Int(frame.pointee.sample_rate)
+            let inChannels = Int(frame.pointee.ch_layout.nb_channels)
             guard rate > 0, inChannels > 0 else {
                 throw PlaybackError.decodeFailed(path: name, reason: "the stream declares no sample rate or channels")
             }
@@ -181,19 +207,20 @@ private final class Stream {
                 throw PlaybackError.unsupported(
                     path: name, kind: kind, detail: "declares an impossible sample rate (\(rate) Hz)")
             }
+            input = Signature(frame.pointee)
             format = PCMFormat(sampleRate: rate, channels: min(inChannels, 2))
             var outLayout = AVChannelLayout()
             av_channel_layout_default(&outLayout, Int32(format.channels))
             var inLayout = AVChannelLayout()
-            if codecContext.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
+            if frame.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
                 av_channel_layout_default(&inLayout, Int32(inChannels))
             } else {
-                av_channel_layout_copy(&inLayout, &codecContext.pointee.ch_layout)
+                av_channel_layout_copy(&inLayout, &frame.pointee.ch_layout)
             }
             defer { av_channel_layout_uninit(&inLayout) }
             var swr: OpaquePointer?
             result = swr_alloc_set_opts2(
-                &swr, &outLayout, AV_SAMPLE_FMT_S16, Int32(rate), &inLayout, codecContext.pointee.sample_fmt,
+                &swr, &outLayout, AV_SAMPLE_FMT_S16, Int32(rate), &inLayout, AVSampleFormat(frame.pointee.format),
                 Int32(rate), 0, nil)
             guard result >= 0, let swr, swr_init(swr) >= 0 else {
                 throw PlaybackError.decodeFailed(path: name, reason: "cannot convert its samples")
@@ -230,26 +257,45 @@ private final class Stream {
 
     /// The next converted PCM, or nil at the end of the stream.
     func next() throws(PlaybackError) -> UnsafeMutableRawBufferPointer? {
-        guard !finished, let codecContext, let formatContext else { return nil }
-        while true {
-            let received = avcodec_receive_frame(codecContext, frame)
-            if received == 0 {
-                defer { av_frame_unref(frame) }
-                let chunk = try convert(
-                    input: UnsafeMutablePointer<UnsafePointer<UInt8>?>(OpaquePointer(frame.pointee.extended_data)),
-                    frames: frame.pointee.nb_samples)
-                if let chunk { return chunk }
-                continue
-            }
-            if received == ws_averror_eof() {
+        while !finished {
+            if pending {
+                pending = false
+            } else if try !receiveFrame() {
                 finished = true
                 // What the converter still holds (none at one rate, but flush all the same).
                 return try convert(input: nil, frames: 0)
             }
-            guard received == ws_averror_eagain() else {
-                return try stop("decoding stopped early (\(FFmpegLibraries.text(received)))")
+            defer { av_frame_unref(frame) }
+            guard Signature(frame.pointee) == input else {
+                // Decoding on would feed the converter a layout it was not set up for.
+                let changed = Signature(frame.pointee)
+                finished = true
+                damage =
+                    damage
+                    ?? "the stream changes to \(changed.rate) Hz, \(changed.channels) channel(s) part-way; stopped there"
+                return try convert(input: nil, frames: 0)
             }
-            if draining { return try stop(nil) }
+            let chunk = try convert(
+                input: UnsafeMutablePointer<UnsafePointer<UInt8>?>(OpaquePointer(frame.pointee.extended_data)),
+                frames: frame.pointee.nb_samples)
+            if let chunk { return chunk }
+        }
+        return nil
+    }
+
+    /// Decodes into `frame`; false at the end of the stream (or where decoding gave up, with
+    /// `damage` saying why).
+    private func receiveFrame() throws(PlaybackError) -> Bool {
+        guard let codecContext, let formatContext else { return false }
+        while true {
+            let received = avcodec_receive_frame(codecContext, frame)
+            if received == 0 { return true }
+            if received == ws_averror_eof() { return false }
+            guard received == ws_averror_eagain() else {
+                damage = damage ?? "decoding stopped early (\(FFmpegLibraries.text(received)))"
+                return false
+            }
+            if draining { return false }
             let read = av_read_frame(formatContext, packet)
             if read < 0 {
                 if read != ws_averror_eof() {
@@ -266,12 +312,6 @@ private final class Stream {
                 damage = "\(refusedPackets) damaged packet\(refusedPackets == 1 ? "" : "s") skipped"
             }
         }
-    }
-
-    private func stop(_ reason: String?) throws(PlaybackError) -> UnsafeMutableRawBufferPointer? {
-        finished = true
-        if let reason { damage = damage ?? reason }
-        return nil
     }
 
     /// Converts `frames` input frames (nil: flush) into `output`, growing it when needed.

@@ -145,6 +145,26 @@ import TourModel
         }
     }
 
+    @Test func anADTSStreamThatChangesChannelsPartWayPlaysUpToTheChange() throws {
+        // Found by make fuzz-audio: frames with more channels than the first one made libswresample
+        // read a plane that was not there (a crash). Two ADTS files carelessly concatenated do it.
+        let dir = try TemporaryDirectory()
+        let source = try FixtureAudio.speech("The old bridge over the river, and its shops of gold.")
+        let mono = dir.file("mono.aac"), stereo = dir.file("stereo.aac")
+        try FormatFixtures.ffmpeg(["-i", source.wav.path, "-ac", "1", "-c:a", "aac", "-f", "adts", mono.path])
+        try FormatFixtures.ffmpeg(["-i", source.wav.path, "-ac", "2", "-c:a", "aac", "-f", "adts", stereo.path])
+        let both = dir.file("both.mp3")
+        try (try Data(contentsOf: mono) + Data(contentsOf: stereo)).write(to: both)
+        let decoder = try AudioDecoders.open(both)
+        #expect(decoder.format == PCMFormat(sampleRate: 22050, channels: 1))
+        let pcm = try decodeAll(decoder)
+        let first = try decodeAll(try AudioDecoders.open(mono))
+        #expect(pcm.count >= first.count - 4096 && pcm.count <= first.count + 4096, "\(pcm.count) vs \(first.count)")
+        #expect(
+            decoder.damage?.hasPrefix("the stream changes to 22050 Hz, 2 channel(s) part-way") == true,
+            "\(decoder.damage ?? "")")
+    }
+
     @Test func seekingIsSampleExact() throws {
         let url = try FormatFixtures.file(FormatFixtures.encodings.first { $0.fileExtension == "ogg" }!)
         let decoder = try AudioDecoders.open(url)
