@@ -48,8 +48,9 @@ let package = Package(
             name: "CALSA", pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]),
         // FFmpeg's libraries (5.1 in Debian 12): every narration format but MPEG audio.
+        // Loaded at first use (dlopen), not linked: see its shim.h.
         .systemLibrary(
-            name: "CFFmpeg", pkgConfig: "libavformat",
+            name: "CFFmpeg",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev"])]),
 
         // How files a user or a tour names are read (regular files only) and written (atomically,

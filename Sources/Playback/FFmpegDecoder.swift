@@ -45,6 +45,9 @@ public final class FFmpegDecoder: AudioDecoder {
     }
 
     private init(source: Source, name: String, kind: MediaKind) throws(PlaybackError) {
+        guard FFmpegLibraries.available else {
+            throw PlaybackError.unsupported(path: name, kind: kind, detail: FFmpegLibraries.missing)
+        }
         FFmpegLibraries.quiet()
         self.source = source
         self.name = name
@@ -92,9 +95,15 @@ public final class FFmpegDecoder: AudioDecoder {
 
 /// Versions of FFmpeg's libraries, read at run time, for `doctor` and `--version`.
 public enum FFmpegLibraries {
-    public static var avformatVersion: String { version(avformat_version()) }
-    public static var avcodecVersion: String { version(avcodec_version()) }
-    public static var swresampleVersion: String { version(swresample_version()) }
+    /// True when the libraries load (they are opened at first use, not linked).
+    public static var available: Bool { ws_ff_available() != 0 }
+    static let missing = "needs FFmpeg's libraries (libavformat, libavcodec, libswresample), which are not installed"
+
+    public static var avformatVersion: String { ws_avformat_version().map { version($0()) } ?? "not installed" }
+    public static var avcodecVersion: String { ws_avcodec_version().map { version($0()) } ?? "not installed" }
+    public static var swresampleVersion: String {
+        ws_swresample_version().map { version($0()) } ?? "not installed"
+    }
 
     private static func version(_ packed: UInt32) -> String {
         "\(packed >> 16).\((packed >> 8) & 0xFF).\(packed & 0xFF)"
@@ -151,7 +160,7 @@ private final class Stream {
 
     init(source: FFmpegDecoder.Source, name: String, kind: MediaKind) throws(PlaybackError) {
         self.name = name
-        guard let packet = av_packet_alloc(), let frame = av_frame_alloc() else {
+        guard let packet = ws_av_packet_alloc()!(), let frame = ws_av_frame_alloc()!() else {
             throw PlaybackError.decodeFailed(path: name, reason: "out of memory")
         }
         self.packet = packet
@@ -161,34 +170,34 @@ private final class Stream {
         var result: Int32
         switch source {
         case .file(let path):
-            result = avformat_open_input(&context, path, nil, nil)
+            result = ws_avformat_open_input()!(&context, path, nil, nil)
         case .data(let data):
             let blob = BlobSource(data)
             self.blob = blob
-            context = avformat_alloc_context()
+            context = ws_avformat_alloc_context()!()
             context?.pointee.pb = blob.ioContext
-            result = context == nil ? -ENOMEM : avformat_open_input(&context, nil, nil, nil)
+            result = context == nil ? -ENOMEM : ws_avformat_open_input()!(&context, nil, nil, nil)
         }
         formatContext = context
         do throws(PlaybackError) {
             guard result >= 0, let context else { throw Self.refused(name, kind, result) }
-            result = avformat_find_stream_info(context, nil)
+            result = ws_avformat_find_stream_info()!(context, nil)
             guard result >= 0 else { throw Self.refused(name, kind, result) }
             var codec: UnsafePointer<AVCodec>?
-            streamIndex = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, &codec, 0)
+            streamIndex = ws_av_find_best_stream()!(context, AVMEDIA_TYPE_AUDIO, -1, -1, &codec, 0)
             guard streamIndex >= 0, let codec,
                 let parameters = context.pointee.streams[Int(streamIndex)]?.pointee.codecpar
             else {
                 throw PlaybackError.unsupported(
                     path: name, kind: kind, detail: "holds no audio stream walkscape can decode")
             }
-            guard let codecContext = avcodec_alloc_context3(codec) else {
+            guard let codecContext = ws_avcodec_alloc_context3()!(codec) else {
                 throw PlaybackError.decodeFailed(path: name, reason: "out of memory")
             }
             self.codecContext = codecContext
-            result = avcodec_parameters_to_context(codecContext, parameters)
+            result = ws_avcodec_parameters_to_context()!(codecContext, parameters)
             guard result >= 0 else { throw Self.refused(name, kind, result) }
-            result = avcodec_open2(codecContext, codec, nil)
+            result = ws_avcodec_open2()!(codecContext, codec, nil)
             guard result >= 0 else { throw Self.refused(name, kind, result) }
             // The first decoded frame, not the header, says what the stream is: a header may
             // differ from what its frames decode to (ADTS, for one).
@@ -210,19 +219,19 @@ private final class Stream {
             input = Signature(frame.pointee)
             format = PCMFormat(sampleRate: rate, channels: min(inChannels, 2))
             var outLayout = AVChannelLayout()
-            av_channel_layout_default(&outLayout, Int32(format.channels))
+            ws_av_channel_layout_default()!(&outLayout, Int32(format.channels))
             var inLayout = AVChannelLayout()
             if frame.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
-                av_channel_layout_default(&inLayout, Int32(inChannels))
+                ws_av_channel_layout_default()!(&inLayout, Int32(inChannels))
             } else {
-                av_channel_layout_copy(&inLayout, &frame.pointee.ch_layout)
+                ws_av_channel_layout_copy()!(&inLayout, &frame.pointee.ch_layout)
             }
-            defer { av_channel_layout_uninit(&inLayout) }
+            defer { ws_av_channel_layout_uninit()!(&inLayout) }
             var swr: OpaquePointer?
-            result = swr_alloc_set_opts2(
+            result = ws_swr_alloc_set_opts2()!(
                 &swr, &outLayout, AV_SAMPLE_FMT_S16, Int32(rate), &inLayout, AVSampleFormat(frame.pointee.format),
                 Int32(rate), 0, nil)
-            guard result >= 0, let swr, swr_init(swr) >= 0 else {
+            guard result >= 0, let swr, ws_swr_init()!(swr) >= 0 else {
                 throw PlaybackError.decodeFailed(path: name, reason: "cannot convert its samples")
             }
             resampler = swr
@@ -237,13 +246,13 @@ private final class Stream {
     private func release() {
         guard !released else { return }
         released = true
-        if resampler != nil { swr_free(&resampler) }
-        if codecContext != nil { avcodec_free_context(&codecContext) }
-        if formatContext != nil { avformat_close_input(&formatContext) }
+        if resampler != nil { ws_swr_free()!(&resampler) }
+        if codecContext != nil { ws_avcodec_free_context()!(&codecContext) }
+        if formatContext != nil { ws_avformat_close_input()!(&formatContext) }
         var packet: UnsafeMutablePointer<AVPacket>? = self.packet
-        av_packet_free(&packet)
+        ws_av_packet_free()!(&packet)
         var frame: UnsafeMutablePointer<AVFrame>? = self.frame
-        av_frame_free(&frame)
+        ws_av_frame_free()!(&frame)
         output.deallocate()
         blob = nil
     }
@@ -265,7 +274,7 @@ private final class Stream {
                 // What the converter still holds (none at one rate, but flush all the same).
                 return try convert(input: nil, frames: 0)
             }
-            defer { av_frame_unref(frame) }
+            defer { ws_av_frame_unref()!(frame) }
             guard Signature(frame.pointee) == input else {
                 // Decoding on would feed the converter a layout it was not set up for.
                 let changed = Signature(frame.pointee)
@@ -288,7 +297,7 @@ private final class Stream {
     private func receiveFrame() throws(PlaybackError) -> Bool {
         guard let codecContext, let formatContext else { return false }
         while true {
-            let received = avcodec_receive_frame(codecContext, frame)
+            let received = ws_avcodec_receive_frame()!(codecContext, frame)
             if received == 0 { return true }
             if received == ws_averror_eof() { return false }
             guard received == ws_averror_eagain() else {
@@ -296,18 +305,18 @@ private final class Stream {
                 return false
             }
             if draining { return false }
-            let read = av_read_frame(formatContext, packet)
+            let read = ws_av_read_frame()!(formatContext, packet)
             if read < 0 {
                 if read != ws_averror_eof() {
                     damage = "the file ends early (\(FFmpegLibraries.text(read))); played what it holds"
                 }
                 draining = true
-                avcodec_send_packet(codecContext, nil)
+                ws_avcodec_send_packet()!(codecContext, nil)
                 continue
             }
-            defer { av_packet_unref(packet) }
+            defer { ws_av_packet_unref()!(packet) }
             guard packet.pointee.stream_index == streamIndex else { continue }
-            if avcodec_send_packet(codecContext, packet) < 0 {
+            if ws_avcodec_send_packet()!(codecContext, packet) < 0 {
                 refusedPackets += 1
                 damage = "\(refusedPackets) damaged packet\(refusedPackets == 1 ? "" : "s") skipped"
             }
@@ -319,7 +328,7 @@ private final class Stream {
         throws(PlaybackError) -> UnsafeMutableRawBufferPointer?
     {
         guard let resampler else { return nil }
-        let capacity = Int(swr_get_out_samples(resampler, frames))
+        let capacity = Int(ws_swr_get_out_samples()!(resampler, frames))
         guard capacity > 0 else { return nil }
         let bytes = capacity * format.bytesPerFrame
         if output.count < bytes {
@@ -328,7 +337,7 @@ private final class Stream {
         }
         var planes: [UnsafeMutablePointer<UInt8>?] = [output.baseAddress!.assumingMemoryBound(to: UInt8.self)]
         let converted = planes.withUnsafeMutableBufferPointer { out in
-            swr_convert(resampler, out.baseAddress, Int32(capacity), input, frames)
+            ws_swr_convert()!(resampler, out.baseAddress, Int32(capacity), input, frames)
         }
         guard converted >= 0 else {
             throw PlaybackError.decodeFailed(path: name, reason: FFmpegLibraries.text(converted))
@@ -347,17 +356,17 @@ private final class BlobSource {
     init(_ data: Data) {
         self.data = data
         let size: Int32 = 64 * 1024
-        guard let buffer = av_malloc(Int(size)) else { return }
-        ioContext = avio_alloc_context(
+        guard let buffer = ws_av_malloc()!(Int(size)) else { return }
+        ioContext = ws_avio_alloc_context()!(
             buffer.assumingMemoryBound(to: UInt8.self), size, 0, Unmanaged.passUnretained(self).toOpaque(),
             Self.read, nil, Self.seek)
     }
 
     deinit {
         if let ioContext {
-            av_freep(&ioContext.pointee.buffer)
+            ws_av_freep()!(&ioContext.pointee.buffer)
         }
-        avio_context_free(&ioContext)
+        ws_avio_context_free()!(&ioContext)
     }
 
     static let read: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Int32 = {
@@ -404,14 +413,18 @@ final class SampleConverter {
     init(from: PCMFormat, to: PCMFormat) throws(PlaybackError) {
         self.from = from
         self.to = to
+        guard FFmpegLibraries.available else {
+            output.deallocate()
+            throw PlaybackError.decodeFailed(path: "\(from) to \(to)", reason: FFmpegLibraries.missing)
+        }
         var outLayout = AVChannelLayout()
         var inLayout = AVChannelLayout()
-        av_channel_layout_default(&outLayout, Int32(to.channels))
-        av_channel_layout_default(&inLayout, Int32(from.channels))
+        ws_av_channel_layout_default()!(&outLayout, Int32(to.channels))
+        ws_av_channel_layout_default()!(&inLayout, Int32(from.channels))
         guard
-            swr_alloc_set_opts2(
+            ws_swr_alloc_set_opts2()!(
                 &context, &outLayout, AV_SAMPLE_FMT_S16, Int32(to.sampleRate), &inLayout, AV_SAMPLE_FMT_S16,
-                Int32(from.sampleRate), 0, nil) >= 0, let context, swr_init(context) >= 0
+                Int32(from.sampleRate), 0, nil) >= 0, let context, ws_swr_init()!(context) >= 0
         else {
             output.deallocate()
             throw PlaybackError.decodeFailed(path: "\(from) to \(to)", reason: "cannot convert the samples")
@@ -419,7 +432,7 @@ final class SampleConverter {
     }
 
     deinit {
-        swr_free(&context)
+        ws_swr_free()!(&context)
         output.deallocate()
     }
 
@@ -432,7 +445,7 @@ final class SampleConverter {
             flushed = true
         }
         let inFrames = Int32((pcm?.count ?? 0) / from.bytesPerFrame)
-        let capacity = Int(swr_get_out_samples(context, inFrames))
+        let capacity = Int(ws_swr_get_out_samples()!(context, inFrames))
         guard capacity > 0 else { return nil }
         if output.count < capacity * to.bytesPerFrame {
             output.deallocate()
@@ -444,7 +457,8 @@ final class SampleConverter {
         ]
         let converted = outPlanes.withUnsafeMutableBufferPointer { out in
             inPlanes.withUnsafeMutableBufferPointer { input in
-                swr_convert(context, out.baseAddress, Int32(capacity), pcm == nil ? nil : input.baseAddress, inFrames)
+                ws_swr_convert()!(
+                    context, out.baseAddress, Int32(capacity), pcm == nil ? nil : input.baseAddress, inFrames)
             }
         }
         guard converted >= 0 else {
