@@ -133,7 +133,7 @@ private final class Stream {
     private var released = false
     /// Keeps the reader of an in-memory blob alive while FFmpeg reads from it.
     private var blob: BlobSource?
-    private var output: UnsafeMutableRawBufferPointer
+    private let output = ResampledPCM()
     private var draining = false
     private var finished = false
     private var refusedPackets = 0
@@ -165,7 +165,6 @@ private final class Stream {
         }
         self.packet = packet
         self.frame = frame
-        output = .allocate(byteCount: 4096 * 4, alignment: 16)
         var context: UnsafeMutablePointer<AVFormatContext>?
         var result: Int32
         switch source {
@@ -253,7 +252,6 @@ private final class Stream {
         ws_av_packet_free()!(&packet)
         var frame: UnsafeMutablePointer<AVFrame>? = self.frame
         ws_av_frame_free()!(&frame)
-        output.deallocate()
         blob = nil
     }
 
@@ -323,27 +321,13 @@ private final class Stream {
         }
     }
 
-    /// Converts `frames` input frames (nil: flush) into `output`, growing it when needed.
+    /// Converts `frames` input frames (nil: flush); nil when nothing came out.
     private func convert(input: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, frames: Int32)
         throws(PlaybackError) -> UnsafeMutableRawBufferPointer?
     {
         guard let resampler else { return nil }
-        let capacity = Int(ws_swr_get_out_samples()!(resampler, frames))
-        guard capacity > 0 else { return nil }
-        let bytes = capacity * format.bytesPerFrame
-        if output.count < bytes {
-            output.deallocate()
-            output = .allocate(byteCount: bytes, alignment: 16)
-        }
-        var planes: [UnsafeMutablePointer<UInt8>?] = [output.baseAddress!.assumingMemoryBound(to: UInt8.self)]
-        let converted = planes.withUnsafeMutableBufferPointer { out in
-            ws_swr_convert()!(resampler, out.baseAddress, Int32(capacity), input, frames)
-        }
-        guard converted >= 0 else {
-            throw PlaybackError.decodeFailed(path: name, reason: FFmpegLibraries.text(converted))
-        }
-        guard converted > 0 else { return nil }
-        return UnsafeMutableRawBufferPointer(rebasing: output[0..<(Int(converted) * format.bytesPerFrame)])
+        let chunk = try output.convert(resampler, input: input, frames: frames, to: format, name: name)
+        return chunk.isEmpty ? nil : chunk
     }
 }
 
@@ -407,14 +391,13 @@ final class SampleConverter {
     let from: PCMFormat
     let to: PCMFormat
     private var context: OpaquePointer?
-    private var output = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 16)
+    private let output = ResampledPCM()
     private var flushed = false
 
     init(from: PCMFormat, to: PCMFormat) throws(PlaybackError) {
         self.from = from
         self.to = to
         guard FFmpegLibraries.available else {
-            output.deallocate()
             throw PlaybackError.decodeFailed(path: "\(from) to \(to)", reason: FFmpegLibraries.missing)
         }
         var outLayout = AVChannelLayout()
@@ -426,14 +409,12 @@ final class SampleConverter {
                 &context, &outLayout, AV_SAMPLE_FMT_S16, Int32(to.sampleRate), &inLayout, AV_SAMPLE_FMT_S16,
                 Int32(from.sampleRate), 0, nil) >= 0, let context, ws_swr_init()!(context) >= 0
         else {
-            output.deallocate()
             throw PlaybackError.decodeFailed(path: "\(from) to \(to)", reason: "cannot convert the samples")
         }
     }
 
     deinit {
-        ws_swr_free()!(&context)
-        output.deallocate()
+        if context != nil { ws_swr_free()!(&context) }
     }
 
     /// `pcm` in the output format (nil input: what the converter still holds, once, at the end).
@@ -445,26 +426,45 @@ final class SampleConverter {
             flushed = true
         }
         let inFrames = Int32((pcm?.count ?? 0) / from.bytesPerFrame)
-        let capacity = Int(ws_swr_get_out_samples()!(context, inFrames))
-        guard capacity > 0 else { return nil }
-        if output.count < capacity * to.bytesPerFrame {
-            output.deallocate()
-            output = .allocate(byteCount: capacity * to.bytesPerFrame, alignment: 16)
-        }
-        var outPlanes: [UnsafeMutablePointer<UInt8>?] = [output.baseAddress!.assumingMemoryBound(to: UInt8.self)]
-        var inPlanes: [UnsafePointer<UInt8>?] = [
+        var planes: [UnsafePointer<UInt8>?] = [
             pcm.map { UnsafePointer($0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
         ]
-        let converted = outPlanes.withUnsafeMutableBufferPointer { out in
-            inPlanes.withUnsafeMutableBufferPointer { input in
-                ws_swr_convert()!(
-                    context, out.baseAddress, Int32(capacity), pcm == nil ? nil : input.baseAddress, inFrames)
-            }
+        let chunk = try planes.withUnsafeMutableBufferPointer { input throws(PlaybackError) in
+            try output.convert(
+                context, input: pcm == nil ? nil : input.baseAddress, frames: inFrames, to: to, name: "\(from) to \(to)"
+            )
+        }
+        // At the end, nothing more to come is the end; mid-item, an empty piece is skipped.
+        return pcm == nil && chunk.isEmpty ? nil : chunk
+    }
+}
+
+/// The output side of a libswresample context: s16 interleaved PCM in a buffer that grows as
+/// needed. The one conversion step of the decoder and the converter alike.
+final class ResampledPCM {
+    private var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 16)
+
+    deinit { buffer.deallocate() }
+
+    /// Converts `frames` input frames (nil input: what the context still holds) to `format`; the
+    /// PCM, possibly empty, is valid until the next call.
+    func convert(
+        _ context: OpaquePointer, input: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, frames: Int32,
+        to format: PCMFormat, name: String
+    ) throws(PlaybackError) -> UnsafeMutableRawBufferPointer {
+        let capacity = Int(ws_swr_get_out_samples()!(context, frames))
+        guard capacity > 0 else { return UnsafeMutableRawBufferPointer(rebasing: buffer[0..<0]) }
+        if buffer.count < capacity * format.bytesPerFrame {
+            buffer.deallocate()
+            buffer = .allocate(byteCount: capacity * format.bytesPerFrame, alignment: 16)
+        }
+        var planes: [UnsafeMutablePointer<UInt8>?] = [buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)]
+        let converted = planes.withUnsafeMutableBufferPointer { out in
+            ws_swr_convert()!(context, out.baseAddress, Int32(capacity), input, frames)
         }
         guard converted >= 0 else {
-            throw PlaybackError.decodeFailed(path: "\(from) to \(to)", reason: FFmpegLibraries.text(converted))
+            throw PlaybackError.decodeFailed(path: name, reason: FFmpegLibraries.text(converted))
         }
-        guard converted > 0 else { return pcm == nil ? nil : UnsafeMutableRawBufferPointer(rebasing: output[0..<0]) }
-        return UnsafeMutableRawBufferPointer(rebasing: output[0..<(Int(converted) * to.bytesPerFrame)])
+        return UnsafeMutableRawBufferPointer(rebasing: buffer[0..<(Int(converted) * format.bytesPerFrame)])
     }
 }
