@@ -47,6 +47,10 @@ let package = Package(
         .systemLibrary(
             name: "CALSA", pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]),
+        // EBU R128 loudness and true peak (libebur128): the one loudness of a tour's narrations.
+        .systemLibrary(
+            name: "CEBUR128", pkgConfig: "libebur128",
+            providers: [.apt(["libebur128-dev"])]),
         // FFmpeg's libraries (5.1 in Debian 12): every narration format but MPEG audio.
         // Loaded at first use (dlopen), not linked: see its shim.h.
         .systemLibrary(
@@ -65,7 +69,7 @@ let package = Package(
             name: "FuzzNMEA", dependencies: ["Positioning", "TourModel", "CFuzzerShim"],
             swiftSettings: swiftSettings),
         .target(
-            name: "Playback", dependencies: ["TourModel", "FileAccess", "CMPG123", "CALSA", "CFFmpeg"],
+            name: "Playback", dependencies: ["TourModel", "FileAccess", "CMPG123", "CALSA", "CFFmpeg", "CEBUR128"],
             swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzSRT", dependencies: ["Playback", "CFuzzerShim"], swiftSettings: swiftSettings),
         .executableTarget(

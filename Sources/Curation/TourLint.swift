@@ -20,6 +20,16 @@ public struct TourLint: Sendable {
     public var largestRadius = 150.0
     /// A point further than this (plus its radius) from the route is probably misplaced (metres).
     public var maxOffRoute = 50.0
+    /// A narration this far (LU) from its language's median loudness is named: levelling brings it
+    /// to the target, but only as far as its peaks allow, and the curator should know.
+    public var loudnessSpread = 6.0
+    /// Measures narrations' loudness (docs/loudness.md); the command line passes one that reads the
+    /// catalog and the cache. Files it leaves out are not judged.
+    public var measureLoudness: @Sendable ([URL]) -> [URL: Loudness] = { urls in
+        var found: [URL: Loudness] = [:]
+        for url in urls { found[url] = try? LoudnessMeter.measure(url) }
+        return found
+    }
 
     public init() {}
 
@@ -113,6 +123,7 @@ public struct TourLint: Sendable {
         var durations: [String: [Int: Double]] = [:]  // language → point index → seconds
         var sniffed: [URL: MediaKind] = [:]
         var probed: [URL: Swift.Result<AudioInfo, PlaybackError>] = [:]
+        var narrations: [String: [(point: Int, audio: URL)]] = [:]
         for (i, p) in points.enumerated() {
             for lang in languages {
                 guard let content = p.content[lang] else { continue }
@@ -135,6 +146,7 @@ public struct TourLint: Sendable {
                         do throws(PlaybackError) {
                             let info = try probe.get()
                             durations[lang, default: [:]][i] = info.duration
+                            narrations[lang, default: []].append((i, audio))
                             if let subs = content.subtitles {
                                 findings += subtitleChecks(subs, audioSeconds: info.duration, in: tour.root)
                             }
@@ -154,6 +166,7 @@ public struct TourLint: Sendable {
         if let image = tour.image, let problem = Self.imageProblem(image) {
             findings.append(.init(.warning, "image-unreadable", relative(image, in: tour.root), problem))
         }
+        findings += loudnessChecks(narrations, root: tour.root, name: name)
 
         // Radii.
         for (i, p) in points.enumerated() {
@@ -264,6 +277,50 @@ public struct TourLint: Sendable {
 
     /// Replays one of the tour's traces (as `preview --fast` does, without audio) and reports the
     /// points that walk does not trigger, with how close it came: a radius to widen or move.
+    /// Silent and clipped narrations, and those far from their language's median loudness.
+    func loudnessChecks(
+        _ narrations: [String: [(point: Int, audio: URL)]], root: URL, name: (Int) -> String
+    ) -> [LintFinding] {
+        let measured = measureLoudness(Array(Set(narrations.values.flatMap { $0.map(\.audio) })))
+        var findings: [LintFinding] = []
+        var reported = Set<URL>()
+        for lang in narrations.keys.sorted() {
+            let list = narrations[lang] ?? []
+            let levels = list.compactMap { measured[$0.audio]?.integrated }.sorted()
+            let median =
+                levels.isEmpty
+                ? nil
+                : levels.count % 2 == 1
+                    ? levels[levels.count / 2] : (levels[levels.count / 2 - 1] + levels[levels.count / 2]) / 2
+            for (i, audio) in list {
+                guard let loudness = measured[audio] else { continue }
+                let rel = relative(audio, in: root)
+                if reported.insert(audio).inserted {
+                    if loudness.isSilent {
+                        findings.append(
+                            .init(.error, "audio-silent", rel, "\(name(i)) in '\(lang)': the narration is silent"))
+                    } else if loudness.isClipped {
+                        findings.append(
+                            .init(
+                                .warning, "audio-clipped", rel,
+                                "\(name(i)) in '\(lang)': clipped in \(loudness.clippedRuns) place\(loudness.clippedRuns == 1 ? "" : "s") (samples at full scale)"
+                            ))
+                    }
+                }
+                guard let median, let level = loudness.integrated, abs(level - median) > loudnessSpread else {
+                    continue
+                }
+                let lu = abs(level - median)
+                findings.append(
+                    .init(
+                        .warning, "loudness-outlier", rel,
+                        "\(name(i)) in '\(lang)': \(loudness.summary), \(String(format: "%.1f", lu)) LU \(level < median ? "quieter" : "louder") than the language's median (\(String(format: "%.1f", median)) LUFS)"
+                    ))
+            }
+        }
+        return findings
+    }
+
     private func traceChecks(_ url: URL, tour: TourFolder, name: (Int) -> String) -> [LintFinding] {
         let rel = relative(url, in: tour.root)
         let file: TraceFile

@@ -1,4 +1,5 @@
 import Foundation
+import TourModel
 
 /// The narration queue a walk plays through: items play back to back, in order, each reported as
 /// it is heard.
@@ -54,14 +55,19 @@ public actor AudioQueue {
 
     deinit { engine.requestShutdown() }
 
-    /// Adds the MP3 at `url` to the end of the queue.
-    public func enqueue(_ url: URL, id: String) {
-        engine.enqueue(.init(id: id, source: .file(url)))
+    /// Adds the audio file at `url` to the end of the queue, played `gainDB` louder (or quieter)
+    /// than recorded: the loudness levelling's gain (`LoudnessTarget.gainDB(for:)`), 0 for as recorded.
+    public func enqueue(_ url: URL, id: String, gainDB: Double = 0) {
+        engine.enqueue(.init(id: id, source: .file(url), level: Self.level(gainDB)))
     }
 
-    /// Adds an MP3 held in memory; `name` is used in messages.
-    public func enqueue(data: Data, name: String, id: String) {
-        engine.enqueue(.init(id: id, source: .data(data, name: name)))
+    /// Adds audio held in memory; `name` is used in messages.
+    public func enqueue(data: Data, name: String, id: String, gainDB: Double = 0) {
+        engine.enqueue(.init(id: id, source: .data(data, name: name), level: Self.level(gainDB)))
+    }
+
+    private static func level(_ gainDB: Double) -> Float {
+        gainDB == 0 || !gainDB.isFinite ? 1 : Float(LoudnessTarget.factor(min(30, max(-60, gainDB))))
     }
 
     /// Fades out and holds the current item where it is; `resume()` goes on from the same sample.

@@ -14,6 +14,8 @@ final class PlaybackEngine: @unchecked Sendable {
     struct Item: Sendable {
         var id: String
         var source: Source
+        /// The item's own level (loudness levelling), a factor on its samples beside the volume.
+        var level: Float = 1
     }
 
     enum Interrupt: Sendable { case skip, stop }
@@ -175,7 +177,8 @@ final class PlaybackEngine: @unchecked Sendable {
         guard let format else { return }
         let start = written
         marks.append((start, .started(id: item.id)))
-        gain = locked { volume }
+        let level = item.level
+        gain = locked { volume } * level
         let fadeFrames = max(1, Int(fadeSeconds * Double(format.sampleRate)))
         var leftover: UnsafeMutableRawBufferPointer?
         var stoppedEarly = false
@@ -183,7 +186,7 @@ final class PlaybackEngine: @unchecked Sendable {
         do {
             loop: while true {
                 condition.lock()
-                let (interrupt, paused, target) = (self.interrupt, self.paused, self.volume)
+                let (interrupt, paused, target) = (self.interrupt, self.paused, self.volume * level)
                 condition.unlock()
                 if interrupt != nil {
                     try fadeOut(decoder, leftover: leftover, frames: fadeFrames)
@@ -291,7 +294,8 @@ final class PlaybackEngine: @unchecked Sendable {
     }
 
     /// Scales samples by the gain, moving it toward `target` by at most 1/`fadeFrames` per frame, so
-    /// volume changes and resumes glide instead of clicking. Untouched at unity gain.
+    /// volume changes and resumes glide instead of clicking. Untouched at unity gain; a gain above
+    /// one (a quiet narration levelled up) saturates rather than wraps.
     private func applyGain(_ chunk: UnsafeMutableRawBufferPointer, toward target: Float, channels: Int, fadeFrames: Int)
     {
         if gain == target && target == 1 { return }

@@ -43,6 +43,9 @@ public struct PlayablePoint: Sendable, Hashable, Identifiable {
     /// Local SRT file timed to `audio`.
     public var subtitles: URL?
     public var image: URL?
+    /// The narration's measured loudness, where it is known: playback levels it to the walk's
+    /// target (docs/loudness.md).
+    public var loudness: Loudness?
 
     public init(
         id: String, order: Int, coordinate: Coordinate, triggerRadiusMeters: Double,

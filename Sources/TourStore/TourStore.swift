@@ -69,6 +69,7 @@ public struct TourStore: Sendable {
         var tourRequest = TourRecord.all()
         if let tourIDs { tourRequest = tourRequest.filter(keys: tourIDs) }
         let tours = try tourRequest.fetchAll(db)
+        let loudness = try Self.loudness(db)
         var installed: [InstalledTour] = []
         for tour in tours {
             let rows = try Row.fetchAll(
@@ -81,7 +82,7 @@ public struct TourStore: Sendable {
             for row in rows {
                 let version = try VersionRecord(row: row)
                 let files = try VersionFileRecord.filter(Column("versionId") == version.id).fetchAll(db)
-                languages.append(try Self.language(version, files: files))
+                languages.append(try Self.language(version, files: files, loudness: loudness))
             }
             guard !languages.isEmpty else { continue }
             installed.append(
@@ -92,7 +93,9 @@ public struct TourStore: Sendable {
         return installed.sorted { ($0.slug, $0.id) < ($1.slug, $1.id) }
     }
 
-    static func language(_ version: VersionRecord, files: [VersionFileRecord]) throws -> InstalledLanguage {
+    static func language(
+        _ version: VersionRecord, files: [VersionFileRecord], loudness: [String: Loudness] = [:]
+    ) throws -> InstalledLanguage {
         let decoder = WalkscapeJSON.decoder()
         let detail = try decoder.decode(TourDetail.self, from: Data(version.detail.utf8))
         let points = try decoder.decode([TourPoint].self, from: Data(version.points.utf8))
@@ -104,7 +107,8 @@ public struct TourStore: Sendable {
                 InstalledFile(
                     role: FileRole(rawValue: file.kind) ?? .image, pointID: file.pointId, language: file.language,
                     identity: FileIdentity(location: file.location, size: file.size), sha256: file.sha256,
-                    audioProblem: file.audioProblem)
+                    audioProblem: file.audioProblem,
+                    loudness: file.kind == FileRole.audio.rawValue ? loudness[file.sha256] : nil)
             })
     }
 

@@ -14,11 +14,14 @@ public struct PreviewPerformance: Sendable {
     public let report: PreviewReport
     public let tour: PlayableTour
     public let speed: Double
+    /// The level narrations are brought to (each point's measured loudness, docs/loudness.md).
+    public let loudness: LoudnessTarget
 
-    public init(report: PreviewReport, tour: PlayableTour, speed: Double) {
+    public init(report: PreviewReport, tour: PlayableTour, speed: Double, loudness: LoudnessTarget = .off) {
         self.report = report
         self.tour = tour
         self.speed = max(speed, 0.001)
+        self.loudness = loudness
     }
 
     enum Action {
@@ -106,7 +109,9 @@ public struct PreviewPerformance: Sendable {
                 write(text)
             case .startAudio(let point):
                 narrating = true
-                if let player, let url = point.audio { await player.enqueue(url, id: point.id) }
+                if let player, let url = point.audio {
+                    await player.enqueue(url, id: point.id, gainDB: loudness.gainDB(for: point.loudness))
+                }
             case .endAudio(let point):
                 narrating = false
                 // The clock and the sound card agree only roughly; the sound card has the last word.

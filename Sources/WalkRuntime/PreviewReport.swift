@@ -1,4 +1,5 @@
 import Foundation
+import TourModel
 import Walk
 
 /// What a walker would have experienced on a recorded walk: the preview's answer to a curator.
@@ -59,6 +60,19 @@ public struct PreviewReport: Sendable, Hashable, Codable {
         public var note: String?
         /// Metres along the route where the story reaches this point (rule 10).
         public var stationMeters: Double?
+        /// The narration's measured loudness and the gain it plays with, when measured.
+        public var loudness: NarrationLevel?
+    }
+
+    /// A narration's loudness (EBU R128) and what playback does with it (docs/loudness.md).
+    public struct NarrationLevel: Sendable, Hashable, Codable {
+        /// LUFS; nil for a silent file.
+        public var integrated: Double?
+        /// dBTP; nil for a silent file.
+        public var truePeak: Double?
+        public var clipped: Bool
+        /// The gain applied at playback toward the target, in dB (0 with `--loudness off`).
+        public var gainDB: Double
     }
 
     /// The route the walk followed (rule 10).
@@ -116,6 +130,22 @@ public struct PreviewReport: Sendable, Hashable, Codable {
     public var summary: Summary
     public var completionMessage: String?
     public var route: RouteInfo?
+    /// The level narration is brought to: `-16.0 LUFS`, or `off`.
+    public var loudnessTarget: String?
+
+    /// Adds each narration's measured loudness and its gain toward `target`.
+    public mutating func addLoudness(of tour: PlayableTour, target: LoudnessTarget) {
+        loudnessTarget = target.description
+        for index in points.indices {
+            guard let point = tour.points.first(where: { $0.id == points[index].id }), let measured = point.loudness
+            else { continue }
+            points[index].loudness = NarrationLevel(
+                integrated: measured.integrated.map(Self.tenths), truePeak: measured.truePeak.map(Self.tenths),
+                clipped: measured.isClipped, gainDB: Self.tenths(target.gainDB(for: measured)))
+        }
+    }
+
+    private static func tenths(_ value: Double) -> Double { (value * 10).rounded() / 10 }
 
     /// `points heard 5/5, total queue wait 0.0s, longest silence 2m 41s`.
     public var summaryLine: String {

@@ -10,6 +10,7 @@ import Foundation
 ///     language = it
 ///     api-timeout = 20
 ///     allow-insecure-http = false
+///     loudness = -16        # LUFS, or off
 ///
 /// A `#` at the start of a line, or after a space or tab outside double quotes, starts a comment
 /// that runs to the end of the line (so `https://host/#part` keeps its `#`). A value in double
@@ -17,7 +18,7 @@ import Foundation
 package struct ConfigFile: Sendable, Hashable {
     package static let knownKeys: Set<String> = [
         "api-url", "gpsd-host", "gpsd-port", "audio-device", "language",
-        "allow-insecure-http", "api-timeout", "max-error", "missed",
+        "allow-insecure-http", "api-timeout", "max-error", "missed", "loudness",
         "analytics", "analytics-dialect", "analytics-batch-bytes",
     ]
     package var values: [String: String] = [:]

@@ -92,6 +92,7 @@ package struct Settings: Sendable {
         raw["missed"] = pick("missed", flag: nil, env: "WALKSCAPE_MISSED")
         raw["analytics"] = pick("analytics", flag: flags.noAnalytics ? "off" : nil, env: "WALKSCAPE_ANALYTICS")
         raw["analytics-dialect"] = pick("analytics-dialect", flag: nil, env: "WALKSCAPE_ANALYTICS_DIALECT")
+        raw["loudness"] = pick("loudness", flag: nil, env: "WALKSCAPE_LOUDNESS")
         raw["analytics-batch-bytes"] = pick("analytics-batch-bytes", flag: nil, env: "WALKSCAPE_ANALYTICS_BATCH_BYTES")
         // The convention of consoledonottrack.com: any value but empty or 0 opts out, whatever else says.
         doNotTrack = environment["DO_NOT_TRACK"].map { !["", "0", "false", "no"].contains($0.lowercased()) } ?? false
@@ -168,6 +169,23 @@ package struct Settings: Sendable {
         }
         return settings
     }
+
+    /// The level narration plays at (docs/loudness.md): `flag` (`--loudness`) if given, else
+    /// `loudness` from the environment or the config file, else −16 LUFS.
+    package func loudness(flag: String? = nil) throws(AppError) -> LoudnessTarget {
+        if let flag {
+            guard let target = LoudnessTarget(parsing: flag) else {
+                throw AppError.usage("--loudness '\(flag)' \(Self.loudnessPhrase)")
+            }
+            return target
+        }
+        guard let text = raw["loudness"] else { return .standard }
+        guard let target = LoudnessTarget(parsing: text) else { throw invalid("loudness", Self.loudnessPhrase) }
+        return target
+    }
+
+    static let loudnessPhrase =
+        "is not off or a level in LUFS from \(Int(LoudnessTarget.range.lowerBound)) to \(Int(LoudnessTarget.range.upperBound))"
 
     /// What happens to missed points when no `--missed` is given.
     package func missed() throws(AppError) -> WalkPolicy.MissedPoints? {

@@ -6,6 +6,8 @@ package struct WalkscapePaths: Sendable, Hashable {
     package var config: URL
     package var data: URL
     package var state: URL
+    /// What can be made again: the loudness measured of tour folders' narrations.
+    package var cache: URL
 
     package var configFile: URL { config.appendingPathComponent("config") }
     package var credentialsFile: URL { config.appendingPathComponent("credentials.json") }
@@ -20,6 +22,8 @@ package struct WalkscapePaths: Sendable, Hashable {
     package var analyticsSendLock: URL { state.appendingPathComponent("analytics.send.lock") }
     /// The installation's anonymous id, sent with every event.
     package var anonymousID: URL { config.appendingPathComponent("anonymous-id") }
+    /// Loudness of tour folders' narrations by content hash (docs/loudness.md).
+    package var loudnessCache: URL { cache.appendingPathComponent("loudness.json") }
 
     package static func resolve(home: String?, environment: [String: String]) -> WalkscapePaths {
         if let home = home ?? environment["WALKSCAPE_HOME"], !home.isEmpty {
@@ -27,7 +31,8 @@ package struct WalkscapePaths: Sendable, Hashable {
             return WalkscapePaths(
                 config: root.appendingPathComponent("config", isDirectory: true),
                 data: root.appendingPathComponent("data", isDirectory: true),
-                state: root.appendingPathComponent("state", isDirectory: true))
+                state: root.appendingPathComponent("state", isDirectory: true),
+                cache: root.appendingPathComponent("cache", isDirectory: true))
         }
         let userHome =
             environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
@@ -42,6 +47,7 @@ package struct WalkscapePaths: Sendable, Hashable {
         return WalkscapePaths(
             config: xdg("XDG_CONFIG_HOME", ".config").appendingPathComponent("walkscape", isDirectory: true),
             data: xdg("XDG_DATA_HOME", ".local/share").appendingPathComponent("walkscape", isDirectory: true),
-            state: xdg("XDG_STATE_HOME", ".local/state").appendingPathComponent("walkscape", isDirectory: true))
+            state: xdg("XDG_STATE_HOME", ".local/state").appendingPathComponent("walkscape", isDirectory: true),
+            cache: xdg("XDG_CACHE_HOME", ".cache").appendingPathComponent("walkscape", isDirectory: true))
     }
 }

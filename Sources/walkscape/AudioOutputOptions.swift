@@ -25,6 +25,8 @@ struct AudioOutputOptions: ParsableArguments {
     @Flag(name: .long, help: "Open no sound device: each file takes its real duration in silence.")
     var noAudio = false
 
+    @OptionGroup var level: LoudnessOption
+
     func validate() throws {
         if [audioDevice != nil, output != nil, noAudio].filter({ $0 }).count > 1 {
             throw ValidationError("choose one of --audio-device, --output and --no-audio")

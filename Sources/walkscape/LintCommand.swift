@@ -51,8 +51,13 @@ struct LintCommand: AsyncParsableCommand {
         let result: TourLint.Result
         switch try resolve() {
         case .folder(let url):
+            // Through the loudness cache; a config file that does not read only costs the cache.
+            if let settings = try? global.settings() {
+                lint.measureLoudness = NarrationLoudness.measurer(installed: false, settings: settings)
+            }
             result = lint.lint(folder: url)
         case .installed(let resolved):
+            lint.measureLoudness = NarrationLoudness.measurer(installed: true, settings: try global.settings())
             // The store's files are named by their hashes: say which file and which point instead.
             let findings = lint.lint(resolved.folder()).map { finding in
                 var finding = finding

@@ -2,6 +2,7 @@ import ArgumentParser
 import FileAccess
 import Foundation
 import Playback
+import TourModel
 import WalkscapeKit
 
 /// `walkscape play`: plays MP3 files back to back, as a walk would, with their subtitles.
@@ -72,10 +73,14 @@ struct PlayCommand: AsyncParsableCommand {
             }
         }
         defer { signals?.cancel() }
+        let loudness = try audio.level.target(settings)
+        let urls = files.map { URL(fileURLWithPath: $0) }
+        // Each file brought to the one level, as a walk does (measured once, then cached).
+        let measured = loudness == .off ? [:] : NarrationLoudness.measure(urls, settings: settings)
         let queue = AudioQueue(sink: sink, positionInterval: tracks.contains { $0 != nil } ? .milliseconds(50) : nil)
         await queue.setVolume(volume)
-        for (i, file) in files.enumerated() {
-            await queue.enqueue(URL(fileURLWithPath: file), id: String(i))
+        for (i, url) in urls.enumerated() {
+            await queue.enqueue(url, id: String(i), gainDB: loudness.gainDB(for: measured[url]))
         }
 
         // With the WAV on standard output, what a person reads goes to standard error.

@@ -56,6 +56,8 @@ struct PreviewCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Do not open a sound device; narration is timed and its subtitles shown.")
     var noAudio = false
 
+    @OptionGroup var level: LoudnessOption
+
     @Flag(name: .long, help: "Print the report as JSON (implies --fast unless --speed is given).")
     var json = false
 
@@ -77,7 +79,10 @@ struct PreviewCommand: AsyncParsableCommand {
     func run() async throws {
         let settings = try global.settings()
         let resolved = try TourArgument.resolve(tour, settings: settings)
-        let playable = try resolved.playable(language: language, settings: settings)
+        var playable = try resolved.playable(language: language, settings: settings)
+        let loudness = try level.target(settings)
+        // What each narration measures and the gain it gets: reported, and applied when played.
+        NarrationLoudness.fill(&playable, from: resolved, settings: settings)
         let traceURL = try Self.traceURL(trace, in: resolved.folder())
         let traceFile: TraceFile
         do { traceFile = try TraceFile(url: traceURL) } catch { throw AppError.data(error.message) }
@@ -86,7 +91,8 @@ struct PreviewCommand: AsyncParsableCommand {
         let simulation = WalkSimulation(
             tour: playable, policy: policy,
             narrations: WalkSimulation.probeNarrations(of: playable))
-        let report = simulation.run(fixes: traceFile.fixes())
+        var report = simulation.run(fixes: traceFile.fixes())
+        report.addLoudness(of: playable, target: loudness)
         if report.summary.fixes == 0 {
             let why = traceFile.statistics.map { " (\($0.unusedSummary))" } ?? ""
             throw AppError.data("\(traceURL.path): no usable position in this trace\(why)")
@@ -111,7 +117,7 @@ struct PreviewCommand: AsyncParsableCommand {
                     throw AppError.unavailable(AudioOutputOptions.advice(error))
                 }
             }
-            let performance = PreviewPerformance(report: report, tour: playable, speed: speed ?? 1)
+            let performance = PreviewPerformance(report: report, tour: playable, speed: speed ?? 1, loudness: loudness)
             // With --json, stdout is for the JSON alone; the performance goes to stderr.
             let toStderr = json
             // Unbuffered, so each line shows when it happens even through a pipe (`make demo | tee`).

@@ -65,7 +65,8 @@ struct WalkTourCommand: AsyncParsableCommand {
     func run() async throws {
         let settings = try global.settings()
         let resolved = try TourArgument.resolve(tour, settings: settings)
-        let playable = try resolved.playable(language: language, settings: settings)
+        var playable = try resolved.playable(language: language, settings: settings)
+        let loudness = try audio.level.target(settings)
         let policy = try triggering.policy(settings)
         let gpsdPort = try settings.gpsdPort()
         let analyticsSettings = try settings.analytics()
@@ -81,7 +82,10 @@ struct WalkTourCommand: AsyncParsableCommand {
         }
         defer { lock.release() }
         // The sound device first: a walk that cannot begin must not have forgotten the last one.
-        let narration = try makeNarration(settings: settings)
+        let narration = try makeNarration(settings: settings, loudness: loudness)
+        if loudness != .off, !(narration is SilentNarration) {
+            NarrationLoudness.fill(&playable, from: resolved, settings: settings)
+        }
         for note in resolved.unplayableNotes(language: language, settings: settings) { say(note) }
 
         // Resume unless asked not to, and say where.
@@ -187,11 +191,11 @@ struct WalkTourCommand: AsyncParsableCommand {
         }
     }
 
-    private func makeNarration(settings: Settings) throws(AppError) -> any Narration {
+    private func makeNarration(settings: Settings, loudness: LoudnessTarget) throws(AppError) -> any Narration {
         guard let sink = try audio.makeSink(settings) else { return SilentNarration() }
         // A walk happens in real time whatever the output: a WAV file or ALSA's null/file device
         // would otherwise "hear" a narration in milliseconds and play the queue behind it at once.
-        return QueueNarration(queue: AudioQueue(sink: PacedSink(wrapping: sink)))
+        return QueueNarration(queue: AudioQueue(sink: PacedSink(wrapping: sink)), loudness: loudness)
     }
 
     static func resumeLine(_ progress: WalkProgress, tour: PlayableTour, staysPaused: Bool) -> String {

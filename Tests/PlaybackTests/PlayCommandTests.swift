@@ -179,4 +179,47 @@ import Testing
                 == "walkscape: \(srt.path): line 2: expected a timing line like '00:00:01,000 --> 00:00:02,500' after cue 1, found '00:00:01,000 -> 00:00:02,000'\n"
         )
     }
+
+    @Test func playLevelsAQuietFileToItsNeighboursAndLoudnessOffGivesTheFilesAsRecorded() async throws {
+        let text = "The tower leans four degrees to the south."
+        let normal = try FormatFixtures.speech(text, gainDB: 0)
+        let quiet = try FormatFixtures.speech(text, gainDB: -12, fileExtension: "ogg")
+        let home = try TemporaryDirectory()
+        let levelled = home.file("levelled.wav")
+        let result = try await walkscape(["play", normal.path, quiet.path, "--output", levelled.path], home: home)
+        #expect(result.status == 0, "\(result.stderr)")
+        let frames = try FixtureAudio.readWAV(normal).pcm.count / 2
+        let total = try FixtureAudio.readWAV(levelled).pcm.count / 2
+        let first = try FormatFixtures.ebur128(levelled, frames: 0..<frames)
+        let second = try FormatFixtures.ebur128(levelled, frames: frames..<total)
+        let a = try #require(first.integrated)
+        let b = try #require(second.integrated)
+        #expect(abs(a - b) <= 1, "\(a) and \(b) LUFS")
+        // Measured once: the cache holds both files by their hashes.
+        let cache = try String(contentsOf: home.file("cache/loudness.json"), encoding: .utf8)
+        #expect(cache.components(separatedBy: "\"integrated\"").count == 3)
+
+        let asRecorded = home.file("off.wav")
+        let off = try await walkscape(
+            ["play", normal.path, normal.path, "--output", asRecorded.path, "--loudness", "off"], home: home)
+        #expect(off.status == 0, "\(off.stderr)")
+        let expected = try FixtureAudio.readWAV(normal).pcm
+        #expect(try FixtureAudio.readWAV(asRecorded).pcm == expected + expected)
+    }
+
+    @Test func aLoudnessThatIsNotALevelIsRefusedInOneLine() async throws {
+        let a = try FixtureAudio.tone(seconds: 0.2)
+        let home = try TemporaryDirectory()
+        let flag = try await walkscape(["play", a.mp3.path, "--no-audio", "--loudness", "3"], home: home)
+        #expect(flag.status == 64)
+        #expect(flag.stderr.contains("--loudness '3' is not off or a level in LUFS from -40 to -5"), "\(flag.stderr)")
+        _ = try home.write("config/config", "loudness = loud\n")
+        let config = try await walkscape(["play", a.mp3.path, "--output", home.file("x.wav").path], home: home)
+        #expect(config.status == 64)
+        #expect(
+            config.stderr
+                == "walkscape: loudness 'loud' (from config file) is not off or a level in LUFS from -40 to -5\n",
+            "\(config.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: home.file("x.wav").path))
+    }
 }

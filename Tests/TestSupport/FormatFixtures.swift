@@ -69,3 +69,38 @@ public enum FormatFixtures {
         }
     }
 }
+
+extension FormatFixtures {
+    /// `ffmpeg -af ebur128=peak=true`'s summary for a file (or the sample range `frames` of it):
+    /// integrated loudness (LUFS; nil when ffmpeg says -70 or below, its silent) and true peak (dBFS).
+    public static func ebur128(_ url: URL, frames: Range<Int>? = nil) throws -> (integrated: Double?, truePeak: Double)
+    {
+        guard let ffmpeg = which("ffmpeg") else { throw FixtureError(description: "ffmpeg is not installed") }
+        let trim = frames.map { "atrim=start_sample=\($0.lowerBound):end_sample=\($0.upperBound)," } ?? ""
+        let result = try run(
+            ffmpeg, ["-nostats", "-i", url.path, "-af", trim + "ebur128=peak=true", "-f", "null", "-"])
+        guard result.status == 0, let summary = result.stderr.range(of: "Summary:") else {
+            throw FixtureError(description: "ffmpeg ebur128 failed on \(url.path): \(result.stderr.suffix(300))")
+        }
+        func value(after label: String) -> Double? {
+            let text = result.stderr[summary.upperBound...]
+            guard let at = text.range(of: label) else { return nil }
+            let rest = text[at.upperBound...].drop { $0 == " " }
+            return Double(rest.prefix { "-+.0123456789inf".contains($0) })
+        }
+        guard let integrated = value(after: "I:"), let peak = value(after: "Peak:") else {
+            throw FixtureError(description: "no loudness summary from ffmpeg for \(url.path)")
+        }
+        return (integrated <= -70 ? nil : integrated, peak)
+    }
+
+    /// The recording made `decibels` louder or quieter (WAV, 22.05 kHz mono), cached.
+    public static func speech(_ text: String, gainDB decibels: Double, fileExtension: String = "wav") throws -> URL {
+        let source = try FixtureAudio.speech(text)
+        let name = "gain\(decibels)-\(text.hashValue & 0xffff_ffff).\(fileExtension)"
+        let url = FixtureAudio.directory.appendingPathComponent(name)
+        if FileManager.default.fileExists(atPath: url.path) { return url }
+        try ffmpeg(["-i", source.wav.path, "-af", "volume=\(decibels)dB", url.path])
+        return url
+    }
+}

@@ -74,6 +74,18 @@ enum CatalogSchema {
                 t.primaryKey(["location", "size"])
             }
         }
+        migrator.registerMigration("v2-loudness") { db in
+            // A narration blob's EBU R128 loudness (docs/loudness.md), measured once. Goes with
+            // its blob.
+            try db.create(table: "loudness") { t in
+                t.primaryKey("sha256", .text).references("blob", onDelete: .cascade)
+                t.column("integrated", .double)
+                t.column("truePeak", .double)
+                t.column("clippedRuns", .integer).notNull()
+                t.column("seconds", .double).notNull()
+                t.column("measuredAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }

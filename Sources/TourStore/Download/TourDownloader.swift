@@ -12,18 +12,23 @@ public struct TourDownloader: Sendable {
     /// What is wrong with a blob as narration (nil: it is MP3). The store cannot judge audio
     /// itself (it knows no decoder); the command line passes Playback's sniffer in.
     let audioCheck: @Sendable (URL) -> String?
+    /// A narration's loudness (nil: not measured). Measured once per blob that plays, after its
+    /// download, and kept in the catalog in the switch's transaction (docs/loudness.md).
+    let measure: (@Sendable (URL) -> Loudness?)?
     let concurrency: Int
     let report: @Sendable (DownloadEvent) -> Void
     let now: @Sendable () -> Date
 
     public init(
         store: TourStore, source: any TourSource, audioCheck: @escaping @Sendable (URL) -> String?,
-        concurrency: Int = 4, report: @escaping @Sendable (DownloadEvent) -> Void = { _ in },
+        measure: (@Sendable (URL) -> Loudness?)? = nil, concurrency: Int = 4,
+        report: @escaping @Sendable (DownloadEvent) -> Void = { _ in },
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
         self.source = source
         self.audioCheck = audioCheck
+        self.measure = measure
         self.concurrency = max(1, concurrency)
         self.report = report
         self.now = now
@@ -136,6 +141,8 @@ public struct TourDownloader: Sendable {
 
         // Every file of every changed language must be in the store before the switch.
         var problems: [String: String?] = [:]
+        let alreadyMeasured = measure == nil ? [:] : try store.knownLoudness()
+        var measured: [String: Loudness] = [:]
         var versions: [(VersionRecord, [VersionFileRecord])] = []
         for language in plan.changedLanguages {
             guard let content = plan.contents[language] else { continue }
@@ -158,6 +165,11 @@ public struct TourDownloader: Sendable {
                         } else {
                             problem = audioCheck(store.blobs.url(of: sha))
                             problems[sha] = problem
+                            if problem == nil, let measure, alreadyMeasured[sha] == nil,
+                                let loudness = measure(store.blobs.url(of: sha))
+                            {
+                                measured[sha] = loudness
+                            }
                         }
                     }
                     files.append(
@@ -193,7 +205,10 @@ public struct TourDownloader: Sendable {
             tour: TourRecord(
                 id: plan.tourID, slug: plan.slug, service: plan.service,
                 isProtected: plan.isProtected),
-            versions: versions)
+            versions: versions,
+            loudness: measured.sorted { $0.key < $1.key }.map {
+                LoudnessRecord(sha256: $0.key, $0.value, measuredAt: now())
+            })
         result.switchedLanguages = plan.changedLanguages
         report(.switched(languages: plan.changedLanguages))
         return result

@@ -47,9 +47,12 @@ extension TourStore {
     /// installations pointed at them, and the versions they replace deleted. Before it commits the
     /// tour plays its old version, after it the new one; blobs the old version alone used stay on
     /// disk until collected.
-    func switchVersions(tour: TourRecord, versions: [(VersionRecord, [VersionFileRecord])]) throws(StoreError) {
+    func switchVersions(
+        tour: TourRecord, versions: [(VersionRecord, [VersionFileRecord])], loudness: [LoudnessRecord] = []
+    ) throws(StoreError) {
         try write { db in
             try tour.upsert(db)
+            for record in loudness { try record.upsert(db) }
             for (version, files) in versions {
                 var version = version
                 try version.insert(db)

@@ -1,3 +1,5 @@
+import TourModel
+
 /// One file of an installed language version, and the blob that holds its bytes.
 public struct InstalledFile: Sendable, Hashable {
     public var role: FileRole
@@ -8,10 +10,13 @@ public struct InstalledFile: Sendable, Hashable {
     /// Audio that does not play: why ("looks like MP4/AAC: holds no audio stream ..."). The walk announces such
     /// a point instead of playing it.
     public var audioProblem: String?
+    /// A narration's loudness, once measured (at download, or at the first walk of a tour
+    /// installed before walkscape measured it).
+    public var loudness: Loudness?
 
     public init(
         role: FileRole, pointID: String?, language: String?, identity: FileIdentity, sha256: String,
-        audioProblem: String? = nil
+        audioProblem: String? = nil, loudness: Loudness? = nil
     ) {
         self.role = role
         self.pointID = pointID
@@ -19,5 +24,6 @@ public struct InstalledFile: Sendable, Hashable {
         self.identity = identity
         self.sha256 = sha256
         self.audioProblem = audioProblem
+        self.loudness = loudness
     }
 }

@@ -108,6 +108,7 @@ public struct InstalledTour: Sendable, Hashable {
             throw StoreError(.damaged, "\(slug): \(error.message)")
         }
         for index in tour.points.indices {
+            tour.points[index].loudness = installed.file(.audio, point: tour.points[index].id)?.loudness
             if let file = installed.file(.audio, point: tour.points[index].id), file.audioProblem != nil {
                 if let recheck, let audio = tour.points[index].audio, recheck(audio) == nil { continue }
                 tour.points[index].audio = nil

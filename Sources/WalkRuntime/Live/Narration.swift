@@ -29,10 +29,13 @@ public protocol Narration: Sendable {
 public final class QueueNarration: Narration {
     public let events: AsyncStream<NarrationEvent>
     private let queue: AudioQueue
+    private let loudness: LoudnessTarget
     private let forward: Task<Void, Never>
 
-    public init(queue: AudioQueue) {
+    /// `loudness`: the level each point's narration is brought to, from its measured loudness.
+    public init(queue: AudioQueue, loudness: LoudnessTarget = .off) {
         self.queue = queue
+        self.loudness = loudness
         let (stream, continuation) = AsyncStream.makeStream(of: NarrationEvent.self)
         events = stream
         forward = Task {
@@ -58,7 +61,7 @@ public final class QueueNarration: Narration {
 
     public func play(_ point: PlayablePoint) async {
         guard let audio = point.audio else { return }
-        await queue.enqueue(audio, id: point.id)
+        await queue.enqueue(audio, id: point.id, gainDB: loudness.gainDB(for: point.loudness))
     }
 
     public func stop() async { await queue.stop() }

@@ -37,7 +37,9 @@ package struct DoctorChecks {
                     "fix it in \(settings.paths.configFile.path) (the README's Configuration lists the keys and their values)"
             )
         }
-        return [gpsd(), audio(), mpg123(), ffmpeg(), sqlite()] + folders + [store(), await api(), credentials()]
+        return [gpsd(), audio(), mpg123(), ffmpeg(), loudness(), sqlite()] + folders + [
+            store(), await api(), credentials(),
+        ]
     }
 
     package func gpsd() -> DoctorCheck {
@@ -88,6 +90,21 @@ package struct DoctorChecks {
             detail:
                 "WAV, AAC, Ogg Vorbis, Opus, FLAC: libavformat \(FFmpegLibraries.avformatVersion), libavcodec \(FFmpegLibraries.avcodecVersion), libswresample \(FFmpegLibraries.swresampleVersion)"
         )
+    }
+
+    /// The loudness meter, and the level narration is brought to (docs/loudness.md).
+    package func loudness() -> DoctorCheck {
+        let library = "EBU R128 by libebur128 \(LoudnessMeter.libraryVersion)"
+        do throws(AppError) {
+            let target = try settings.loudness()
+            let level =
+                target == .off ? "narration plays as recorded (loudness = off)" : "narration levelled to \(target)"
+            return DoctorCheck(name: "loudness", status: .ok, detail: "\(library); \(level)")
+        } catch {
+            return DoctorCheck(
+                name: "loudness", status: .fail, detail: "\(library); \(error.message)",
+                hint: "set loudness to off or a level such as -16 in \(settings.paths.configFile.path)")
+        }
     }
 
     package func mpg123() -> DoctorCheck {

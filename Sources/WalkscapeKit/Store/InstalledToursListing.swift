@@ -25,6 +25,28 @@ package struct InstalledToursListing {
         package var bytes: Int64
         package var installedAt: Date
         package var unplayableNarrations: Int
+        /// By language: the narrations' loudness as measured at download (docs/loudness.md).
+        package var loudness: [String: LanguageLoudness]
+    }
+
+    /// A language's narrations, as loud as measured: how many are measured, and their spread.
+    package struct LanguageLoudness: Encodable {
+        package var narrations: Int
+        package var measured: Int
+        package var quietestLUFS: Double?
+        package var medianLUFS: Double?
+        package var loudestLUFS: Double?
+
+        init(_ files: [InstalledFile]) {
+            let audio = files.filter { $0.role == .audio }
+            narrations = audio.count
+            measured = audio.count { $0.loudness != nil }
+            let levels = audio.compactMap { $0.loudness?.integrated }.sorted()
+            func tenths(_ value: Double?) -> Double? { value.map { ($0 * 10).rounded() / 10 } }
+            quietestLUFS = tenths(levels.first)
+            loudestLUFS = tenths(levels.last)
+            medianLUFS = tenths(levels.isEmpty ? nil : levels[levels.count / 2])
+        }
     }
 
     package func rows() throws(AppError) -> [Row] {
@@ -48,7 +70,9 @@ package struct InstalledToursListing {
                             file.audioProblem != nil
                                 && StoreAccess.narrationProblem(store.blobs.url(of: file.sha256)) != nil
                         }
-                })
+                },
+                loudness: Dictionary(
+                    uniqueKeysWithValues: tour.languages.map { ($0.language, LanguageLoudness($0.files)) }))
         }
     }
 

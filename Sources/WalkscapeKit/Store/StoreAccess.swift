@@ -1,6 +1,7 @@
 import Foundation
 import Playback
 import TourAPI
+import TourModel
 import TourStore
 
 /// How commands reach the content store: where it is, the lock, and the narration check the
@@ -31,6 +32,12 @@ package enum StoreAccess {
     /// otherwise why not ("looks like MP4/AAC but holds no audio stream walkscape can decode").
     @Sendable package static func narrationProblem(_ url: URL) -> String? {
         AudioDecoders.problem(url)
+    }
+
+    /// A downloaded narration's loudness, kept in the catalog; nil when it cannot be measured
+    /// (the narration check has said why already).
+    @Sendable package static func measureLoudness(_ url: URL) -> Loudness? {
+        try? LoudnessMeter.measure(url)
     }
 
     /// The service's key as the store records it with a tour.

@@ -25,6 +25,7 @@ package struct TourInstallation {
     ) async throws -> InstallReport? {
         let downloader = TourDownloader(
             store: store, source: DownloadSource(client), audioCheck: StoreAccess.narrationProblem,
+            measure: StoreAccess.measureLoudness,
             report: { [reporter] event in reporter.handle(event) })
         let plan: DownloadPlan
         do {

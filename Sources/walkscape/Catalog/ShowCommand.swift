@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TourAPI
 import TourModel
+import TourStore
 import WalkscapeKit
 
 /// `walkscape show`: one tour of the service in one language, with its points.
@@ -41,6 +42,9 @@ struct ShowCommand: AsyncParsableCommand {
             var latitude: Double
             var longitude: Double
             var triggerRadiusMeters: Double
+            /// The narration's loudness (LUFS, EBU R128) when this language is installed and
+            /// measured here; nil otherwise, or when silent.
+            var loudnessLUFS: Double?
         }
         var id: String
         var slug: String
@@ -86,8 +90,26 @@ struct ShowCommand: AsyncParsableCommand {
                         longitude: $0.coordinate.longitude, triggerRadiusMeters: $0.triggerRadiusMeters)
                 })
         }
-        if json { return try JSONOutput.write(report) }
-        Console.out(Self.text(report))
+        if json { return try JSONOutput.write(Self.addingLoudness(report, settings: settings)) }
+        Console.out(Self.text(Self.addingLoudness(report, settings: settings)))
+    }
+
+    /// Each point's narration loudness where the tour is installed in this language (the catalog
+    /// knows it from the download); the service does not say.
+    static func addingLoudness(_ report: Report, settings: Settings) -> Report {
+        guard let store = try? StoreAccess.openForReading(settings),
+            let installed = try? store.installedTour(id: report.id),
+            let language = installed.language(report.language)
+        else { return report }
+        var report = report
+        report.points = report.points?.map { point in
+            var point = point
+            point.loudnessLUFS = language.file(.audio, point: point.id)?.loudness?.integrated.map {
+                ($0 * 10).rounded() / 10
+            }
+            return point
+        }
+        return report
     }
 
     static func text(_ r: Report) -> String {
@@ -107,12 +129,13 @@ struct ShowCommand: AsyncParsableCommand {
             return lines.joined(separator: "\n")
         }
         lines.append("Points (\(points.count)):")
-        var table = TextTable(header: ["#", "TITLE", "WHERE", "RADIUS"])
+        let loudness = points.contains { $0.loudnessLUFS != nil }
+        var table = TextTable(header: ["#", "TITLE", "WHERE", "RADIUS"] + (loudness ? ["LOUDNESS"] : []))
         table.rows = points.map {
             [
                 "\($0.order)", $0.title, Self.place($0.latitude, $0.longitude),
                 "\(Int($0.triggerRadiusMeters.rounded())) m",
-            ]
+            ] + (loudness ? [$0.loudnessLUFS.map { String(format: "%.1f LUFS", $0) } ?? "-"] : [])
         }
         lines += table.render().split(separator: "\n").map { "  \($0)" }
         return lines.joined(separator: "\n")

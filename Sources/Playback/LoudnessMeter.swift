@@ -1,0 +1,91 @@
+import CEBUR128
+import Foundation
+import TourModel
+
+/// Measures a narration's loudness (EBU R128 integrated loudness and true peak, libebur128) from
+/// the PCM its decoder gives, so whatever format the file is in, the figure is of what is heard.
+/// Also counts clipped places: three or more samples in a row at full scale.
+public enum LoudnessMeter {
+    /// Reads the whole file once. A damaged or truncated file is measured on what plays.
+    public static func measure(_ url: URL) throws(PlaybackError) -> Loudness {
+        try measure(AudioDecoders.open(url))
+    }
+
+    public static func measure(data: Data, name: String = "<memory>") throws(PlaybackError) -> Loudness {
+        try measure(AudioDecoders.open(data: data, name: name))
+    }
+
+    public static func measure(_ decoder: any AudioDecoder) throws(PlaybackError) -> Loudness {
+        let format = decoder.format
+        // Histogram mode keeps memory constant whatever the length (0.1 LU resolution, well
+        // inside what levelling needs).
+        let mode = Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_TRUE_PEAK.rawValue | EBUR128_MODE_HISTOGRAM.rawValue)
+        guard let state = ebur128_init(UInt32(format.channels), UInt(format.sampleRate), mode) else {
+            throw .decodeFailed(path: decoder.name, reason: "the loudness meter refused \(format)")
+        }
+        defer {
+            var owned: UnsafeMutablePointer<ebur128_state>? = state
+            ebur128_destroy(&owned)
+        }
+        var clip = ClipCounter(channels: format.channels)
+        while let chunk = try decoder.nextChunk() {
+            let samples = UnsafeBufferPointer(chunk.bindMemory(to: Int16.self))
+            let frames = samples.count / format.channels
+            guard frames > 0, let base = samples.baseAddress else { continue }
+            guard ebur128_add_frames_short(state, base, frames) == Int32(EBUR128_SUCCESS.rawValue) else {
+                throw .decodeFailed(path: decoder.name, reason: "the loudness meter failed")
+            }
+            clip.count(samples)
+        }
+        var integrated = -Double.infinity
+        ebur128_loudness_global(state, &integrated)
+        var peak = 0.0
+        for channel in 0..<format.channels {
+            var value = 0.0
+            if ebur128_true_peak(state, UInt32(channel), &value) == Int32(EBUR128_SUCCESS.rawValue) {
+                peak = max(peak, value)
+            }
+        }
+        return Loudness(
+            integrated: integrated.isFinite ? integrated : nil,
+            truePeak: peak > 0 ? 20 * log10(peak) : nil,
+            clippedRuns: clip.runs,
+            seconds: Double(decoder.framesDecoded) / Double(format.sampleRate))
+    }
+
+    /// libebur128's version, for `doctor` and `--version`.
+    public static var libraryVersion: String {
+        var major: Int32 = 0
+        var minor: Int32 = 0
+        var patch: Int32 = 0
+        ebur128_get_version(&major, &minor, &patch)
+        return "\(major).\(minor).\(patch)"
+    }
+}
+
+/// Counts runs of three or more consecutive samples of one channel at full scale (either sign).
+struct ClipCounter {
+    let channels: Int
+    private var runLength: [Int]
+    private(set) var runs = 0
+    static let minimumRun = 3
+
+    init(channels: Int) {
+        self.channels = channels
+        runLength = Array(repeating: 0, count: channels)
+    }
+
+    mutating func count(_ samples: UnsafeBufferPointer<Int16>) {
+        var channel = 0
+        for sample in samples {
+            if sample >= Int16.max || sample <= Int16.min + 1 {
+                runLength[channel] += 1
+                if runLength[channel] == Self.minimumRun { runs += 1 }
+            } else {
+                runLength[channel] = 0
+            }
+            channel += 1
+            if channel == channels { channel = 0 }
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import GRDB
+import TourModel
+
+/// A row of `loudness`: a narration blob's loudness, measured once when it was downloaded (or when
+/// a tour installed by an older walkscape was first walked), kept with the blob's hash.
+struct LoudnessRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "loudness"
+    var sha256: String
+    var integrated: Double?
+    var truePeak: Double?
+    var clippedRuns: Int
+    var seconds: Double
+    var measuredAt: Date
+
+    init(sha256: String, _ loudness: Loudness, measuredAt: Date) {
+        self.sha256 = sha256
+        integrated = loudness.integrated
+        truePeak = loudness.truePeak
+        clippedRuns = loudness.clippedRuns
+        seconds = loudness.seconds
+        self.measuredAt = measuredAt
+    }
+
+    var loudness: Loudness {
+        Loudness(integrated: integrated, truePeak: truePeak, clippedRuns: clippedRuns, seconds: seconds)
+    }
+}
+
+extension TourStore {
+    /// Every blob's measured loudness, by SHA-256.
+    public func knownLoudness() throws(StoreError) -> [String: Loudness] {
+        try read { db in try Self.loudness(db) }
+    }
+
+    static func loudness(_ db: Database) throws -> [String: Loudness] {
+        var known: [String: Loudness] = [:]
+        for record in try LoudnessRecord.fetchAll(db) { known[record.sha256] = record.loudness }
+        return known
+    }
+
+    /// Keeps loudness measured outside a download (a tour installed before walkscape measured it).
+    /// A blob collected meanwhile is skipped: its row would name nothing.
+    public func recordLoudness(_ values: [String: Loudness], now: Date = Date()) throws(StoreError) {
+        guard !values.isEmpty else { return }
+        try write { db in
+            for (sha, loudness) in values.sorted(by: { $0.key < $1.key })
+            where try BlobRecord.exists(db, key: sha) {
+                try LoudnessRecord(sha256: sha, loudness, measuredAt: now).upsert(db)
+            }
+        }
+    }
+
+    /// The SHA-256 of a file's bytes, as blobs are named (a tour folder's narration is looked up
+    /// in the loudness cache by it).
+    public static func contentHash(_ url: URL) throws(StoreError) -> String {
+        try BlobStore.hash(url).sha256
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Playback
+import TestSupport
+import Testing
+import TourModel
+
+/// Loudness (docs/loudness.md): the meter agrees with ffmpeg's EBU R128 filter, and a queue given
+/// each narration's gain plays a quiet one as loud as its neighbours; unity gain changes nothing.
+@Suite struct LoudnessTests {
+    static let text = "The fountain in the square was built in the year of the great flood."
+
+    static func pcm(_ url: URL) throws -> Data {
+        let decoder = try AudioDecoders.open(url)
+        var pcm = Data()
+        while let chunk = try decoder.nextChunk() { pcm.append(contentsOf: UnsafeRawBufferPointer(chunk)) }
+        return pcm
+    }
+
+    @Test(arguments: FormatFixtures.encodings.filter { !$0.name.contains("8 kHz") })
+    func theMeterAgreesWithFFmpeg(_ encoding: FormatFixtures.Encoding) throws {
+        let url = try FormatFixtures.file(encoding)
+        let measured = try LoudnessMeter.measure(url)
+        let reference = try FormatFixtures.ebur128(url)
+        let integrated = try #require(measured.integrated)
+        let expected = try #require(reference.integrated)
+        #expect(abs(integrated - expected) <= 0.2, "\(encoding): \(integrated) LUFS, ffmpeg \(expected)")
+        let peak = try #require(measured.truePeak)
+        #expect(abs(peak - reference.truePeak) <= 0.5, "\(encoding): \(peak) dBTP, ffmpeg \(reference.truePeak)")
+        #expect(measured.clippedRuns == 0)
+        #expect(measured.seconds > 2 && measured.seconds < 10)
+    }
+
+    @Test func silenceIsSilentAndAHardClippedToneIsClipped() throws {
+        let silent = try LoudnessMeter.measure(try FixtureAudio.silence(seconds: 2).wav)
+        #expect(silent.isSilent && silent.truePeak == nil && !silent.isClipped)
+        #expect(LoudnessTarget.standard.gainDB(for: silent) == 0)
+
+        let dir = try TemporaryDirectory()
+        let clipped = dir.file("clipped.wav")
+        // A tone at twice full scale, flattened at the rails: two runs per cycle.
+        let samples = (0..<22050).map { i -> Int16 in
+            let value = 2 * 32767 * sin(2 * Double.pi * 220 * Double(i) / 22050)
+            return Int16(max(-32768, min(32767, value)))
+        }
+        try FixtureAudio.writeWAV(samples, sampleRate: 22050, channels: 1, to: clipped)
+        let measured = try LoudnessMeter.measure(clipped)
+        #expect(measured.clippedRuns >= 400, "\(measured.clippedRuns) runs")
+        #expect((measured.truePeak ?? -99) >= 0)
+    }
+
+    /// What a queue writes for `files` played with the gains `gains` (dB).
+    func played(_ files: [URL], gains: [Double]) async throws -> (wav: URL, pcm: Data, dir: TemporaryDirectory) {
+        let dir = try TemporaryDirectory()
+        let out = dir.file("out.wav")
+        let queue = AudioQueue(sink: WAVFileSink(url: out), positionInterval: nil)
+        for (i, file) in files.enumerated() { await queue.enqueue(file, id: "\(i)", gainDB: gains[i]) }
+        let last = "\(files.count - 1)"
+        _ = try await collect(queue) { $0 == .finished(id: last) }
+        await queue.shutdown()
+        return (out, try FixtureAudio.readWAV(out).pcm, dir)
+    }
+
+    @Test func aNarrationTwelveDecibelsQuieterPlaysWithinOneLUOfItsNeighbours() async throws {
+        let normal = try FormatFixtures.speech(Self.text, gainDB: 0)
+        let quiet = try FormatFixtures.speech(Self.text, gainDB: -12, fileExtension: "flac")
+        let files = [normal, quiet, normal]
+        let loudness = try files.map { try LoudnessMeter.measure($0) }
+        #expect(abs((loudness[0].integrated ?? 0) - (loudness[1].integrated ?? 0) - 12) < 0.3)
+        let gains = loudness.map { LoudnessTarget.standard.gainDB(for: $0) }
+        let output = try await played(files, gains: gains)
+
+        // Each narration's stretch of the output, measured by ffmpeg's own EBU R128 filter.
+        let frames = try files.map { try Self.pcm($0).count / 2 }
+        var start = 0
+        var levels: [Double] = []
+        for count in frames {
+            let measured = try FormatFixtures.ebur128(output.wav, frames: start..<(start + count))
+            levels.append(try #require(measured.integrated))
+            #expect(measured.truePeak <= LoudnessTarget.peakCeiling + 0.3, "peak \(measured.truePeak) dBFS")
+            start += count
+        }
+        #expect(output.pcm.count == start * 2)
+        #expect(levels.max()! - levels.min()! <= 1, "levels \(levels)")
+        // Without levelling the same files are 12 LU apart.
+        let asRecorded = try await played(files, gains: [0, 0, 0])
+        let quietStretch = try FormatFixtures.ebur128(asRecorded.wav, frames: frames[0]..<(frames[0] + frames[1]))
+        #expect(levels[0] - (quietStretch.integrated ?? -99) > 11)
+    }
+
+    @Test func unityGainGivesTheDecodersSamples() async throws {
+        let quiet = try FormatFixtures.speech(Self.text, gainDB: -12)
+        let other = try FixtureAudio.speech("Turn left at the church.").wav
+        let output = try await played([quiet, other], gains: [0, 0])
+        let expected = try Self.pcm(quiet) + Self.pcm(other)
+        #expect(output.pcm == expected)
+    }
+
+    @Test func theGainStopsAtTheTruePeakCeilingAndAtThirtyDecibels() {
+        let peaky = Loudness(integrated: -30, truePeak: -3, seconds: 10)
+        #expect(LoudnessTarget.standard.gainDB(for: peaky) == 2)  // -1 dBTP, not -16 LUFS
+        let plain = Loudness(integrated: -30, truePeak: -20, seconds: 10)
+        #expect(LoudnessTarget.standard.gainDB(for: plain) == 14)
+        #expect(LoudnessTarget.lufs(-23).gainDB(for: Loudness(integrated: -10, truePeak: -2, seconds: 1)) == -13)
+        #expect(LoudnessTarget.standard.gainDB(for: Loudness(integrated: -65, truePeak: -60, seconds: 1)) == 30)
+        #expect(LoudnessTarget.off.gainDB(for: plain) == 0)
+        #expect(LoudnessTarget.standard.gainDB(for: nil) == 0)
+        #expect(LoudnessTarget(parsing: "-16") == .lufs(-16))
+        #expect(LoudnessTarget(parsing: " -18.5 LUFS") == .lufs(-18.5))
+        #expect(LoudnessTarget(parsing: "OFF") == .off)
+        for bad in ["3", "-41", "loud", "", "nan", "-inf"] { #expect(LoudnessTarget(parsing: bad) == nil, "\(bad)") }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import GRDB
+import TestSupport
+import Testing
+
+/// Loudness of installed tours (docs/loudness.md): measured once at download, kept in the catalog
+/// with the blob's hash, reported by `tours --installed`, `preview --json` and `lint`; a tour
+/// installed before walkscape measured is measured at its first use and kept.
+@Suite(.serialized)
+struct LoudnessStoreTests {
+    static var demoTrace: String { TestPaths.demoTour.appendingPathComponent("traces/walk.nmea").path }
+
+    func loudnessRows(_ harness: StoreHarness) throws -> [String: Double?] {
+        let queue = try DatabaseQueue(path: harness.home.file("data/catalog.sqlite").path)
+        return try queue.read { db in
+            var rows: [String: Double?] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT sha256, integrated FROM loudness") {
+                rows[row["sha256"]] = row["integrated"] as Double?
+            }
+            return rows
+        }
+    }
+
+    func clearLoudness(_ harness: StoreHarness) throws {
+        let queue = try DatabaseQueue(path: harness.home.file("data/catalog.sqlite").path)
+        try queue.inDatabase { db in try db.execute(sql: "DELETE FROM loudness") }
+    }
+
+    func pointLevels(_ harness: StoreHarness) throws -> [Int: [String: Any]] {
+        let preview = try harness.succeed([
+            "preview", StoreHarness.demoSlug, "--trace", Self.demoTrace, "--fast", "--json",
+        ])
+        let report = try #require(try JSONSerialization.jsonObject(with: preview.stdoutData) as? [String: Any])
+        #expect(report["loudnessTarget"] as? String == "-16.0 LUFS")
+        var levels: [Int: [String: Any]] = [:]
+        for point in report["points"] as? [[String: Any]] ?? [] {
+            levels[point["order"] as? Int ?? 0] = point["loudness"] as? [String: Any]
+        }
+        return levels
+    }
+
+    @Test func aDownloadMeasuresEachNarrationOnceAndEveryReportSaysIt() async throws {
+        let harness = try await StoreHarness { tours in
+            let demo = try StoreHarness.copyDemo(into: tours)
+            // Point 3's narration recorded 12 dB quieter.
+            let target = demo.appendingPathComponent("media/en/03.mp3")
+            let quiet = tours.appendingPathComponent("quiet.mp3")
+            try FormatFixtures.ffmpeg([
+                "-i", target.path, "-af", "volume=-12dB", "-c:a", "libmp3lame", "-b:a", "64k", quiet.path,
+            ])
+            try FileManager.default.removeItem(at: target)
+            try FileManager.default.moveItem(at: quiet, to: target)
+        }
+        _ = try harness.succeed(["download", StoreHarness.demoSlug, "-l", "en"])
+        // One row per narration blob, keyed as the blob is.
+        let rows = try loudnessRows(harness)
+        #expect(rows.count == 5)
+        let quietHash = try harness.servedHash("media/en/03.mp3", tour: "demo")
+        let quietLevel = try #require(rows[quietHash] ?? nil)
+        let others = rows.filter { $0.key != quietHash }.compactMap { $0.value }
+        #expect(others.count == 4)
+        #expect(others.allSatisfy { $0 - quietLevel > 10 }, "\(quietLevel) against \(others)")
+
+        let installed = try harness.installed()
+        let en = (installed.first?["loudness"] as? [String: Any])?["en"] as? [String: Any]
+        #expect(en?["narrations"] as? Int == 5)
+        #expect(en?["measured"] as? Int == 5)
+
+        // preview --json: the quiet point gets about 12 dB more gain than its neighbours.
+        let levels = try pointLevels(harness)
+        let gains = (1...5).map { levels[$0]?["gainDB"] as? Double ?? .nan }
+        #expect(gains[2] - gains[1] > 10 && gains[2] - gains[3] > 10, "gains \(gains)")
+        #expect((levels[3]?["integrated"] as? Double).map { abs($0 - quietLevel) < 0.1 } == true)
+
+        // lint names the quiet one, by the name the curator knows.
+        let lint = try harness.run(["lint", StoreHarness.demoSlug])
+        #expect(lint.stdout.contains("[loudness-outlier]"), "\(lint.stdout)")
+        #expect(lint.stdout.contains("03.mp3"), "\(lint.stdout)")
+    }
+
+    @Test func aTourInstalledBeforeLoudnessWasMeasuredIsMeasuredAtItsFirstPreviewAndKept() async throws {
+        let harness = try await StoreHarness { tours in _ = try StoreHarness.copyDemo(into: tours) }
+        _ = try harness.succeed(["download", StoreHarness.demoSlug, "-l", "en"])
+        let measured = try loudnessRows(harness)
+        #expect(measured.count == 5)
+        // As an older walkscape left it: the table is there (the migration ran), the rows are not.
+        try clearLoudness(harness)
+        let en = try harness.installed().first.flatMap { ($0["loudness"] as? [String: Any])?["en"] as? [String: Any] }
+        #expect(en?["measured"] as? Int == 0)
+        let levels = try pointLevels(harness)
+        #expect((1...5).allSatisfy { levels[$0]?["integrated"] is Double })
+        let again = try loudnessRows(harness)
+        #expect(again.count == 5)
+        for (sha, level) in measured { #expect(again[sha] == level, "\(sha)") }
+    }
+}

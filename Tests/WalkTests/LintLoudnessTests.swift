@@ -1,0 +1,75 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+import TourModel
+
+@testable import Curation
+
+/// Lint's loudness checks (docs/loudness.md): a narration far from its language's median, a silent
+/// one, a clipped one; a tour recorded at one level has none of them.
+@Suite("lint: loudness")
+struct LintLoudnessTests {
+    /// A tour of narrations (file names under media/en), 200 m apart, with generous radii so the
+    /// only findings are about the audio.
+    static func writeTour(_ audio: [URL], in dir: TemporaryDirectory) throws -> URL {
+        let root = dir.url.appendingPathComponent("tour")
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("media/en"), withIntermediateDirectories: true)
+        var json =
+            #"{"format": 1, "id": "t", "slug": "t", "languages": {"en": {"title": "T", "completionMessage": "Bye"}}, "points": ["#
+        for (i, file) in audio.enumerated() {
+            let name = "media/en/\(i + 1).\(file.pathExtension)"
+            try FileManager.default.copyItem(at: file, to: root.appendingPathComponent(name))
+            if i > 0 { json += "," }
+            json +=
+                #"{"id": "p\#(i + 1)", "order": \#(i + 1), "location": {"lat": \#(45 + Double(i) * 0.0018), "lng": 11.0}, "#
+                + #""triggerRadiusMeters": 40, "content": {"en": {"title": "P\#(i + 1)", "audio": "\#(name)"}}}"#
+        }
+        try Data((json + "]}").utf8).write(to: root.appendingPathComponent("tour.json"))
+        return root
+    }
+
+    static let text = "Here the market stood for six hundred years, until the river moved."
+
+    @Test func aQuietASilentAndAClippedNarrationAreNamed() throws {
+        let dir = try TemporaryDirectory()
+        let normal = try FormatFixtures.speech(Self.text, gainDB: 0)
+        let quiet = try FormatFixtures.speech(Self.text, gainDB: -14)
+        let silent = try FixtureAudio.silence(seconds: 2).wav
+        let clipped = try FormatFixtures.speech(Self.text, gainDB: 18)
+        let root = try Self.writeTour([normal, normal, quiet, silent, clipped, normal], in: dir)
+        let findings = TourLint().lint(folder: root).findings.filter {
+            ["loudness-outlier", "audio-silent", "audio-clipped"].contains($0.check)
+        }
+        let byCheck = Dictionary(grouping: findings, by: \.check)
+        #expect(byCheck["audio-silent"]?.map(\.location) == ["media/en/4.wav"])
+        #expect(byCheck["audio-silent"]?.first?.severity == .error)
+        #expect(byCheck["audio-clipped"]?.map(\.location) == ["media/en/5.wav"])
+        #expect(byCheck["audio-clipped"]?.first?.severity == .warning)
+        // The median of the five that sound is the normal level; the quiet one is 14 LU under it,
+        // the clipped one (18 dB up, flattened) well over 6 LU above it.
+        #expect(byCheck["loudness-outlier"]?.map(\.location).sorted() == ["media/en/3.wav", "media/en/5.wav"])
+        let quietLine = try #require(byCheck["loudness-outlier"]?.first { $0.location == "media/en/3.wav" })
+        #expect(quietLine.message.contains("quieter than the language's median"), "\(quietLine.message)")
+        #expect(quietLine.message.hasPrefix("point 3"), "\(quietLine.message)")
+    }
+
+    @Test func narrationsAtOneLevelGiveNoLoudnessFinding() throws {
+        let dir = try TemporaryDirectory()
+        let a = try FormatFixtures.speech(Self.text, gainDB: 0)
+        let b = try FormatFixtures.speech(Self.text, gainDB: -3, fileExtension: "flac")
+        let c = try FixtureAudio.speech("The gate closes at dusk.").mp3
+        let root = try Self.writeTour([a, b, c], in: dir)
+        var lint = TourLint()
+        let asked = Mutex(0)
+        let direct = lint.measureLoudness
+        lint.measureLoudness = { urls in
+            asked.withLock { $0 += urls.count }
+            return direct(urls)
+        }
+        let findings = lint.lint(folder: root).findings
+        #expect(!findings.contains { ["loudness-outlier", "audio-silent", "audio-clipped"].contains($0.check) })
+        #expect(asked.withLock { $0 } == 3)
+    }
+}
