@@ -18,6 +18,8 @@ walkscape="$bindir/walkscape"
 source "$(dirname "$0")/lib/bench-common.sh"
 bench_require bench-play espeak-ng lame mpg123 /usr/bin/time
 bench_workdir bench-play
+# Narration loudness is measured once and cached (docs/loudness.md): the warm-up run does it.
+export WALKSCAPE_HOME="$work/home"
 
 paragraph="Welcome to the porticoes of Bologna. Thirty-eight kilometres of arcades shelter the walker \
 from sun and rain. Look up at the wooden beams of Casa Isolani, and the three arrows stuck in them \

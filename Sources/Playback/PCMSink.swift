@@ -5,8 +5,9 @@
 /// the cooperative pool. That is why implementations are `Sendable` (they are handed to that thread)
 /// yet need no locking of their own.
 public protocol PCMSink: AnyObject, Sendable {
-    /// Sets the sink up for `format`. Called before the first write, and again when the next item
-    /// has another format (after `drain()`, so nothing queued is cut off).
+    /// Sets the sink up for `format`. The audio queue calls it once, before the first write: later
+    /// items in another format are converted to it (libswresample), the output is never reopened.
+    /// A WAV file holds one format and refuses another; a device may be set up again.
     func configure(_ format: PCMFormat) throws(PlaybackError)
     /// Writes whole frames of s16le interleaved PCM; blocks while the device is full.
     func write(_ pcm: UnsafeRawBufferPointer) throws(PlaybackError)

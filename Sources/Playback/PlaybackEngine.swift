@@ -300,6 +300,11 @@ final class PlaybackEngine: @unchecked Sendable {
     {
         if gain == target && target == 1 { return }
         let samples = chunk.bindMemory(to: Int16.self)
+        if gain == target {
+            // A steady gain (a levelled narration): fixed point, which the compiler vectorises.
+            Self.scale(samples, by: gain)
+            return
+        }
         let step = 1 / Float(fadeFrames)
         for frame in 0..<(samples.count / channels) {
             if gain < target {
@@ -311,6 +316,19 @@ final class PlaybackEngine: @unchecked Sendable {
                 let i = frame * channels + c
                 samples[i] = Int16(max(-32768, min(32767, (Float(samples[i]) * gain).rounded())))
             }
+        }
+    }
+
+    /// Multiplies every sample by `factor` (at most 32, as levelling's +30 dB is 31.6), rounding to
+    /// nearest and saturating at full scale.
+    static func scale(_ samples: UnsafeMutableBufferPointer<Int16>, by factor: Float) {
+        let q = Int32((min(32, max(0, factor)) * 1024).rounded())
+        for i in samples.indices {
+            // Half away from zero, as Float's rounded() does: the same samples for a dyadic factor.
+            let product = Int32(samples[i]) &* q
+            let magnitude = (abs(product) &+ 512) &>> 10
+            let value = product < 0 ? 0 &- magnitude : magnitude
+            samples[i] = Int16(truncatingIfNeeded: min(32767, max(-32768, value)))
         }
     }
 

@@ -5,9 +5,8 @@ import Foundation
 /// --output`), through an `OutputFile`: a regular file is replaced atomically when the sink
 /// closes, a FIFO, terminal or device (or `-`, standard output) is written through.
 ///
-/// A WAV holds one format, so the first item's format is the file's; later items in another format
-/// are converted to it (channels mixed or duplicated, rate converted linearly), the way ALSA's plug
-/// layer would for a sound card.
+/// A WAV holds one format, the first `configure`'s; another is refused (the audio queue converts
+/// later items in another format before they reach a sink).
 ///
 /// Nothing is created or changed until the first PCM arrives: a narration that cannot be decoded
 /// leaves an existing file as it was. The header goes out first with the streaming convention for
@@ -22,10 +21,8 @@ public final class WAVFileSink: PCMSink, @unchecked Sendable {
     public let output: OutputFile
     /// The file's format, fixed by the first `configure`.
     public private(set) var fileFormat: PCMFormat?
-    private var inputFormat: PCMFormat?
     private var dataBytes = 0
     private var framesSinceConfigure = 0
-    private var converter: PCMConverter?
     private var closed = false
     private var failure: PlaybackError?
 
@@ -42,32 +39,28 @@ public final class WAVFileSink: PCMSink, @unchecked Sendable {
 
     public func configure(_ format: PCMFormat) throws(PlaybackError) {
         if let failure { throw failure }
-        if fileFormat == nil { fileFormat = format }
-        inputFormat = format
-        converter = format == fileFormat ? nil : PCMConverter(from: format, to: fileFormat!)
+        if let fileFormat, fileFormat != format {
+            // One conversion path: the audio queue converts later items (libswresample), not the sink.
+            throw PlaybackError.outputFailed(
+                path: output.name, reason: "the file is \(fileFormat) and cannot take \(format) as well")
+        }
+        fileFormat = format
         framesSinceConfigure = 0
     }
 
     public func write(_ pcm: UnsafeRawBufferPointer) throws(PlaybackError) {
         if let failure { throw failure }
-        guard let inputFormat, let fileFormat else {
+        guard let fileFormat else {
             throw PlaybackError.outputFailed(path: output.name, reason: "written before it was configured")
         }
-        framesSinceConfigure += pcm.count / inputFormat.bytesPerFrame
+        framesSinceConfigure += pcm.count / fileFormat.bytesPerFrame
         do throws(FileAccessError) {
             if !output.isOpen {
                 try output.open()
                 try output.write(Self.header(fileFormat, dataBytes: nil))
             }
-            if var converter {
-                let converted = converter.convert(pcm)
-                self.converter = converter
-                try output.write(converted)
-                dataBytes += converted.count
-            } else {
-                try output.write(pcm)
-                dataBytes += pcm.count
-            }
+            try output.write(pcm)
+            dataBytes += pcm.count
         } catch {
             throw fail(error)
         }

@@ -5,19 +5,21 @@ import Playback
 import TourModel
 import WalkscapeKit
 
-/// `walkscape play`: plays MP3 files back to back, as a walk would, with their subtitles.
+/// `walkscape play`: plays narration files back to back, as a walk would, with their subtitles.
 /// A curator's quick check of narration files, and the playback benchmark's subject.
 struct PlayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "play",
-        abstract: "Play MP3 files back to back, printing subtitle cues as they are heard.",
+        abstract: "Play narration files back to back at one loudness, printing subtitle cues as they are heard.",
         discussion: """
             Files play in order without gaps. A file that cannot be played is reported and the next \
             one plays; the exit status is then 65. --subtitles may be given once per file, in the \
             files' order. --output writes what would be heard to a WAV file (as fast as it decodes): \
             an existing file is replaced only once the whole WAV is written (and not at all if nothing \
             plays), a FIFO or device is written through, and - is standard output (the cues then go to \
-            standard error). --no-audio plays in real time to no device, so the cues still come in time.
+            standard error). --no-audio plays in real time to no device, so the cues still come in time. \
+            Each file is brought to one loudness (-16 LUFS unless --loudness says otherwise; measured \
+            once and cached), as a walk does; --loudness off plays the files as recorded.
 
             Examples:
               walkscape play media/en/01.mp3 --subtitles media/en/01.srt
@@ -28,7 +30,9 @@ struct PlayCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("MP3 files to play, in order.", valueName: "file"))
+    @Argument(
+        help: ArgumentHelp(
+            "Audio files to play, in order (MP3, WAV, AAC/M4A, Ogg Vorbis, Opus, FLAC).", valueName: "file"))
     var files: [String] = []
 
     @OptionGroup(title: "Sound") var audio: AudioOutputOptions
@@ -44,7 +48,7 @@ struct PlayCommand: AsyncParsableCommand {
     var volume: Double = 1
 
     func validate() throws {
-        if files.isEmpty { throw ValidationError("name at least one MP3 file to play") }
+        if files.isEmpty { throw ValidationError("name at least one audio file to play") }
         if subtitles.count > files.count {
             throw ValidationError(
                 "\(subtitles.count) --subtitles for \(files.count) file\(files.count == 1 ? "" : "s"): give at most one per file"

@@ -1,8 +1,9 @@
 import Foundation
-import Playback
 import TestSupport
 import Testing
 import TourModel
+
+@testable import Playback
 
 /// Loudness (docs/loudness.md): the meter agrees with ffmpeg's EBU R128 filter, and a queue given
 /// each narration's gain plays a quiet one as loud as its neighbours; unity gain changes nothing.
@@ -28,6 +29,28 @@ import TourModel
         #expect(abs(peak - reference.truePeak) <= 0.5, "\(encoding): \(peak) dBTP, ffmpeg \(reference.truePeak)")
         #expect(measured.clippedRuns == 0)
         #expect(measured.seconds > 2 && measured.seconds < 10)
+    }
+
+    @Test func theTruePeakFindsWhatLiesBetweenSamples() {
+        // A sine at a quarter of the sample rate, sampled 45° off its crests: every sample is at
+        // 0.707 of the peak, which lies between them (+3 dB). Fed in uneven pieces, stereo.
+        let amplitude = 0.5
+        let frames = 4000
+        var samples: [Int16] = []
+        for n in 0..<frames {
+            let value = Int16((amplitude * 32768 * sin(Double.pi / 2 * Double(n) + Double.pi / 4)).rounded())
+            samples += [value, value / 2]
+        }
+        var meter = TruePeak(channels: 2)
+        var start = 0
+        for size in [1, 2, 7, 100, 333, 1000] + Array(repeating: 1000, count: 10) where start < samples.count {
+            let end = min(samples.count, start + size * 2)
+            samples[start..<end].withUnsafeBufferPointer { meter.add($0) }
+            start = end
+        }
+        let peak = meter.finish()
+        #expect(abs(Double(meter.samplePeak) - amplitude * 0.7071) < 0.001)
+        #expect(abs(peak - amplitude) < 0.01, "true peak \(peak), expected \(amplitude)")
     }
 
     @Test func silenceIsSilentAndAHardClippedToneIsClipped() throws {

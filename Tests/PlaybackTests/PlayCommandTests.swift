@@ -155,7 +155,7 @@ import Testing
         let home = try TemporaryDirectory()
         let none = try await walkscape(["play"], home: home)
         #expect(none.status == 64)
-        #expect(none.stderr.hasPrefix("Error: name at least one MP3 file to play\n"))
+        #expect(none.stderr.hasPrefix("Error: name at least one audio file to play\n"))
         let both = try await walkscape(["play", "x.mp3", "--no-audio", "--output", "o.wav"], home: home)
         #expect(both.status == 64)
         #expect(both.stderr.hasPrefix("Error: choose one of --audio-device, --output and --no-audio\n"))
