@@ -9,7 +9,9 @@
 # Then the loudness measurement itself: CPU of a play whose file was never measured (a fresh home
 # each run) minus a play with --loudness off, per minute of audio: the measuring pass, its own
 # decoding included. Budget: <= 0.1 s per minute, on the AAC file (44.1 kHz stereo) and on a
-# 22.05 kHz mono MP3 (the usual narration export); ffmpeg's decoding of each is printed beside it.
+# 22.05 kHz mono MP3 (the usual narration export). A stereo AAC whose channels differ (one delayed
+# 40 ms) is printed for context. ffmpeg's decoding of each is printed beside it: at 44.1 kHz
+# stereo, decoding takes about half of the pass and libebur128's reading the other half.
 # Usage: scripts/bench-decode.sh BINDIR [RUNS]
 set -euo pipefail
 bindir="${1:?usage: scripts/bench-decode.sh BINDIR [RUNS]}"
@@ -52,7 +54,9 @@ done
 
 # Loudness: the measuring pass alone, per minute of audio.
 ffmpeg -v error -y -i "$work/speech.wav" -c:a libmp3lame -b:a 64k "$work/mono.mp3"
-for file in main.m4a mono.mp3; do
+ffmpeg -v error -y -i "$work/speech.wav" -filter_complex "[0:a]asplit[a][b];[b]adelay=40[c];[a][c]join=inputs=2:channel_layout=stereo" \
+  -ar 44100 -c:a aac -b:a 128k "$work/stereo.m4a"
+for file in main.m4a mono.mp3 stereo.m4a; do
   f="$work/$file"
   fresh=(); off=(); decode=()
   for i in $(seq "$runs"); do

@@ -31,6 +31,36 @@ import TourModel
         #expect(measured.seconds > 2 && measured.seconds < 10)
     }
 
+    @Test func aStereoFileWhoseChannelsPartLateIsMeasuredAsStereo() throws {
+        // Alike for 3 s, then the right channel goes its own way, louder: both channels count.
+        let dir = try TemporaryDirectory()
+        let url = dir.file("parting.wav")
+        var samples: [Int16] = []
+        for n in 0..<(22050 * 6) {
+            let t = Double(n) / 22050
+            let left = 0.2 * sin(2 * Double.pi * 440 * t)
+            let right = t < 3 ? left : 0.6 * sin(2 * Double.pi * 660 * t)
+            samples += [Int16((left * 32767).rounded()), Int16((right * 32767).rounded())]
+        }
+        try FixtureAudio.writeWAV(samples, sampleRate: 22050, channels: 2, to: url)
+        let measured = try LoudnessMeter.measure(url)
+        let reference = try FormatFixtures.ebur128(url)
+        #expect(abs((measured.integrated ?? 0) - (reference.integrated ?? 99)) <= 0.2, "\(measured) \(reference)")
+        #expect(abs((measured.truePeak ?? 0) - reference.truePeak) <= 0.3)
+        #expect(abs(measured.seconds - 6) < 0.001)
+
+        // The same channel twice: R128 counts it twice, as ffmpeg does.
+        let alike = dir.file("alike.wav")
+        try FixtureAudio.writeWAV(
+            (0..<(22050 * 6)).flatMap { n -> [Int16] in
+                let value = Int16((0.2 * 32767 * sin(2 * Double.pi * 440 * Double(n) / 22050)).rounded())
+                return [value, value]
+            }, sampleRate: 22050, channels: 2, to: alike)
+        let twin = try LoudnessMeter.measure(alike)
+        let twinReference = try FormatFixtures.ebur128(alike)
+        #expect(abs((twin.integrated ?? 0) - (twinReference.integrated ?? 99)) <= 0.2, "\(twin) \(twinReference)")
+    }
+
     @Test func theTruePeakFindsWhatLiesBetweenSamples() {
         // A sine at a quarter of the sample rate, sampled 45° off its crests: every sample is at
         // 0.707 of the peak, which lies between them (+3 dB). Fed in uneven pieces, stereo.
