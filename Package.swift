@@ -237,7 +237,7 @@ let package = Package(
             name: "CLITests",
             dependencies: [
                 "TestSupport", "TourModel", "walkscape", "WalkscapeKit", "Walk", "WalkRuntime", "GPSD", "Positioning",
-                "TourAPI", "Analytics",
+                "TourAPI", "Analytics", "Playback",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings),

@@ -33,6 +33,7 @@ struct OfflineWalkTests {
             TestPaths.walkscape,
             [
                 "walk", StoreHarness.demoSlug, "--no-input", "--audio-device", "file:'\(pcm.path)',raw",
+                "--loudness", "off",
                 "--gpsd-port", "\(gpsd.port)", "--home", harness.home.path,
             ],
             environment: ["NO_COLOR": "1", "WALKSCAPE_API_URL": counter.url])

@@ -99,10 +99,10 @@ package struct DoctorChecks {
             let target = try settings.loudness()
             let level =
                 target == .off ? "narration plays as recorded (loudness = off)" : "narration levelled to \(target)"
-            return DoctorCheck(name: "loudness", status: .ok, detail: "\(library); \(level)")
+            return DoctorCheck(name: "level", status: .ok, detail: "\(library); \(level)")
         } catch {
             return DoctorCheck(
-                name: "loudness", status: .fail, detail: "\(library); \(error.message)",
+                name: "level", status: .fail, detail: "\(library); \(error.message)",
                 hint: "set loudness to off or a level such as -16 in \(settings.paths.configFile.path)")
         }
     }
