@@ -64,6 +64,8 @@ struct LintCommandTests {
             lines == [
                 "error: media/bad.srt: line 2: expected a timing line like '00:00:01,000 --> 00:00:02,500' after cue 1, found 'this is not a timing line' [subtitles-unreadable]",
                 "error: media/error-page.mp3: point 3 (Three) in 'en': not audio walkscape plays (not a known audio format) [audio-unplayable]",
+                // A minute of silence stands in for a long narration: a walker would hear nothing.
+                "error: media/long.mp3: point 2 (Two) in 'en': the narration is silent [audio-silent]",
                 "error: point 4 (Four): comes before point 3 (Three) along the route (122 m vs 139 m from its start): walkers reach them in the other order [order-against-route]",
                 "warning: point 3 (Three): no narration in 'it': the point is only announced [no-audio]",
                 "warning: point 4 (Four): no content in 'it': walkers in it get the en title and no narration [missing-language]",
@@ -75,7 +77,7 @@ struct LintCommandTests {
                 "warning: point 2 (Two) and point 4 (Four): radii overlap (22 m apart, radii add up to 225 m): both can trigger at once [overlapping-radii]",
                 "warning: point 3 (Three) and point 4 (Four): radii overlap (17 m apart, radii add up to 210 m): both can trigger at once [overlapping-radii]",
                 "warning: point 2 (Two): narration in 'en' lasts 1m 00s but the walk to point 3 (Three) takes about 41.5s at 1.3 m/s: the queue builds up [audio-longer-than-walk]",
-                "\(root.path): 3 errors, 10 warnings",
+                "\(root.path): 4 errors, 10 warnings",
             ])
     }
 

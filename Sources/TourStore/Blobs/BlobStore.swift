@@ -84,13 +84,18 @@ public struct BlobStore: Sendable {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw StoreError.system(errno, "read", url.path) }
         defer { close(fd) }
+        return try hash(descriptor: fd, path: url.path)
+    }
+
+    /// The SHA-256 of what `fd` reads to its end, and its length; `path` names it in errors.
+    static func hash(descriptor fd: Int32, path: String) throws(StoreError) -> (sha256: String, size: Int64) {
         var hasher = SHA256()
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var total: Int64 = 0
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
             if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw StoreError.system(errno, "read", url.path) }
+            guard n >= 0 else { throw StoreError.system(errno, "read", path) }
             if n == 0 { break }
             buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
             total += Int64(n)

@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import GRDB
 import TourModel
@@ -53,7 +54,11 @@ extension TourStore {
 
     /// The SHA-256 of a file's bytes, as blobs are named (a tour folder's narration is looked up
     /// in the loudness cache by it).
+    /// Only a regular file is read (`InputFile`): a FIFO would block and a device never end.
     public static func contentHash(_ url: URL) throws(StoreError) -> String {
-        try BlobStore.hash(url).sha256
+        let fd: Int32
+        do { fd = try InputFile.open(url.path) } catch { throw StoreError(.io, error.message) }
+        defer { close(fd) }
+        return try BlobStore.hash(descriptor: fd, path: url.path).sha256
     }
 }
