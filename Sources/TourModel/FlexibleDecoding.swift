@@ -54,6 +54,22 @@ extension KeyedDecodingContainer where Key == AnyKey {
         return nil
     }
 
+    /// `number(keys)`, refused unless within `range` (`TourLimits`): the service's numbers are held
+    /// to a tour folder's limits.
+    func number(_ keys: String..., within range: ClosedRange<Double>) throws -> Double? {
+        for key in keys {
+            let k = AnyKey(key)
+            guard contains(k), try !decodeNil(forKey: k) else { continue }
+            let value = try number(key)
+            if let value, let problem = TourLimits.problem(value, range) {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: codingPath + [k], debugDescription: "\(key) \(problem)"))
+            }
+            return value
+        }
+        return nil
+    }
+
     /// An id that may be a string or an integer.
     func identifier(_ keys: String...) throws -> String? {
         for key in keys {

@@ -68,8 +68,8 @@ public struct TourDetail: Sendable, Hashable, Decodable, APIEncodable {
         completionMessage = try Self.text(c, "completionMessage") ?? Self.text(top, "completionMessage")
         busInfo = try Self.text(c, "busInfo") ?? Self.text(top, "busInfo")
         city = try c.first(String.self, "city")
-        durationMinutes = try c.number("durationMinutes")
-        distanceKm = try c.number("distanceKm")
+        durationMinutes = try c.number("durationMinutes", within: TourLimits.durationMinutes)
+        distanceKm = try c.number("distanceKm", within: TourLimits.distanceKm)
         difficulty = try c.first(String.self, "difficulty") ?? top.first(String.self, "difficulty")
         languages = try top.first([String].self, "languages") ?? language.map { [$0] } ?? []
         imageURL = try c.first(String.self, "imageUrl", "coverImageUrl")

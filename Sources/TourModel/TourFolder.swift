@@ -309,8 +309,12 @@ private struct Validator {
         else {
             throw fail("slug", "\"\(raw.slug)\" must be lowercase letters, digits and -")
         }
-        if let d = raw.durationMinutes?.value, !(d >= 0) { throw fail("durationMinutes", "\(d) must not be negative") }
-        if let d = raw.distanceKm?.value, !(d >= 0) { throw fail("distanceKm", "\(d) must not be negative") }
+        if let d = raw.durationMinutes?.value, let problem = TourLimits.problem(d, TourLimits.durationMinutes) {
+            throw fail("durationMinutes", "\(problem) minutes")
+        }
+        if let d = raw.distanceKm?.value, let problem = TourLimits.problem(d, TourLimits.distanceKm) {
+            throw fail("distanceKm", "\(problem) km")
+        }
 
         guard !raw.languages.isEmpty else { throw fail("languages", "must name at least one language") }
         var languageInfo: [String: TourFolder.LanguageInfo] = [:]
@@ -357,13 +361,13 @@ private struct Validator {
                 throw fail("\(at).order", "\(order) is used twice (points[\(first)] and \(at))")
             }
             seenOrders[order] = i
-            guard lat.isFinite, abs(lat) <= 90 else {
+            guard TourLimits.latitude.contains(lat) else {
                 throw fail("\(at).location.lat", "\(lat) is not a latitude (must be within -90...90)")
             }
-            guard lng.isFinite, abs(lng) <= 180 else {
+            guard TourLimits.longitude.contains(lng) else {
                 throw fail("\(at).location.lng", "\(lng) is not a longitude (must be within -180...180)")
             }
-            guard radius > 0, radius <= 1000 else {
+            guard TourLimits.triggerRadiusMeters.contains(radius) else {
                 throw fail("\(at).triggerRadiusMeters", "\(radius) must be greater than 0 and at most 1000 metres")
             }
             guard !p.content.isEmpty else { throw fail("\(at).content", "must have content in at least one language") }

@@ -38,7 +38,13 @@ public struct TourManifest: Sendable, Hashable, Decodable, APIEncodable {
 
     /// Every file, audio first.
     public var allFiles: [MediaFile] { audio + subtitles + images }
-    public var totalBytes: Int64 { allFiles.reduce(0) { $0 + ($1.sizeBytes ?? 0) } }
+    /// Saturates rather than traps (each size is within `TourLimits.fileSizeBytes` already).
+    public var totalBytes: Int64 {
+        allFiles.reduce(0) { sum, file in
+            let size = max(0, file.sizeBytes ?? 0)
+            return sum > Int64.max - size ? .max : sum + size
+        }
+    }
 
     /// The earliest moment a URL of this manifest stops working, when anything says.
     public var expiresAt: Date? { allFiles.compactMap(\.expiresAt).min() }
@@ -101,7 +107,7 @@ public struct MediaFile: Sendable, Hashable, Decodable, APIEncodable {
         order = try c.first(JSONInteger.self, "order")?.value
         language = try c.first(String.self, "language")
         url = try c.require(String.self, "fileUrl", "url")
-        sizeBytes = try c.number("fileSizeBytes", "sizeBytes").map { Int64($0) }
+        sizeBytes = try c.number("fileSizeBytes", "sizeBytes", within: TourLimits.fileSizeBytes).map { Int64($0) }
         if let text = try c.first(String.self, "expiresAt") {
             expiresAt = ISO8601.parse(text)
         } else {

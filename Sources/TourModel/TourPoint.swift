@@ -34,7 +34,9 @@ public struct TourPoint: Sendable, Hashable, Decodable, Identifiable, APIEncodab
         order = try c.require(JSONInteger.self, "order").value
         if let loc = try c.latLng("location") {
             coordinate = loc
-        } else if let lat = try c.number("lat", "latitude"), let lng = try c.number("lng", "longitude") {
+        } else if let lat = try c.number("lat", "latitude", within: TourLimits.latitude),
+            let lng = try c.number("lng", "longitude", within: TourLimits.longitude)
+        {
             coordinate = Coordinate(latitude: lat, longitude: lng)
         } else {
             throw DecodingError.keyNotFound(
@@ -49,13 +51,15 @@ public struct TourPoint: Sendable, Hashable, Decodable, Identifiable, APIEncodab
                     codingPath: c.codingPath + [AnyKey("location")],
                     debugDescription: "\(coordinate) is not a coordinate on earth"))
         }
-        triggerRadiusMeters = try c.number("triggerRadiusMeters", "triggerRadius", "radius") ?? 0
-        guard triggerRadiusMeters > 0 else {
-            throw DecodingError.dataCorrupted(
-                .init(
-                    codingPath: c.codingPath + [AnyKey("triggerRadiusMeters")],
-                    debugDescription: "a trigger radius must be greater than 0"))
+        guard
+            let radius = try c.number(
+                "triggerRadiusMeters", "triggerRadius", "radius", within: TourLimits.triggerRadiusMeters)
+        else {
+            throw DecodingError.keyNotFound(
+                AnyKey("triggerRadiusMeters"),
+                .init(codingPath: c.codingPath, debugDescription: "a point needs a triggerRadiusMeters"))
         }
+        triggerRadiusMeters = radius
         let loc = try c.nested("localization")
         title = try c.first(String.self, "title") ?? loc?.first(String.self, "title") ?? ""
         description =

@@ -79,8 +79,8 @@ public struct TourSummary: Sendable, Hashable, Decodable, APIEncodable {
             busInfo = try c.localized("busInfo")
             languages = try c.first([String].self, "languages") ?? []
             city = try c.first(String.self, "city")
-            durationMinutes = try c.number("durationMinutes")
-            distanceKm = try c.number("distanceKm")
+            durationMinutes = try c.number("durationMinutes", within: TourLimits.durationMinutes)
+            distanceKm = try c.number("distanceKm", within: TourLimits.distanceKm)
             difficulty = try c.first(String.self, "difficulty")
             imageURL = try c.first(String.self, "imageUrl", "coverImageUrl")
             coverTrailerURL = try c.first(String.self, "coverTrailerUrl")
@@ -148,8 +148,8 @@ struct GuideVersion: Decodable {
         title = try c.first(String.self, "title")
         description = try c.first(String.self, "description")
         city = try c.first(String.self, "city")
-        durationMinutes = try c.number("durationMinutes")
-        distanceKm = try c.number("distanceKm")
+        durationMinutes = try c.number("durationMinutes", within: TourLimits.durationMinutes)
+        distanceKm = try c.number("distanceKm", within: TourLimits.distanceKm)
         coverImageURL = try c.first(String.self, "coverImageUrl", "imageUrl")
     }
 }
@@ -176,7 +176,9 @@ extension KeyedDecodingContainer where Key == AnyKey {
     /// `{lat, lng}` whose values may be null (the live service sends nulls for an unset start).
     func latLng(_ key: String) throws -> Coordinate? {
         guard let n = try nested(key) else { return nil }
-        guard let lat = try n.number("lat", "latitude"), let lng = try n.number("lng", "lon", "longitude") else {
+        guard let lat = try n.number("lat", "latitude", within: TourLimits.latitude),
+            let lng = try n.number("lng", "lon", "longitude", within: TourLimits.longitude)
+        else {
             return nil
         }
         return Coordinate(latitude: lat, longitude: lng)

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 import TourAPI
@@ -127,6 +128,75 @@ import TourModel
         let installed = try #require(try store.installedTour(id: "t1"))
         #expect(installed.languages.first?.files.first?.sha256 == sha)
         #expect(try Data(contentsOf: store.blobs.url(of: sha)) == Data(Self.bytes))
+    }
+
+    @Test func aBodyLongerThanDeclaredIsTriedOnceMoreThenNamedAndEachBodyIsReadOnce() async throws {
+        let (store, folder) = try store()
+        _ = folder
+        // Like AsyncHTTPClient, a body that can be read once: a second reader is counted (AHC traps).
+        let readers = Mutex(0)
+        let tooLong: (URL, HTTPHeaderFields) -> HTTPResponse = { url, _ in
+            let body = ResponseBody {
+                readers.withLock { $0 += 1 }
+                var sent = false
+                return ResponseBody.AsyncIterator {
+                    if sent { return nil }
+                    sent = true
+                    return Self.bytes + [1, 2, 3]
+                }
+            }
+            return HTTPResponse(status: 200, body: body, url: url)
+        }
+        let source = ScriptedSource(
+            detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
+            script: [tooLong, tooLong])
+        let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil })
+        let plan = try await downloader.plan(
+            tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
+        do {
+            _ = try await downloader.install(plan)
+            Issue.record("a body longer than declared was installed")
+        } catch {
+            #expect(error.kind == .badData)
+            #expect(error.message.contains("the service declares 10000 bytes but sends more bytes"), "\(error.message)")
+        }
+        #expect(source.requests.count == 2)
+        #expect(readers.withLock { $0 } == 2, "a body was read twice")
+        #expect(try store.installedTours().isEmpty)
+    }
+
+    @Test func pointsTheServiceGivesOneIDAreRefusedNotMergedAndNothingIsFetched() async throws {
+        let (store, folder) = try store()
+        _ = folder
+        // Five points, four of them claiming id p1: merged, four narrations would be lost.
+        var points = (1...5).map { order in
+            TourPoint(
+                id: order == 3 ? "p3" : "p1", order: order,
+                coordinate: Coordinate(latitude: 44.49 + Double(order) * 0.001, longitude: 11.34),
+                triggerRadiusMeters: 30, title: "Point \(order)")
+        }
+        let source = ScriptedSource(
+            detail: Self.detail, points: points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
+            script: [])
+        let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil })
+        do {
+            _ = try await downloader.plan(
+                tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
+            Issue.record("points sharing an id were accepted")
+        } catch {
+            #expect(error.kind == .badData)
+            #expect(
+                error.message
+                    == "the service gives 4 points of scripted in 'en' the same id \"p1\" (orders 1, 2, 4, 5): they would be merged into one, so the tour is not installed"
+            )
+        }
+        #expect(source.requests.isEmpty)
+        #expect(try store.installedTours().isEmpty)
+        // Distinct ids install as before.
+        points[1].id = "p2"
+        points[3].id = "p4"
+        points[4].id = "p5"
+        #expect(throws: Never.self) { try TourDownloader.refuseSharedIDs(points, slug: "scripted", language: "en") }
     }
 
     @Test func contentCountsAsChangedWhenAFileChangesEvenIfTheManifestVersionDoesNot() async throws {

@@ -1,12 +1,28 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The rules for a service base URL (docs/api-contract.md): http(s) only, no credentials in it, and
 /// plain http only to this machine unless the user explicitly allows it.
 public enum ServiceURL {
-    /// localhost, 127.0.0.0/8 and ::1: traffic that never leaves the machine.
+    /// `localhost`, an IPv4 address in 127.0.0.0/8 (four dotted numbers) and `::1`: traffic that
+    /// never leaves the machine. A name that merely starts with `127.` (`127.example.org`) or ends
+    /// in `.localhost` is resolved by DNS like any other, so it is not loopback.
     public static func isLoopback(_ host: String) -> Bool {
-        let h = host.lowercased()
-        return h == "localhost" || h.hasSuffix(".localhost") || h.hasPrefix("127.") || h == "::1" || h == "[::1]"
+        var h = host.lowercased()
+        if h.hasPrefix("["), h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
+        if h == "localhost" { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, h, &v4) == 1 {
+            return UInt32(bigEndian: v4.s_addr) >> 24 == 127
+        }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, h, &v6) == 1 {
+            return withUnsafeBytes(of: &v6) { bytes in bytes.dropLast().allSatisfy { $0 == 0 } && bytes.last == 1 }
+        }
+        return false
     }
 
     public static func validate(_ text: String, allowInsecureHTTP: Bool) -> Result<URL, APIError> {

@@ -16,13 +16,30 @@ public struct ResponseBody: AsyncSequence, Sendable {
     }
 
     private let iterate: @Sendable () -> AsyncIterator
+    private let once = Once()
 
     /// `iterate` makes the one iterator that reads the body.
     public init(_ iterate: @escaping @Sendable () -> AsyncIterator) {
         self.iterate = iterate
     }
 
-    public func makeAsyncIterator() -> AsyncIterator { iterate() }
+    /// The body's one reader; any later one reads nothing. (AsyncHTTPClient traps when asked for a
+    /// second iterator, as `discard()` after a read would.)
+    public func makeAsyncIterator() -> AsyncIterator { once.take() ? iterate() : AsyncIterator { nil } }
+
+    /// Whether the body has been (or is being) read.
+    public var isTaken: Bool { once.isTaken }
+
+    private final class Once: @unchecked Sendable {
+        private let lock = NSLock()
+        private var taken = false
+        func take() -> Bool {
+            lock.withLock {
+                defer { taken = true }; return !taken
+            }
+        }
+        var isTaken: Bool { lock.withLock { taken } }
+    }
 
     public static let empty = ResponseBody { AsyncIterator { nil } }
 

@@ -42,14 +42,16 @@ public struct TourDownloader: Sendable {
     ) async throws(StoreError) -> DownloadPlan {
         var contents: [String: TourContent] = [:]
         for language in Set(languages).sorted() {
+            let points: [TourPoint]
             do {
                 let detail = try await source.tour(tourID, language: language)
-                let points = try await source.points(ofTour: tourID, language: language)
+                points = try await source.points(ofTour: tourID, language: language)
                 let manifest = try await source.manifest(ofTour: tourID, language: language)
                 contents[language] = TourContent(detail: detail, points: points, manifest: manifest)
             } catch {
                 throw StoreError(error)
             }
+            try Self.refuseSharedIDs(points, slug: slug, language: language)
         }
         let fetchedAt = now()
 
@@ -269,6 +271,19 @@ public struct TourDownloader: Sendable {
                 "not enough free space for \(plan.slug) in \(store.location.dataFolder.path): the download needs \(ByteCount.format(needed + margin)), \(ByteCount.format(free)) is free"
             )
         }
+    }
+
+    /// Two points with one id would be merged into one (the catalog, the walk and the media all key
+    /// points by id): refused, as a tour folder's are, naming the id and the orders that share it.
+    static func refuseSharedIDs(_ points: [TourPoint], slug: String, language: String) throws(StoreError) {
+        var orders: [String: [Int]] = [:]
+        for point in points { orders[point.id, default: []].append(point.order) }
+        guard let (id, shared) = orders.filter({ $0.value.count > 1 }).min(by: { $0.value.min()! < $1.value.min()! })
+        else { return }
+        throw StoreError(
+            .badData,
+            "the service gives \(shared.count) points of \(slug) in '\(language)' the same id \"\(id)\" (orders \(shared.sorted().map(String.init).joined(separator: ", "))): they would be merged into one, so the tour is not installed"
+        )
     }
 
     static func identities(_ manifest: TourManifest) -> Set<FileIdentity> {

@@ -1,0 +1,102 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A stand-in for the service that answers with numbers no tour folder may hold (Python's
+/// http.server on a loopback port, answers from a JSON map of path to body): `tours`, `show` and
+/// `download` refuse them in one line, exit 76, and install nothing; they used to trap (exit 132).
+@Suite(.serialized)
+struct HostileNumberTests {
+    static let service = #"""
+        import http.server, json, sys, threading
+        answers = json.load(open(sys.argv[1]))
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+            def do_GET(self):
+                body = answers.get(self.path.split("?")[0])
+                if body is None:
+                    self.send_response(404)
+                    body = {"statusCode": 404, "message": "Not Found"}
+                else:
+                    self.send_response(200)
+                data = json.dumps(body).encode() if not isinstance(body, str) else body.encode()
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        print(server.server_address[1], flush=True)
+        server.serve_forever()
+        """#
+
+    static let id = "7b0c1a9e-0000-4000-8000-00000000beef"
+
+    /// The answers of a one-point free tour, with `summary`, `detail`, `point` and `file` fields
+    /// replaced as given (raw JSON text).
+    static func answers(summary: String = "", detail: String = "", point: String = "", file: String = "") -> String {
+        """
+        {"/tours": [{"id":"\(id)","slug":"hostile","title":{"en":"Hostile"},"descriptionPreview":{"en":""},
+           "city":"Bologna","durationMinutes":30,"distanceKm":1.2,"difficulty":"facile","languages":["en"],
+           "isProtected":false\(summary)}],
+         "/tours/\(id)": {"id":"\(id)","slug":"hostile","title":"Hostile","description":"","languages":["en"],
+           "isProtected":false\(detail)},
+         "/tours/\(id)/points": [{"id":"p1","order":1,"title":"One","description":"",
+           "location":{"lat":44.49,"lng":11.34},"triggerRadiusMeters":30\(point)}],
+         "/tours/\(id)/manifest": {"tourId":"\(id)","language":"en","version":"1",
+           "audio":[{"pointId":"p1","order":1,"fileUrl":"http://127.0.0.1:9/m.mp3","fileSizeBytes":1000\(file)}],
+           "subtitles":[],"images":[]}}
+        """
+    }
+
+    func withService(_ answers: String, _ body: (String, TemporaryDirectory) throws -> Void) throws {
+        let home = try TemporaryDirectory()
+        let script = try home.write("service.py", Self.service)
+        let map = try home.write("answers.json", answers)
+        let python = try #require(which("python3"))
+        let child = try ChildProcess(python, [script.path, map.path])
+        defer { child.signal(SIGTERM) }
+        let deadline = Date().addingTimeInterval(10)
+        while !child.output.contains("\n"), Date() < deadline { usleep(10_000) }
+        let port = try #require(Int(child.output.trimmingCharacters(in: .whitespacesAndNewlines)))
+        try body("http://127.0.0.1:\(port)", home)
+    }
+
+    func expectRefused(
+        _ arguments: [String], api: String, home: TemporaryDirectory, naming field: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let result = try runWalkscape(arguments + ["--api-url", api], home: home, timeout: 60)
+        #expect(result.status == 76, "\(arguments): \(result.status) \(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stderr.hasPrefix("walkscape: "), "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stderr.contains(field), "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)", sourceLocation: sourceLocation)
+    }
+
+    @Test(arguments: ["1e19", "\"nan\"", "\"-inf\"", "9223372036854775807"])
+    func aFileSizeNoFolderMayHoldIsRefusedByDownloadAndNothingIsInstalled(_ size: String) throws {
+        // The manifest's own size comes last in the object, so it wins over the 1000 before it.
+        try withService(Self.answers(file: ",\"fileSizeBytes\":\(size)")) { api, home in
+            try expectRefused(["download", "hostile"], api: api, home: home, naming: "fileSizeBytes")
+            let listing = try runWalkscape(["tours", "--installed"], home: home)
+            #expect(listing.stdout.contains("No tours installed"), "\(listing.stdout)")
+        }
+    }
+
+    @Test(arguments: ["\"NaN\"", "\"inf\"", "1e308"])
+    func minutesNoFolderMayHoldAreRefusedByToursAndShow(_ minutes: String) throws {
+        try withService(
+            Self.answers(summary: ",\"durationMinutes\":\(minutes)", detail: ",\"durationMinutes\":\(minutes)")
+        ) { api, home in
+            try expectRefused(["tours"], api: api, home: home, naming: "durationMinutes")
+            try expectRefused(["show", "hostile"], api: api, home: home, naming: "durationMinutes")
+        }
+    }
+
+    @Test func aHugeTriggerRadiusIsRefusedByShowAndDownload() throws {
+        try withService(Self.answers(point: ",\"triggerRadiusMeters\":1e308")) { api, home in
+            try expectRefused(["show", "hostile"], api: api, home: home, naming: "triggerRadiusMeters")
+            try expectRefused(["download", "hostile"], api: api, home: home, naming: "triggerRadiusMeters")
+        }
+    }
+}
