@@ -68,6 +68,7 @@ public enum WalkscapeServerApp {
 
     static func makeServices(_ configuration: ServerConfiguration, logger: Logger) async throws -> ServerServices {
         let database = try ServerDatabase(dataDirectory: configuration.dataDirectory)
+        if let exposure = DataDirectory.exposure(configuration.dataDirectory) { logger.warning("\(exposure)") }
         let secrets = try ServerSecrets.load(dataDirectory: configuration.dataDirectory)
         let catalog = try TourCatalog(
             paths: configuration.tourPaths, versions: TourVersionStore(database: database),

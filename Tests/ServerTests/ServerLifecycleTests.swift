@@ -19,6 +19,29 @@ struct ServerLifecycleTests {
         #expect(await server.stop() == 0)
     }
 
+    @Test func theDatabaseIsOwnerOnlyAndAnOpenDataFolderIsWarnedAbout() async throws {
+        // A data folder made beforehand by someone else's umask (0755), holding a database an
+        // older server left world-readable (0644), with its write-ahead log.
+        let data = try TemporaryDirectory(prefix: "walkscape-server-open")
+        chmod(data.url.path, 0o755)
+        let database = data.file("server.sqlite").path
+        _ = try await ServerProcess.start(data: data.url).stop()
+        chmod(database, 0o644)
+        let server = try await ServerProcess.start(data: data.url)
+        // An account added while it runs: the write-ahead log and shared memory are in use.
+        try server.addUser("mode@example.org", password: "correct horse battery")
+        for file in [database, database + "-wal", database + "-shm"] {
+            var info = stat()
+            #expect(stat(file, &info) == 0, "\(file) missing")
+            #expect(info.st_mode & 0o777 == 0o600, "\(file): mode \(String(info.st_mode & 0o777, radix: 8))")
+        }
+        #expect(
+            server.log.contains(
+                "\(data.url.path) can be read by every user (mode 755); it holds password hashes and e-mail addresses: chmod 700 it"
+            ), "\(server.log)")
+        #expect(await server.stop() == 0)
+    }
+
     @Test func sigintStopsItToo() async throws {
         let server = try await ServerProcess.start()
         server.signal(SIGINT)

@@ -17,6 +17,7 @@ public struct ServerDatabase: Sendable {
         configuration.foreignKeysEnabled = true
         configuration.label = "walkscape-server"
         let path = dataDirectory.appendingPathComponent(Self.fileName).path
+        try DataDirectory.restrict(database: path)
         do {
             writer = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(writer)
