@@ -165,6 +165,38 @@ import TourModel
         #expect(try store.installedTours().isEmpty)
     }
 
+    @Test func aHostThatIgnoresRangeAndBreaksOffIsGivenUpOnNotFetchedForever() async throws {
+        let (store, folder) = try store()
+        _ = folder
+        // Every answer is the whole file from byte 0 (Range ignored), cut after 4,000 bytes: each
+        // attempt starts over and ends where the last one did. After 30 of them the host would
+        // behave, but a downloader that counts re-sent bytes as progress never stops on its own.
+        let cut: (URL, HTTPHeaderFields) -> HTTPResponse = { url, _ in
+            HTTPResponse(
+                status: 200, headers: ["Content-Length": "\(Self.bytes.count)", "ETag": "\"v1\""],
+                body: Self.body(Self.bytes[..<4_000], thenBreak: true), url: url)
+        }
+        let whole: (URL, HTTPHeaderFields) -> HTTPResponse = { url, _ in
+            HTTPResponse(
+                status: 200, headers: ["Content-Length": "\(Self.bytes.count)", "ETag": "\"v1\""],
+                body: Self.body(Self.bytes[...]), url: url)
+        }
+        let source = ScriptedSource(
+            detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
+            script: Array(repeating: cut, count: 30) + [whole])
+        let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil })
+        let plan = try await downloader.plan(
+            tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
+        do {
+            _ = try await downloader.install(plan)
+            Issue.record("the download went on for \(source.requests.count) requests")
+        } catch {
+            #expect(error.message.contains("the download keeps breaking off"), "\(error.message)")
+        }
+        #expect(source.requests.count == 6, "\(source.requests.count) requests")
+        #expect(try store.installedTours().isEmpty)
+    }
+
     @Test func pointsTheServiceGivesOneIDAreRefusedNotMergedAndNothingIsFetched() async throws {
         let (store, folder) = try store()
         _ = folder

@@ -67,6 +67,9 @@ struct FileTransfer: Sendable {
         var expiresAt = transfer.expiresAt
         var failures = 0
         var refusals = 0
+        // Progress is passing the furthest byte any attempt reached: a host that ignores Range and
+        // breaks off sends the same first bytes every time, which is no progress at all.
+        var furthest = part.length
         var retriedMismatch = false
 
         func renewLink() async throws(StoreError) {
@@ -205,10 +208,11 @@ struct FileTransfer: Sendable {
                     streamError = error
                 }
                 if Task.isCancelled { throw Problem.stop(StoreError(.cancelled, "cancelled")) }
-                if part.length > before {
+                if part.length > before, part.length > furthest {
                     failures = 0
                     refusals = 0
                 }
+                furthest = max(furthest, part.length)
                 if let streamError {
                     failures += 1
                     let reason = (streamError as? TransportError)?.detail ?? "\(streamError)"
