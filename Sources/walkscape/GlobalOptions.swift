@@ -30,7 +30,7 @@ struct GlobalOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Seconds to wait for the API to answer before giving up (env: WALKSCAPE_API_TIMEOUT; default 20).",
+            "Seconds the API has for a whole answer, its body included, before the attempt is given up (env: WALKSCAPE_API_TIMEOUT; default 20; media downloads go on as long as bytes keep coming).",
             valueName: "s"))
     var timeout: Double?
 

@@ -99,4 +99,49 @@ struct HostileNumberTests {
             try expectRefused(["download", "hostile"], api: api, home: home, naming: "triggerRadiusMeters")
         }
     }
+
+    /// Answers /tours with 300 bytes, one every 0.1 s: never silent long enough for a read
+    /// timeout, 30 s in all.
+    static let dripping = #"""
+        import http.server, json, sys, time
+        body = json.dumps([{"id": "x", "slug": "slow", "title": {"en": "S" * 150}, "languages": ["en"],
+                            "isProtected": False, "pad": " " * 100}]).encode()
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+            def do_GET(self):
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                try:
+                    for i in range(len(body)):
+                        self.wfile.write(body[i:i + 1])
+                        self.wfile.flush()
+                        time.sleep(0.1)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        print(server.server_address[1], flush=True)
+        server.serve_forever()
+        """#
+
+    @Test func theTimeoutBoundsAnAnswerDrippedAByteAtATime() throws {
+        let home = try TemporaryDirectory()
+        let script = try home.write("drip.py", Self.dripping)
+        let python = try #require(which("python3"))
+        let child = try ChildProcess(python, [script.path])
+        defer { child.signal(SIGTERM) }
+        let deadline = Date().addingTimeInterval(10)
+        while !child.output.contains("\n"), Date() < deadline { usleep(10_000) }
+        let port = try #require(Int(child.output.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let started = Date()
+        let result = try runWalkscape(
+            ["tours", "--api-url", "http://127.0.0.1:\(port)", "--timeout", "1"], home: home, timeout: 60)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(result.status == 75, "\(result.status): \(result.stderr)")
+        #expect(result.stderr.contains("did not arrive whole within 1"), "\(result.stderr)")
+        // Every attempt is cut at 1 s (with the pauses between attempts), far from the 30 s it drips.
+        #expect(elapsed < 15, "took \(elapsed) s")
+    }
 }

@@ -31,7 +31,8 @@ public struct ServiceChannel: Sendable {
         if body != nil { headers["Content-Type"] = "application/json" }
         if let token { headers["Authorization"] = "Bearer \(token)" }
         return HTTPRequest(
-            method: method, url: components.url ?? service, headers: headers, body: body, timeout: timeout)
+            method: method, url: components.url ?? service, headers: headers, body: body, timeout: timeout,
+            boundsWholeAnswer: true)
     }
 
     /// One path segment, escaped (ids come from the service, but are still data).

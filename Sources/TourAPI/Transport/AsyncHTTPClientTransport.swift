@@ -45,6 +45,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         for field in request.headers { outgoing.headers.add(name: field.name, value: field.value) }
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
         let timeout = request.timeout ?? configuration.requestTimeout
+        let deadline = request.boundsWholeAnswer ? ContinuousClock.now + timeout : nil
         let response: HTTPClientResponse
         do {
             response = try await client.execute(outgoing, timeout: Self.timeAmount(timeout))
@@ -60,11 +61,18 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             body: ResponseBody {
                 var chunks = body.makeAsyncIterator()
                 return ResponseBody.AsyncIterator {
+                    let chunk: [UInt8]?
                     do {
-                        return try await chunks.next().map { Array($0.readableBytesView) }
+                        chunk = try await chunks.next().map { Array($0.readableBytesView) }
                     } catch {
                         throw Self.classify(error, timeout: timeout, configuration: configuration)
                     }
+                    // Bytes that trickle in keep the read timeout from firing; the deadline does not.
+                    if let deadline, chunk != nil, ContinuousClock.now > deadline {
+                        throw TransportError(
+                            .timedOut, "the answer did not arrive whole within \(Self.seconds(timeout))")
+                    }
+                    return chunk
                 }
             }, url: request.url)
     }

@@ -14,14 +14,21 @@ public struct HTTPRequest: Sendable {
     /// How long the exchange may take until the answer's head has arrived (connecting included);
     /// nil for the transport's default. A body then streams under the transport's read timeout.
     public var timeout: Duration?
+    /// The whole answer, body included, must arrive within the timeout (an API answer: a service
+    /// dripping it a byte at a time must not hold a command for ever). False for media, whose
+    /// body may stream for minutes as long as bytes keep coming.
+    public var boundsWholeAnswer: Bool
 
-    public init(method: Method, url: URL, headers: HTTPHeaderFields = [:], body: Data? = nil, timeout: Duration? = nil)
-    {
+    public init(
+        method: Method, url: URL, headers: HTTPHeaderFields = [:], body: Data? = nil, timeout: Duration? = nil,
+        boundsWholeAnswer: Bool = false
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.boundsWholeAnswer = boundsWholeAnswer
     }
 
     /// `GET /tours/abc`: for messages. Never the query (a presigned URL's signature lives there)
