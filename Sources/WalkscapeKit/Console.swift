@@ -1,4 +1,5 @@
 import Foundation
+import TourModel
 
 /// Where commands print: standard output and standard error, unbuffered (a line shows when it
 /// happens, even through a pipe), and always through `TerminalText`, so text from a tour or a

@@ -1,4 +1,5 @@
 import Foundation
+import TourModel
 
 /// Columns of text aligned under a header, for the commands that list things.
 package struct TextTable {

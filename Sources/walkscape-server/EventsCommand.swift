@@ -24,10 +24,10 @@ struct EventsCommand: ParsableCommand {
         if json {
             let encoder = WalkscapeJSON.encoder()
             encoder.outputFormatting.insert(.prettyPrinted)
-            print(String(decoding: try encoder.encode(summary), as: UTF8.self))
+            AdminOutput.json(try encoder.encode(summary))
             return
         }
-        print("received \(summary.received), unique \(summary.unique), duplicates \(summary.duplicates)")
+        AdminOutput.line("received \(summary.received), unique \(summary.unique), duplicates \(summary.duplicates)")
         for r in summary.events {
             var line = "\(ISO8601.format(r.event.timestamp ?? r.receivedAt))  \(r.event.name)"
             for (key, value) in [
@@ -37,7 +37,7 @@ struct EventsCommand: ParsableCommand {
                 if let value { line += "  \(key)=\(value)" }
             }
             if r.duplicate { line += "  (duplicate)" }
-            print(line)
+            AdminOutput.line(line)
         }
     }
 }

@@ -21,9 +21,9 @@ struct StatsCommand: ParsableCommand {
     func run() throws {
         let stats = try Admin(dataDirectory: data.url).stats()
         if json {
-            print(String(decoding: try WalkscapeJSON.encoder().encode(stats), as: UTF8.self))
+            AdminOutput.json(try WalkscapeJSON.encoder().encode(stats))
         } else {
-            for (key, value) in stats.sorted(by: { $0.key < $1.key }) { print("\(key)\t\(value)") }
+            for (key, value) in stats.sorted(by: { $0.key < $1.key }) { AdminOutput.line("\(key)\t\(value)") }
         }
     }
 }

@@ -43,7 +43,7 @@ struct UserCommand: AsyncParsableCommand {
             let user = try await admin.addUser(
                 email: email, password: password, name: name, preferredLanguage: language,
                 mailingListOptIn: mailingList, bcryptCost: bcryptCost)
-            print("added user \(user.email) (\(user.id))")
+            AdminOutput.line("added user \(user.email) (\(user.id))")
         }
     }
 }

@@ -62,7 +62,7 @@ struct VoucherCommand: AsyncParsableCommand {
             line += voucher.tourId.map { " unlocks tour \($0)" } ?? " (not tied to a tour)"
             if let maxUses = voucher.maxUses { line += ", at most \(maxUses) use(s)" }
             if let date = voucher.validUntil { line += ", valid until \(ISO8601.format(date))" }
-            print(line)
+            AdminOutput.line(line)
         }
     }
 
@@ -76,7 +76,7 @@ struct VoucherCommand: AsyncParsableCommand {
             let admin = try Admin(dataDirectory: data.url)
             for v in try admin.vouchers() {
                 let uses = v.maxUses.map { "\(v.usedCount)/\($0)" } ?? "\(v.usedCount)"
-                print(
+                AdminOutput.line(
                     "\(v.code)\t\(v.tourId ?? "-")\tuses \(uses)\tvalid until \(v.validUntil.map(ISO8601.format) ?? "-")"
                 )
             }

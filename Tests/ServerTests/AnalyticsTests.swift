@@ -52,6 +52,35 @@ struct AnalyticsTests {
         await server.stop()
     }
 
+    @Test func controlCharactersAClientSentAreInertInTheLogAndInEvents() async throws {
+        var options = ServerProcess.Options()
+        options.logLevel = "info"
+        let server = try await ServerProcess.start(options)
+        let http = HTTPTestClient(server)
+        // An e-mail that would retitle an admin's terminal window, logged at every refresh.
+        let email = "ada\u{1B}]0;owned\u{07}@example.org"
+        let session = try await http.register(email)
+        let refreshed = try await http.post(
+            "/auth/refresh", ["refreshToken": .string(try #require(session.tokens.refreshToken))])
+        #expect(refreshed.status == 201, "\(refreshed.text)")
+        var event = Self.event()
+        event.anonymousID = "anon\u{1B}[2J"
+        let reply = try await http.send(.POST, "/analytics/events", body: try Self.body([event]))
+        #expect(reply.status == 204, "\(reply.text)")
+
+        let log = server.log
+        #expect(log.contains("token refreshed"), "\(log)")
+        #expect(!log.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" }, "\(log.debugDescription)")
+        #expect(log.contains("ada\u{FFFD}]0;owned\u{FFFD}@example.org"))
+        let text = try server.admin(["events"]).stdout
+        #expect(!text.unicodeScalars.contains { $0 == "\u{1B}" }, "\(text.debugDescription)")
+        #expect(text.contains("anonymous=anon\u{FFFD}[2J"), "\(text)")
+        let json = try server.admin(["events", "--json"]).stdout
+        #expect(!json.unicodeScalars.contains { $0 == "\u{1B}" })
+        #expect(json.contains("anon\\u001b[2J") || json.contains("anon\\u001B[2J"), "\(json)")
+        await server.stop()
+    }
+
     @Test func anUnknownKeyOrNameRefusesTheWholeBatchNamingIt() async throws {
         let server = try await ServerProcess.start()
         let http = HTTPTestClient(server)

@@ -1,4 +1,5 @@
 import Foundation
+import TourModel
 
 package struct DoctorReport: Encodable {
     package init(version: String, checks: [DoctorCheck] = []) {

@@ -1,4 +1,5 @@
 import Foundation
+import TourModel
 import TourStore
 
 /// How a download shows itself: on a terminal one live line per tour (bytes, rate, time left);

@@ -10,9 +10,9 @@ enum DataDirectory {
     /// Why the folder is too open, or nil: it holds password hashes, e-mail addresses and the
     /// signing secret, so nobody but its owner should read it.
     static func exposure(_ url: URL) -> String? {
-        var info = stat()
-        guard stat(url.path, &info) == 0 else { return nil }
-        let mode = info.st_mode & 0o777
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+            let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue
+        else { return nil }
         guard mode & 0o077 != 0 else { return nil }
         return
             "\(url.path) can be read by \(mode & 0o007 != 0 ? "every user" : "its group") (mode \(String(mode, radix: 8))); it holds password hashes and e-mail addresses: chmod 700 it"

@@ -8,9 +8,10 @@ import Foundation
 /// but inert; a tab becomes a space. Newlines stay where a printer means a line break.
 ///
 /// Printers that draw with escape sequences of their own (the live status view) sanitise the
-/// pieces they are given, then add their colours.
-package enum TerminalText {
-    package static func sanitized(_ text: String, keepingNewlines: Bool = true) -> String {
+/// pieces they are given, then add their colours. The one rule for walkscape's terminal and for
+/// walkscape-server's logs and admin output (what a client sent it is just as foreign).
+public enum TerminalText {
+    public static func sanitized(_ text: String, keepingNewlines: Bool = true) -> String {
         guard text.unicodeScalars.contains(where: { isControl($0) }) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
@@ -28,15 +29,15 @@ package enum TerminalText {
     }
 
     /// One line: a newline inside (a title typed with one) becomes U+FFFD too.
-    package static func line(_ text: String) -> String { sanitized(text, keepingNewlines: false) }
+    public static func line(_ text: String) -> String { sanitized(text, keepingNewlines: false) }
 
-    package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// JSON for a terminal, the same data: JSON already escapes C0 controls, and DEL and the C1
     /// controls can only occur inside its strings, where `\u00XX` means the same character.
-    package static func sanitizedJSON(_ json: Data) -> Data {
+    public static func sanitizedJSON(_ json: Data) -> Data {
         var out = Data(capacity: json.count)
         var i = json.startIndex
         while i < json.endIndex {
