@@ -103,6 +103,42 @@ struct AuthTests {
         await server.stop()
     }
 
+    @Test func aPasswordIsCheckedWholeNotOnWhatBcryptReads() async throws {
+        let server = try await ServerProcess.start()
+        let http = HTTPTestClient(server)
+        // bcrypt stops at a NUL and reads 72 bytes: such passwords are refused at registration...
+        for (password, message) in [
+            ("abcdefgh\u{0}tail", "password must not contain a NUL character"),
+            (String(repeating: "é", count: 37), "password must be shorter than or equal to 72 bytes"),
+        ] {
+            let reply = try await http.post(
+                "/auth/register", ["email": "nul@example.org", "password": .string(password)])
+            #expect(reply.status == 400, "\(reply.text)")
+            #expect(reply.error?.messages == [message])
+        }
+        // ...and never match at login, though bcrypt alone would say they do.
+        let exactly72 = String(repeating: "a", count: 72)
+        _ = try await http.register("ada@example.org", password: "abcdefgh")
+        _ = try await http.register("bob@example.org", password: exactly72)
+        for (email, password) in [
+            ("ada@example.org", "abcdefgh\u{0}tail"), ("bob@example.org", exactly72 + "anything"),
+        ] {
+            let reply = try await http.post("/auth/login", ["email": .string(email), "password": .string(password)])
+            #expect(reply.status == 401, "\(email): \(reply.status)")
+        }
+        let ok = try await http.post("/auth/login", ["email": "bob@example.org", "password": .string(exactly72)])
+        #expect(ok.status == 201)
+        // (A NUL cannot be in an argument; the password read from stdin can hold one.)
+        do {
+            _ = try server.admin(["user", "add", "carl@example.org"], stdin: Data("abcdefgh\u{0}x\n".utf8))
+            Issue.record("user add took a password holding a NUL")
+        } catch {
+            #expect(
+                "\(error)".contains("(64): walkscape-server: password must not contain a NUL character"), "\(error)")
+        }
+        await server.stop()
+    }
+
     @Test func meNeedsAValidToken() async throws {
         try await InProcessServer.test { http in
             let session = try await http.register("ada@example.org")

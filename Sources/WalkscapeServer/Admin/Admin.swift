@@ -17,6 +17,7 @@ public struct Admin: Sendable {
     ) async throws(ServerError) -> UserRecord {
         guard BodyValidator.isEmail(email) else { throw ServerError(.usage, "\(email) is not an email address") }
         guard password.count >= 8 else { throw ServerError(.usage, "the password must have at least 8 characters") }
+        if let problem = PasswordHasher.problem(password) { throw ServerError(.usage, problem) }
         let accounts = AccountStore(database: database)
         do {
             let hash = try await PasswordHasher(cost: bcryptCost).hash(password)

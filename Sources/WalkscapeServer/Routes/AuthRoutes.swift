@@ -25,6 +25,7 @@ struct AuthRoutes: Sendable {
         v.forbidUnknownKeys(body, allowed: ["email", "password", "name", "preferredLanguage", "mailingListOptIn"])
         let email = v.email(body, "email")
         let password = v.string(body, "password", minLength: 8)
+        if let password, let problem = PasswordHasher.problem(password) { v.fail(problem) }
         let name = v.optionalString(body, "name")
         let language = v.optionalString(body, "preferredLanguage")
         let optIn = v.optionalBool(body, "mailingListOptIn")
