@@ -6,8 +6,11 @@ import TourModel
 /// may have put in an e-mail, an event id or a name made inert (`TerminalText`), as walkscape does
 /// for what a service sends it.
 enum AdminOutput {
+    /// Tabs separate fields here (`voucher list`, `stats`) and stay; each field is sanitised.
     static func line(_ text: String) {
-        print(TerminalText.sanitized(text))
+        print(
+            text.split(separator: "\t", omittingEmptySubsequences: false).map { TerminalText.sanitized(String($0)) }
+                .joined(separator: "\t"))
     }
 
     static func json(_ data: Data) {

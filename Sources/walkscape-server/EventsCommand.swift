@@ -20,7 +20,7 @@ struct EventsCommand: ParsableCommand {
     @OptionGroup var data: DataOption
 
     func run() throws {
-        let summary = try Admin(dataDirectory: data.url).events()
+        let summary = try Admin(dataDirectory: data.url, existing: true).events()
         if json {
             let encoder = WalkscapeJSON.encoder()
             encoder.outputFormatting.insert(.prettyPrinted)

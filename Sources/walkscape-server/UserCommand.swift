@@ -37,6 +37,11 @@ struct UserCommand: AsyncParsableCommand {
         @Option(name: .customLong("bcrypt-cost"), help: .hidden)
         var bcryptCost = 10
 
+        func validate() throws {
+            // As serve: cost 31 would take hours of CPU for one hash.
+            guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be within 4...31") }
+        }
+
         func run() async throws {
             let password = self.password ?? readLine(strippingNewline: true) ?? ""
             let admin = try Admin(dataDirectory: data.url)

@@ -27,7 +27,10 @@ struct VoucherCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("The tour it unlocks.", valueName: "tour-id"))
         var tour: String?
 
-        @Option(name: .customLong("max-uses"), help: "How many redemptions it allows (default: unlimited).")
+        // Unconditional: `--max-uses -5` is a bad number to refuse as such, not a missing value.
+        @Option(
+            name: .customLong("max-uses"), parsing: .unconditional,
+            help: "How many redemptions it allows (default: unlimited).")
         var maxUses: Int?
 
         @Option(
@@ -46,7 +49,8 @@ struct VoucherCommand: AsyncParsableCommand {
             if let maxUses, maxUses < 1 { throw ValidationError("--max-uses must be at least 1") }
             if let validUntil, Admin.parseValidUntil(validUntil) == nil {
                 throw ValidationError(
-                    "--valid-until: \"\(validUntil)\" is neither YYYY-MM-DD nor an ISO-8601 time with a zone")
+                    "--valid-until: \"\(validUntil)\" is neither a date that exists (YYYY-MM-DD) nor an ISO-8601 time with a zone"
+                )
             }
             if let tour, tour.trimmingCharacters(in: .whitespaces).isEmpty {
                 throw ValidationError("--tour must not be empty")
@@ -73,7 +77,7 @@ struct VoucherCommand: AsyncParsableCommand {
         @OptionGroup var data: DataOption
 
         func run() throws {
-            let admin = try Admin(dataDirectory: data.url)
+            let admin = try Admin(dataDirectory: data.url, existing: true)
             for v in try admin.vouchers() {
                 let uses = v.maxUses.map { "\(v.usedCount)/\($0)" } ?? "\(v.usedCount)"
                 AdminOutput.line(

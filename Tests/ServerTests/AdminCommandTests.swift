@@ -46,11 +46,40 @@ struct AdminCommandTests {
         #expect(ok.stdout == "voucher SUMMER unlocks tour t1, at most 3 use(s), valid until 2030-06-30T23:59:59.000Z\n")
     }
 
-    @Test func statsAndEventsWorkOnAnEmptyDataFolder() throws {
+    @Test func readingCommandsRefuseAFolderWithNoServerDataAndCreateNothing() async throws {
+        // A mistyped --data: no zeros, exit 0 and a new database there, but one line and 64.
         let data = try TemporaryDirectory()
+        for args in [["stats", "--json"], ["events"], ["voucher", "list"]] {
+            let result = try run(
+                TestPaths.walkscapeServer, args + ["--data", data.url.appendingPathComponent("typo").path])
+            #expect(result.status == 64, "\(args): \(result.stderr)")
+            #expect(
+                result.stderr.hasSuffix("holds no server data (no server.sqlite): check --data\n"), "\(result.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: data.path).isEmpty)
+        // Once a server has used the folder, they report what it holds.
+        _ = try await ServerProcess.start(data: data.url).stop()
         let stats = try JSONDecoder().decode(
             [String: Int].self, from: ServerProcess.admin(["stats", "--json"], data: data.url).stdoutData)
         #expect(stats["users"] == 0 && stats["refreshes"] == 0 && stats["events"] == 0)
         #expect(try ServerProcess.admin(["events"], data: data.url).stdout == "received 0, unique 0, duplicates 0\n")
+    }
+
+    @Test func voucherDatesMustExistAndCountsMustBeNumbersAndCostsSane() throws {
+        let data = try TemporaryDirectory()
+        for (args, message) in [
+            (["voucher", "add", "X", "--valid-until", "2026-02-31"], "is neither a date that exists"),
+            (["voucher", "add", "X", "--max-uses", "-5"], "--max-uses must be at least 1"),
+            (
+                ["user", "add", "a@example.org", "--password", "correct horse", "--bcrypt-cost", "99"],
+                "--bcrypt-cost must be within 4...31"
+            ),
+        ] {
+            let result = try run(TestPaths.walkscapeServer, args + ["--data", data.path])
+            #expect(result.status == 64, "\(args): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(args): \(result.stderr)")
+        }
+        let leap = try ServerProcess.admin(["voucher", "add", "LEAP", "--valid-until", "2028-02-29"], data: data.url)
+        #expect(leap.stdout.contains("valid until 2028-02-29T23:59:59.000Z"), "\(leap.stdout)")
     }
 }

@@ -7,8 +7,15 @@ import TourModel
 public struct Admin: Sendable {
     let database: ServerDatabase
 
-    public init(dataDirectory: URL) throws(ServerError) {
-        database = try ServerDatabase(dataDirectory: dataDirectory)
+    /// `existing`: the commands that only read (events, stats, voucher list) open a data folder a
+    /// server has used, and never create one (a mistyped --data would report zeros, exit 0).
+    public init(dataDirectory: URL, existing: Bool = false) throws(ServerError) {
+        let database = dataDirectory.appendingPathComponent(ServerDatabase.fileName)
+        if existing, !FileManager.default.fileExists(atPath: database.path) {
+            throw ServerError(
+                .usage, "\(dataDirectory.path) holds no server data (no \(ServerDatabase.fileName)): check --data")
+        }
+        self.database = try ServerDatabase(dataDirectory: dataDirectory)
     }
 
     public func addUser(
@@ -78,13 +85,13 @@ public struct Admin: Sendable {
     /// `2026-12-31` (valid through that day, UTC) or an ISO-8601 time with a zone.
     public static func parseValidUntil(_ text: String) -> Date? {
         if let date = ISO8601.parse(text) { return date }
-        let parts = text.split(separator: "-")
-        guard parts.count == 3, let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
-            (1...12).contains(m), (1...31).contains(d)
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        // A day that exists: 2026-02-31 is refused, never carried over into March.
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
+            CivilDate.isValid(year: y, month: m, day: d)
         else { return nil }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        guard let start = calendar.date(from: DateComponents(year: y, month: m, day: d)) else { return nil }
+        let start = Date(timeIntervalSince1970: Double(CivilDate.days(year: y, month: m, day: d)) * 86_400)
         return start.addingTimeInterval(24 * 3600 - 1)
     }
 }
