@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -22,7 +23,7 @@ public enum WalkscapeServerApp {
         let services = try await makeServices(configuration, logger: logger)
         let router = makeRouter(services)
         let app = Application(
-            router: router,
+            router: router, server: httpServer(configuration),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port)),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
@@ -61,9 +62,16 @@ public enum WalkscapeServerApp {
     {
         let services = try await makeServices(configuration, logger: logger)
         return Application(
-            router: makeRouter(services),
+            router: makeRouter(services), server: httpServer(configuration),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port)),
             logger: logger)
+    }
+
+    /// HTTP/1.1 with the idle timeout (docs/server.md).
+    static func httpServer(_ configuration: ServerConfiguration) -> HTTPServerBuilder {
+        .http1(
+            configuration: HTTP1Channel.Configuration(
+                idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000))))
     }
 
     static func makeServices(_ configuration: ServerConfiguration, logger: Logger) async throws -> ServerServices {

@@ -94,6 +94,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("reload-interval"), help: .hidden)
     var reloadInterval = 1.0
 
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp(
+            "Close a connection that sends nothing for this many seconds (no request, or one that stops half-way; never while answering).",
+            valueName: "s"))
+    var idleTimeout = 30.0
+
     func validate() throws {
         guard !tours.isEmpty else {
             throw ValidationError("name at least one tour folder (or a folder of tour folders)")
@@ -112,6 +119,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be within 4...31") }
         guard reloadInterval >= 0 else { throw ValidationError("--reload-interval must not be negative") }
+        guard idleTimeout >= 0.1, idleTimeout <= 86_400 else {
+            throw ValidationError("--idle-timeout must be within 0.1...86400 seconds")
+        }
         if let publicURL {
             guard let url = URLComponents(string: publicURL), let scheme = url.scheme,
                 ["http", "https"].contains(scheme),
@@ -131,7 +141,7 @@ struct ServeCommand: AsyncParsableCommand {
             faults: FaultPlan(
                 faultRate: faultRate, resetRate: resetRate, latencyMilliseconds: latency,
                 throttleBytesPerSecond: throttle, rateLimitPerSecond: rateLimit,
-                misdeclareSize: misdeclareSize, seed: faultSeed))
+                misdeclareSize: misdeclareSize, seed: faultSeed), idleTimeout: idleTimeout)
     }
 
     func run() async throws {

@@ -27,13 +27,19 @@ public struct ServerConfiguration: Sendable {
     /// JSON bodies above this are refused with 413 (the live service keeps Express's 100 kB default).
     public var bodyLimit: Int
     public var faults: FaultPlan
+    /// A connection that sends nothing for this long (no request, headers or a body that never
+    /// come, a keep-alive left open) is closed: idle sockets must not use up the server's files.
+    /// Never while it is answering.
+    public var idleTimeout: Double
 
     public init(
         tourPaths: [URL], host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL,
         publicURL: String? = nil, dialect: APIDialect = .live, accessTokenTTL: Int = 900,
         refreshTokenTTL: Int = 7 * 24 * 3600, mediaURLTTL: Int = 24 * 3600, bcryptCost: Int = 10,
-        reloadInterval: Double = 1, bodyLimit: Int = 100 * 1024, faults: FaultPlan = FaultPlan()
+        reloadInterval: Double = 1, bodyLimit: Int = 100 * 1024, faults: FaultPlan = FaultPlan(),
+        idleTimeout: Double = 30
     ) {
+        self.idleTimeout = idleTimeout
         self.tourPaths = tourPaths
         self.host = host
         self.port = port

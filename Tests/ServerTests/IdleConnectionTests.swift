@@ -1,0 +1,96 @@
+import Foundation
+import TestSupport
+import Testing
+import TourModel
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Idle connections are closed (raw sockets against the real server): one that sends nothing, one
+/// that stops in the middle of its headers, one whose body never comes, and a keep-alive left
+/// open after its answer. Before, none was ever closed, and enough of them took the server down.
+@Suite(.serialized)
+struct IdleConnectionTests {
+    /// A connected socket to the server, with `timeout` on every receive.
+    static func connect(_ port: Int, timeout: Int = 6) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        var tv = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
+        return fd
+    }
+
+    static func send(_ fd: Int32, _ text: String) {
+        _ = text.utf8CString.withUnsafeBufferPointer { Glibc.send(fd, $0.baseAddress, $0.count - 1, 0) }
+    }
+
+    /// Reads until the server closes (true) or the receive timeout passes (false).
+    static func closedByServer(_ fd: Int32) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n == 0 { return true }
+            if n < 0 { return errno == ECONNRESET }
+        }
+    }
+
+    @Test func everyKindOfIdleConnectionIsClosedAndTheServerStillAnswers() async throws {
+        var options = ServerProcess.Options()
+        options.extraArguments = ["--idle-timeout", "1"]
+        let server = try await ServerProcess.start(options)
+        let silent = try Self.connect(server.port)
+        let halfHeaders = try Self.connect(server.port)
+        Self.send(halfHeaders, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        let noBody = try Self.connect(server.port)
+        Self.send(
+            noBody,
+            "POST /auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"
+        )
+        let keepAlive = try Self.connect(server.port)
+        Self.send(keepAlive, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let started = Date()
+        for (name, fd) in [
+            ("silent", silent), ("half headers", halfHeaders), ("no body", noBody), ("keep-alive", keepAlive),
+        ] {
+            #expect(Self.closedByServer(fd), "\(name): still open after \(Date().timeIntervalSince(started)) s")
+            close(fd)
+        }
+        #expect(Date().timeIntervalSince(started) < 5)
+        let health = try RawHTTP.send(port: server.port, "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(health.status == 200)
+        #expect(await server.stop() == 0)
+    }
+
+    @Test func aSlowAnswerIsNotCutByTheIdleTimeout() async throws {
+        // Media throttled to 20 kB/s takes longer than the idle timeout to send: it is an answer
+        // in progress, not an idle connection.
+        var options = ServerProcess.Options()
+        options.extraArguments = ["--idle-timeout", "0.5"]
+        options.throttleBytesPerSecond = 20_000
+        let server = try await ServerProcess.start(options)
+        let http = HTTPTestClient(server)
+        let manifest = try await http.manifest(TourTests.demoID)
+        let file = try #require(manifest.audio.first)
+        let media = try RawHTTP.send(
+            port: server.port,
+            "GET \(try #require(URLComponents(string: file.url)).percentEncodedPath)?\(try #require(URLComponents(string: file.url)?.percentEncodedQuery)) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        )
+        #expect(media.status == 200 && media.complete)
+        #expect(Int64(media.body.count) == file.sizeBytes)
+        #expect(await server.stop() == 0)
+    }
+}
