@@ -104,6 +104,9 @@ public enum WalkscapeServerApp {
                 plan: services.configuration.faults, dialect: services.dialect,
                 logger: services.logger))
         router.add(middleware: ErrorMiddleware(dialect: services.dialect, logger: services.logger))
+        router.add(
+            middleware: GuessThrottleMiddleware(
+                buckets: GuessBuckets(perMinute: services.configuration.guessesPerMinute), dialect: services.dialect))
         HealthRoutes(services: services).register(on: router)
         AuthRoutes(services: services).register(on: router)
         TourRoutes(services: services).register(on: router)

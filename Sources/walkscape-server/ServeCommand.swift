@@ -101,6 +101,13 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "s"))
     var idleTimeout = 30.0
 
+    @Option(
+        name: .customLong("guesses-per-minute"),
+        help: ArgumentHelp(
+            "Logins, registrations and voucher redemptions one client may try a minute, each; more get 429 (0: no limit).",
+            valueName: "n"))
+    var guessesPerMinute = 60
+
     func validate() throws {
         guard !tours.isEmpty else {
             throw ValidationError("name at least one tour folder (or a folder of tour folders)")
@@ -119,6 +126,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be within 4...31") }
         guard reloadInterval >= 0 else { throw ValidationError("--reload-interval must not be negative") }
+        guard guessesPerMinute >= 0 else { throw ValidationError("--guesses-per-minute must not be negative") }
         guard idleTimeout >= 0.1, idleTimeout <= 86_400 else {
             throw ValidationError("--idle-timeout must be within 0.1...86400 seconds")
         }
@@ -141,7 +149,8 @@ struct ServeCommand: AsyncParsableCommand {
             faults: FaultPlan(
                 faultRate: faultRate, resetRate: resetRate, latencyMilliseconds: latency,
                 throttleBytesPerSecond: throttle, rateLimitPerSecond: rateLimit,
-                misdeclareSize: misdeclareSize, seed: faultSeed), idleTimeout: idleTimeout)
+                misdeclareSize: misdeclareSize, seed: faultSeed), idleTimeout: idleTimeout,
+            guessesPerMinute: guessesPerMinute)
     }
 
     func run() async throws {

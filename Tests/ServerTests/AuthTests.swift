@@ -3,6 +3,8 @@ import TestSupport
 import Testing
 import TourModel
 
+@testable import WalkscapeServer
+
 /// `/auth/*` as the live service answers: 201s, 409, 401 `Invalid credentials`, refresh rotation,
 /// token lifetimes, and the 403-on-expired-token quirk of public routes.
 struct AuthTests {
@@ -137,6 +139,42 @@ struct AuthTests {
                 "\(error)".contains("(64): walkscape-server: password must not contain a NUL character"), "\(error)")
         }
         await server.stop()
+    }
+
+    @Test func guessingIsLimitedPerClientAndKind() async throws {
+        var options = ServerProcess.Options()
+        options.extraArguments = ["--guesses-per-minute", "5"]
+        let server = try await ServerProcess.start(options)
+        let http = HTTPTestClient(server)
+        let session = try await http.register("guesser@example.org")
+        var statuses: [Int] = []
+        var limited: Reply?
+        for n in 0..<8 {
+            let reply = try await http.post(
+                "/vouchers/validate", ["code": .string("GUESS\(n)")], token: session.tokens.accessToken)
+            statuses.append(reply.status)
+            if reply.status == 429 { limited = reply }
+        }
+        #expect(statuses.prefix(5).allSatisfy { $0 != 429 }, "\(statuses)")
+        #expect(statuses.suffix(3) == [429, 429, 429], "\(statuses)")
+        #expect(limited?.error?.messages == ["ThrottlerException: Too Many Requests"])
+        #expect(Int(limited?.header("Retry-After") ?? "") ?? 0 >= 1)
+        // Another kind has its own allowance: logging in still works (one of five used by register).
+        let login = try await http.post(
+            "/auth/login", ["email": "guesser@example.org", "password": "correct horse battery"])
+        #expect(login.status == 201)
+        await server.stop()
+    }
+
+    @Test func aBucketRefillsAtItsRateAndForgetsNothingTooEarly() {
+        let buckets = GuessBuckets(perMinute: 60)
+        let start = ContinuousClock.now
+        for _ in 0..<60 { #expect(buckets.take("login 10.0.0.1", now: start) == nil) }
+        #expect(buckets.take("login 10.0.0.1", now: start) == 1)
+        #expect(buckets.take("login 10.0.0.2", now: start) == nil)  // another client
+        #expect(buckets.take("login 10.0.0.1", now: start + .milliseconds(1500)) == nil)  // one a second
+        #expect(buckets.take("login 10.0.0.1", now: start + .milliseconds(1500)) == 1)
+        #expect(GuessBuckets(perMinute: 0).take("x") == nil)
     }
 
     @Test func meNeedsAValidToken() async throws {

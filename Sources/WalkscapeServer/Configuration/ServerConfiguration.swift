@@ -31,15 +31,19 @@ public struct ServerConfiguration: Sendable {
     /// come, a keep-alive left open) is closed: idle sockets must not use up the server's files.
     /// Never while it is answering.
     public var idleTimeout: Double
+    /// Logins, registrations and voucher redemptions one client may try a minute, each (0: no
+    /// limit).
+    public var guessesPerMinute: Int
 
     public init(
         tourPaths: [URL], host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL,
         publicURL: String? = nil, dialect: APIDialect = .live, accessTokenTTL: Int = 900,
         refreshTokenTTL: Int = 7 * 24 * 3600, mediaURLTTL: Int = 24 * 3600, bcryptCost: Int = 10,
         reloadInterval: Double = 1, bodyLimit: Int = 100 * 1024, faults: FaultPlan = FaultPlan(),
-        idleTimeout: Double = 30
+        idleTimeout: Double = 30, guessesPerMinute: Int = 60
     ) {
         self.idleTimeout = idleTimeout
+        self.guessesPerMinute = guessesPerMinute
         self.tourPaths = tourPaths
         self.host = host
         self.port = port
