@@ -98,8 +98,9 @@ extension TourSummary {
         case .live:
             try c.put(title, "title")
             try c.put(descriptionPreview, "descriptionPreview")
-            try c.putOrNull(completionMessage.isEmpty ? nil : completionMessage, "completionMessage")
-            try c.putOrNull(busInfo.isEmpty ? nil : busInfo, "busInfo")
+            // Absent when no language has one, as live (not null).
+            try c.putIfPresent(completionMessage.isEmpty ? nil : completionMessage, "completionMessage")
+            try c.putIfPresent(busInfo.isEmpty ? nil : busInfo, "busInfo")
             try c.putOrNull(city, "city")
             try c.putOrNull(durationMinutes, "durationMinutes")
             try c.putOrNull(distanceKm, "distanceKm")

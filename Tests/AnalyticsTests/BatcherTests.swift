@@ -60,6 +60,67 @@ import TourModel
             })
     }
 
+    func number(_ event: AnalyticsEvent) -> Int { Int(event.eventID!.suffix(12))! }
+
+    @Test func eventsTheServiceFailsOnWhileItAnswersAreSearchedOutAndQuarantinedTheRestDelivered() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...20)
+        // Eight events of a tour the service no longer has: it answers 500 for any batch holding one.
+        let gone = Set(3...10)
+        let transport = ScriptedBatchTransport { batch, _ in
+            batch.contains { gone.contains(Int($0.eventID!.suffix(12))!) }
+                ? .serviceFailed(status: 500, reason: "HTTP 500", after: nil) : .delivered
+        }
+        let report = await batcher(outbox, transport).flush(.init())
+        #expect(report.sent == 12 && report.quarantined == 8 && report.outcome == .emptied, "\(report)")
+        let delivered = transport.sent.filter { !$0.contains { gone.contains(number($0)) } }
+        #expect(delivered.flatMap { $0.map(number) } == (1...20).filter { !gone.contains($0) })
+        let held = try outbox.entries(states: [.quarantined])
+        #expect(held.map { number($0.event) } == Array(gone).sorted())
+        #expect(
+            held.allSatisfy {
+                $0.problem
+                    == "the service fails on it (HTTP 500, each time) while it answers other requests;"
+                    + " it may no longer know the tour, point or account it names"
+            })
+        // Each held event was tried alone twice; a bisection, not a batch per event.
+        for n in gone { #expect(transport.sent.filter { $0.map(number) == [n] }.count == 2) }
+        #expect(report.attempts <= 1 + 2 * 20 + 8, "\(report.attempts) attempts")
+        #expect(try outbox.summary(for: F.service).waiting == 0)
+    }
+
+    @Test func aFailingServiceWhoseHealthCheckFailsTooIsWaitedOutNotSearched() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...5)
+        let transport = ScriptedBatchTransport(healthy: { false }) { _, _ in
+            .serviceFailed(status: 503, reason: "HTTP 503", after: .seconds(5))
+        }
+        let report = await batcher(outbox, transport).flush(.init())
+        #expect(report.attempts == 1 && transport.healthChecks == 1 && report.quarantined == 0)
+        #expect(report.outcome == .stopped(reason: "HTTP 503", unreachable: false, retryAfter: .seconds(5)))
+        #expect(try outbox.summary(for: F.service).waiting == 5)
+    }
+
+    @Test func aFailureThatPassesCostsABisectionAndHoldsNothingBack() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...6)
+        // Event 4 fails in every batch holding it and the first time alone, then goes through.
+        let aloneTries = Tally()
+        let flaky = ScriptedBatchTransport { batch, _ in
+            let numbers = batch.map { Int($0.eventID!.suffix(12))! }
+            guard numbers.contains(4) else { return .delivered }
+            if numbers == [4], aloneTries.next() > 1 { return .delivered }
+            return .serviceFailed(status: 502, reason: "HTTP 502", after: nil)
+        }
+        let report = await batcher(outbox, flaky).flush(.init())
+        #expect(report.sent == 6 && report.quarantined == 0 && report.outcome == .emptied)
+        #expect(try outbox.entries(states: [.quarantined]).isEmpty)
+        #expect(aloneTries.count == 2)
+    }
+
     @Test func aBatchTooLargeIsSplitAndTheLimitLoweredForTheRestOfTheFlush() async throws {
         let home = try TemporaryDirectory()
         let outbox = try F.outbox(home)
@@ -162,5 +223,18 @@ import TourModel
         _ = await batcher(outbox, transport, timer: timer).flush(patience)
         // Sent with what was known: the first two offline, the third reached the service at once.
         #expect(transport.sent.last?.map(\.offline) == [true, true, false])
+    }
+}
+
+/// A count shared with a transport's script.
+final class Tally: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    var count: Int { lock.withLock { value } }
+    func next() -> Int {
+        lock.withLock {
+            value += 1
+            return value
+        }
     }
 }

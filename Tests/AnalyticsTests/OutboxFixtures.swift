@@ -37,14 +37,27 @@ enum OutboxFixtures {
 final class ScriptedBatchTransport: BatchTransport, @unchecked Sendable {
     private let lock = NSLock()
     private var batches: [[AnalyticsEvent]] = []
+    private var checks = 0
     private let answer: @Sendable ([AnalyticsEvent], Int) -> DeliveryResult
+    private let healthy: @Sendable () -> Bool
 
-    /// `answer(batch, attempt)`: attempt counts from 1.
-    init(_ answer: @escaping @Sendable ([AnalyticsEvent], Int) -> DeliveryResult) {
+    /// `answer(batch, attempt)`: attempt counts from 1. `healthy`: what the health check says.
+    init(
+        healthy: @escaping @Sendable () -> Bool = { true },
+        _ answer: @escaping @Sendable ([AnalyticsEvent], Int) -> DeliveryResult
+    ) {
         self.answer = answer
+        self.healthy = healthy
     }
 
     var sent: [[AnalyticsEvent]] { lock.withLock { batches } }
+    /// How many times the health check was asked.
+    var healthChecks: Int { lock.withLock { checks } }
+
+    func serviceAnswers(timeout: Duration?) async -> Bool {
+        lock.withLock { checks += 1 }
+        return healthy()
+    }
 
     func deliver(_ events: [AnalyticsEvent], timeout: Duration?) async -> DeliveryResult {
         let attempt = lock.withLock { () -> Int in

@@ -297,6 +297,42 @@ struct AnalyticsDeliveryTests {
         #expect(try setup.server.events().events.count == received.count + 2)
     }
 
+    @Test func eventsOfATourTheServiceDroppedAreQuarantinedAndTheOthersGoThrough() async throws {
+        var setup = try await Setup()
+        // A walk of the installed tour, recorded while the service had it; then account and
+        // download events (the journal sends these to the configured service).
+        let walked = Self.journalEvents(8)
+        let others = Self.journalEvents(10) { $0 % 2 == 0 ? "login" : "tour_download_started" }.map {
+            event -> AnalyticsEvent in
+            var event = event
+            event.tourID = nil
+            event.pointID = nil
+            return event
+        }
+        try setup.writeJournal(walked + others)
+        // The service takes the tour down: it now answers 500 for any batch naming it (its foreign
+        // keys), and everything else as before.
+        try FileManager.default.moveItem(
+            at: setup.tours.appendingPathComponent("demo"), to: setup.scratch.file("unpublished"))
+        try await setup.restart(.init())
+        let sync = try setup.walkscape(["sync", "--max-time", "20"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(
+            sync.stdout
+                == "Sent 10 events; 0 waiting, 8 quarantined (8 just now: walkscape analytics status says why).\n")
+        let received = try setup.server.events().events.filter { $0.event.anonymousID == "journal" }
+        #expect(received.map(\.eventID) == others.map(\.eventID))
+        let status = try #require(
+            try JSONSerialization.jsonObject(with: setup.walkscape(["analytics", "status", "--json"]).stdoutData)
+                as? [String: Any])
+        let refused = try #require(status["refused"] as? [[String: Any]])
+        #expect(refused.compactMap { $0["eventId"] as? String } == walked.compactMap(\.eventID))
+        #expect(
+            refused.allSatisfy {
+                ($0["problem"] as? String)?.hasPrefix("the service fails on it (HTTP 500, each time)") == true
+            }, "\(refused)")
+    }
+
     @Test func aBatchLargerThanTheServiceTakesIsSplitAndEverythingArrives() async throws {
         let setup = try await Setup()
         // 50 events of about 3 kB: 150 kB in one batch when the batch limit allows it.
@@ -416,7 +452,7 @@ struct AnalyticsDeliveryTests {
     @Test func theOldJournalIsImportedWholeEachEventWhereItsToursCameFrom() async throws {
         let setup = try await Setup(register: true)
         let login = AnalyticsEvent(
-            name: "login", userID: "u-old", timestamp: Date(timeIntervalSince1970: 1_799_000_000),
+            name: "login", timestamp: Date(timeIntervalSince1970: 1_799_000_000),
             properties: ["eventId": .string(UUID().uuidString.lowercased()), "platform": "linux"])
         let installed = Self.journalEvents(3)
         // A walk of a tour folder: ids no service knows.

@@ -5,4 +5,7 @@ import TourModel
 public protocol BatchTransport: Sendable {
     /// `timeout`: how long this attempt may take at most (nil: the transport's own limits).
     func deliver(_ events: [AnalyticsEvent], timeout: Duration?) async -> DeliveryResult
+    /// Whether the service answers requests other than these batches now (its health check says
+    /// so): a batch it keeps failing on while it does holds events it cannot take.
+    func serviceAnswers(timeout: Duration?) async -> Bool
 }

@@ -10,7 +10,12 @@ import TourModel
 ///   event too large is quarantined;
 /// - 400: the batch is bisected until each refused event stands alone, and that event is
 ///   quarantined with the service's words (kept, never sent again by itself), the others delivered;
-/// - 5xx, 429, timeouts, broken or refused connections: stop, or wait (`Patience`) and try again.
+/// - 5xx while the service's health check answers: the batch holds events the service fails on
+///   (the live service answers 500 for an event naming a tour, point or account it no longer has);
+///   it is bisected like a 400, and an event that fails alone twice, the service still answering,
+///   is quarantined with the reason, so one unpublished tour does not hold back everything after;
+/// - 5xx from a service that is not answering, 429, timeouts, broken or refused connections: stop,
+///   or wait (`Patience`) and try again.
 ///
 /// At least once: an event is deleted only after its 204, so a batch cut off by a kill goes again,
 /// with the same `eventId`s the service de-duplicates by.
@@ -80,7 +85,11 @@ public struct Batcher: Sendable {
                     break
                 }
                 let mark = try outbox.lastSeq()
-                let stop = try await send(batch, report: &report, maxBytes: &maxBytes, deadline: patience.deadline)
+                var stop = try await send(batch, report: &report, maxBytes: &maxBytes, deadline: patience.deadline)
+                // A failing service not answering its health check either is waited out like any.
+                if case .serviceFailed(_, let reason, let after)? = stop {
+                    stop = .retryLater(reason: reason, unreachable: false, after: after)
+                }
                 let unreachable: Bool
                 if case .retryLater(_, true, _)? = stop { unreachable = true } else { unreachable = false }
                 report.reached = !unreachable
@@ -118,11 +127,13 @@ public struct Batcher: Sendable {
         return report
     }
 
-    /// Delivers `events`, splitting on 413 and bisecting on 400. Nil when every event was delivered
-    /// or quarantined; otherwise the result that stopped it (the rest waits for the next try).
+    /// Delivers `events`, splitting on 413 and bisecting on 400 and on a 5xx the service's health
+    /// check does not explain. Nil when every event was delivered or quarantined; otherwise the
+    /// result that stopped it (the rest waits for the next try). `alone`: this single event failed
+    /// alone once already.
     private func send(
         _ events: [PendingEvent], report: inout FlushReport, maxBytes: inout Int,
-        deadline: Date?
+        deadline: Date?, alone: Bool = false
     ) async throws(OutboxError) -> DeliveryResult? {
         if let deadline, remaining(until: deadline) < Self.shortestAttempt {
             return .retryLater(reason: "out of time", unreachable: false, after: nil)
@@ -148,6 +159,23 @@ public struct Batcher: Sendable {
             if events.count == 1 {
                 try outbox.quarantine(
                     events[0], reason: "larger than the service accepts (HTTP 413, \(bytes) bytes)", at: timer.now())
+                report.quarantined += 1
+                return nil
+            }
+        case .serviceFailed(let status, _, _):
+            // The service or these events? Only a service that answers other requests meanwhile
+            // says it is these events.
+            guard await transport.serviceAnswers(timeout: deadline.map { remaining(until: $0) }) else { return result }
+            if events.count == 1 {
+                guard alone else {
+                    // Once more by itself, in case the failure has passed.
+                    return try await send(events, report: &report, maxBytes: &maxBytes, deadline: deadline, alone: true)
+                }
+                try outbox.quarantine(
+                    events[0],
+                    reason: "the service fails on it (HTTP \(status), each time) while it answers other requests;"
+                        + " it may no longer know the tour, point or account it names",
+                    at: timer.now())
                 report.quarantined += 1
                 return nil
             }

@@ -32,6 +32,13 @@ public struct ServiceBatchTransport: BatchTransport {
         }
     }
 
+    public func serviceAnswers(timeout: Duration?) async -> Bool {
+        let report = try? await client.health(timeout: min(timeout ?? Self.healthTimeout, Self.healthTimeout))
+        return report?.isHealthy ?? false
+    }
+
+    static let healthTimeout = Duration.seconds(10)
+
     /// The API client's failure as the batcher sees it.
     static func result(
         of error: APIError, describe: (APIError) -> String = { $0.message }
@@ -41,6 +48,8 @@ public struct ServiceBatchTransport: BatchTransport {
             return .rejected(messages: error.serverMessages.isEmpty ? [error.message] : error.serverMessages)
         case .tooLarge:
             return .tooLarge
+        case .temporary where (500...599).contains(error.status ?? 0):
+            return .serviceFailed(status: error.status ?? 500, reason: error.message, after: error.retryAfter)
         case .temporary:
             return .retryLater(
                 reason: error.message, unreachable: error.transport == .connectTimeout, after: error.retryAfter)

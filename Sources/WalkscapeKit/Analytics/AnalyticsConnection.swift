@@ -24,6 +24,11 @@ package final class AnalyticsConnection: BatchTransport, @unchecked Sendable {
         return await opened.deliver(events, timeout: timeout)
     }
 
+    package func serviceAnswers(timeout: Duration?) async -> Bool {
+        guard let opened = try? open() else { return false }
+        return await opened.serviceAnswers(timeout: timeout)
+    }
+
     private func open() throws(AppError) -> ServiceBatchTransport {
         lock.lock()
         defer { lock.unlock() }

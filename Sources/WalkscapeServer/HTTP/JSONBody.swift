@@ -6,7 +6,7 @@ import TourModel
 
 /// Reads a request's JSON body the way the live service's body parser does: at most `limit` bytes
 /// (413 beyond), a body that is not JSON is a 400 naming the problem, and a body sent with another
-/// content type is ignored (read as `{}`, which validation then rejects field by field).
+/// content type or none is ignored (read as `{}`, which validation then rejects field by field).
 enum JSONBody {
     static func object(from request: Request, limit: Int) async throws -> [String: JSONValue] {
         if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > limit {
@@ -18,7 +18,8 @@ enum JSONBody {
         } catch is NIOTooManyBytesError {
             throw APIError.payloadTooLarge
         }
-        if let type = request.headers[.contentType]?.lowercased(), !type.contains("json") { return [:] }
+        // Without a JSON content type (none at all included) the live body parser leaves the body unread.
+        guard let type = request.headers[.contentType]?.lowercased(), type.contains("json") else { return [:] }
         guard buffer.readableBytes > 0 else { return [:] }
         let value: JSONValue
         do {

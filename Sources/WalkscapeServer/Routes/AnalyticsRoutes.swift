@@ -5,7 +5,8 @@ import Logging
 import TourModel
 
 /// `POST /analytics/events`: the live whitelist (unknown key or name: 400 naming it, for the whole
-/// batch), 413 above the body limit, 500 for ids the service does not know (its foreign keys), 204.
+/// batch), 413 above the body limit, 500 for a tour, point or user id the service does not know (its
+/// foreign keys; an empty id counts as none), 204.
 struct AnalyticsRoutes: Sendable {
     let services: ServerServices
 
@@ -19,14 +20,26 @@ struct AnalyticsRoutes: Sendable {
         var events = try Self.validate(body, dialect: services.dialect)
         let snapshot = services.catalog.current()
         let points = Set(snapshot.tours.flatMap { $0.folder.points.map(\.id) })
-        for event in events {
+        var users: [String: Bool] = [:]
+        for i in events.indices {
+            // An empty id is no id, as live (it connects a relation only when the id is truthy).
+            if events[i].tourID == "" { events[i].tourID = nil }
+            if events[i].pointID == "" { events[i].pointID = nil }
+            if events[i].userID == "" { events[i].userID = nil }
+            let event = events[i]
             let unknownTour = event.tourID.flatMap { snapshot.byID[$0] == nil ? $0 : nil }
             let unknownPoint = event.pointID.flatMap { points.contains($0) ? nil : $0 }
-            if unknownTour != nil || unknownPoint != nil {
+            var unknownUser: String?
+            if let id = event.userID {
+                if users[id] == nil { users[id] = try services.accounts.user(id: id) != nil }
+                if users[id] == false { unknownUser = id }
+            }
+            if unknownTour != nil || unknownPoint != nil || unknownUser != nil {
                 services.logger.warning(
                     "analytics batch refused with 500, as live (foreign key)",
                     metadata: [
                         "tourId": "\(unknownTour ?? "-")", "pointId": "\(unknownPoint ?? "-")",
+                        "userId": "\(unknownUser ?? "-")",
                     ])
                 throw APIError(.internalServerError, "Internal server error")
             }
@@ -113,12 +126,45 @@ struct AnalyticsRoutes: Sendable {
         switch o["timestamp"] {
         case nil, .null: return nil
         case .string(let text):
-            if let date = ISO8601.parse(text) { return date }
+            if let date = liveDate(text) { return date }
             fallthrough
         default:
             v.fail("timestamp must be a valid ISO 8601 date string")
             return nil
         }
+    }
+
+    /// Any ISO 8601 date the live validator takes, as its `new Date(text)` reads it: a day
+    /// (`2026-05-01`, midnight UTC), or a day and time to the minute, second or fraction, with a zone
+    /// (`Z`, `+02:00`, `+0200`) or without one (then UTC, the live servers' own zone).
+    static func liveDate(_ text: String) -> Date? {
+        if let date = ISO8601.parse(text) { return date }
+        let pattern =
+            /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?)?$/
+        guard let m = text.wholeMatch(of: pattern) else { return nil }
+        var parts = DateComponents()
+        parts.year = Int(m.1)
+        parts.month = Int(m.2)
+        parts.day = Int(m.3)
+        parts.hour = m.4.flatMap { Int($0) } ?? 0
+        parts.minute = m.5.flatMap { Int($0) } ?? 0
+        parts.second = m.6.flatMap { Int($0) } ?? 0
+        var offset = 0
+        if let zone = m.8, zone != "Z", zone != "z" {
+            let digits = zone.dropFirst().filter(\.isNumber)
+            let hours = Int(digits.prefix(2)) ?? 0
+            let minutes = digits.count > 2 ? Int(digits.suffix(2)) ?? 0 : 0
+            guard hours <= 23, minutes <= 59 else { return nil }
+            offset = (hours * 3600 + minutes * 60) * (zone.hasPrefix("-") ? -1 : 1)
+        }
+        guard let zone = TimeZone(secondsFromGMT: offset) else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        parts.timeZone = zone
+        // The day and time must exist as written (no 31 April, no hour 24).
+        guard parts.isValidDate(in: calendar), let date = calendar.date(from: parts) else { return nil }
+        let fraction = m.7.map { Double("0." + $0) ?? 0 } ?? 0
+        return date.addingTimeInterval(fraction)
     }
 
     static func properties(_ o: [String: JSONValue], _ v: inout BodyValidator) -> [String: JSONValue] {

@@ -46,8 +46,8 @@ struct TourPresenter {
         }
         return TourSummary(
             id: f.id, slug: f.slug, title: titles, descriptionPreview: previews,
-            completionMessage: completions, busInfo: buses, city: f.city,
-            durationMinutes: f.durationMinutes, distanceKm: f.distanceKm, difficulty: f.difficulty,
+            completionMessage: completions, busInfo: buses, city: Self.city(f),
+            durationMinutes: Self.durationMinutes(f), distanceKm: Self.distanceKm(f), difficulty: Self.difficulty(f),
             languages: f.languages, isProtected: f.isProtected, hasAccess: hasAccess,
             imageURL: url(tour, file: f.image), route: f.route)
     }
@@ -58,8 +58,8 @@ struct TourPresenter {
         return TourDetail(
             id: f.id, slug: f.slug, language: language, title: info?.title ?? "",
             description: info?.description ?? "", completionMessage: info?.completionMessage,
-            busInfo: info?.busInfo, city: f.city, durationMinutes: f.durationMinutes,
-            distanceKm: f.distanceKm, difficulty: f.difficulty, languages: f.languages,
+            busInfo: info?.busInfo, city: Self.city(f), durationMinutes: Self.durationMinutes(f),
+            distanceKm: Self.distanceKm(f), difficulty: Self.difficulty(f), languages: f.languages,
             isProtected: f.isProtected, hasAccess: hasAccess, imageURL: url(tour, file: f.image),
             startingPoint: f.points.first?.coordinate, route: f.route, pointCount: f.points.count)
     }
@@ -123,6 +123,13 @@ struct TourPresenter {
                 west: max(-180, coordinates.map(\.longitude).min()! - margin))
         return OfflineMap(tilesURLTemplate: Self.tilesTemplate, bounds: bounds, recommendedZoomLevels: [14, 15, 16])
     }
+
+    // The live service's columns are never null: what a folder leaves out goes as the database's
+    // defaults (its difficulty defaults to "facile"; an unset city, duration or distance is empty).
+    static func city(_ f: TourFolder) -> String { f.city ?? "" }
+    static func durationMinutes(_ f: TourFolder) -> Double { f.durationMinutes ?? 0 }
+    static func distanceKm(_ f: TourFolder) -> Double { f.distanceKm ?? 0 }
+    static func difficulty(_ f: TourFolder) -> String { f.difficulty ?? "facile" }
 
     /// The list's `descriptionPreview`: the description up to about 200 characters, cut at a word.
     static func preview(_ text: String) -> String {
