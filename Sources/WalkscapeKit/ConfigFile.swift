@@ -85,9 +85,14 @@ package struct ConfigFile: Sendable, Hashable {
             try FileManager.default.createDirectory(
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o700])
+            var before = stat()
+            let existing = stat(url.path, &before) == 0 ? before.st_mode & 0o777 : nil
             try file.open()
             try file.write(Data((lines.joined(separator: "\n") + "\n").utf8))
             try file.commit()
+            // Nobody else may change the walker's settings, whatever the umask: a new file is the
+            // owner's alone, a file that was there keeps its mode less group and world write.
+            chmod(url.path, existing.map { $0 & ~0o022 } ?? 0o600)
         } catch let error as FileAccessError {
             file.discard()
             throw AppError.failure(error.message)

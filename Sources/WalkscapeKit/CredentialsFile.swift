@@ -8,13 +8,27 @@ import TourModel
 /// Replaced atomically: the new content goes to a temporary file created with mode 0600 in the
 /// same folder, is flushed to disk, then renamed over the old one, so a reader (or a crash) sees
 /// the old pair or the new one, and the tokens are never readable by others, not for a moment.
+/// A `credentials.json` that is a symbolic link (kept with the walker's dotfiles, say) is followed:
+/// the file it points to is read and replaced, and the link stays.
 package struct CredentialsFile: CredentialStore {
     package init(url: URL) { self.url = url }
 
     package let url: URL
 
+    /// The file itself: `url`, or what it links to (also when that is gone, after a logout).
+    var file: String {
+        var info = stat()
+        guard lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return url.path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        if realpath(url.path, &buffer) != nil { return String(cString: buffer) }
+        let count = readlink(url.path, &buffer, Int(PATH_MAX))
+        guard count > 0 else { return url.path }
+        let target = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return target.hasPrefix("/") ? target : url.deletingLastPathComponent().appendingPathComponent(target).path
+    }
+
     package func load() throws(APIError) -> Credentials? {
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        let fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
             throw APIError(.local, "cannot read \(url.path): \(String(cString: strerror(errno)))")
@@ -43,15 +57,17 @@ package struct CredentialsFile: CredentialStore {
             throw APIError(.local, "cannot write \(url.path): \(error.localizedDescription)")
         }
         do {
-            try AtomicFile.write(data, to: url.path, permissions: 0o600)
+            try AtomicFile.write(data, to: file, permissions: 0o600)
         } catch {
             throw APIError(.local, "cannot write \(url.path): \(error.reason)")
         }
     }
 
+    /// Removes the tokens (a link to them stays, so the next login writes where it points).
     package func remove() throws(APIError) {
-        guard unlink(url.path) == 0 || errno == ENOENT else {
-            throw APIError(.local, "cannot remove \(url.path): \(String(cString: strerror(errno)))")
+        let file = self.file
+        guard unlink(file) == 0 || errno == ENOENT else {
+            throw APIError(.local, "cannot remove \(file): \(String(cString: strerror(errno)))")
         }
     }
 
@@ -85,7 +101,7 @@ package struct CredentialsFile: CredentialStore {
     /// The file's permission bits, nil when there is no file.
     package var permissions: mode_t? {
         var info = stat()
-        guard lstat(url.path, &info) == 0 else { return nil }
+        guard lstat(file, &info) == 0 else { return nil }
         return info.st_mode & 0o777
     }
 }

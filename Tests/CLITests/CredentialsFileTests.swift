@@ -49,6 +49,38 @@ struct CredentialsFileTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: home.file("config").path) == ["credentials.json"])
     }
 
+    @Test func aSymlinkedFileIsFollowedAndTheLinkStays() throws {
+        let home = try TemporaryDirectory()
+        try FileManager.default.createDirectory(at: home.file("config"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: home.file("dotfiles"), withIntermediateDirectories: true)
+        let link = home.file("config/credentials.json")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "../dotfiles/walkscape.json")
+        let file = CredentialsFile(url: link)
+        try file.save(credentials(1))
+        #expect(try file.load() == credentials(1))
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "../dotfiles/walkscape.json")
+        #expect(mode(home.file("dotfiles/walkscape.json")) == 0o600)
+        // Logging out removes the tokens; the link stays, and the next login writes through it.
+        try file.remove()
+        #expect(!FileManager.default.fileExists(atPath: home.file("dotfiles/walkscape.json").path))
+        #expect(try file.load() == nil)
+        try file.save(credentials(2))
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "../dotfiles/walkscape.json")
+        #expect(try file.load() == credentials(2))
+    }
+
+    @Test func theConfigFileIsTheOwnersAloneUnderAPermissiveUmask() throws {
+        let home = try TemporaryDirectory()
+        let config = home.file("config/config")
+        let old = umask(0)
+        defer { umask(old) }
+        try ConfigFile.set("analytics", to: "off", in: config)
+        #expect(mode(config) == 0o600)
+        chmod(config.path, 0o666)
+        try ConfigFile.set("analytics", to: "on", in: config)
+        #expect(mode(config) == 0o644)
+    }
+
     @Test func aDamagedFileIsAnErrorNamingTheWayOut() throws {
         let home = try TemporaryDirectory()
         let url = try home.write("config/credentials.json", "{not json")

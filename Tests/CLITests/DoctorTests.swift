@@ -2,6 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `walkscape doctor` and `--version`, run as a user runs them: the built binary, a private home.
 @Suite(.serialized)
 struct DoctorTests {
@@ -57,6 +61,21 @@ struct DoctorTests {
         #expect((audio["hint"] as? String)?.contains("--audio-device") == true)
         #expect((audio["hint"] as? String)?.contains("--no-audio") == true)
         #expect(r.stderr.isEmpty)
+    }
+
+    @Test func aConfigFolderOthersMayWriteIsWarnedAbout() throws {
+        let home = try TemporaryDirectory()
+        try FileManager.default.createDirectory(at: home.file("config"), withIntermediateDirectories: true)
+        chmod(home.file("config").path, 0o777)
+        let config = try check(
+            "config", in: json(runWalkscape(["doctor", "--json", "--audio-device", "null"], home: home)))
+        #expect(config["status"] as? String == "warn", "\(config)")
+        #expect(config["detail"] as? String == "\(home.path)/config is writable by everyone (mode 777)")
+        #expect(config["hint"] as? String == "chmod 700 \(home.path)/config: it holds your settings and credentials")
+        chmod(home.file("config").path, 0o700)
+        let fixed = try check(
+            "config", in: json(runWalkscape(["doctor", "--json", "--audio-device", "null"], home: home)))
+        #expect(fixed["status"] as? String == "ok")
     }
 
     @Test func nullDeviceAndWritableHomeAreOK() throws {

@@ -9,7 +9,7 @@ import Testing
 struct HostileNumberTests {
     static let service = #"""
         import http.server, json, sys, threading
-        answers = json.load(open(sys.argv[1]))
+        answers = {}
         class Handler(http.server.BaseHTTPRequestHandler):
             def log_message(self, *args):
                 pass
@@ -26,6 +26,9 @@ struct HostileNumberTests {
                 self.end_headers()
                 self.wfile.write(data)
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        # SELF in the answers is this stand-in's own address.
+        text = open(sys.argv[1]).read().replace("SELF", "127.0.0.1:%d" % server.server_address[1])
+        answers.update(json.loads(text))
         print(server.server_address[1], flush=True)
         server.serve_forever()
         """#
@@ -97,6 +100,19 @@ struct HostileNumberTests {
         try withService(Self.answers(point: ",\"triggerRadiusMeters\":1e308")) { api, home in
             try expectRefused(["show", "hostile"], api: api, home: home, naming: "triggerRadiusMeters")
             try expectRefused(["download", "hostile"], api: api, home: home, naming: "triggerRadiusMeters")
+        }
+    }
+
+    @Test func aMediaLinkThatIsNotHTTPIsTheServicesBadDataNotAUsageError() throws {
+        try withService(Self.answers(file: ",\"fileUrl\":\"file:///etc/passwd\"")) { api, home in
+            try expectRefused(["download", "hostile"], api: api, home: home, naming: "file:// URL")
+        }
+    }
+
+    @Test func mediaTheHostRefusesEvenWithFreshLinksIsBadDataNotALoginProblem() throws {
+        try withService(Self.answers(file: ",\"fileUrl\":\"http://SELF/gone.mp3\"")) { api, home in
+            try expectRefused(
+                ["download", "hostile"], api: api, home: home, naming: "(HTTP 404) even with a fresh link")
         }
     }
 

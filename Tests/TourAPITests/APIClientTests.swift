@@ -54,6 +54,28 @@ struct APIClientTests {
         #expect(store.current?.tokens.accessToken != old)
     }
 
+    @Test func anAnswerThatIsNotUTF8OrHoldsControlCharactersIsRefusedInOneLine() async throws {
+        var latin1 = Data(#"[{"id":"t1","slug":"caf"#.utf8)
+        latin1.append(0xE9)  // é in Latin-1: not UTF-8
+        latin1.append(contentsOf: Data(#"","title":{"en":"x"},"languages":["en"]}]"#.utf8))
+        do {
+            _ = try await client(ScriptedTransport([.answerBytes(200, latin1)]), loggedIn()).tours()
+            Issue.record("a Latin-1 answer was decoded")
+        } catch {
+            #expect(error.message == "the service's answer to GET /base/tours is not UTF-8 text")
+        }
+        // Control characters where JSON allows none: whatever the parser says of them stays one line
+        // and moves no cursor.
+        let body = "[{\"id\":\"t1\"\n\u{1B}[2J\u{07}}]"
+        do {
+            _ = try await client(ScriptedTransport([.answer(200, body: body)]), loggedIn()).tours()
+            Issue.record("broken JSON was decoded")
+        } catch {
+            #expect(!error.message.unicodeScalars.contains { $0.value < 0x20 }, "\(error.message)")
+            #expect(error.message.hasPrefix("the service's answer to GET /base/tours is not understood ("))
+        }
+    }
+
     @Test func aSecond401MeansLoggingInAgain() async throws {
         let transport = ScriptedTransport([.answer(401), renewal(), .answer(401), .answer(200, body: Self.me)])
         await #expect(throws: APIError.sessionExpired) { try await client(transport, loggedIn()).me() }

@@ -61,14 +61,35 @@ struct RedirectRuleTests {
         #expect(kept.method == .post && kept.body == Data("{}".utf8))
     }
 
-    @Test func theExecutorFollowsAtMostTheLimit() async throws {
+    @Test func theExecutorFollowsAtMostTheLimitAndNamesALongerChain() async throws {
         let hops = (0..<10).map { ScriptedTransport.Step.answer(302, headers: ["Location": "/hop\($0)"]) }
         let transport = ScriptedTransport(hops)
         let executor = RequestExecutor(
             transport: transport, redirects: RedirectRule(maxRedirects: 3), timer: RecordingTimer())
-        let response = try await executor.send(request("https://api.example.org/a"), idempotent: true)
-        #expect(response.status == 302)
+        do {
+            _ = try await executor.send(request("https://api.example.org/a"), idempotent: true)
+            Issue.record("a chain of redirects longer than the limit was followed")
+        } catch {
+            #expect(error.kind == .redirectLoop && error.detail == "redirects GET /a more than 3 times")
+        }
         #expect(transport.requests.map(\.url.path) == ["/a", "/hop0", "/hop1", "/hop2"])
+    }
+
+    @Test func aRedirectLoopIsCalledOneAndNotRetried() async throws {
+        let transport = ScriptedTransport(handler: { request in
+            .answer(302, headers: ["Location": request.url.path == "/a" ? "/b" : "/a"])
+        })
+        let executor = RequestExecutor(transport: transport, timer: RecordingTimer())
+        do {
+            _ = try await executor.send(request("https://api.example.org/a"), idempotent: true)
+            Issue.record("a redirect loop was followed")
+        } catch {
+            let message = APIError(error, service: URL(string: "https://api.example.org")!).message
+            #expect(
+                message == "the service at api.example.org redirects GET /a in a loop (back to api.example.org/a)")
+            #expect(APIError(error, service: URL(string: "https://api.example.org")!).kind == .protocolError)
+        }
+        #expect(transport.requests.map(\.url.path) == ["/a", "/b"])
     }
 
     @Test func theExecutorDropsTheTokenAtTheOriginBoundary() async throws {

@@ -7,6 +7,8 @@ import TourAPI
 final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     enum Step {
         case answer(Int, headers: HTTPHeaderFields = [:], body: String = "")
+        /// A body of any bytes, UTF-8 or not.
+        case answerBytes(Int, Data)
         /// The head arrives, then the connection breaks before the body does.
         case answerThenBreak(Int)
         case fail(TransportError.Kind)
@@ -43,6 +45,8 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
         switch step {
         case .answer(let status, let headers, let body):
             return HTTPResponse(status: status, headers: headers, body: .bytes(Data(body.utf8)), url: request.url)
+        case .answerBytes(let status, let body):
+            return HTTPResponse(status: status, body: .bytes(body), url: request.url)
         case .answerThenBreak(let status):
             return HTTPResponse(
                 status: status,

@@ -9,6 +9,14 @@ extension APIClient {
     public func fetch(_ url: URL, headers: HTTPHeaderFields = [:], timeout: Duration? = nil) async throws(APIError)
         -> HTTPResponse
     {
+        let scheme = url.scheme?.lowercased() ?? ""
+        guard scheme == "https" || scheme == "http" else {
+            // The service's data is wrong, not the walker's set-up.
+            throw APIError(
+                .protocolError,
+                "the service links media to a \(scheme.isEmpty ? "schemeless" : scheme + "://") URL; walkscape fetches media over https"
+            )
+        }
         guard ServiceURL.permits(url, allowInsecureHTTP: channel.executor.redirects.allowInsecureHTTP) else {
             throw APIError(.invalidConfiguration, "refusing to download over plain http from \(ServiceURL.origin(url))")
         }

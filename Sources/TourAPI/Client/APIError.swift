@@ -106,6 +106,8 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
             self.init(.protocolError, "the service at \(origin) sent an answer too large to read: \(error.detail)")
         case .invalidRequest:
             self.init(.invalidConfiguration, "cannot send a request to \(origin): \(error.detail)")
+        case .redirectLoop:
+            self.init(.protocolError, "the service at \(origin) \(error.detail)")
         case .cancelled:
             self.init(.local, "cancelled")
         }
@@ -153,22 +155,7 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
         APIError(.protocolError, "the service's answer to \(request) is not understood (\(describe(error)))")
     }
 
-    static func describe(_ error: any Error) -> String {
-        func path(_ keys: [any CodingKey]) -> String {
-            keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }.description
-        }
-        switch error {
-        case DecodingError.keyNotFound(let key, let context):
-            let at = path(context.codingPath + [key])
-            return "\(at): missing"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
-            DecodingError.dataCorrupted(let context):
-            let at = path(context.codingPath)
-            return at.isEmpty ? context.debugDescription : "\(at): \(context.debugDescription)"
-        default:
-            return "not JSON"
-        }
-    }
+    static func describe(_ error: any Error) -> String { DecodingProblem.describe(error) }
 
     static func seconds(_ duration: Duration) -> String {
         let s = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18

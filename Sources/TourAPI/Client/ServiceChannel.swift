@@ -58,6 +58,10 @@ public struct ServiceChannel: Sendable {
         do {
             return try WalkscapeJSON.decoder().decode(T.self, from: answer.data)
         } catch {
+            // JSON is UTF-8: say so rather than the JSON parser's words about a byte it choked on.
+            if String(validating: answer.data, as: UTF8.self) == nil {
+                throw APIError(.protocolError, "the service's answer to \(answer.request) is not UTF-8 text")
+            }
             throw APIError.undecodable(answer.request, error)
         }
     }

@@ -87,17 +87,27 @@ public struct RequestExecutor: Sendable {
 
     private func sendFollowingRedirects(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         var current = request
-        var hops = 0
+        var visited: Set<String> = [request.url.absoluteString]
         while true {
             let response = try await transport.send(current)
-            guard hops < redirects.maxRedirects,
+            guard
                 let next = redirects.follow(current, status: response.status, location: response.headers["Location"])
             else {
                 return response
             }
             await response.body.discard()
+            // A loop, or a chain longer than followed, is named as such (not as a redirect status).
+            if visited.contains(next.url.absoluteString) {
+                throw TransportError(
+                    .redirectLoop,
+                    "redirects \(request.summary) in a loop (back to \(ServiceURL.origin(next.url))\(next.url.path))")
+            }
+            guard visited.count <= redirects.maxRedirects else {
+                throw TransportError(
+                    .redirectLoop, "redirects \(request.summary) more than \(redirects.maxRedirects) times")
+            }
+            visited.insert(next.url.absoluteString)
             current = next
-            hops += 1
         }
     }
 }

@@ -15,6 +15,8 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         case tooLarge
         /// The request itself cannot be sent (a malformed URL).
         case invalidRequest
+        /// Redirects that come back to a URL already visited, or more of them than are followed.
+        case redirectLoop
         case cancelled
     }
 
@@ -35,7 +37,7 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
     public var isTransient: Bool {
         switch kind {
         case .cannotConnect, .connectTimeout, .timedOut, .connectionLost: true
-        case .tls, .tooLarge, .invalidRequest, .cancelled: false
+        case .tls, .tooLarge, .invalidRequest, .redirectLoop, .cancelled: false
         }
     }
 

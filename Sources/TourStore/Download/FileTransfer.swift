@@ -165,8 +165,9 @@ struct FileTransfer: Sendable {
                     refusals += 1
                     if refusals > Self.maxRefusals {
                         throw Problem.stop(
+                            // The service's links are bad data, not a login problem (exit 76, not 77).
                             StoreError(
-                                .service(.forbidden),
+                                .service(.protocolError),
                                 "the media host refuses \(label) (HTTP \(response.status)) even with a fresh link from the service"
                             ))
                     }

@@ -158,8 +158,24 @@ package struct DoctorChecks {
                         "fix its permissions, or keep everything under another folder with --home DIR or WALKSCAPE_HOME"
                 )
             }
+            if name == "config", let mode = Self.mode(of: url), mode & 0o022 != 0 {
+                // Whoever may write here may change the service walkscape talks to, or swap the
+                // walker's credentials.
+                return DoctorCheck(
+                    name: name, status: .warn,
+                    detail:
+                        "\(url.path) is writable by \(mode & 0o002 != 0 ? "everyone" : "its group") (mode \(String(mode, radix: 8)))",
+                    hint: "chmod 700 \(url.path): it holds your settings and credentials")
+            }
             return DoctorCheck(name: name, status: .ok, detail: "\(url.path) is writable")
         }
+    }
+
+    /// A folder's permission bits, following a symbolic link; nil when there is none.
+    static func mode(of url: URL) -> mode_t? {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { return nil }
+        return info.st_mode & 0o777
     }
 
     /// Creates the folder if needed and writes a probe file into it; the reason in plain words if not.

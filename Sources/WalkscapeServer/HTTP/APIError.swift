@@ -24,7 +24,16 @@ struct APIError: Error, Sendable {
     }
 
     /// Validation failures: always a list, as the service's validation pipe sends them.
-    static func validation(_ messages: [String]) -> APIError { APIError(.badRequest, messages: messages) }
+    /// At most `maxMessages` messages, then how many more: 100 kB of bad events must not become
+    /// megabytes of answer (each message repeats the whitelist).
+    static func validation(_ messages: [String]) -> APIError {
+        guard messages.count > maxMessages else { return APIError(.badRequest, messages: messages) }
+        return APIError(
+            .badRequest,
+            messages: Array(messages.prefix(maxMessages)) + ["and \(messages.count - maxMessages) more problems"])
+    }
+
+    static let maxMessages = 50
     static var unauthorized: APIError { APIError(.unauthorized, "Unauthorized") }
     static var forbiddenTour: APIError { APIError(.forbidden, "Access denied. Redeem a voucher to access this tour.") }
     static var payloadTooLarge: APIError { APIError(.contentTooLarge, "request entity too large") }
