@@ -26,7 +26,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib
 
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-bench layers lint format build test coverage demo bench install clean fuzz-nmea fuzz-srt fuzz-progress fuzz-tour fuzz-audio
+.PHONY: all deps deps-bench layers lint format build test coverage demo bench install clean fuzz-nmea fuzz-srt fuzz-progress fuzz-tour fuzz-audio fuzz-manifest
 
 all: build
 
@@ -82,7 +82,7 @@ bench: deps-bench
 	$(SWIFT) build $(RELEASE_FLAGS) $(BUILD_FLAGS)
 	@scripts/bench.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
 
-fuzz-nmea fuzz-srt fuzz-progress fuzz-tour fuzz-audio: deps
+fuzz-nmea fuzz-srt fuzz-progress fuzz-tour fuzz-audio fuzz-manifest: deps
 	@scripts/fuzz.sh $(@:fuzz-%=%) $(FUZZ_SECONDS)
 
 install: deps

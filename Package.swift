@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "fuzz-progress", targets: ["FuzzProgress"]),
         .executable(name: "fuzz-tour", targets: ["FuzzTour"]),
         .executable(name: "fuzz-audio", targets: ["FuzzAudio"]),
+        .executable(name: "fuzz-manifest", targets: ["FuzzManifest"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -89,6 +90,8 @@ let package = Package(
             name: "FuzzProgress", dependencies: ["Walk", "Positioning", "TourModel", "CFuzzerShim"],
             swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzTour", dependencies: ["TourModel", "CFuzzerShim"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "FuzzManifest", dependencies: ["TourModel", "CFuzzerShim"], swiftSettings: swiftSettings),
         // The HTTP client of the service. NIO types stay inside it: its interface speaks TourModel,
         // Foundation and its own request/response values.
         .target(

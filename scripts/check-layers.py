@@ -34,7 +34,7 @@ LAYERS = {
     "WalkscapeKit": 6,
     # programs
     "walkscape": 9, "walkscape-server": 9,
-    "FuzzNMEA": 9, "FuzzSRT": 9, "FuzzProgress": 9, "FuzzTour": 9, "FuzzAudio": 9,
+    "FuzzNMEA": 9, "FuzzSRT": 9, "FuzzProgress": 9, "FuzzTour": 9, "FuzzAudio": 9, "FuzzManifest": 9,
     "TestSupport": 9,
 }
 

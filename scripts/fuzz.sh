@@ -2,7 +2,8 @@
 # Runs a libFuzzer target for a while: scripts/fuzz.sh NAME [SECONDS]   (make fuzz-NAME FUZZ_SECONDS=600)
 # Targets: nmea (NMEA parser and trace files), srt (subtitles), progress (saved walk progress and
 # resuming the walk core from it), tour (tour.json in a tour folder), audio (the decoders: every
-# narration format, sniffed and decoded from memory).
+# narration format, sniffed and decoded from memory), manifest (the service's tour list, detail,
+# points and manifest as the client decodes them; seeds itself).
 # Links with lld: gold hits an internal error on the fuzzer runtime's debug info.
 # Builds with its own scratch path so it never shares a build lock or objects with normal builds.
 # Seeds (nmea): the gpsd corpus logs in Tests/Fixtures/gpsd-3.22 and the
@@ -10,7 +11,7 @@
 # seed themselves into an empty corpus folder. Crashes land in .build-fuzz/artifacts-NAME/; the run's last status line (execs, cov)
 # is printed at the end.
 set -euo pipefail
-name="${1:?usage: scripts/fuzz.sh nmea|srt|progress|tour|audio [seconds]}"
+name="${1:?usage: scripts/fuzz.sh nmea|srt|progress|tour|audio|manifest [seconds]}"
 seconds="${2:-600}"
 cd "$(dirname "$0")/.."
 scratch=.build-fuzz
@@ -20,11 +21,13 @@ case "$name" in
   progress) product=fuzz-progress ;;  # seeds itself into an empty corpus folder
   tour) product=fuzz-tour ;;
   audio) product=fuzz-audio ;;
-  *) echo "fuzz.sh: no fuzz target '$name' (known: nmea, srt, progress, tour, audio)" >&2; exit 64 ;;
+  manifest) product=fuzz-manifest ;;  # seeds itself into an empty corpus folder
+  *) echo "fuzz.sh: no fuzz target '$name' (known: nmea, srt, progress, tour, audio, manifest)" >&2; exit 64 ;;
 esac
 # A tour.json is bigger than a trace piece: the demo's is 5.5 KB.
 max_len=4096
 [ "$name" = tour ] && max_len=16384
+[ "$name" = manifest ] && max_len=16384
 # Short narrations of each format: a second of speech is a few kilobytes.
 [ "$name" = audio ] && max_len=65536
 if ! swift build -c release --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld --product "$product"; then
