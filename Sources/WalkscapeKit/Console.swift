@@ -33,6 +33,17 @@ package enum Console {
         write(TerminalText.sanitizedJSON(data) + Data("\n".utf8), to: .standardOutput)
     }
 
+    /// Writes part of a JSON document to standard output, with no newline.
+    package static func jsonPart(_ data: Data) {
+        write(TerminalText.sanitizedJSON(data), to: .standardOutput)
+    }
+
+    /// Writes lines to standard output as one write.
+    package static func outLines(_ lines: [String]) {
+        guard !lines.isEmpty else { return }
+        write(Data(lines.map { TerminalText.sanitized($0) + "\n" }.joined().utf8), to: .standardOutput)
+    }
+
     private static func write(_ data: Data, to handle: FileHandle) {
         try? handle.write(contentsOf: data)
     }

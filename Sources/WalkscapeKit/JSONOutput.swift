@@ -20,4 +20,39 @@ package enum JSONOutput {
         if pretty { encoder.outputFormatting.insert(.prettyPrinted) }
         return encoder
     }
+
+    /// A pretty-printed array written element by element, as `write` would print the whole array:
+    /// for lists too long to hold in memory at once.
+    package final class ArrayWriter {
+        private let encoder = JSONOutput.encoder(pretty: true)
+        private var buffer = Data()
+        private var count = 0
+
+        package init() {}
+
+        package func append(_ value: some Encodable) throws {
+            let element = try encoder.encode(value)
+            buffer.append(contentsOf: Array((count == 0 ? "[\n  " : ",\n  ").utf8))
+            // The element's own lines, indented one level as inside the array.
+            for byte in element {
+                buffer.append(byte)
+                if byte == 0x0A { buffer.append(contentsOf: [0x20, 0x20]) }
+            }
+            count += 1
+            if buffer.count >= 1 << 16 { flush() }
+        }
+
+        /// Ends the array (an empty one exactly as `write` prints it) and writes what is left.
+        package func finish() throws {
+            guard count > 0 else { return try JSONOutput.write([Int]()) }
+            buffer.append(contentsOf: Array("\n]".utf8))
+            Console.json(buffer)
+            buffer.removeAll()
+        }
+
+        private func flush() {
+            Console.jsonPart(buffer)
+            buffer.removeAll(keepingCapacity: true)
+        }
+    }
 }

@@ -157,28 +157,49 @@ struct AnalyticsCommand: AsyncParsableCommand {
         func run() async throws {
             let settings = try global.settings()
             let outbox = try AnalyticsStorage.openIfPresent(settings)
-            let entries: [OutboxEntry]
-            do { entries = try outbox?.entries(states: state.map { [$0] }) ?? [] } catch {
+            let states = state.map { Set([$0]) }
+            // Streamed: one event in memory at a time, however many are kept.
+            if json {
+                let writer = JSONOutput.ArrayWriter()
+                var failure: (any Error)?
+                do {
+                    try outbox?.forEachEntry(states: states) { e in
+                        guard failure == nil else { return }
+                        do {
+                            try writer.append(
+                                Entry(
+                                    state: e.state, service: e.service, recordedAt: e.recordedAt, problem: e.problem,
+                                    event: e.event))
+                        } catch { failure = error }
+                    }
+                } catch {
+                    throw AppError.failure(error.message)
+                }
+                if let failure { throw failure }
+                return try writer.finish()
+            }
+            var lines: [String] = []
+            var any = false
+            do {
+                try outbox?.forEachEntry(states: states) { entry in
+                    any = true
+                    let e = entry.event
+                    var line = "\(e.timestamp.map(ISO8601.format) ?? "-")  \(entry.state.rawValue)  \(e.name)"
+                    if let tour = e.tourID { line += "  tour \(tour)" }
+                    if let point = e.pointID { line += "  point \(point)" }
+                    if e.offline == true { line += "  offline" }
+                    if let problem = entry.problem { line += "  (\(problem))" }
+                    lines.append(line)
+                    if lines.count >= 512 {
+                        Console.outLines(lines)
+                        lines.removeAll(keepingCapacity: true)
+                    }
+                }
+            } catch {
                 throw AppError.failure(error.message)
             }
-            if json {
-                return try JSONOutput.write(
-                    entries.map {
-                        Entry(
-                            state: $0.state, service: $0.service, recordedAt: $0.recordedAt, problem: $0.problem,
-                            event: $0.event)
-                    })
-            }
-            if entries.isEmpty { return Console.out("No analytics events are kept here.") }
-            for entry in entries {
-                let e = entry.event
-                var line = "\(e.timestamp.map(ISO8601.format) ?? "-")  \(entry.state.rawValue)  \(e.name)"
-                if let tour = e.tourID { line += "  tour \(tour)" }
-                if let point = e.pointID { line += "  point \(point)" }
-                if e.offline == true { line += "  offline" }
-                if let problem = entry.problem { line += "  (\(problem))" }
-                Console.out(line)
-            }
+            Console.outLines(lines)
+            if !any { Console.out("No analytics events are kept here.") }
         }
     }
 
