@@ -4,8 +4,8 @@ import TourModel
 
 /// Brings the event journal walkscape kept before the outbox (`state/outbox.jsonl`) into the
 /// outbox, once, losing nothing and duplicating nothing whenever it is killed:
-/// 1. the journal is locked (the lock its appenders took) and read whole;
-/// 2. its events go into the outbox in ONE transaction, each known by its `eventId` (an event
+/// 1. the journal is locked (the lock its appenders took) and read;
+/// 2. its events go into the outbox in ONE transaction, decoded a line at a time, each known by its `eventId` (an event
 ///    already there, or sent lately, is skipped);
 /// 3. only then is the journal removed (or, when part of it was no event, renamed
 ///    `outbox.jsonl.unreadable` so those bytes stay for a person to look at).
@@ -55,11 +55,17 @@ public struct JournalImport: Sendable {
         do { data = try FileHandle(fileDescriptor: fd, closeOnDealloc: false).readToEnd() ?? Data() } catch {
             throw OutboxError(.unreadable, "cannot read \(journal.path): \(error.localizedDescription)")
         }
-        let lines = JournalLines(data)
-        let recordings = lines.events.map { event in
-            Recording(event: event, origin: origin(event), offline: event.offline, recordedAt: event.timestamp ?? now)
+        // Read and recorded a line at a time inside the one transaction: a long journal costs its
+        // bytes and one event, not every event at once (35 MB took 238 MB).
+        var lines = JournalLines()
+        let imported = try outbox.recordEach("import \(journal.path)") { insert in
+            try lines.scan(data) { event in
+                try insert(
+                    Recording(
+                        event: event, origin: origin(event), offline: event.offline,
+                        recordedAt: event.timestamp ?? now))
+            }
         }
-        let imported = try outbox.record(recordings)
         var keptAside: URL?
         if lines.unreadable.isEmpty {
             guard unlink(journal.path) == 0 || errno == ENOENT else {
@@ -75,7 +81,7 @@ public struct JournalImport: Sendable {
             keptAside = target
         }
         syncFolder()
-        return Report(read: recordings.count, imported: imported, keptAside: keptAside)
+        return Report(read: lines.count, imported: imported, keptAside: keptAside)
     }
 
     /// `outbox.jsonl.unreadable`, or `.unreadable.2`, ... when that is taken.

@@ -10,25 +10,34 @@ import TourModel
 /// - a line without `properties.eventId` gets an id made from its bytes, so reading the same journal
 ///   twice gives the same ids (and the outbox takes each event once).
 struct JournalLines {
-    var events: [AnalyticsEvent] = []
     /// Bytes that are no event (torn or foreign lines), newline-separated, for keeping aside.
     var unreadable = Data()
+    /// Events read.
+    var count = 0
 
-    init(_ data: Data) {
+    /// Hands each event of `data` to `each` as it is read, one line at a time.
+    mutating func scan(_ data: Data, _ each: (AnalyticsEvent) throws -> Void) rethrows {
         let decoder = WalkscapeJSON.decoder()
-        for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
-            let bytes = Data(line)
+        var lineStart = data.startIndex
+        while lineStart < data.endIndex {
+            let lineEnd = data[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? data.endIndex
+            defer { lineStart = lineEnd < data.endIndex ? data.index(after: lineEnd) : data.endIndex }
+            let bytes = data[lineStart..<lineEnd]
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
             if let event = Self.decode(bytes, decoder) {
-                events.append(event)
+                count += 1
+                try each(event)
                 continue
             }
             // A cut-off line glued to a whole one: the whole one starts at a later `{`.
             var salvaged = false
             var start = bytes.startIndex
-            while let brace = bytes[bytes.index(after: start)...].firstIndex(of: UInt8(ascii: "{")) {
-                if let event = Self.decode(Data(bytes[brace...]), decoder) {
-                    events.append(event)
+            while start < bytes.endIndex,
+                let brace = bytes[bytes.index(after: start)...].firstIndex(of: UInt8(ascii: "{"))
+            {
+                if let event = Self.decode(bytes[brace...], decoder) {
+                    count += 1
+                    try each(event)
                     unreadable.append(bytes[..<brace])
                     unreadable.append(UInt8(ascii: "\n"))
                     salvaged = true
@@ -44,6 +53,8 @@ struct JournalLines {
     }
 
     private static func decode(_ bytes: Data, _ decoder: JSONDecoder) -> AnalyticsEvent? {
+        // A slice of the journal: JSONDecoder and the hash want their own zero-based bytes.
+        let bytes = Data(bytes)
         guard var event = try? decoder.decode(AnalyticsEvent.self, from: bytes), !event.name.isEmpty else { return nil }
         if event.eventID == nil { event.properties["eventId"] = .string(stableID(bytes)) }
         return event

@@ -77,33 +77,39 @@ public struct Outbox: Sendable {
     /// Records events in one transaction, in order; returns how many were new.
     public func record(_ recordings: [Recording]) throws(OutboxError) -> Int {
         guard !recordings.isEmpty else { return 0 }
-        var rows: [StatementArguments] = []
-        for recording in recordings {
-            var event = recording.event
-            let id = event.eventID ?? UUID().uuidString.lowercased()
-            event.properties["eventId"] = .string(id)
-            event.offline = nil
-            let payload: Data
-            do { payload = try WalkscapeJSON.encode(event, dialect: .live) } catch {
-                throw OutboxError(.unwritable, "cannot encode the analytics event \(event.name): \(error)")
-            }
-            let state = recording.origin == .local ? "local" : "waiting"
-            rows.append([
-                id, event.name, event.tourID, recording.origin.service, state,
-                String(decoding: payload, as: UTF8.self), recording.offline, recording.recordedAt, id,
-            ])
-        }
-        return try write(
+        return try recordEach(
             "record \(recordings.count == 1 ? "the analytics event \(recordings[0].event.name)" : "\(recordings.count) analytics events")"
-        ) { db in
+        ) { insert in
+            for recording in recordings { try insert(recording) }
+        }
+    }
+
+    /// Records what `body` hands to `insert`, in ONE transaction, one recording at a time (an
+    /// import of a long journal never holds all its events at once); returns how many were new.
+    public func recordEach(
+        _ what: String = "record analytics events", _ body: (_ insert: (Recording) throws -> Void) throws -> Void
+    ) throws(OutboxError) -> Int {
+        try write(what) { db in
             let insert = try db.cachedStatement(
                 sql: """
                     INSERT OR IGNORE INTO event (eventId, name, tourId, service, state, payload, offline, recordedAt)
                     SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM sent WHERE eventId = ?)
                     """)
             var inserted = 0
-            for row in rows {
-                try insert.execute(arguments: row)
+            try body { recording in
+                var event = recording.event
+                let id = event.eventID ?? UUID().uuidString.lowercased()
+                event.properties["eventId"] = .string(id)
+                event.offline = nil
+                let payload: Data
+                do { payload = try WalkscapeJSON.encode(event, dialect: .live) } catch {
+                    throw OutboxError(.unwritable, "cannot encode the analytics event \(event.name): \(error)")
+                }
+                let state = recording.origin == .local ? "local" : "waiting"
+                try insert.execute(arguments: [
+                    id, event.name, event.tourID, recording.origin.service, state,
+                    String(decoding: payload, as: UTF8.self), recording.offline, recording.recordedAt, id,
+                ])
                 inserted += db.changesCount
             }
             return inserted
