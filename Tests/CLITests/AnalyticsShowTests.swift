@@ -1,3 +1,4 @@
+import Analytics
 import Foundation
 import TestSupport
 import Testing
@@ -31,5 +32,38 @@ struct AnalyticsShowTests {
         let empty = try TemporaryDirectory()
         #expect(try runWalkscape(["analytics", "show", "--json"], home: empty).stdout == "[\n\n]\n")
         #expect(try runWalkscape(["analytics", "show"], home: empty).stdout == "No analytics events are kept here.\n")
+    }
+
+    @Test func eventsLeftForAServiceThatMovedAreMovedToTheConfiguredOneAndSent() async throws {
+        let home = try TemporaryDirectory()
+        let server = try await ServerProcess.start()
+        // Events recorded while the service listened on another port.
+        let old = "http://127.0.0.1:1"
+        let outbox = try Outbox.open(at: home.file("state/analytics.sqlite"))
+        let ids = (0..<3).map { _ in UUID().uuidString.lowercased() }
+        _ = try outbox.record(
+            ids.map {
+                Recording(
+                    event: AnalyticsEvent(name: "app_open", anonymousID: "moved", properties: ["eventId": .string($0)]),
+                    origin: .service(old), offline: false)
+            })
+        let env = ["WALKSCAPE_API_URL": server.baseURL]
+        let status = try runWalkscape(["analytics", "status"], home: home, environment: env)
+        #expect(
+            status.stdout.contains(
+                "Waiting for \(old) (not the configured service): 3; if the service moved there, walkscape analytics move \(old)"
+            ), "\(status.stdout)")
+        #expect(try runWalkscape(["sync"], home: home, environment: env).stdout.hasPrefix("Sent 0 events"))
+        let moved = try runWalkscape(["analytics", "move", old], home: home, environment: env)
+        #expect(moved.status == 0, "\(moved.stderr)")
+        #expect(moved.stdout == "Moved 3 events from \(old) to \(server.baseURL); walkscape sync sends them.\n")
+        let sync = try runWalkscape(["sync"], home: home, environment: env)
+        #expect(sync.stdout.hasPrefix("Sent 3 events; 0 waiting"), "\(sync.stdout) \(sync.stderr)")
+        #expect(try server.events().events.filter { $0.event.anonymousID == "moved" }.map(\.eventID) == ids)
+        let again = try runWalkscape(["analytics", "move", old], home: home, environment: env)
+        #expect(again.stdout == "No events were kept for \(old).\n")
+        let none = try runWalkscape(["analytics", "move", old], home: home)
+        #expect(none.status == 64 && none.stderr.hasPrefix("walkscape: no API URL is configured"))
+        await server.stop()
     }
 }

@@ -292,6 +292,17 @@ public struct Outbox: Sendable {
         }
     }
 
+    /// Events kept for `old` (waiting or quarantined) go to `new` instead: for a service that moved
+    /// (another port or host) while events waited for it. Returns how many moved.
+    public func move(from old: String, to new: String) throws(OutboxError) -> Int {
+        try write("move the analytics events of \(old) to \(new)") { db in
+            try db.execute(
+                sql: "UPDATE event SET service = ? WHERE service = ? AND state IN ('waiting', 'quarantined')",
+                arguments: [new, old])
+            return db.changesCount
+        }
+    }
+
     /// Quarantined events wait again (after the service was fixed, say); returns how many.
     public func releaseQuarantined() throws(OutboxError) -> Int {
         try write("release the quarantined analytics events") { db in

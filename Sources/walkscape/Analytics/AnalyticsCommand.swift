@@ -5,7 +5,7 @@ import TourAPI
 import TourModel
 import WalkscapeKit
 
-/// `walkscape analytics status|show|on|off|purge`: what is recorded and sent, and the switch.
+/// `walkscape analytics status|show|move|on|off|purge`: what is recorded and sent, and the switch.
 struct AnalyticsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "analytics",
@@ -21,9 +21,10 @@ struct AnalyticsCommand: AsyncParsableCommand {
               walkscape analytics status
               walkscape analytics show --json
               walkscape analytics off
+              walkscape analytics move http://127.0.0.1:8080
               walkscape analytics purge
             """,
-        subcommands: [Status.self, Show.self, On.self, Off.self, Purge.self],
+        subcommands: [Status.self, Show.self, Move.self, On.self, Off.self, Purge.self],
         defaultSubcommand: Status.self)
 
     struct Status: AsyncParsableCommand {
@@ -102,7 +103,9 @@ struct AnalyticsCommand: AsyncParsableCommand {
             )
             lines.append("Waiting: \(summary.waiting)" + (service.map { " for \($0)" } ?? ""))
             for (other, count) in summary.waitingElsewhere.sorted(by: { $0.key < $1.key }) {
-                lines.append("Waiting for \(other) (not the configured service): \(count)")
+                lines.append(
+                    "Waiting for \(other) (not the configured service): \(count)"
+                        + (service == nil ? "" : "; if the service moved there, walkscape analytics move \(other)"))
             }
             lines.append("Local only (tour folders, never sent): \(summary.local)")
             lines.append("Quarantined (refused by the service, not sent again): \(summary.quarantined)")
@@ -118,6 +121,41 @@ struct AnalyticsCommand: AsyncParsableCommand {
                     "Last problem\(summary.lastProblemAt.map { " (\(HumanDate.format($0)))" } ?? ""): \(problem)")
             }
             lines.forEach { Console.out($0) }
+        }
+    }
+
+    struct Move: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send the events kept for another service to the configured one (the service moved).",
+            discussion: """
+                Events wait for the service whose tours they are about, by its URL. When that service \
+                moves (another port or host), name its old URL here: its waiting and quarantined \
+                events go to the configured service instead, and the next sync sends them.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: ArgumentHelp("The service's old URL, as analytics status lists it.", valueName: "old-url"))
+        var from: String
+
+        func run() async throws {
+            let settings = try global.settings()
+            guard let service = AnalyticsStorage.serviceKey(settings) else {
+                throw AppError.usage(
+                    "no API URL is configured to move the events to: set --api-url URL, WALKSCAPE_API_URL or api-url")
+            }
+            let old = URL(string: from).map(ServiceURL.key) ?? from
+            guard old != service else { throw AppError.usage("\(old) is the configured service already") }
+            let outbox = try AnalyticsStorage.openIfPresent(settings)
+            let moved: Int
+            do { moved = try outbox?.move(from: old, to: service) ?? 0 } catch {
+                throw AppError.failure(error.message)
+            }
+            Console.out(
+                moved == 0
+                    ? "No events were kept for \(old)."
+                    : "Moved \(moved) event\(moved == 1 ? "" : "s") from \(old) to \(service); walkscape sync sends them."
+            )
         }
     }
 
