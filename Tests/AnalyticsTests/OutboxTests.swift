@@ -44,6 +44,26 @@ import TourModel
         #expect(mode == 0o600)
     }
 
+    @Test func aPendingEventIsTheStoredJSONWithOfflineAddedAndReadsBackAsTheEvent() throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...2, offline: true)
+        // A property named offline: the payload is decoded and written again instead of spliced.
+        var odd = F.event(3)
+        odd.properties["offline"] = "maybe"
+        #expect(try outbox.record(Recording(event: odd, origin: .service(F.service), offline: false)))
+        let pending = try outbox.pending(for: F.service, limits: BatchLimits())
+        #expect(pending.count == 3)
+        for (p, (original, offline)) in zip(pending, [(F.event(1), true), (F.event(2), true), (odd, false)]) {
+            let object = try #require(try JSONSerialization.jsonObject(with: p.json) as? [String: Any])
+            #expect(object["offline"] as? Bool == offline)
+            var expected = original
+            expected.offline = offline
+            #expect(try WalkscapeJSON.decoder().decode(AnalyticsEvent.self, from: p.json) == expected)
+        }
+        #expect(Outbox.withOffline("not an event", true) == nil)
+    }
+
     @Test func recordingAnEventAgainKeepsOneAndASentEventIsNeverTakenBack() throws {
         let home = try TemporaryDirectory()
         let outbox = try F.outbox(home)

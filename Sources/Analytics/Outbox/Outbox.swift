@@ -129,7 +129,6 @@ public struct Outbox: Sendable {
                     WHERE state = 'waiting' AND service = ? ORDER BY seq LIMIT ?
                     """, arguments: [service, max(1, limits.maxEvents)])
         }
-        let decoder = WalkscapeJSON.decoder()
         var batch: [PendingEvent] = []
         var bytes = BatchLimits.envelopeBytes
         for row in rows {
@@ -139,17 +138,36 @@ public struct Outbox: Sendable {
             if !batch.isEmpty, bytes + size > limits.maxBytes { break }
             let seq: Int64 = row["seq"]
             let eventID: String = row["eventId"]
-            guard var event = try? decoder.decode(AnalyticsEvent.self, from: Data(payload.utf8)) else {
+            // Not known when recorded and not resolved since: this attempt reaches the service.
+            let offline = (row["offline"] as Bool?) ?? false
+            guard let json = Self.withOffline(payload, offline) else {
                 // Written by this outbox, so never expected; set aside rather than block the queue.
                 try quarantine(seq: seq, reason: "the stored event cannot be read back", at: Date())
                 continue
             }
-            // Not known when recorded and not resolved since: this attempt reaches the service.
-            event.offline = (row["offline"] as Bool?) ?? false
-            batch.append(PendingEvent(seq: seq, eventID: eventID, event: event, bytes: size))
+            batch.append(PendingEvent(seq: seq, eventID: eventID, json: json, bytes: size))
             bytes += size
         }
         return batch
+    }
+
+    /// The stored payload (a JSON object without `offline`: it is resolved later) with `offline`
+    /// added: spliced in before the closing brace when the object has no `offline` key of its own
+    /// anywhere, else decoded and encoded again. Nil when it is not an event at all.
+    static func withOffline(_ payload: String, _ offline: Bool) -> Data? {
+        let bytes = Array(payload.utf8)
+        if bytes.first == UInt8(ascii: "{"), bytes.last == UInt8(ascii: "}"), bytes.count > 2,
+            !payload.contains("\"offline\"")
+        {
+            var json = Data(bytes.dropLast())
+            json.append(contentsOf: Array((offline ? ",\"offline\":true}" : ",\"offline\":false}").utf8))
+            return json
+        }
+        guard var event = try? WalkscapeJSON.decoder().decode(AnalyticsEvent.self, from: Data(bytes)) else {
+            return nil
+        }
+        event.offline = offline
+        return try? WalkscapeJSON.encode(event, dialect: .live)
     }
 
     /// Whether events for `service` recorded at or after `date` still wait (a command asks whether

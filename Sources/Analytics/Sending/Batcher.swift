@@ -140,7 +140,7 @@ public struct Batcher: Sendable {
         }
         report.attempts += 1
         let timeout = deadline.map { remaining(until: $0) }
-        let result = await transport.deliver(events.map(\.event), timeout: timeout)
+        let result = await transport.deliver(batch: events, timeout: timeout)
         switch result {
         case .delivered:
             try outbox.markSent(events, at: timer.now())

@@ -32,6 +32,17 @@ public struct ServiceBatchTransport: BatchTransport {
         }
     }
 
+    /// In the live dialect the outbox's JSON goes as it is: no decoding and encoding again.
+    public func deliver(batch: [PendingEvent], timeout: Duration?) async -> DeliveryResult {
+        guard dialect == .live else { return await deliver(batch.map(\.event), timeout: timeout) }
+        do {
+            try await client.send(liveEvents: batch.map(\.json), timeout: timeout)
+            return .delivered
+        } catch {
+            return Self.result(of: error, describe: describe)
+        }
+    }
+
     public func serviceAnswers(timeout: Duration?) async -> Bool {
         let report = try? await client.health(timeout: min(timeout ?? Self.healthTimeout, Self.healthTimeout))
         return report?.isHealthy ?? false

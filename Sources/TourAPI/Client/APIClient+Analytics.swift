@@ -16,6 +16,24 @@ extension APIClient {
         do { body = try WalkscapeJSON.encode(AnalyticsBatch(events: events), dialect: dialect) } catch {
             throw APIError(.local, "cannot encode the analytics batch: \(error)")
         }
+        try await post(batch: body, count: events.count, timeout: timeout)
+    }
+
+    /// The same, for events already written as live-shaped JSON objects (the outbox keeps them so):
+    /// the body is put together from them without decoding or encoding anything.
+    public func send(liveEvents: [Data], timeout: Duration? = nil) async throws(APIError) {
+        guard !liveEvents.isEmpty else { return }
+        var body = Data("{\"events\":[".utf8)
+        body.reserveCapacity(liveEvents.reduce(16) { $0 + $1.count + 1 })
+        for (i, event) in liveEvents.enumerated() {
+            if i > 0 { body.append(UInt8(ascii: ",")) }
+            body.append(event)
+        }
+        body.append(contentsOf: Array("]}".utf8))
+        try await post(batch: body, count: liveEvents.count, timeout: timeout)
+    }
+
+    private func post(batch body: Data, count: Int, timeout: Duration?) async throws(APIError) {
         _ = try await call(
             .post, "/analytics/events", json: body, auth: .bestEffort, idempotent: true, timeout: timeout
         ) { answer in
@@ -27,8 +45,7 @@ extension APIClient {
                     status: 400, serverMessages: answer.errorBody?.messages ?? [])
             case 413:
                 APIError(
-                    .tooLarge, "the analytics batch of \(events.count) events is too large for the service", status: 413
-                )
+                    .tooLarge, "the analytics batch of \(count) events is too large for the service", status: 413)
             default: nil
             }
         }

@@ -24,6 +24,12 @@ package final class AnalyticsConnection: BatchTransport, @unchecked Sendable {
         return await opened.deliver(events, timeout: timeout)
     }
 
+    package func deliver(batch: [PendingEvent], timeout: Duration?) async -> DeliveryResult {
+        let opened: ServiceBatchTransport
+        do { opened = try open() } catch { return .failed(reason: error.message) }
+        return await opened.deliver(batch: batch, timeout: timeout)
+    }
+
     package func serviceAnswers(timeout: Duration?) async -> Bool {
         guard let opened = try? open() else { return false }
         return await opened.serviceAnswers(timeout: timeout)
