@@ -62,6 +62,24 @@ import TourModel
 
     func number(_ event: AnalyticsEvent) -> Int { Int(event.eventID!.suffix(12))! }
 
+    @Test func aBatchTakenWholeIsCommittedEvenWhenTheNextOneFails() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...120)
+        // Two batches go through; the third meets a busy service. The second batch's commit waits
+        // for the third to be sent, and must still happen.
+        let transport = ScriptedBatchTransport { _, attempt in
+            attempt <= 2 ? .delivered : .retryLater(reason: "HTTP 429", unreachable: false, after: nil)
+        }
+        let report = await batcher(outbox, transport).flush(.init())
+        #expect(report.sent == 100 && report.attempts == 3)
+        #expect(try outbox.summary(for: F.service).waiting == 20)
+        #expect(try outbox.summary(for: F.service).sentTotal == 100)
+        #expect(try outbox.pending(for: F.service, limits: BatchLimits()).map(\.seq).first == 101)
+        // Each event went once, in order, none twice.
+        #expect(ids(transport.sent).flatMap { $0 } == Array(1...100) + Array(101...120))
+    }
+
     @Test func eventsTheServiceFailsOnWhileItAnswersAreSearchedOutAndQuarantinedTheRestDelivered() async throws {
         let home = try TemporaryDirectory()
         let outbox = try F.outbox(home)

@@ -120,14 +120,17 @@ public struct Outbox: Sendable {
 
     /// The oldest events waiting for `service`, at most `limits.maxEvents` and about
     /// `limits.maxBytes` of body (always at least one, whatever its size).
-    public func pending(for service: String, limits: BatchLimits) throws(OutboxError) -> [PendingEvent] {
+    /// `after`: only events recorded after this one (those before it are on their way out).
+    public func pending(for service: String, limits: BatchLimits, after: Int64 = 0) throws(OutboxError)
+        -> [PendingEvent]
+    {
         let rows = try read { db in
             try Row.fetchAll(
                 db,
                 sql: """
                     SELECT seq, eventId, payload, offline FROM event
-                    WHERE state = 'waiting' AND service = ? ORDER BY seq LIMIT ?
-                    """, arguments: [service, max(1, limits.maxEvents)])
+                    WHERE state = 'waiting' AND service = ? AND seq > ? ORDER BY seq LIMIT ?
+                    """, arguments: [service, after, max(1, limits.maxEvents)])
         }
         var batch: [PendingEvent] = []
         var bytes = BatchLimits.envelopeBytes

@@ -18,7 +18,9 @@ import TourModel
 ///   or wait (`Patience`) and try again.
 ///
 /// At least once: an event is deleted only after its 204, so a batch cut off by a kill goes again,
-/// with the same `eventId`s the service de-duplicates by.
+/// with the same `eventId`s the service de-duplicates by. A batch taken whole is committed while the
+/// next one is on its way (the disk's flush and the service's answer overlap); a kill before that
+/// commit sends it again, the same way.
 public struct Batcher: Sendable {
     /// How long to keep trying.
     public struct Patience: Sendable, Hashable {
@@ -68,6 +70,11 @@ public struct Batcher: Sendable {
         var maxBytes = limits.maxBytes
         var failures = 0
         var unreachableInRow = 0
+        // The last `resolveOffline` made: the same mark and answer again would change nothing
+        // (it scanned every waiting event each batch).
+        var resolved: (through: Int64, offline: Bool)?
+        // A batch the service took whole, whose commit waits for the next batch to be sent.
+        var uncommitted: [PendingEvent] = []
         do throws(OutboxError) {
             while true {
                 if Task.isCancelled {
@@ -78,14 +85,30 @@ public struct Batcher: Sendable {
                     report.outcome = .stopped(reason: "out of time", unreachable: false, retryAfter: nil)
                     break
                 }
+                // Past the batch delivered last, whose commit is still to come.
                 let batch = try outbox.pending(
-                    for: service, limits: BatchLimits(maxEvents: limits.maxEvents, maxBytes: maxBytes))
+                    for: service, limits: BatchLimits(maxEvents: limits.maxEvents, maxBytes: maxBytes),
+                    after: uncommitted.last?.seq ?? 0)
                 if batch.isEmpty {
                     report.outcome = .emptied
                     break
                 }
                 let mark = try outbox.lastSeq()
-                var stop = try await send(batch, report: &report, maxBytes: &maxBytes, deadline: patience.deadline)
+                // The last batch's commit (its events leave the outbox, durably) runs while this one
+                // is on its way: the disk's flush and the service's answer overlap.
+                let commit = startCommit(&uncommitted)
+                var delivered: [PendingEvent] = []
+                let sent: Result<DeliveryResult?, OutboxError>
+                do {
+                    sent = .success(
+                        try await send(
+                            batch, report: &report, maxBytes: &maxBytes, deadline: patience.deadline,
+                            delivered: &delivered, deferCommit: true))
+                } catch { sent = .failure(error) }
+                // Never left running: the commit is joined whatever became of this batch.
+                try await finish(commit)
+                uncommitted = delivered
+                var stop = try sent.get()
                 // A failing service not answering its health check either is waited out like any.
                 if case .serviceFailed(_, let reason, let after)? = stop {
                     stop = .retryLater(reason: reason, unreachable: false, after: after)
@@ -94,7 +117,10 @@ public struct Batcher: Sendable {
                 if case .retryLater(_, true, _)? = stop { unreachable = true } else { unreachable = false }
                 report.reached = !unreachable
                 // Events recorded before this attempt with no word on `offline` get its answer.
-                try outbox.resolveOffline(service: service, throughSeq: mark, offline: unreachable)
+                if resolved?.through != mark || resolved?.offline != unreachable {
+                    try outbox.resolveOffline(service: service, throughSeq: mark, offline: unreachable)
+                    resolved = (mark, unreachable)
+                }
                 guard let stop else {
                     failures = 0
                     unreachableInRow = 0
@@ -119,21 +145,50 @@ public struct Batcher: Sendable {
                 }
                 break
             }
+            try finishNow(&uncommitted)
             if let problem = report.problem { try outbox.noteProblem(problem, at: timer.now()) }
             if report.sent > 0 { try outbox.forgetSent(before: timer.now().addingTimeInterval(-Self.sentMemory)) }
         } catch {
+            // Whatever was delivered is still committed if the outbox lets it be.
+            try? finishNow(&uncommitted)
             report.outcome = .outboxFailed(reason: error.message)
         }
         return report
+    }
+
+    /// Commits `events` (delivered) on another thread; nil when there are none.
+    private func startCommit(_ events: inout [PendingEvent]) -> Task<Void, any Error>? {
+        guard !events.isEmpty else { return nil }
+        let batch = events
+        events = []
+        let outbox = outbox
+        let at = timer.now()
+        return Task.detached { try outbox.markSent(batch, at: at) }
+    }
+
+    private func finish(_ commit: Task<Void, any Error>?) async throws(OutboxError) {
+        guard let commit else { return }
+        do { try await commit.value } catch {
+            throw error as? OutboxError ?? OutboxError(.unwritable, "\(error)")
+        }
+    }
+
+    private func finishNow(_ events: inout [PendingEvent]) throws(OutboxError) {
+        guard !events.isEmpty else { return }
+        let batch = events
+        events = []
+        try outbox.markSent(batch, at: timer.now())
     }
 
     /// Delivers `events`, splitting on 413 and bisecting on 400 and on a 5xx the service's health
     /// check does not explain. Nil when every event was delivered or quarantined; otherwise the
     /// result that stopped it (the rest waits for the next try). `alone`: this single event failed
     /// alone once already.
+    /// `deferCommit`: when the service takes the whole of `events` at once, they are handed back in
+    /// `delivered` to be committed later, instead of committed here.
     private func send(
         _ events: [PendingEvent], report: inout FlushReport, maxBytes: inout Int,
-        deadline: Date?, alone: Bool = false
+        deadline: Date?, alone: Bool = false, delivered: inout [PendingEvent], deferCommit: Bool = false
     ) async throws(OutboxError) -> DeliveryResult? {
         if let deadline, remaining(until: deadline) < Self.shortestAttempt {
             return .retryLater(reason: "out of time", unreachable: false, after: nil)
@@ -143,7 +198,7 @@ public struct Batcher: Sendable {
         let result = await transport.deliver(batch: events, timeout: timeout)
         switch result {
         case .delivered:
-            try outbox.markSent(events, at: timer.now())
+            if deferCommit { delivered = events } else { try outbox.markSent(events, at: timer.now()) }
             report.sent += events.count
             return nil
         case .rejected(let messages):
@@ -169,7 +224,9 @@ public struct Batcher: Sendable {
             if events.count == 1 {
                 guard alone else {
                     // Once more by itself, in case the failure has passed.
-                    return try await send(events, report: &report, maxBytes: &maxBytes, deadline: deadline, alone: true)
+                    return try await send(
+                        events, report: &report, maxBytes: &maxBytes, deadline: deadline, alone: true,
+                        delivered: &delivered)
                 }
                 try outbox.quarantine(
                     events[0],
@@ -184,11 +241,13 @@ public struct Batcher: Sendable {
         }
         // Halves in order, so what the service takes is still in the order it happened.
         let middle = events.count / 2
-        if let stop = try await send(Array(events[..<middle]), report: &report, maxBytes: &maxBytes, deadline: deadline)
+        if let stop = try await send(
+            Array(events[..<middle]), report: &report, maxBytes: &maxBytes, deadline: deadline, delivered: &delivered)
         {
             return stop
         }
-        return try await send(Array(events[middle...]), report: &report, maxBytes: &maxBytes, deadline: deadline)
+        return try await send(
+            Array(events[middle...]), report: &report, maxBytes: &maxBytes, deadline: deadline, delivered: &delivered)
     }
 
     private func remaining(until deadline: Date) -> Duration {
