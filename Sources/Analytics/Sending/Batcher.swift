@@ -75,6 +75,8 @@ public struct Batcher: Sendable {
         var resolved: (through: Int64, offline: Bool)?
         // A batch the service took whole, whose commit waits for the next batch to be sent.
         var uncommitted: [PendingEvent] = []
+        // The next batch, being read while this one is sent.
+        var reading: Task<Ahead, any Error>?
         do throws(OutboxError) {
             while true {
                 if Task.isCancelled {
@@ -85,18 +87,29 @@ public struct Batcher: Sendable {
                     report.outcome = .stopped(reason: "out of time", unreachable: false, retryAfter: nil)
                     break
                 }
-                // Past the batch delivered last, whose commit is still to come.
-                let batch = try outbox.pending(
-                    for: service, limits: BatchLimits(maxEvents: limits.maxEvents, maxBytes: maxBytes),
-                    after: uncommitted.last?.seq ?? 0)
+                // Past the batch delivered last, whose commit is still to come: read while the last
+                // batch was on its way when it went through whole, else now.
+                let after = uncommitted.last?.seq ?? 0
+                let batchLimits = BatchLimits(maxEvents: limits.maxEvents, maxBytes: maxBytes)
+                let ahead = try await finish(reading)
+                reading = nil
+                let batch: [PendingEvent]
+                let mark: Int64
+                if let ahead, ahead.after == after, ahead.limits == batchLimits {
+                    (batch, mark) = (ahead.batch, ahead.mark)
+                } else {
+                    batch = try outbox.pending(for: service, limits: batchLimits, after: after)
+                    mark = try outbox.lastSeq()
+                }
                 if batch.isEmpty {
                     report.outcome = .emptied
                     break
                 }
-                let mark = try outbox.lastSeq()
-                // The last batch's commit (its events leave the outbox, durably) runs while this one
-                // is on its way: the disk's flush and the service's answer overlap.
+                // The last batch's commit (its events leave the outbox, durably), then the reading of
+                // the next batch, run while this one is on its way: the disk's flush, the outbox's
+                // reading and the service's answer overlap.
                 let commit = startCommit(&uncommitted)
+                reading = startReading(after: batch.last?.seq ?? after, limits: batchLimits, behind: commit)
                 var delivered: [PendingEvent] = []
                 let sent: Result<DeliveryResult?, OutboxError>
                 do {
@@ -145,11 +158,13 @@ public struct Batcher: Sendable {
                 }
                 break
             }
+            _ = try await finish(reading)
             try finishNow(&uncommitted)
             if let problem = report.problem { try outbox.noteProblem(problem, at: timer.now()) }
             if report.sent > 0 { try outbox.forgetSent(before: timer.now().addingTimeInterval(-Self.sentMemory)) }
         } catch {
             // Whatever was delivered is still committed if the outbox lets it be.
+            _ = try? await reading?.value
             try? finishNow(&uncommitted)
             report.outcome = .outboxFailed(reason: error.message)
         }
@@ -164,6 +179,35 @@ public struct Batcher: Sendable {
         let outbox = outbox
         let at = timer.now()
         return Task.detached { try outbox.markSent(batch, at: at) }
+    }
+
+    /// A batch read ahead: the events after `after`, within `limits`, and the last seq then.
+    struct Ahead: Sendable {
+        var after: Int64
+        var limits: BatchLimits
+        var batch: [PendingEvent]
+        var mark: Int64
+    }
+
+    /// Reads the batch after `after` on another thread once `commit` is done (the outbox's one
+    /// connection takes them in turn anyway).
+    private func startReading(after: Int64, limits: BatchLimits, behind commit: Task<Void, any Error>?)
+        -> Task<Ahead, any Error>
+    {
+        let outbox = outbox
+        let service = service
+        return Task.detached {
+            _ = try? await commit?.value
+            let batch = try outbox.pending(for: service, limits: limits, after: after)
+            return Ahead(after: after, limits: limits, batch: batch, mark: try outbox.lastSeq())
+        }
+    }
+
+    private func finish(_ reading: Task<Ahead, any Error>?) async throws(OutboxError) -> Ahead? {
+        guard let reading else { return nil }
+        do { return try await reading.value } catch {
+            throw error as? OutboxError ?? OutboxError(.unwritable, "\(error)")
+        }
     }
 
     private func finish(_ commit: Task<Void, any Error>?) async throws(OutboxError) {
