@@ -20,14 +20,11 @@ public enum RawHTTP {
         public var description: String
     }
 
-    /// Sends `request` as it is and reads the answer: until the server closes, the body its
-    /// `Content-Length` announces has come (a server may keep even a closing connection open), or
-    /// `timeout` seconds pass without a byte.
-    public static func send(port: Int, _ request: String, timeout: Double = 20) throws -> Answer {
+    /// A socket connected to 127.0.0.1:`port`, with `timeout` seconds on every receive.
+    public static func connect(port: Int, timeout: Int) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
-        defer { close(fd) }
-        var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        var tv = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
@@ -35,10 +32,23 @@ public enum RawHTTP {
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ECONNREFUSED) }
+        guard connected == 0 else {
+            let code = POSIXErrorCode(rawValue: errno) ?? .ECONNREFUSED
+            close(fd)
+            throw POSIXError(code)
+        }
+        return fd
+    }
+
+    /// Sends `request` as it is and reads the answer: until the server closes, the body its
+    /// `Content-Length` announces has come (a server may keep even a closing connection open), or
+    /// `timeout` seconds pass without a byte.
+    public static func send(port: Int, _ request: String, timeout: Double = 20) throws -> Answer {
+        let fd = try connect(port: port, timeout: Int(timeout))
+        defer { close(fd) }
         let bytes = Array(request.utf8)
         var sent = 0
         while sent < bytes.count {
