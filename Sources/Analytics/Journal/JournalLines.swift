@@ -18,27 +18,35 @@ struct JournalLines {
     /// Hands each event of `data` to `each` as it is read, one line at a time.
     mutating func scan(_ data: Data, _ each: (AnalyticsEvent) throws -> Void) rethrows {
         let decoder = WalkscapeJSON.decoder()
-        var lineStart = data.startIndex
-        while lineStart < data.endIndex {
-            let lineEnd = data[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? data.endIndex
-            defer { lineStart = lineEnd < data.endIndex ? data.index(after: lineEnd) : data.endIndex }
-            let bytes = data[lineStart..<lineEnd]
-            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
-            if let event = Self.decode(bytes, decoder) {
+        // Lines found with memchr over the bytes: walking a Data byte by byte is slow.
+        let bytes = [UInt8](data)
+        var lineStart = 0
+        while lineStart < bytes.count {
+            let lineEnd =
+                bytes.withUnsafeBufferPointer { buffer -> Int? in
+                    guard let base = buffer.baseAddress,
+                        let hit = memchr(base + lineStart, 0x0A, buffer.count - lineStart)
+                    else { return nil }
+                    return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                } ?? bytes.count
+            defer { lineStart = lineEnd + 1 }
+            let line = bytes[lineStart..<lineEnd]
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+            if let event = Self.decode(Data(line), decoder) {
                 count += 1
                 try each(event)
                 continue
             }
             // A cut-off line glued to a whole one: the whole one starts at a later `{`.
             var salvaged = false
-            var start = bytes.startIndex
-            while start < bytes.endIndex,
-                let brace = bytes[bytes.index(after: start)...].firstIndex(of: UInt8(ascii: "{"))
+            var start = line.startIndex
+            while start < line.endIndex,
+                let brace = line[line.index(after: start)...].firstIndex(of: UInt8(ascii: "{"))
             {
-                if let event = Self.decode(bytes[brace...], decoder) {
+                if let event = Self.decode(Data(line[brace...]), decoder) {
                     count += 1
                     try each(event)
-                    unreadable.append(bytes[..<brace])
+                    unreadable.append(contentsOf: line[..<brace])
                     unreadable.append(UInt8(ascii: "\n"))
                     salvaged = true
                     break
@@ -46,15 +54,13 @@ struct JournalLines {
                 start = brace
             }
             if !salvaged {
-                unreadable.append(bytes)
+                unreadable.append(contentsOf: line)
                 unreadable.append(UInt8(ascii: "\n"))
             }
         }
     }
 
     private static func decode(_ bytes: Data, _ decoder: JSONDecoder) -> AnalyticsEvent? {
-        // A slice of the journal: JSONDecoder and the hash want their own zero-based bytes.
-        let bytes = Data(bytes)
         guard var event = try? decoder.decode(AnalyticsEvent.self, from: bytes), !event.name.isEmpty else { return nil }
         if event.eventID == nil { event.properties["eventId"] = .string(stableID(bytes)) }
         return event
