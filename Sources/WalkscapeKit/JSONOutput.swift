@@ -21,38 +21,39 @@ package enum JSONOutput {
         return encoder
     }
 
-    /// A pretty-printed array written element by element, as `write` would print the whole array:
-    /// for lists too long to hold in memory at once.
-    package final class ArrayWriter {
+    /// A pretty-printed array written a piece at a time, exactly as `write` would print the whole
+    /// array: for lists too long to hold in memory at once. Elements are encoded in chunks (one
+    /// encoder call per element costs more than the element), and each chunk's array is spliced
+    /// into the one document.
+    package final class ArrayWriter<Element: Encodable> {
         private let encoder = JSONOutput.encoder(pretty: true)
-        private var buffer = Data()
-        private var count = 0
+        private var pending: [Element] = []
+        private var written = 0
+        static var chunk: Int { 256 }
 
         package init() {}
 
-        package func append(_ value: some Encodable) throws {
-            let element = try encoder.encode(value)
-            buffer.append(contentsOf: Array((count == 0 ? "[\n  " : ",\n  ").utf8))
-            // The element's own lines, indented one level as inside the array.
-            for byte in element {
-                buffer.append(byte)
-                if byte == 0x0A { buffer.append(contentsOf: [0x20, 0x20]) }
-            }
-            count += 1
-            if buffer.count >= 1 << 16 { flush() }
+        package func append(_ value: Element) throws {
+            pending.append(value)
+            if pending.count >= Self.chunk { try flush() }
         }
 
         /// Ends the array (an empty one exactly as `write` prints it) and writes what is left.
         package func finish() throws {
-            guard count > 0 else { return try JSONOutput.write([Int]()) }
-            buffer.append(contentsOf: Array("\n]".utf8))
-            Console.json(buffer)
-            buffer.removeAll()
+            try flush()
+            guard written > 0 else { return try JSONOutput.write([Int]()) }
+            Console.json(Data("\n]".utf8))
         }
 
-        private func flush() {
-            Console.jsonPart(buffer)
-            buffer.removeAll(keepingCapacity: true)
+        private func flush() throws {
+            guard !pending.isEmpty else { return }
+            // `[\n  {...},\n  {...}\n]`: the elements are what lies between `[\n` and `\n]`.
+            let array = try encoder.encode(pending)
+            var piece = Data(written == 0 ? "[\n".utf8 : ",\n".utf8)
+            piece.append(array.dropFirst(2).dropLast(2))
+            Console.jsonPart(piece)
+            written += pending.count
+            pending.removeAll(keepingCapacity: true)
         }
     }
 }

@@ -198,7 +198,7 @@ struct AnalyticsCommand: AsyncParsableCommand {
             let states = state.map { Set([$0]) }
             // Streamed: one event in memory at a time, however many are kept.
             if json {
-                let writer = JSONOutput.ArrayWriter()
+                let writer = JSONOutput.ArrayWriter<Entry>()
                 var failure: (any Error)?
                 do {
                     try outbox?.forEachEntry(states: states) { e in
