@@ -58,6 +58,10 @@ let package = Package(
             name: "CFFmpeg",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev"])]),
 
+        // The version (debian/changelog) and commit, written before each build by the plugin below.
+        .target(name: "BuildInfo", swiftSettings: swiftSettings, plugins: ["BuildInfoPlugin"]),
+        .plugin(name: "BuildInfoPlugin", capability: .buildTool()),
+
         // How files a user or a tour names are read (regular files only) and written (atomically,
         // or through to a device or FIFO). Below everything, so every module opens files one way.
         .target(name: "FileAccess", swiftSettings: swiftSettings),
@@ -134,7 +138,7 @@ let package = Package(
         .target(
             name: "WalkscapeKit",
             dependencies: [
-                "TourModel", "FileAccess", "Positioning", "GPSD", "Playback", "Walk", "WalkRuntime",
+                "BuildInfo", "TourModel", "FileAccess", "Positioning", "GPSD", "Playback", "Walk", "WalkRuntime",
                 "TourAPI", "TourStore", "Analytics",
             ],
             swiftSettings: swiftSettings
@@ -174,7 +178,7 @@ let package = Package(
         .executableTarget(
             name: "walkscape-server",
             dependencies: [
-                "WalkscapeServer", "TourModel",
+                "WalkscapeServer", "TourModel", "BuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,4 +1,8 @@
-/// The version walkscape says it is (`--version`, the User-Agent, `doctor`): one place.
+import BuildInfo
+
+/// The version walkscape says it is (`--version`, the User-Agent, `doctor`): BuildInfo's, whose one
+/// place is debian/changelog.
 package enum WalkscapeVersion {
-    package static let current = "0.1.0"
+    package static let current = BuildInfo.version
+    package static let commit = BuildInfo.commit
 }

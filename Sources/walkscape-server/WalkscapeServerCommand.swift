@@ -1,10 +1,11 @@
 import ArgumentParser
+import BuildInfo
 import Foundation
 import WalkscapeServer
 
 @main
 struct WalkscapeServerCommand: AsyncParsableCommand {
-    static let version = "0.1.0"
+    static let version = BuildInfo.version
 
     static let configuration = CommandConfiguration(
         commandName: "walkscape-server",
@@ -19,7 +20,7 @@ struct WalkscapeServerCommand: AsyncParsableCommand {
               walkscape-server voucher add FLORENCE24 --tour 3b6f7a0e-2c55-4c1e-8f4a-7d2f5e0c9a10 --max-uses 10
               walkscape-server events --json
             """,
-        version: "walkscape-server \(version)",
+        version: BuildInfo.line(program: "walkscape-server"),
         subcommands: [ServeCommand.self, UserCommand.self, VoucherCommand.self, EventsCommand.self, StatsCommand.self],
         defaultSubcommand: ServeCommand.self
     )

@@ -23,7 +23,7 @@ struct Walkscape: AsyncParsableCommand {
             69 unavailable, 73 already exists, 75 temporary (try again), 76 unexpected answer, \
             77 not logged in or not allowed.
             """,
-        version: "walkscape \(version)",
+        version: VersionReport.first,
         subcommands: [
             Doctor.self,
             PreviewCommand.self,
@@ -59,6 +59,11 @@ struct Walkscape: AsyncParsableCommand {
         let started = Date()
         var command: (any ParsableCommand)?
         do {
+            // The version, the commit and the libraries this binary runs with, not just a number.
+            if Array(CommandLine.arguments.dropFirst()) == ["--version"] {
+                print(VersionReport.lines.joined(separator: "\n"))
+                return
+            }
             try checkHelpTopic(Array(CommandLine.arguments.dropFirst()))
             var parsed = try parseAsRoot()
             command = parsed

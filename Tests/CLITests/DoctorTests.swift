@@ -18,10 +18,28 @@ struct DoctorTests {
         return try #require(checks.first { $0["name"] as? String == name })
     }
 
-    @Test func versionPrintsTheVersion() throws {
+    /// The version (debian/changelog's), the commit, and the libraries it runs with, each as the
+    /// library installed here says (pkg-config), so a stale or made-up number fails.
+    @Test func versionSaysTheVersionTheCommitAndTheLibraries() throws {
         let r = try runWalkscape(["--version"])
         #expect(r.status == 0)
-        #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("walkscape 0."))
+        func module(_ name: String) throws -> String {
+            try run(URL(fileURLWithPath: "/usr/bin/pkg-config"), ["--modversion", name]).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 7)
+        #expect(lines.first == "walkscape \(TestPaths.changelogVersion) (commit \(try TestPaths.commit()))")
+        #expect(TestPaths.changelogVersion.split(separator: ".").count == 3)
+        #expect(lines.contains("alsa-lib \(try module("alsa"))"))
+        #expect(lines.contains("libebur128 \(try module("libebur128"))"))
+        #expect(lines.contains("SQLite \(try module("sqlite3"))"))
+        #expect(
+            lines.contains(
+                "libavformat \(try module("libavformat")), libavcodec \(try module("libavcodec")), "
+                    + "libswresample \(try module("libswresample"))"))
+        #expect(lines.contains { $0.hasPrefix("libmpg123 API ") })
+        #expect(lines.contains { $0.hasPrefix("libgps API ") })
     }
 
     @Test func realGPSDIsOKWithItsVersion() throws {

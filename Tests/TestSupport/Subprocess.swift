@@ -48,6 +48,24 @@ public enum TestPaths {
 
     /// `Tests/Fixtures`: data the tests read, with its licences (the gpsd receiver corpus).
     public static var fixtures: URL { packageRoot.appendingPathComponent("Tests/Fixtures", isDirectory: true) }
+
+    /// The version of debian/changelog's first entry without its Debian revision (`0.2.0` of
+    /// `walkscape (0.2.0-1) unstable`): the one place the programs' version comes from.
+    public static var changelogVersion: String {
+        let changelog =
+            (try? String(contentsOf: packageRoot.appendingPathComponent("debian/changelog"), encoding: .utf8)) ?? ""
+        let first = changelog.split(separator: "\n").first ?? ""
+        guard let open = first.firstIndex(of: "("), let close = first.firstIndex(of: ")") else { return "" }
+        let full = first[first.index(after: open)..<close]
+        return String(full.split(separator: "-").dropLast().joined(separator: "-"))
+    }
+
+    /// The commit the tree was built from, as `--version` says it (12 hex digits).
+    public static func commit() throws -> String {
+        let result = try run(
+            URL(fileURLWithPath: "/usr/bin/git"), ["-C", packageRoot.path, "rev-parse", "--short=12", "HEAD"])
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
 }
 
 /// Finds an executable on PATH (and in the sbin folders, where gpsd lives).
