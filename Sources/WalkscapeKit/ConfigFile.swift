@@ -1,7 +1,8 @@
 import FileAccess
 import Foundation
+import TourModel
 
-/// The settings file, `key = value` lines with `#` comments:
+/// The settings file, `key = value` lines with `#` comments (KeyValueText's syntax):
 ///
 ///     api-url = https://api.example.org
 ///     gpsd-host = 127.0.0.1
@@ -11,10 +12,6 @@ import Foundation
 ///     api-timeout = 20
 ///     allow-insecure-http = false
 ///     loudness = -16        # LUFS, or off
-///
-/// A `#` at the start of a line, or after a space or tab outside double quotes, starts a comment
-/// that runs to the end of the line (so `https://host/#part` keeps its `#`). A value in double
-/// quotes is taken as written, ` #` included.
 package struct ConfigFile: Sendable, Hashable {
     package static let knownKeys: Set<String> = [
         "api-url", "gpsd-host", "gpsd-port", "audio-device", "language",
@@ -38,23 +35,15 @@ package struct ConfigFile: Sendable, Hashable {
 
     package static func parse(_ text: String, file: String) throws(AppError) -> ConfigFile {
         var values: [String: String] = [:]
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = withoutComment(rawLine).trimmingCharacters(in: .whitespacesAndNewlines)
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            guard let eq = line.firstIndex(of: "=") else {
-                throw AppError.usage("\(file): line \(index + 1): expected key = value")
-            }
-            let key = line[..<eq].trimmingCharacters(in: .whitespaces).lowercased()
-            var value = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
-                value = String(value.dropFirst().dropLast())
-            }
-            guard knownKeys.contains(key) else {
+        let entries: [KeyValueText.Entry]
+        do { entries = try KeyValueText.entries(text) } catch { throw AppError.usage("\(file): \(error.message)") }
+        for entry in entries {
+            guard knownKeys.contains(entry.key) else {
                 throw AppError.usage(
-                    "\(file): line \(index + 1): unknown setting '\(key)' (known: \(knownKeys.sorted().joined(separator: ", ")))"
+                    "\(file): line \(entry.line): unknown setting '\(entry.key)' (known: \(knownKeys.sorted().joined(separator: ", ")))"
                 )
             }
-            values[key] = value
+            values[entry.key] = entry.value
         }
         return ConfigFile(values: values)
     }
@@ -75,7 +64,7 @@ package struct ConfigFile: Sendable, Hashable {
         if lines.last == "" { lines.removeLast() }
         let setting = "\(key) = \(value)"
         let index = lines.lastIndex { line in
-            let content = withoutComment(Substring(line))
+            let content = KeyValueText.withoutComment(Substring(line))
             guard let eq = content.firstIndex(of: "=") else { return false }
             return content[..<eq].trimmingCharacters(in: .whitespaces).lowercased() == key
         }
@@ -100,18 +89,5 @@ package struct ConfigFile: Sendable, Hashable {
             file.discard()
             throw AppError.failure("cannot write \(url.path): \(error.localizedDescription)")
         }
-    }
-
-    /// The line up to its comment: a `#` at the start or after a space or tab, outside quotes.
-    package static func withoutComment(_ line: Substring) -> Substring {
-        var inQuotes = false
-        var previous: Character = " "
-        for i in line.indices {
-            let c = line[i]
-            if c == "\"" { inQuotes.toggle() }
-            if c == "#", !inQuotes, previous == " " || previous == "\t" { return line[..<i] }
-            previous = c
-        }
-        return line
     }
 }

@@ -77,7 +77,8 @@ public enum WalkscapeServerApp {
     static func makeServices(_ configuration: ServerConfiguration, logger: Logger) async throws -> ServerServices {
         let database = try ServerDatabase(dataDirectory: configuration.dataDirectory)
         if let exposure = DataDirectory.exposure(configuration.dataDirectory) { logger.warning("\(exposure)") }
-        let secrets = try ServerSecrets.load(dataDirectory: configuration.dataDirectory)
+        let secrets = try ServerSecrets.load(
+            dataDirectory: configuration.dataDirectory, secretFile: configuration.secretFile)
         let catalog = try TourCatalog(
             paths: configuration.tourPaths, versions: TourVersionStore(database: database),
             reloadInterval: configuration.reloadInterval, logger: logger)

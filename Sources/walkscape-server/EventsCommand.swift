@@ -20,7 +20,7 @@ struct EventsCommand: ParsableCommand {
     @OptionGroup var data: DataOption
 
     func run() throws {
-        let summary = try Admin(dataDirectory: data.url, existing: true).events()
+        let summary = try Admin(dataDirectory: try data.directory(), existing: true).events()
         if json {
             let encoder = WalkscapeJSON.encoder()
             encoder.outputFormatting.insert(.prettyPrinted)

@@ -26,16 +26,25 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Tour folders, or folders of tour folders.", valueName: "tours"))
+    @Argument(
+        help: ArgumentHelp(
+            "Tour folders, or folders of tour folders (default: the config file's tours lines).", valueName: "tours"))
     var tours: [String] = []
 
-    @Option(help: "Address to listen on (0.0.0.0 for the LAN).")
-    var host = "127.0.0.1"
+    @Option(help: "Address to listen on, 0.0.0.0 for the LAN (default: 127.0.0.1).")
+    var host: String?
 
-    @Option(help: "Port to listen on; 0 picks a free one (printed as the first line of stdout).")
-    var port = 8080
+    @Option(help: "Port to listen on; 0 picks a free one, printed as the first line of stdout (default: 8080).")
+    var port: Int?
 
     @OptionGroup var data: DataOption
+
+    @Option(
+        name: .customLong("secret-file"),
+        help: ArgumentHelp(
+            "The signing secret (hex) to use instead of the data folder's, which is made when missing; this one must exist.",
+            valueName: "file"))
+    var secretFile: String?
 
     @Option(
         name: .customLong("public-url"),
@@ -44,17 +53,26 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "url"))
     var publicURL: String?
 
-    @Option(help: "JSON shapes: live (the running service, docs/api-contract.md) or guide (the published guide).")
-    var dialect: APIDialect = .live
+    @Option(
+        help:
+            "JSON shapes: live (the running service, docs/api-contract.md) or guide (the published guide) (default: live)."
+    )
+    var dialect: APIDialect?
 
-    @Option(name: .customLong("token-ttl"), help: ArgumentHelp("Access token lifetime.", valueName: "seconds"))
-    var tokenTTL = 900
+    @Option(
+        name: .customLong("token-ttl"),
+        help: ArgumentHelp("Access token lifetime (default: 900).", valueName: "seconds"))
+    var tokenTTL: Int?
 
-    @Option(name: .customLong("refresh-ttl"), help: ArgumentHelp("Refresh token lifetime.", valueName: "seconds"))
-    var refreshTTL = 7 * 24 * 3600
+    @Option(
+        name: .customLong("refresh-ttl"),
+        help: ArgumentHelp("Refresh token lifetime (default: 604800).", valueName: "seconds"))
+    var refreshTTL: Int?
 
-    @Option(name: .customLong("url-ttl"), help: ArgumentHelp("Signed media URL lifetime.", valueName: "seconds"))
-    var urlTTL = 24 * 3600
+    @Option(
+        name: .customLong("url-ttl"),
+        help: ArgumentHelp("Signed media URL lifetime (default: 86400).", valueName: "seconds"))
+    var urlTTL: Int?
 
     @Option(
         name: .customLong("fault-rate"), help: ArgumentHelp("Answer this share of requests with a 5xx.", valueName: "p")
@@ -85,8 +103,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("fault-seed"), help: ArgumentHelp("Seed of the fault decisions.", valueName: "n"))
     var faultSeed: UInt64 = 1
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel: Logger.Level = .info
+    @Option(
+        name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default: info).")
+    var logLevel: Logger.Level?
 
     @Option(name: .customLong("bcrypt-cost"), help: .hidden)
     var bcryptCost = 10
@@ -97,28 +116,22 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("idle-timeout"),
         help: ArgumentHelp(
-            "Close a connection that sends nothing for this many seconds (no request, or one that stops half-way; never while answering).",
+            "Close a connection that sends nothing for this many seconds (no request, or one that stops half-way; never while answering) (default: 30).",
             valueName: "s"))
-    var idleTimeout = 30.0
+    var idleTimeout: Double?
 
     @Option(
         name: .customLong("guesses-per-minute"),
         help: ArgumentHelp(
-            "Logins, registrations and voucher redemptions one client may try a minute, each; more get 429 (0: no limit).",
+            "Logins, registrations and voucher redemptions one client may try a minute, each; more get 429 (0: no limit) (default: 60).",
             valueName: "n"))
-    var guessesPerMinute = 60
+    var guessesPerMinute: Int?
 
+    /// What only flags set: the fault switches and the tests' knobs. The rest is checked once
+    /// flags and the config file are merged (configuration()).
     func validate() throws {
-        guard !tours.isEmpty else {
-            throw ValidationError("name at least one tour folder (or a folder of tour folders)")
-        }
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be within 0...65535") }
         for (name, value) in [("--fault-rate", faultRate), ("--reset-rate", resetRate)] where !(0...1).contains(value) {
             throw ValidationError("\(name) must be a probability within 0...1")
-        }
-        for (name, value) in [("--token-ttl", tokenTTL), ("--refresh-ttl", refreshTTL), ("--url-ttl", urlTTL)]
-        where value <= 0 {
-            throw ValidationError("\(name) must be a positive number of seconds")
         }
         for (name, value) in [("--latency", latency), ("--throttle", throttle), ("--rate-limit", rateLimit)]
         where value < 0 {
@@ -126,39 +139,95 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be within 4...31") }
         guard reloadInterval >= 0 else { throw ValidationError("--reload-interval must not be negative") }
-        guard guessesPerMinute >= 0 else { throw ValidationError("--guesses-per-minute must not be negative") }
-        guard idleTimeout >= 0.1, idleTimeout <= 86_400 else {
-            throw ValidationError("--idle-timeout must be within 0.1...86400 seconds")
-        }
-        if let publicURL {
-            guard let url = URLComponents(string: publicURL), let scheme = url.scheme,
-                ["http", "https"].contains(scheme),
-                url.host?.isEmpty == false, url.query == nil
-            else {
-                throw ValidationError("--public-url must be an http:// or https:// URL like http://192.168.1.20:8080")
-            }
-        }
     }
 
-    /// The flags as the server's configuration (tests build an in-process server from the same).
-    func configuration() -> ServerConfiguration {
-        ServerConfiguration(
-            tourPaths: tours.map { URL(fileURLWithPath: $0, isDirectory: true) }, host: host, port: port,
-            dataDirectory: data.url, publicURL: publicURL, dialect: dialect, accessTokenTTL: tokenTTL,
+    /// The flags over the config file over the defaults, checked, as the server's configuration
+    /// (tests build an in-process server from the same). A bad value names where it came from.
+    func configuration() throws(ServerError) -> ServerConfiguration {
+        let file = try data.configFile()
+        var merged = MergedSettings(file: file)
+        let tourPaths = tours.isEmpty ? file?.tours ?? [] : tours
+        guard !tourPaths.isEmpty else {
+            throw ServerError(
+                .usage,
+                "name at least one tour folder (or a folder of tour folders), as an argument or tours = in --config")
+        }
+        let host = try merged.pick(host, "host", "127.0.0.1") { $0.isEmpty ? nil : $0 }
+        let port = try merged.pick(port, "port", 8080) { Int($0) }
+        try merged.check("port", (0...65535).contains(port), "must be within 0...65535")
+        let dialect = try merged.pick(dialect, "dialect", APIDialect.live) { APIDialect(rawValue: $0) }
+        let tokenTTL = try merged.pick(tokenTTL, "token-ttl", 900) { Int($0) }
+        let refreshTTL = try merged.pick(refreshTTL, "refresh-ttl", 7 * 24 * 3600) { Int($0) }
+        let urlTTL = try merged.pick(urlTTL, "url-ttl", 24 * 3600) { Int($0) }
+        for (key, value) in [("token-ttl", tokenTTL), ("refresh-ttl", refreshTTL), ("url-ttl", urlTTL)] {
+            try merged.check(key, value > 0, "must be a positive number of seconds")
+        }
+        let idleTimeout = try merged.pick(idleTimeout, "idle-timeout", 30.0) { Double($0) }
+        try merged.check(
+            "idle-timeout", idleTimeout >= 0.1 && idleTimeout <= 86_400, "must be within 0.1...86400 seconds")
+        let guesses = try merged.pick(guessesPerMinute, "guesses-per-minute", 60) { Int($0) }
+        try merged.check("guesses-per-minute", guesses >= 0, "must not be negative")
+        let publicURL = try merged.pick(publicURL.map { Optional($0) }, "public-url", nil) { Optional($0) }
+        if let publicURL {
+            let good =
+                URLComponents(string: publicURL).map { url in
+                    url.scheme.map { ["http", "https"].contains($0) } == true && url.host?.isEmpty == false
+                        && url.query == nil
+                } ?? false
+            try merged.check("public-url", good, "must be an http:// or https:// URL like http://192.168.1.20:8080")
+        }
+        let secretFile = try merged.pick(secretFile.map { Optional($0) }, "secret-file", nil) { Optional($0) }
+        return ServerConfiguration(
+            tourPaths: tourPaths.map { URL(fileURLWithPath: $0, isDirectory: true) }, host: host, port: port,
+            dataDirectory: data.directory(file), publicURL: publicURL, dialect: dialect, accessTokenTTL: tokenTTL,
             refreshTokenTTL: refreshTTL, mediaURLTTL: urlTTL, bcryptCost: bcryptCost, reloadInterval: reloadInterval,
             faults: FaultPlan(
                 faultRate: faultRate, resetRate: resetRate, latencyMilliseconds: latency,
                 throttleBytesPerSecond: throttle, rateLimitPerSecond: rateLimit,
                 misdeclareSize: misdeclareSize, seed: faultSeed), idleTimeout: idleTimeout,
-            guessesPerMinute: guessesPerMinute)
+            guessesPerMinute: guesses, secretFile: secretFile.map { URL(fileURLWithPath: $0) })
+    }
+
+    /// The log level: the flag, else the config file's, else info.
+    func level() throws(ServerError) -> Logger.Level {
+        var merged = MergedSettings(file: try data.configFile())
+        return try merged.pick(logLevel, "log-level", .info) { Logger.Level(rawValue: $0) }
     }
 
     func run() async throws {
-        let logger = ServerLogging.bootstrap(level: logLevel)
+        let configuration = try configuration()
+        let logger = ServerLogging.bootstrap(level: try level())
         AllocatorTuning.keepMediaChunksInTheHeap()
-        try await WalkscapeServerApp.run(configuration(), logger: logger) { base in
+        try await WalkscapeServerApp.run(configuration, logger: logger) { base in
             // The first line of stdout, flushed at once: tests and scripts wait for it.
             FileHandle.standardOutput.write(Data("\(base)\n".utf8))
         }
+    }
+}
+
+/// A flag, else the config file's value, else the default; remembers where each came from so a bad
+/// value's message names it (`--port` or `server.conf line 3: port`).
+private struct MergedSettings {
+    let file: ServerConfigFile?
+    var origins: [String: String] = [:]
+
+    init(file: ServerConfigFile?) { self.file = file }
+
+    mutating func pick<T>(_ flag: T?, _ key: String, _ fallback: T, parse: (String) -> T?) throws(ServerError) -> T {
+        if let flag {
+            origins[key] = "--\(key)"
+            return flag
+        }
+        guard let file, let text = file[key] else { return fallback }
+        origins[key] = "\(file.origin(key)): \(key)"
+        guard let value = parse(text) else {
+            throw ServerError(.usage, "\(file.origin(key)): \(key) '\(TerminalText.line(text))' is not a valid value")
+        }
+        return value
+    }
+
+    func check(_ key: String, _ ok: Bool, _ what: String) throws(ServerError) {
+        guard !ok else { return }
+        throw ServerError(.usage, "\(origins[key] ?? "--\(key)") \(what)")
     }
 }

@@ -19,7 +19,7 @@ struct StatsCommand: ParsableCommand {
     @OptionGroup var data: DataOption
 
     func run() throws {
-        let stats = try Admin(dataDirectory: data.url, existing: true).stats()
+        let stats = try Admin(dataDirectory: try data.directory(), existing: true).stats()
         if json {
             AdminOutput.json(try WalkscapeJSON.encoder().encode(stats))
         } else {

@@ -44,7 +44,7 @@ struct UserCommand: AsyncParsableCommand {
 
         func run() async throws {
             let password = self.password ?? readLine(strippingNewline: true) ?? ""
-            let admin = try Admin(dataDirectory: data.url)
+            let admin = try Admin(dataDirectory: try data.directory())
             let user = try await admin.addUser(
                 email: email, password: password, name: name, preferredLanguage: language,
                 mailingListOptIn: mailingList, bcryptCost: bcryptCost)

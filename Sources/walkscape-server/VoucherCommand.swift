@@ -58,7 +58,7 @@ struct VoucherCommand: AsyncParsableCommand {
         }
 
         func run() throws {
-            let admin = try Admin(dataDirectory: data.url)
+            let admin = try Admin(dataDirectory: try data.directory())
             let voucher = try admin.addVoucher(
                 code: code, tourID: tour, maxUses: maxUses,
                 validUntil: validUntil.flatMap(Admin.parseValidUntil))
@@ -77,7 +77,7 @@ struct VoucherCommand: AsyncParsableCommand {
         @OptionGroup var data: DataOption
 
         func run() throws {
-            let admin = try Admin(dataDirectory: data.url, existing: true)
+            let admin = try Admin(dataDirectory: try data.directory(), existing: true)
             for v in try admin.vouchers() {
                 let uses = v.maxUses.map { "\(v.usedCount)/\($0)" } ?? "\(v.usedCount)"
                 AdminOutput.line(

@@ -34,14 +34,18 @@ public struct ServerConfiguration: Sendable {
     /// Logins, registrations and voucher redemptions one client may try a minute, each (0: no
     /// limit).
     public var guessesPerMinute: Int
+    /// The signing secret's file when it is not the data folder's (the Debian package keeps it in
+    /// /etc/walkscape-server, made at install): read, never made.
+    public var secretFile: URL?
 
     public init(
         tourPaths: [URL], host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL,
         publicURL: String? = nil, dialect: APIDialect = .live, accessTokenTTL: Int = 900,
         refreshTokenTTL: Int = 7 * 24 * 3600, mediaURLTTL: Int = 24 * 3600, bcryptCost: Int = 10,
         reloadInterval: Double = 1, bodyLimit: Int = 100 * 1024, faults: FaultPlan = FaultPlan(),
-        idleTimeout: Double = 30, guessesPerMinute: Int = 60
+        idleTimeout: Double = 30, guessesPerMinute: Int = 60, secretFile: URL? = nil
     ) {
+        self.secretFile = secretFile
         self.idleTimeout = idleTimeout
         self.guessesPerMinute = guessesPerMinute
         self.tourPaths = tourPaths

@@ -28,8 +28,19 @@ public struct ServerSecrets: Sendable {
 
     /// Reads the data folder's secret, creating it when there is none. Two processes starting at
     /// once agree: the secret is written aside and linked into place, and the loser reads the winner's.
-    public static func load(dataDirectory: URL) throws(ServerError) -> ServerSecrets {
+    /// A `secretFile` given instead is read and never made: it belongs to whoever installed the
+    /// server (the Debian package makes it at install), and a missing one is an error.
+    public static func load(dataDirectory: URL, secretFile: URL? = nil) throws(ServerError) -> ServerSecrets {
         try DataDirectory.prepare(dataDirectory)
+        if let secretFile {
+            guard let secret = try read(secretFile) else {
+                throw ServerError(
+                    .unavailable,
+                    "\(secretFile.path): cannot be read (make one with: od -An -vtx1 -N32 /dev/urandom | tr -d ' \\n' > \(secretFile.path))"
+                )
+            }
+            return secret
+        }
         let target = dataDirectory.appendingPathComponent(fileName)
         if let existing = try read(target) { return existing }
         var bytes = [UInt8](repeating: 0, count: 32)
