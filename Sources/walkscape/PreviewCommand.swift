@@ -28,7 +28,8 @@ struct PreviewCommand: AsyncParsableCommand {
 
     @Argument(
         help: ArgumentHelp(
-            "A tour folder (with tour.json), or an installed tour (id, slug or title).", valueName: "tour"))
+            "A tour folder (with tour.json), or an installed tour (id, slug or title).", valueName: "tour"),
+        completion: .custom { words, _, prefix in TourCompletion.tours(words: words, prefix: prefix, folders: true) })
     var tour: String
 
     @Option(
@@ -40,7 +41,8 @@ struct PreviewCommand: AsyncParsableCommand {
 
     @Option(
         name: [.short, .long],
-        help: ArgumentHelp("Narration language (default: the tour's default).", valueName: "code"))
+        help: ArgumentHelp("Narration language (default: the tour's default).", valueName: "code"),
+        completion: .custom { words, _, prefix in TourCompletion.languages(words: words, prefix: prefix) })
     var language: String?
 
     @Flag(name: .long, help: "Compute the timeline as fast as possible, without playing anything.")

@@ -33,12 +33,14 @@ struct WalkTourCommand: AsyncParsableCommand {
 
     @Argument(
         help: ArgumentHelp(
-            "A tour folder (with tour.json), or an installed tour (id, slug or title).", valueName: "tour"))
+            "A tour folder (with tour.json), or an installed tour (id, slug or title).", valueName: "tour"),
+        completion: .custom { words, _, prefix in TourCompletion.tours(words: words, prefix: prefix, folders: true) })
     var tour: String
 
     @Option(
         name: [.short, .long],
-        help: ArgumentHelp("Narration language (default: the tour's default).", valueName: "code"))
+        help: ArgumentHelp("Narration language (default: the tour's default).", valueName: "code"),
+        completion: .custom { words, _, prefix in TourCompletion.languages(words: words, prefix: prefix) })
     var language: String?
 
     @OptionGroup(title: "Sound (a WAV is written in real time, as heard; subtitles show in any case)")

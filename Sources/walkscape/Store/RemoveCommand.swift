@@ -18,11 +18,14 @@ struct RemoveCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("An installed tour: id, slug, or title prefix.", valueName: "tour"))
+    @Argument(
+        help: ArgumentHelp("An installed tour: id, slug, or title prefix.", valueName: "tour"),
+        completion: .custom { words, _, prefix in TourCompletion.tours(words: words, prefix: prefix, folders: false) })
     var tour: String
 
     @Option(
-        name: [.short, .long], help: ArgumentHelp("Remove only this language; repeat for several.", valueName: "code"))
+        name: [.short, .long], help: ArgumentHelp("Remove only this language; repeat for several.", valueName: "code"),
+        completion: .custom { words, _, prefix in TourCompletion.languages(words: words, prefix: prefix) })
     var language: [String] = []
 
     @Flag(name: .long, help: "Print the result as JSON.")
