@@ -18,6 +18,8 @@ APT_PACKAGES = pkg-config libmpg123-dev libasound2-dev libgps-dev libsqlite3-dev
 # only `make bench` asks for it. nginx and wrk are the server benchmark's peer and load generator
 # (nginx is started by the script on a loopback port, never as the system service).
 BENCH_APT_PACKAGES = gpsd-clients curl time python3 nginx wrk
+# Packaging (make deb, make check-deb): dpkg's tools, fakeroot-free builds, lintian, man's checks.
+DEB_APT_PACKAGES = dpkg-dev lintian man-db curl
 
 # Release builds link the Swift runtime and Foundation statically: start-up halves (about 7 ms
 # instead of 15 ms for `--version`) and the resident set shrinks by 6 MiB, which is what a walker's
@@ -26,7 +28,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib
 
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-bench layers lint format build test coverage demo bench install clean fuzz-nmea fuzz-srt fuzz-progress fuzz-tour fuzz-audio fuzz-manifest
+.PHONY: all deps deps-bench deps-deb deb check-deb layers lint format build test coverage demo bench install clean fuzz-nmea fuzz-srt fuzz-progress fuzz-tour fuzz-audio fuzz-manifest
 
 all: build
 
@@ -40,6 +42,13 @@ deps:
 
 deps-bench: deps
 	@missing=$$(for p in $(BENCH_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  $(SUDO) apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+deps-deb: deps
+	@missing=$$(for p in $(DEB_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  $(SUDO) apt-get update -q && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
@@ -85,12 +94,25 @@ bench: deps-bench
 fuzz-nmea fuzz-srt fuzz-progress fuzz-tour fuzz-audio fuzz-manifest: deps
 	@scripts/fuzz.sh $(@:fuzz-%=%) $(FUZZ_SECONDS)
 
+# The programs, their manual pages (section 1 from the commands, 5 and 7 from man/) and their
+# bash, zsh and fish completions under PREFIX.
 install: deps
-	$(SWIFT) build $(RELEASE_FLAGS) $(BUILD_FLAGS)
+	for p in walkscape walkscape-server generate-manual; do $(SWIFT) build $(RELEASE_FLAGS) $(BUILD_FLAGS) --product $$p || exit 1; done
 	install -d $(DESTDIR)$(PREFIX)/bin
 	for bin in walkscape walkscape-server; do \
 	  install -s -m 0755 "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/$$bin" $(DESTDIR)$(PREFIX)/bin/$$bin || exit 1; \
 	done
+	scripts/install-extras.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" "$(DESTDIR)" "$(PREFIX)" walkscape walkscape-server
+
+# Debian packages: walkscape_<version>_<arch>.deb and walkscape-server_<version>_<arch>.deb in
+# dist/ (scripts/make-deb.sh), and their check in a scratch root (scripts/check-deb.sh: dpkg -i,
+# --version, man, Tab, the server, systemd-analyze verify, lintian, dpkg -r and -P). Not part of
+# make test: the release build they need is a second build.
+deb: deps-deb
+	@scripts/make-deb.sh dist
+
+check-deb: deb
+	@scripts/check-deb.sh dist
 
 clean:
 	rm -rf .build .build-*
