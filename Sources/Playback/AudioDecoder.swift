@@ -24,6 +24,14 @@ public protocol AudioDecoder: AnyObject {
     func exactFrameCount() throws(PlaybackError) -> Int
     /// Moves to PCM frame `frame`, sample-accurately.
     func seek(toFrame frame: Int) throws(PlaybackError)
+    /// Asks the decoder to hand out its PCM already multiplied by `factor` (an item's loudness
+    /// level), before its first chunk. True when it does so (libmpg123 scales its synthesis, at no
+    /// cost and with one rounding instead of two); false when the queue must scale the samples.
+    func applyLevel(_ factor: Float) -> Bool
+}
+
+extension AudioDecoder {
+    public func applyLevel(_ factor: Float) -> Bool { false }
 }
 
 /// Opens the right decoder for a file's bytes: MPEG audio on libmpg123 (its PCM bit-identical to

@@ -177,7 +177,8 @@ final class PlaybackEngine: @unchecked Sendable {
         guard let format else { return }
         let start = written
         marks.append((start, .started(id: item.id)))
-        let level = item.level
+        // A decoder that levels its own output (libmpg123) leaves the queue only the volume.
+        let level = item.level != 1 && decoder.applyLevel(item.level) ? 1 : item.level
         gain = locked { volume } * level
         let fadeFrames = max(1, Int(fadeSeconds * Double(format.sampleRate)))
         var leftover: UnsafeMutableRawBufferPointer?
@@ -323,12 +324,14 @@ final class PlaybackEngine: @unchecked Sendable {
     /// nearest and saturating at full scale.
     static func scale(_ samples: UnsafeMutableBufferPointer<Int16>, by factor: Float) {
         let q = Int32((min(32, max(0, factor)) * 1024).rounded())
-        for i in samples.indices {
-            // Half away from zero, as Float's rounded() does: the same samples for a dyadic factor.
-            let product = Int32(samples[i]) &* q
-            let magnitude = (abs(product) &+ 512) &>> 10
-            let value = product < 0 ? 0 &- magnitude : magnitude
-            samples[i] = Int16(truncatingIfNeeded: min(32767, max(-32768, value)))
+        guard let base = samples.baseAddress else { return }
+        // Without a branch, so the compiler vectorises it (a levelled MP3 spent a tenth of its
+        // CPU here): half away from zero, as Float's rounded() does, is (p + 512) >> 10 for p >= 0
+        // and (p + 511) >> 10 for p < 0, that is (p + 512 + (p >> 31)) >> 10 with arithmetic shifts.
+        for i in 0..<samples.count {
+            let product = Int32(base[i]) &* q
+            let value = (product &+ 512 &+ (product &>> 31)) &>> 10
+            base[i] = Int16(truncatingIfNeeded: min(32767, max(-32768, value)))
         }
     }
 

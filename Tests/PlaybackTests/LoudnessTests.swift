@@ -148,6 +148,21 @@ import TourModel
         #expect(output.pcm == expected)
     }
 
+    /// The gain in fixed point, every 16-bit sample at factors below, at and above unity: each is
+    /// the exact product rounded half away from zero and saturated at full scale.
+    @Test(arguments: [0, 0.25, 0.5, 0.70795, 1, 1.41254, 2, 3.98107, 31.6228, 32, 40] as [Float])
+    func theGainRoundsHalfAwayFromZeroAndSaturates(factor: Float) {
+        var samples = (Int(Int16.min)...Int(Int16.max)).map { Int16($0) }
+        samples.withUnsafeMutableBufferPointer { PlaybackEngine.scale($0, by: factor) }
+        let q = Double((min(32, max(0, factor)) * 1024).rounded())
+        var wrong = 0
+        for (index, value) in (Int(Int16.min)...Int(Int16.max)).enumerated() {
+            let exact = (Double(value) * q / 1024).rounded(.toNearestOrAwayFromZero)
+            if samples[index] != Int16(min(32767, max(-32768, exact))) { wrong += 1 }
+        }
+        #expect(wrong == 0)
+    }
+
     @Test func theGainStopsAtTheTruePeakCeilingAndAtThirtyDecibels() {
         let peaky = Loudness(integrated: -30, truePeak: -3, seconds: 10)
         #expect(LoudnessTarget.standard.gainDB(for: peaky) == 2)  // -1 dBTP, not -16 LUFS
