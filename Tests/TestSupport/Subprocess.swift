@@ -60,11 +60,18 @@ public enum TestPaths {
         return String(full.split(separator: "-").dropLast().joined(separator: "-"))
     }
 
-    /// The commit the tree was built from, as `--version` says it (12 hex digits).
-    public static func commit() throws -> String {
-        let result = try run(
-            URL(fileURLWithPath: "/usr/bin/git"), ["-C", packageRoot.path, "rev-parse", "--short=12", "HEAD"])
-        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    /// Whether `line` is `PROGRAM VERSION (commit C)` with this tree's changelog version and a
+    /// commit of this clone that HEAD descends from (12 hex digits): the build's own commit, or
+    /// an older one when a commit was made since the build.
+    public static func isVersionLine(_ line: String, program: String) throws -> Bool {
+        let prefix = "\(program) \(changelogVersion) (commit "
+        guard line.hasPrefix(prefix), line.hasSuffix(")") else { return false }
+        let commit = String(line.dropFirst(prefix.count).dropLast())
+        guard commit.count == 12, commit.allSatisfy(\.isHexDigit) else { return false }
+        let ancestor = try run(
+            URL(fileURLWithPath: "/usr/bin/git"),
+            ["-C", packageRoot.path, "merge-base", "--is-ancestor", commit, "HEAD"])
+        return ancestor.status == 0
     }
 }
 
