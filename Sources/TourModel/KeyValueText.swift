@@ -22,7 +22,10 @@ public enum KeyValueText {
 
     public static func entries(_ text: String) throws(Malformed) -> [Entry] {
         var entries: [Entry] = []
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // A byte-order mark (an editor's on Windows) is not part of the first key; "\r\n" ends a
+        // line as "\n" does (in Swift it is one Character, so it is split on as a newline).
+        let body = text.hasPrefix("\u{FEFF}") ? Substring(text.dropFirst()) : Substring(text)
+        for (index, rawLine) in body.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = withoutComment(rawLine).trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard let eq = line.firstIndex(of: "=") else { throw Malformed(line: index + 1) }

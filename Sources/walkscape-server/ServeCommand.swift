@@ -4,6 +4,10 @@ import Logging
 import TourModel
 import WalkscapeServer
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 extension APIDialect: ExpressibleByArgument {}
 
 /// `walkscape-server [serve] TOURS...`: the API over tour folders.
@@ -153,6 +157,7 @@ struct ServeCommand: AsyncParsableCommand {
                 "name at least one tour folder (or a folder of tour folders), as an argument or tours = in --config")
         }
         let host = try merged.pick(host, "host", "127.0.0.1") { $0.isEmpty ? nil : $0 }
+        try merged.check("host", Self.isHost(host), "must be an IP address or a host name (no port)")
         let port = try merged.pick(port, "port", 8080) { Int($0) }
         try merged.check("port", (0...65535).contains(port), "must be within 0...65535")
         let dialect = try merged.pick(dialect, "dialect", APIDialect.live) { APIDialect(rawValue: $0) }
@@ -186,6 +191,15 @@ struct ServeCommand: AsyncParsableCommand {
                 throttleBytesPerSecond: throttle, rateLimitPerSecond: rateLimit,
                 misdeclareSize: misdeclareSize, seed: faultSeed), idleTimeout: idleTimeout,
             guessesPerMinute: guesses, secretFile: secretFile.map { URL(fileURLWithPath: $0) })
+    }
+
+    /// An IPv4 or IPv6 address, or a host name (letters, digits, dots and hyphens): no port, no
+    /// scheme, no space, which the socket layer would only refuse later in its own words.
+    static func isHost(_ text: String) -> Bool {
+        var address = in6_addr()
+        if inet_pton(AF_INET, text, &address) == 1 || inet_pton(AF_INET6, text, &address) == 1 { return true }
+        guard let first = text.first, first.isLetter || first.isNumber, text.count <= 253 else { return false }
+        return text.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "." || $0 == "-" }
     }
 
     /// The log level: the flag, else the config file's, else info.

@@ -119,6 +119,64 @@ struct ServerConfigFileTests {
         }
     }
 
+    /// A file saved on Windows (CRLF, a byte-order mark) reads as the same settings, line by line.
+    @Test func crlfLineEndsAndAByteOrderMarkReadAsTheSameSettings() throws {
+        let folder = try TemporaryDirectory(prefix: "walkscape-server-conf")
+        let text = "\u{FEFF}tours = \(TestPaths.demoTour.path)\r\nport = 9191\r\n# a comment\r\nhost = 0.0.0.0\r\n"
+        let configuration = try Self.configuration(text, in: folder)
+        #expect(configuration.tourPaths.map(\.path) == [TestPaths.demoTour.path])
+        #expect(configuration.port == 9191)
+        #expect(configuration.host == "0.0.0.0")
+        let bad = try Self.refusal("tours = \(TestPaths.demoTour.path)\r\nport = x\r\n")
+        #expect(bad.message.hasSuffix("server.conf line 2: port 'x' is not a valid value"))
+    }
+
+    @Test func aHostIsAnAddressOrANameWithoutAPort() throws {
+        let tours = "tours = \(TestPaths.demoTour.path)\n"
+        for host in ["localhost:8080", "127.0.0.1#x", "two words", "http://host"] {
+            let refusal = try Self.refusal(tours + "host = \"\(host)\"\n")
+            #expect(refusal.kind == .usage)
+            #expect(
+                refusal.message.hasSuffix("server.conf line 2: host must be an IP address or a host name (no port)"),
+                "\(host)")
+        }
+        let folder = try TemporaryDirectory(prefix: "walkscape-server-conf")
+        for host in ["127.0.0.1", "0.0.0.0", "::1", "::", "walks.example.org", "localhost"] {
+            #expect(try Self.configuration(tours + "host = \(host)\n", in: folder).host == host)
+        }
+    }
+
+    /// A secret file that is there but cannot be used says why, and never advises making a new
+    /// one over it (that would end every session); only a missing one gets the recipe.
+    @Test func aSecretFileThatCannotBeUsedSaysWhyWithoutAdvisingToReplaceIt() throws {
+        let folder = try TemporaryDirectory(prefix: "walkscape-server-secret")
+        let data = folder.file("data")
+        func refusal(_ secret: URL) -> ServerError? {
+            #expect(throws: ServerError.self) { try ServerSecrets.load(dataDirectory: data, secretFile: secret) }
+        }
+        for text in [
+            "", "\n", String(repeating: "a", count: 33), String(repeating: "+f", count: 16),
+            "zz" + String(repeating: "ab", count: 20),
+        ] {
+            let file = folder.file("bad")
+            try Data(text.utf8).write(to: file)
+            let error = refusal(file)
+            #expect(error?.kind == .data, "\(text)")
+            #expect(error?.message.contains("hex digits") == true, "\(error?.message ?? "")")
+            #expect(error?.message.contains("remove") == false && error?.message.contains("od -An") == false)
+        }
+        let directory = folder.file("a-folder")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let folderError = refusal(directory)
+        #expect(folderError?.message.contains("od -An") == false, "\(folderError?.message ?? "")")
+        #expect(folderError?.message.contains("folder") == true, "\(folderError?.message ?? "")")
+        let missing = refusal(folder.file("missing"))
+        #expect(missing?.message.contains("umask 077") == true, "\(missing?.message ?? "")")
+        // Upper-case hex is hex.
+        try Data(String(repeating: "AB", count: 32).utf8).write(to: folder.file("upper"))
+        #expect(throws: Never.self) { try ServerSecrets.load(dataDirectory: data, secretFile: folder.file("upper")) }
+    }
+
     @Test func aGivenSecretFileIsReadAndNeverMadeOrReplaced() throws {
         let folder = try TemporaryDirectory(prefix: "walkscape-server-secret")
         let data = folder.file("data")

@@ -33,13 +33,18 @@ public struct ServerSecrets: Sendable {
     public static func load(dataDirectory: URL, secretFile: URL? = nil) throws(ServerError) -> ServerSecrets {
         try DataDirectory.prepare(dataDirectory)
         if let secretFile {
-            guard let secret = try read(secretFile) else {
+            let data: Data
+            do { data = try InputFile.contents(of: secretFile.path) } catch {
+                // Only a missing secret gets the recipe: one that is there but unreadable (the
+                // service's user not in its group) or a folder must not be replaced, which would
+                // end every session and link signed so far.
+                guard case .missing = error.cause else { throw ServerError(.unavailable, error.message) }
                 throw ServerError(
                     .unavailable,
-                    "\(secretFile.path): cannot be read (make one with: od -An -vtx1 -N32 /dev/urandom | tr -d ' \\n' > \(secretFile.path))"
+                    "\(secretFile.path): no such file (make one readable by the server only: umask 077; od -An -vtx1 -N32 /dev/urandom | tr -d ' \\n' > \(secretFile.path))"
                 )
             }
-            return secret
+            return try parse(data, from: secretFile, made: false)
         }
         let target = dataDirectory.appendingPathComponent(fileName)
         if let existing = try read(target) { return existing }
@@ -60,20 +65,35 @@ public struct ServerSecrets: Sendable {
 
     private static func read(_ url: URL) throws(ServerError) -> ServerSecrets? {
         guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+        return try parse(data, from: url, made: true)
+    }
+
+    /// The secret's hex: an even number of hex digits, at least 32 (16 bytes), around which only
+    /// white space may stand. `made`: the server wrote this file (the data folder's), so removing
+    /// it makes a new one; a given file's owner is told what is wrong with it instead.
+    private static func parse(_ data: Data, from url: URL, made: Bool) throws(ServerError) -> ServerSecrets {
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         var bytes: [UInt8] = []
-        var index = text.startIndex
-        while index < text.endIndex {
-            let next = text.index(index, offsetBy: 2, limitedBy: text.endIndex) ?? text.endIndex
-            guard let byte = UInt8(text[index..<next], radix: 16) else { bytes = []; break }
-            bytes.append(byte)
-            index = next
+        var digits = text.unicodeScalars.makeIterator()
+        while let high = digits.next() {
+            guard let low = digits.next(), let h = hexValue(high), let l = hexValue(low) else { bytes = []; break }
+            bytes.append(h << 4 | l)
         }
         guard bytes.count >= 16 else {
+            let advice = made ? "; remove it to make a new one" : ""
             throw ServerError(
-                .data,
-                "\(url.path): is not a secret this server wrote (expected hex bytes); remove it to make a new one")
+                .data, "\(url.path): is not a signing secret (expected at least 32 hex digits, an even number)\(advice)"
+            )
         }
         return ServerSecrets(master: SymmetricKey(data: bytes))
+    }
+
+    private static func hexValue(_ scalar: Unicode.Scalar) -> UInt8? {
+        switch scalar {
+        case "0"..."9": UInt8(scalar.value - 48)
+        case "a"..."f": UInt8(scalar.value - 87)
+        case "A"..."F": UInt8(scalar.value - 55)
+        default: nil
+        }
     }
 }
