@@ -117,6 +117,8 @@ let package = Package(
             dependencies: [
                 "TourModel", "TourAPI", "FileAccess",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite itself, for the completion's read that must not write (InstalledNames).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings

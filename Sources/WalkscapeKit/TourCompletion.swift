@@ -16,7 +16,7 @@ package enum TourCompletion {
         return folders ? slugs + tourFolders(prefix: prefix) : slugs
     }
 
-    /// The languages of the installed tour named in `words` (slug or id prefix as typed), or of every
+    /// The languages of the installed tour named in `words` (its slug as typed), or of every
     /// installed tour when none is named yet.
     package static func languages(
         words: [String], prefix: String, environment: [String: String] = ProcessInfo.processInfo.environment
@@ -33,6 +33,10 @@ package enum TourCompletion {
         for (index, word) in words.enumerated() {
             if word == "--home", index + 1 < words.count { home = words[index + 1] }
             if word.hasPrefix("--home=") { home = String(word.dropFirst("--home=".count)) }
+        }
+        // The shell hands the words over as typed: `--home ~/walks` still has its tilde.
+        if let typed = home, typed == "~" || typed.hasPrefix("~/"), let user = environment["HOME"], !user.isEmpty {
+            home = user + typed.dropFirst()
         }
         let paths = WalkscapePaths.resolve(home: home, environment: environment)
         return StoreLocation(dataFolder: paths.data)

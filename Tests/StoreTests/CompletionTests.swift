@@ -7,7 +7,9 @@ import Testing
 @Suite(.serialized)
 struct CompletionTests {
     /// COMPREPLY of `_walkscape` for `line` (the word under the cursor last), one per line.
-    static func complete(_ words: [String], home: TemporaryDirectory, in folder: URL? = nil) throws -> [String] {
+    static func complete(
+        _ words: [String], home: TemporaryDirectory, in folder: URL? = nil, environment: [String: String] = [:]
+    ) throws -> [String] {
         let script = try runWalkscape(["--generate-completion-script", "bash"])
         #expect(script.status == 0, "\(script.stderr)")
         let scratch = try TemporaryDirectory(prefix: "walkscape-completion")
@@ -25,7 +27,8 @@ struct CompletionTests {
             printf '%s\\n' "${COMPREPLY[@]}"
             """
         let result = try run(
-            URL(fileURLWithPath: "/bin/bash"), ["--norc", "-c", driver], environment: ["WALKSCAPE_HOME": home.path],
+            URL(fileURLWithPath: "/bin/bash"), ["--norc", "-c", driver],
+            environment: ["WALKSCAPE_HOME": home.path].merging(environment) { _, new in new },
             currentDirectory: folder, timeout: 30)
         #expect(result.status == 0, "\(result.stderr)")
         return result.stdout.split(separator: "\n").map(String.init)
@@ -41,6 +44,8 @@ struct CompletionTests {
         for (slug, languages) in [("north-walk", ["en", "it"]), ("north-loop", ["de"]), ("harbour", ["fr"])] {
             try harness.succeed(["download", slug, "--no-analytics"] + languages.flatMap { ["-l", $0] })
         }
+        let dataFolder = harness.home.url.appendingPathComponent("data")
+        let before = try FileManager.default.contentsOfDirectory(atPath: dataFolder.path).sorted()
         #expect(try Self.complete(["wa"], home: harness.home) == ["walk"])
         #expect(try Self.complete(["remove", "no"], home: harness.home) == ["north-loop", "north-walk"])
         #expect(try Self.complete(["remove", ""], home: harness.home) == ["harbour", "north-loop", "north-walk"])
@@ -53,6 +58,17 @@ struct CompletionTests {
         #expect(folders == ["tours/"])
         let demo = try Self.complete(["walk", "tours/de"], home: harness.home, in: TestPaths.packageRoot)
         #expect(demo == ["tours/demo", "tours/demo/"])
+        // Tab wrote nothing beside the catalog (SQLite makes -wal and -shm files for a reader of a
+        // WAL database unless told the file will not change under it).
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dataFolder.path).sorted() == before)
+        // `--home ~/...` as typed: bash hands the tilde over unexpanded.
+        let tilde = "~/" + harness.home.url.lastPathComponent
+        let parent = harness.home.url.deletingLastPathComponent().path
+        #expect(
+            try Self.complete(
+                ["remove", "--home", tilde, "har"], home: harness.home,
+                environment: ["HOME": parent, "WALKSCAPE_HOME": parent + "/no-such-home"])
+                == ["harbour"])
     }
 
     @Test func withNothingInstalledTourCompletionOffersNothingAndWritesNothing() throws {
