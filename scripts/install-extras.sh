@@ -10,6 +10,7 @@ shift 3
 root=$(cd "$(dirname "$0")/.." && pwd)
 date=$(dpkg-parsechangelog -l "$root/debian/changelog" -S Date 2>/dev/null || date -R)
 day=$(date -u -d "$date" +%Y-%m-%d)
+version=$(sed -n '1s/^[^ ]* (\([^)-]*\)\(-[^)]*\)\{0,1\}).*/\1/p' "$root/debian/changelog")
 share="$dest$prefix/share"
 # Debian's zsh reads packages' functions from vendor-completions, the local admin's from site-functions.
 if [ "$prefix" = /usr ]; then zsh_dir="$share/zsh/vendor-completions"; else zsh_dir="$share/zsh/site-functions"; fi
@@ -38,7 +39,9 @@ for program in "$@"; do
         for page in "$root"/man/*.[57]; do
             section=${page##*.}
             install -d "$share/man/man$section"
-            gzip -9n -c "$page" > "$share/man/man$section/$(basename "$page").gz"
+            # The version and date come from debian/changelog, the version's one place.
+            sed -e "s/@VERSION@/$version/g" -e "s/@DATE@/$day/g" "$page" | gzip -9n -c \
+                > "$share/man/man$section/$(basename "$page").gz"
             chmod 0644 "$share/man/man$section/$(basename "$page").gz"
         done
     fi
