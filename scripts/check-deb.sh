@@ -137,12 +137,23 @@ fi
 [ -z "$lint" ] || say "$lint" | sed 's/^/     /'
 
 say "== dpkg -r"
-dpkg_root -r walkscape walkscape-server > /dev/null 2>&1 || fail "dpkg -r"
+# The walker's package first, alone: it has no conffile and makes nothing, so nothing may stay.
+with_walker=$(cd "$scratch" && find . -mindepth 1 -not -path './var/lib/dpkg*' | sort)
+dpkg_root -r walkscape > /dev/null 2>&1 || fail "dpkg -r walkscape"
+after_walker=$(cd "$scratch" && find . -mindepth 1 -not -path './var/lib/dpkg*' | sort)
+removed=$(comm -23 <(echo "$with_walker") <(echo "$after_walker") | wc -l)
+walker_left=$(comm -13 <(echo "$before") <(echo "$after_walker") | grep -E 'walkscape($|[^-])|walkscape-(tour|config)|_walkscape$' || true)
+if [ -z "$walker_left" ]; then
+    pass "dpkg -r walkscape removed its $removed files and folders and left nothing of its own"
+else
+    fail "dpkg -r walkscape left: $walker_left"
+fi
+dpkg_root -r walkscape-server > /dev/null 2>&1 || fail "dpkg -r walkscape-server"
 left=$(comm -13 <(echo "$before") <(cd "$scratch" && find . -mindepth 1 -not -path './var/lib/dpkg*' | sort))
-say "left after dpkg -r (conffiles and state, kept until purge):"
+say "left after dpkg -r walkscape-server (its conffile, secret and state, kept until purge; the account):"
 say "$left" | sed 's/^/     /'
-grep -q '^./usr/bin/walkscape' <<< "$left" && fail "a program is left after dpkg -r" || pass "no program, page or completion left"
-grep -q '^./usr/share/' <<< "$left" && fail "files under /usr/share left after dpkg -r"
+grep -q '^./usr/' <<< "$left" && fail "files under /usr left after dpkg -r" || pass "no program, page, completion or unit left"
+grep -q '^./lib/systemd/system/walkscape' <<< "$left" && fail "the unit file is left after dpkg -r"
 
 say "== dpkg -P"
 dpkg_root -P walkscape walkscape-server > /dev/null 2>&1 || fail "dpkg -P"
