@@ -220,14 +220,14 @@ public final class MP3Decoder: AudioDecoder {
         return nil
     }
 
-    /// Moves to PCM frame `frame` (sample-accurate: libmpg123 decodes from an earlier frame and
-    /// discards up to the target).
     /// libmpg123 folds the factor into its synthesis window: the levelled PCM costs nothing more
     /// than the unlevelled, rounded once, and saturates at full scale as the queue's scaling does.
     public func applyLevel(_ factor: Float) -> Bool {
         mpg123_volume(handle, Double(factor)) == MPG123_OK.rawValue
     }
 
+    /// Moves to PCM frame `frame` (sample-accurate: libmpg123 decodes from an earlier frame and
+    /// discards up to the target).
     public func seek(toFrame frame: Int) throws(PlaybackError) {
         let result = mpg123_seek(handle, off_t(frame), SEEK_SET)
         guard result >= 0 else { throw PlaybackError.decodeFailed(path: name, reason: Self.errorText(handle)) }
