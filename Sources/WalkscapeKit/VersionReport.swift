@@ -1,3 +1,4 @@
+import BuildInfo
 import GPSD
 import Playback
 import TourStore
@@ -6,7 +7,7 @@ import TourStore
 /// libraries it runs with (read from the libraries where they say so, else the API compiled in).
 package enum VersionReport {
     /// `walkscape 0.2.0 (commit 1a2b3c4d5e6f)`, without loading any library.
-    package static var first: String { "walkscape \(WalkscapeVersion.current) (commit \(WalkscapeVersion.commit))" }
+    package static var first: String { BuildInfo.line(program: "walkscape") }
 
     /// The first line and one per library (FFmpeg's are loaded to ask them).
     package static var lines: [String] {

@@ -4,5 +4,4 @@ import BuildInfo
 /// place is debian/changelog.
 package enum WalkscapeVersion {
     package static let current = BuildInfo.version
-    package static let commit = BuildInfo.commit
 }
