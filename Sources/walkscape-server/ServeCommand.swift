@@ -147,8 +147,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// The flags over the config file over the defaults, checked, as the server's configuration
     /// (tests build an in-process server from the same). A bad value names where it came from.
-    func configuration() throws(ServerError) -> ServerConfiguration {
-        let file = try data.configFile()
+    func configuration() throws(ServerError) -> ServerConfiguration { try configuration(file: data.configFile()) }
+
+    /// The same, from a settings file already read (run() reads it once for this and the log level).
+    func configuration(file: ServerConfigFile?) throws(ServerError) -> ServerConfiguration {
         var merged = MergedSettings(file: file)
         let tourPaths = tours.isEmpty ? file?.tours ?? [] : tours
         guard !tourPaths.isEmpty else {
@@ -203,14 +205,17 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// The log level: the flag, else the config file's, else info.
-    func level() throws(ServerError) -> Logger.Level {
-        var merged = MergedSettings(file: try data.configFile())
+    func level() throws(ServerError) -> Logger.Level { try level(file: data.configFile()) }
+
+    func level(file: ServerConfigFile?) throws(ServerError) -> Logger.Level {
+        var merged = MergedSettings(file: file)
         return try merged.pick(logLevel, "log-level", .info) { Logger.Level(rawValue: $0) }
     }
 
     func run() async throws {
-        let configuration = try configuration()
-        let logger = ServerLogging.bootstrap(level: try level())
+        let file = try data.configFile()
+        let configuration = try configuration(file: file)
+        let logger = ServerLogging.bootstrap(level: try level(file: file))
         AllocatorTuning.keepMediaChunksInTheHeap()
         try await WalkscapeServerApp.run(configuration, logger: logger) { base in
             // The first line of stdout, flushed at once: tests and scripts wait for it.
