@@ -73,12 +73,7 @@ public struct ServerSecrets: Sendable {
     /// it makes a new one; a given file's owner is told what is wrong with it instead.
     private static func parse(_ data: Data, from url: URL, made: Bool) throws(ServerError) -> ServerSecrets {
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        var bytes: [UInt8] = []
-        var digits = text.unicodeScalars.makeIterator()
-        while let high = digits.next() {
-            guard let low = digits.next(), let h = hexValue(high), let l = hexValue(low) else { bytes = []; break }
-            bytes.append(h << 4 | l)
-        }
+        let bytes = Hex.bytes(text) ?? []
         guard bytes.count >= 16 else {
             let advice = made ? "; remove it to make a new one" : ""
             throw ServerError(
@@ -86,14 +81,5 @@ public struct ServerSecrets: Sendable {
             )
         }
         return ServerSecrets(master: SymmetricKey(data: bytes))
-    }
-
-    private static func hexValue(_ scalar: Unicode.Scalar) -> UInt8? {
-        switch scalar {
-        case "0"..."9": UInt8(scalar.value - 48)
-        case "a"..."f": UInt8(scalar.value - 87)
-        case "A"..."F": UInt8(scalar.value - 55)
-        default: nil
-        }
     }
 }
