@@ -109,7 +109,7 @@ install: deps
 # --version, man, Tab, the server, systemd-analyze verify, lintian, dpkg -r and -P). Not part of
 # make test: the release build they need is a second build.
 deb: deps-deb
-	@scripts/make-deb.sh dist
+	@RELEASE_FLAGS="$(RELEASE_FLAGS)" scripts/make-deb.sh dist
 
 check-deb: deb
 	@scripts/check-deb.sh dist

@@ -2,10 +2,12 @@
 # scripts/build-info.sh ROOT OUT: writes BuildInfo's values (run by the BuildInfo plugin before
 # each build). The version is the upstream part of debian/changelog's first entry, its one place;
 # the commit is git's, or WALKSCAPE_COMMIT's when the tree is not a git clone.
+# scripts/build-info.sh --version ROOT: prints the version alone (for the manual pages).
 set -eu
-root=$1 out=$2
+if [ "$1" = --version ]; then root=$2 out=; else root=$1 out=$2; fi
 version=$(sed -n '1s/^[^ ]* (\([^)-]*\)\(-[^)]*\)\{0,1\}).*/\1/p' "$root/debian/changelog")
 [ -n "$version" ] || { echo "build-info: no version in $root/debian/changelog" >&2; exit 1; }
+[ -n "$out" ] || { echo "$version"; exit 0; }
 commit=${WALKSCAPE_COMMIT:-$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
 mkdir -p "$(dirname "$out")"
 tmp="$out.tmp.$$"

@@ -10,7 +10,7 @@ shift 3
 root=$(cd "$(dirname "$0")/.." && pwd)
 date=$(dpkg-parsechangelog -l "$root/debian/changelog" -S Date 2>/dev/null || date -R)
 day=$(date -u -d "$date" +%Y-%m-%d)
-version=$(sed -n '1s/^[^ ]* (\([^)-]*\)\(-[^)]*\)\{0,1\}).*/\1/p' "$root/debian/changelog")
+version=$(sh "$root/scripts/build-info.sh" --version "$root")
 share="$dest$prefix/share"
 # Debian's zsh reads packages' functions from vendor-completions, the local admin's from site-functions.
 if [ "$prefix" = /usr ]; then zsh_dir="$share/zsh/vendor-completions"; else zsh_dir="$share/zsh/site-functions"; fi

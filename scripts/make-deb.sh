@@ -22,7 +22,8 @@ for tool in dpkg-deb dpkg-shlibdeps dpkg-gencontrol dpkg-parsechangelog cc strip
     command -v "$tool" >/dev/null || die "$tool is missing (make deps-deb installs it)"
 done
 
-release=(-c release --static-swift-stdlib)
+# The Makefile's release flags (RELEASE_FLAGS), so make deb reuses make install's and make bench's build.
+read -r -a release <<< "${RELEASE_FLAGS:--c release --static-swift-stdlib}"
 for product in walkscape walkscape-server generate-manual; do
     say "building $product (release)"
     swift build "${release[@]}" --product "$product" >&2
