@@ -51,6 +51,25 @@ struct ServerUnitTests {
         #expect(signer.check(rawPath: path, query: earlier, now: date) == .mismatch)
         #expect(signer.check(rawPath: "/media/t%201/media/en/02.mp3", query: q, now: date) == .mismatch)
         #expect(MediaSigner(key: SymmetricKey(size: .bits256)).check(rawPath: path, query: q, now: date) == .mismatch)
+        // A signature is its 64 hex digits and no other spelling: "+a" for "0a" is not the same URL.
+        // (A fixed key and the first lifetime whose signature has a byte below 0x10, so this always runs.)
+        let fixed = MediaSigner(key: SymmetricKey(data: Data(repeating: 7, count: 32)))
+        let respelt = try #require(
+            (1...500).lazy.compactMap { seconds -> [String: String]? in
+                var signed = query(fixed.query(path: path, date: date, seconds: seconds))
+                let signature = Array(signed["X-Amz-Signature"] ?? "")
+                guard let at = stride(from: 0, to: signature.count, by: 2).first(where: { signature[$0] == "0" }) else {
+                    return nil
+                }
+                var digits = signature
+                digits[at] = "+"
+                signed["X-Amz-Signature"] = String(digits)
+                return signed
+            }.first)
+        #expect(fixed.check(rawPath: path, query: respelt, now: date) == .mismatch)
+        let signature = try #require(q["X-Amz-Signature"])
+        var upper = q; upper["X-Amz-Signature"] = signature.uppercased()
+        #expect(signer.check(rawPath: path, query: upper, now: date) != .mismatch)
         var missing = q; missing["X-Amz-Date"] = nil
         if case .malformed = signer.check(rawPath: path, query: missing, now: date) {
         } else {

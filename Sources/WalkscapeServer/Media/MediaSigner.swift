@@ -142,16 +142,9 @@ public struct MediaSigner: Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// A signature as sent: 64 hex digits, nothing else (`UInt8(_:radix:)` took "+a" for "0a").
     static func hexBytes(_ text: String) -> Data? {
-        let utf8 = Array(text.utf8)
-        guard utf8.count == 64 else { return nil }
-        var data = Data(capacity: 32)
-        var i = 0
-        while i < utf8.count {
-            guard let byte = UInt8(String(decoding: utf8[i..<i + 2], as: UTF8.self), radix: 16) else { return nil }
-            data.append(byte)
-            i += 2
-        }
-        return data
+        guard text.utf8.count == 64, let bytes = Hex.bytes(text) else { return nil }
+        return Data(bytes)
     }
 }
