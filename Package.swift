@@ -191,6 +191,10 @@ let package = Package(
         .target(
             name: "TestSupport", dependencies: ["TourModel"], path: "Tests/TestSupport",
             swiftSettings: swiftSettings),
+        // Shared by the tests of what waits between attempts: a clock that records its sleeps.
+        .target(
+            name: "ServiceTestSupport", dependencies: ["TourAPI"], path: "Tests/ServiceTestSupport",
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "FileAccessTests", dependencies: ["FileAccess", "TestSupport"],
             swiftSettings: swiftSettings),
@@ -226,12 +230,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "TourAPITests", dependencies: ["TourAPI", "TourModel", "TestSupport"],
+            name: "TourAPITests", dependencies: ["TourAPI", "TourModel", "TestSupport", "ServiceTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "StoreTests",
             dependencies: [
-                "TourStore", "TourModel", "TourAPI", "TestSupport", "walkscape", "WalkscapeKit", "walkscape-server",
+                "TourStore", "TourModel", "TourAPI", "TestSupport", "ServiceTestSupport", "walkscape", "WalkscapeKit",
+                "walkscape-server",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -239,7 +244,7 @@ let package = Package(
         .testTarget(
             name: "AnalyticsTests",
             dependencies: [
-                "Analytics", "TourAPI", "TourModel", "TestSupport",
+                "Analytics", "TourAPI", "TourModel", "TestSupport", "ServiceTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings),

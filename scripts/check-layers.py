@@ -37,7 +37,7 @@ LAYERS = {
     # programs
     "walkscape": 9, "walkscape-server": 9,
     "FuzzNMEA": 9, "FuzzSRT": 9, "FuzzProgress": 9, "FuzzTour": 9, "FuzzAudio": 9, "FuzzManifest": 9,
-    "TestSupport": 9,
+    "TestSupport": 9, "ServiceTestSupport": 9,
 }
 
 # Modules any target may import: the platform's.

@@ -1,5 +1,6 @@
 import Analytics
 import Foundation
+import ServiceTestSupport
 import TestSupport
 import Testing
 import TourModel

@@ -1,5 +1,6 @@
 import Analytics
 import Foundation
+import ServiceTestSupport
 import TestSupport
 import TourAPI
 import TourModel
@@ -65,24 +66,6 @@ final class ScriptedBatchTransport: BatchTransport, @unchecked Sendable {
             return batches.count
         }
         return answer(events, attempt)
-    }
-}
-
-/// A clock that moves only when slept on, recording each sleep.
-final class RecordedTimer: RetryTimer, @unchecked Sendable {
-    private let lock = NSLock()
-    private var current = Date(timeIntervalSince1970: 1_800_000_000)
-    private var slept: [Duration] = []
-
-    var sleeps: [Duration] { lock.withLock { slept } }
-
-    func now() -> Date { lock.withLock { current } }
-
-    func sleep(for duration: Duration) async throws {
-        lock.withLock {
-            slept.append(duration)
-            current += Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        }
     }
 }
 

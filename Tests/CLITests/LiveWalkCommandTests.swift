@@ -32,24 +32,9 @@ struct LiveWalkCommandTests {
             environment: ["NO_COLOR": "1", "TERM": "xterm"], pty: pty)
     }
 
-    /// Narration lengths of `shortDemo`, in seconds, by point.
-    static let shortNarration: [Double] = [2.5, 0.6, 0.7, 0.8, 0.9]
-
-    /// The demo tour (same ids, points and trace) with short tones for narration, so a walk in real
-    /// time takes seconds. At `DemoTrace`'s pace, point 2 triggers within a second of point 1: while point 1's
-    /// 2.5 s narration still plays.
+    /// The demo tour with short tones for narration (`ShortDemo`), in `dir`.
     static func shortDemo(in dir: TemporaryDirectory) throws -> URL {
-        let root = dir.url.appendingPathComponent("demo")
-        try FileManager.default.copyItem(at: demo, to: root)
-        for (i, seconds) in shortNarration.enumerated() {
-            let tone = try FixtureAudio.tone(seconds: seconds, frequency: 330 + 110 * Double(i))
-            for language in ["en", "it"] {
-                let target = root.appendingPathComponent(String(format: "media/%@/%02d.mp3", language, i + 1))
-                try FileManager.default.removeItem(at: target)
-                try FileManager.default.copyItem(at: tone.mp3, to: target)
-            }
-        }
-        return root
+        try ShortDemo.copy(to: dir.url.appendingPathComponent("demo"))
     }
 
     func events(_ home: TemporaryDirectory, named name: String) -> Int {
@@ -144,10 +129,11 @@ struct LiveWalkCommandTests {
         child.signal(SIGTERM)
         #expect(await child.wait(timeout: 10) == 128 + SIGTERM, "output: \(child.output)")
 
-        // Point 1's narration lasts 2.5 s of wall-clock time; point 2 triggers meanwhile and waits.
+        // Point 1's narration lasts 1.2 s of wall-clock time; point 2 triggers meanwhile and waits.
         let start = try #require(playing1), end = try #require(heard1), next = try #require(playing2)
-        #expect(end - start >= .milliseconds(2300), "narration 1 was heard in \(end - start)")
-        #expect(next - start >= .milliseconds(2300), "narration 2 started \(next - start) after narration 1")
+        let lasts = Duration.milliseconds(Int64(ShortDemo.narration[0] * 1000) - 150)
+        #expect(end - start >= lasts, "narration 1 was heard in \(end - start)")
+        #expect(next - start >= lasts, "narration 2 started \(next - start) after narration 1")
         let lines = child.output.split(separator: "\n").map(String.init)
         func index(_ prefix: String) -> Int { lines.firstIndex { $0.hasPrefix(prefix) } ?? -1 }
         #expect(index("triggered: 2. ") < index("heard: 1/5"), "\(lines)")
@@ -457,9 +443,18 @@ struct LiveWalkCommandTests {
         let child = try walk(["--audio-device", "file:'\(fifo.path)',raw"], home: home, gpsd: gpsd, pty: true)
         #expect(await child.waitForOutput("Next 1. ", timeout: 10))
         _ = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("Now  1. Piazza del Duomo") }
-        try await Task.sleep(for: .seconds(2.5))  // 13 s of narration at 44 kB/s: the 64 kB pipe is full
+        // 13 s of narration at 44 kB/s: the pipe fills within a couple of seconds, then the device
+        // is stuck.
+        let capacity = fcntl(reader, 1032)  // F_GETPIPE_SZ, which Glibc does not export
+        var queued: Int32 = 0
+        let filling = ContinuousClock.now + .seconds(10)
+        // Full: less room left than a page, which is what a blocked writer leaves.
+        while ContinuousClock.now < filling, ioctl(reader, UInt(FIONREAD), &queued) == 0, queued <= capacity - 4096 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(queued > capacity - 4096, "the pipe holds \(queued) of \(capacity) bytes")
         child.signal(SIGTERM)
-        #expect(await child.wait(timeout: 3) == nil, "stuck closing the device")
+        #expect(await child.wait(timeout: 1.5) == nil, "stuck closing the device")
         #expect(journal(home).last?["name"] as? String == "tour_abandoned")  // recorded before it got stuck
         child.signal(SIGINT)
         #expect(await child.wait(timeout: 5) == 128 + SIGINT)

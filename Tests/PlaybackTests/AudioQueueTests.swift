@@ -52,7 +52,7 @@ import Testing
     static func hold(_ seconds: Double) { Thread.sleep(forTimeInterval: seconds) }
 
     @Test func pauseHoldsAndResumeGoesOnFromTheSameSample() async throws {
-        let tone = try FixtureAudio.tone(seconds: 3)
+        let tone = try FixtureAudio.tone(seconds: 1.5)
         let dir = try TemporaryDirectory()
         let out = dir.file("paused.wav")
         let queue = AudioQueue(sink: PacedSink(wrapping: WAVFileSink(url: out)), positionInterval: .milliseconds(50))
@@ -68,11 +68,11 @@ import Testing
         let elapsed = clock.now - begin
         await queue.shutdown()
         #expect(run.milestones == [.started(id: "t"), .finished(id: "t")])
-        // 3 s of audio plus the 0.8 s pause, less what the device had queued when the pause came
+        // 1.5 s of audio plus the 0.8 s pause, less what the device had queued when the pause came
         // (it plays out, then the fade): at most its 0.2 s lead plus one 93 ms write.
-        #expect(elapsed >= .milliseconds(3500))
+        #expect(elapsed >= .milliseconds(2000))
         let seconds = run.positions.map(\.seconds)
-        #expect(seconds == seconds.sorted() && (seconds.last ?? 0) <= 3.0)
+        #expect(seconds == seconds.sorted() && (seconds.last ?? 0) <= 1.5)
         // Not one sample lost or repeated across the pause: only the fades differ.
         let written = try FixtureAudio.readWAV(out).pcm
         #expect(written.count == tone.frames * 2)

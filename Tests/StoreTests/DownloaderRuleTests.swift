@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ServiceTestSupport
 import Synchronization
 import TestSupport
 import Testing
@@ -184,7 +185,8 @@ import TourModel
         let source = ScriptedSource(
             detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
             script: Array(repeating: cut, count: 30) + [whole])
-        let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil })
+        let timer = RecordedTimer()
+        let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil }, timer: timer)
         let plan = try await downloader.plan(
             tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
         do {
@@ -194,6 +196,8 @@ import TourModel
             #expect(error.message.contains("the download keeps breaking off"), "\(error.message)")
         }
         #expect(source.requests.count == 6, "\(source.requests.count) requests")
+        // A pause before each attempt after the first, doubling from 0.2 s up to the 3 s cap.
+        #expect(timer.sleeps == [200, 400, 800, 1600, 3000].map { Duration.milliseconds($0) }, "\(timer.sleeps)")
         #expect(try store.installedTours().isEmpty)
     }
 

@@ -37,20 +37,12 @@ final class StoreHarness: @unchecked Sendable {
         server = try await ServerProcess.start(options)
     }
 
-    /// A copy of the demo tour (real MP3s), optionally with its narration replaced by short tones.
+    /// A copy of the demo tour (real MP3s), optionally with its narration replaced by short tones
+    /// (`ShortDemo`).
     static func copyDemo(into parent: URL, shortNarration: Bool = false) throws -> URL {
         let root = parent.appendingPathComponent("demo")
+        if shortNarration { return try ShortDemo.copy(to: root) }
         try FileManager.default.copyItem(at: TestPaths.demoTour, to: root)
-        if shortNarration {
-            for (i, seconds) in [4, 1, 1.2, 1.4, 1.6].enumerated() {
-                let tone = try FixtureAudio.tone(seconds: seconds, frequency: 330 + 110 * Double(i))
-                for language in ["en", "it"] {
-                    let target = root.appendingPathComponent(String(format: "media/%@/%02d.mp3", language, i + 1))
-                    try FileManager.default.removeItem(at: target)
-                    try FileManager.default.copyItem(at: tone.mp3, to: target)
-                }
-            }
-        }
         return root
     }
 

@@ -5,8 +5,9 @@ import Foundation
 /// reporting every 3 s (as some do to save power) still walks the tour, and the walk takes a few
 /// seconds instead of the quarter of an hour it took on foot.
 public enum DemoTrace {
-    /// Seconds between epochs written to gpsd.
-    public static let pace = 0.015
+    /// Seconds between epochs written to gpsd: the whole trace in under 2 s, points 1 and 2 about
+    /// a quarter of a second apart.
+    public static let pace = 0.005
     /// Every how many of the receiver's 1 Hz epochs one is written.
     public static let stride = 3
 
@@ -30,5 +31,29 @@ public enum DemoTrace {
             if stop() { return i + 1 }
         }
         return range.upperBound
+    }
+}
+
+/// The demo tour (same ids, points, subtitles and trace) with short tones for narration, so a walk
+/// in real time takes seconds. At `DemoTrace`'s pace point 2 triggers while point 1's narration
+/// (the longest) still plays.
+public enum ShortDemo {
+    /// Narration lengths, in seconds, by point: each at least one 400 ms block, so each has a
+    /// measured loudness (docs/loudness.md).
+    public static let narration: [Double] = [1.2, 0.4, 0.45, 0.5, 0.55]
+
+    /// A copy of the demo tour at `root` with narration of `narration`'s lengths in both languages.
+    @discardableResult
+    public static func copy(to root: URL) throws -> URL {
+        try FileManager.default.copyItem(at: TestPaths.demoTour, to: root)
+        for (i, seconds) in narration.enumerated() {
+            let tone = try FixtureAudio.tone(seconds: seconds, frequency: 330 + 110 * Double(i))
+            for language in ["en", "it"] {
+                let target = root.appendingPathComponent(String(format: "media/%@/%02d.mp3", language, i + 1))
+                try FileManager.default.removeItem(at: target)
+                try FileManager.default.copyItem(at: tone.mp3, to: target)
+            }
+        }
+        return root
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceTestSupport
 import Testing
 import TourAPI
 import TourModel
@@ -13,7 +14,7 @@ struct APIClientTests {
         let channel = ServiceChannel(
             service: Self.service,
             executor: RequestExecutor(
-                transport: transport, timer: RecordingTimer(now: now), jitter: FixedJitter(value: 0)),
+                transport: transport, timer: RecordedTimer(now: now), jitter: FixedJitter(value: 0)),
             userAgent: "walkscape/test")
         return APIClient(channel: channel, credentials: store)
     }

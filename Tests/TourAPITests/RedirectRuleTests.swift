@@ -1,4 +1,5 @@
 import Foundation
+import ServiceTestSupport
 import Testing
 import TourAPI
 
@@ -65,7 +66,7 @@ struct RedirectRuleTests {
         let hops = (0..<10).map { ScriptedTransport.Step.answer(302, headers: ["Location": "/hop\($0)"]) }
         let transport = ScriptedTransport(hops)
         let executor = RequestExecutor(
-            transport: transport, redirects: RedirectRule(maxRedirects: 3), timer: RecordingTimer())
+            transport: transport, redirects: RedirectRule(maxRedirects: 3), timer: RecordedTimer())
         do {
             _ = try await executor.send(request("https://api.example.org/a"), idempotent: true)
             Issue.record("a chain of redirects longer than the limit was followed")
@@ -79,7 +80,7 @@ struct RedirectRuleTests {
         let transport = ScriptedTransport(handler: { request in
             .answer(302, headers: ["Location": request.url.path == "/a" ? "/b" : "/a"])
         })
-        let executor = RequestExecutor(transport: transport, timer: RecordingTimer())
+        let executor = RequestExecutor(transport: transport, timer: RecordedTimer())
         do {
             _ = try await executor.send(request("https://api.example.org/a"), idempotent: true)
             Issue.record("a redirect loop was followed")
@@ -96,7 +97,7 @@ struct RedirectRuleTests {
         let transport = ScriptedTransport([
             .answer(302, headers: ["Location": "https://media.example.net/x.mp3"]), .answer(200),
         ])
-        let executor = RequestExecutor(transport: transport, timer: RecordingTimer())
+        let executor = RequestExecutor(transport: transport, timer: RecordedTimer())
         _ = try await executor.send(request("https://api.example.org/a"), idempotent: true)
         #expect(transport.requests.map { $0.headers["Authorization"] } == ["Bearer secret", nil])
     }

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceTestSupport
 import Testing
 import TourAPI
 
@@ -9,13 +10,13 @@ struct RequestExecutorTests {
     let policy = RetryPolicy(
         maxAttempts: 4, baseDelay: .milliseconds(200), maxDelay: .seconds(1), maxRetryAfter: .seconds(10))
 
-    func executor(_ transport: ScriptedTransport, timer: RecordingTimer, jitter: Double = 0.5) -> RequestExecutor {
+    func executor(_ transport: ScriptedTransport, timer: RecordedTimer, jitter: Double = 0.5) -> RequestExecutor {
         RequestExecutor(transport: transport, policy: policy, timer: timer, jitter: FixedJitter(value: jitter))
     }
 
     @Test func getIsRetriedThroughA5xxBurstWithJitteredBackoff() async throws {
         let transport = ScriptedTransport([.answer(503), .answer(500), .answer(502), .answer(200, body: "[]")])
-        let timer = RecordingTimer()
+        let timer = RecordedTimer()
         let response = try await executor(transport, timer: timer).send(
             HTTPRequest(method: .get, url: url), idempotent: true)
         #expect(response.status == 200)
@@ -26,7 +27,7 @@ struct RequestExecutorTests {
 
     @Test func attemptsAreBoundedAndTheLastAnswerIsReturned() async throws {
         let transport = ScriptedTransport(Array(repeating: .answer(503), count: 10))
-        let timer = RecordingTimer()
+        let timer = RecordedTimer()
         let response = try await executor(transport, timer: timer).send(
             HTTPRequest(method: .get, url: url), idempotent: true)
         #expect(response.status == 503)
@@ -41,7 +42,7 @@ struct RequestExecutorTests {
         #expect(persistent.maxAttempts == 4 && persistent.serverErrorAttempts == 10)
         let notices = NoticeLog()
         let burst = ScriptedTransport(Array(repeating: .answer(503), count: 9) + [.answer(200)])
-        let timer = RecordingTimer()
+        let timer = RecordedTimer()
         let executor = RequestExecutor(
             transport: burst, policy: persistent, timer: timer, jitter: FixedJitter(value: 1),
             onRetry: { notices.append($0) })
@@ -52,23 +53,23 @@ struct RequestExecutorTests {
         #expect(notices.all.map(\.maxAttempts) == Array(repeating: 10, count: 9))
 
         let endless = ScriptedTransport(Array(repeating: .answer(503), count: 20))
-        let gaveUp = try await RequestExecutor(transport: endless, policy: persistent, timer: RecordingTimer())
+        let gaveUp = try await RequestExecutor(transport: endless, policy: persistent, timer: RecordedTimer())
             .send(HTTPRequest(method: .get, url: url), idempotent: true)
         #expect(gaveUp.status == 503 && endless.requests.count == 10)
 
         let down = ScriptedTransport(Array(repeating: .fail(.cannotConnect), count: 20))
         await #expect(throws: TransportError.self) {
-            try await RequestExecutor(transport: down, policy: persistent, timer: RecordingTimer())
+            try await RequestExecutor(transport: down, policy: persistent, timer: RecordedTimer())
                 .send(HTTPRequest(method: .get, url: url), idempotent: true)
         }
         #expect(down.requests.count == 4)
     }
 
     @Test func retryAfterSecondsAndDatesAreHonoured() async throws {
-        let timer = RecordingTimer()
+        let timer = RecordedTimer()
         let date = "Wed, 15 Jan 2027 08:00:03 GMT"
         let later = try #require(RetryAfter.httpDate(date))
-        let clock = RecordingTimer(now: later.addingTimeInterval(-3))
+        let clock = RecordedTimer(now: later.addingTimeInterval(-3))
         let transport = ScriptedTransport([.answer(429, headers: ["Retry-After": "2"]), .answer(200)])
         _ = try await executor(transport, timer: timer).send(HTTPRequest(method: .get, url: url), idempotent: true)
         #expect(timer.sleeps == [.seconds(2)])
@@ -80,7 +81,7 @@ struct RequestExecutorTests {
 
     @Test func aRetryAfterBeyondTheCapEndsTheAttempts() async throws {
         let transport = ScriptedTransport([.answer(429, headers: ["Retry-After": "3600"]), .answer(200)])
-        let timer = RecordingTimer()
+        let timer = RecordedTimer()
         let response = try await executor(transport, timer: timer).send(
             HTTPRequest(method: .get, url: url), idempotent: true)
         #expect(response.status == 429)
@@ -90,7 +91,7 @@ struct RequestExecutorTests {
     @Test func clientErrorsAreNeverRetried() async throws {
         for status in [400, 401, 403, 404, 409, 413] {
             let transport = ScriptedTransport([.answer(status), .answer(200)])
-            let response = try await executor(transport, timer: RecordingTimer()).send(
+            let response = try await executor(transport, timer: RecordedTimer()).send(
                 HTTPRequest(method: .get, url: url), idempotent: true)
             #expect(response.status == status)
             #expect(transport.requests.count == 1)
@@ -100,13 +101,13 @@ struct RequestExecutorTests {
     @Test func aPostThatMayHaveArrivedIsNeverSentAgain() async throws {
         let post = HTTPRequest(method: .post, url: url, body: Data("{}".utf8))
         let failing = ScriptedTransport([.answer(503), .answer(201)])
-        #expect(try await executor(failing, timer: RecordingTimer()).send(post, idempotent: false).status == 503)
+        #expect(try await executor(failing, timer: RecordedTimer()).send(post, idempotent: false).status == 503)
         #expect(failing.requests.count == 1)
 
         for kind in [TransportError.Kind.connectionLost, .timedOut] {
             let broken = ScriptedTransport([.fail(kind), .answer(201)])
             await #expect(throws: TransportError(kind, "scripted \(kind)")) {
-                try await executor(broken, timer: RecordingTimer()).send(post, idempotent: false)
+                try await executor(broken, timer: RecordedTimer()).send(post, idempotent: false)
             }
             #expect(broken.requests.count == 1)
         }
@@ -115,7 +116,7 @@ struct RequestExecutorTests {
     @Test func aPostIsSentAgainWhenNothingWasSent() async throws {
         let post = HTTPRequest(method: .post, url: url, body: Data("{}".utf8))
         let transport = ScriptedTransport([.fail(.cannotConnect), .fail(.connectTimeout), .answer(201)])
-        let timer = RecordingTimer()
+        let timer = RecordedTimer()
         #expect(try await executor(transport, timer: timer).send(post, idempotent: false).status == 201)
         #expect(transport.requests.count == 3)
         #expect(transport.requests.allSatisfy { $0.body == Data("{}".utf8) })
@@ -127,7 +128,7 @@ struct RequestExecutorTests {
             .fail(.connectionLost), .fail(.timedOut), .fail(.connectionLost), .fail(.timedOut),
         ])
         await #expect(throws: TransportError(.timedOut, "scripted timedOut")) {
-            try await executor(transport, timer: RecordingTimer()).send(
+            try await executor(transport, timer: RecordedTimer()).send(
                 HTTPRequest(method: .get, url: url), idempotent: true)
         }
         #expect(transport.requests.count == 4)
@@ -136,7 +137,7 @@ struct RequestExecutorTests {
     @Test func permanentTransportFailuresAreNotRetried() async throws {
         let transport = ScriptedTransport([.fail(.tls), .answer(200)])
         await #expect(throws: TransportError.self) {
-            try await executor(transport, timer: RecordingTimer()).send(
+            try await executor(transport, timer: RecordedTimer()).send(
                 HTTPRequest(method: .get, url: url), idempotent: true)
         }
         #expect(transport.requests.count == 1)
@@ -144,14 +145,14 @@ struct RequestExecutorTests {
 
     @Test func aBodyThatBreaksOffIsAFailedAttemptWhenCollected() async throws {
         let transport = ScriptedTransport([.answerThenBreak(200), .answer(200, body: "[1]")])
-        let response = try await executor(transport, timer: RecordingTimer())
+        let response = try await executor(transport, timer: RecordedTimer())
             .send(HTTPRequest(method: .get, url: url), idempotent: true, collectingUpTo: 1024)
         #expect(try await response.body.collect(upTo: 1024) == Data("[1]".utf8))
         #expect(transport.requests.count == 2)
 
         let post = ScriptedTransport([.answerThenBreak(201), .answer(201)])
         await #expect(throws: TransportError(.connectionLost, "scripted break")) {
-            try await executor(post, timer: RecordingTimer())
+            try await executor(post, timer: RecordedTimer())
                 .send(HTTPRequest(method: .post, url: url), idempotent: false, collectingUpTo: 1024)
         }
         #expect(post.requests.count == 1)
@@ -160,7 +161,7 @@ struct RequestExecutorTests {
     @Test func anAnswerLargerThanTheLimitIsRefusedNotRetried() async throws {
         let transport = ScriptedTransport([.answer(200, body: String(repeating: "x", count: 2000)), .answer(200)])
         await #expect(throws: TransportError.self) {
-            try await executor(transport, timer: RecordingTimer())
+            try await executor(transport, timer: RecordedTimer())
                 .send(HTTPRequest(method: .get, url: url), idempotent: true, collectingUpTo: 1000)
         }
         #expect(transport.requests.count == 1)
@@ -169,7 +170,7 @@ struct RequestExecutorTests {
     @Test func everyRetryIsAnnounced() async throws {
         let transport = ScriptedTransport([.answer(503), .fail(.connectionLost), .answer(200)])
         let notices = NoticeLog()
-        var exec = executor(transport, timer: RecordingTimer())
+        var exec = executor(transport, timer: RecordedTimer())
         exec.onRetry = { notices.append($0) }
         _ = try await exec.send(HTTPRequest(method: .get, url: url), idempotent: true)
         #expect(notices.all.map(\.attempt) == [2, 3])

@@ -61,19 +61,6 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     func shutdown() async throws {}
 }
 
-/// Sleeps recorded, not slept: retry timing checked without waiting.
-final class RecordingTimer: RetryTimer, @unchecked Sendable {
-    private let lock = NSLock()
-    private var slept: [Duration] = []
-    let fixedNow: Date
-
-    init(now: Date = Date(timeIntervalSince1970: 1_800_000_000)) { fixedNow = now }
-
-    var sleeps: [Duration] { lock.withLock { slept } }
-    func now() -> Date { fixedNow }
-    func sleep(for duration: Duration) async throws { lock.withLock { slept.append(duration) } }
-}
-
 /// The same jitter fraction every time.
 struct FixedJitter: JitterSource {
     var value: Double

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceTestSupport
 import Testing
 import TourAPI
 import TourModel
@@ -22,7 +23,7 @@ struct SessionTests {
     }
 
     func session(_ transport: ScriptedTransport, _ store: MemoryCredentialStore) -> Session {
-        let timer = RecordingTimer(now: now)
+        let timer = RecordedTimer(now: now)
         let channel = ServiceChannel(
             service: Self.service, executor: RequestExecutor(transport: transport, timer: timer), userAgent: "test")
         return Session(channel: channel, store: store, now: { timer.now() })

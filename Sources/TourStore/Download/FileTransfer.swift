@@ -24,6 +24,7 @@ struct FileTransfer: Sendable {
     let counters: TransferCounters
     let report: @Sendable (DownloadEvent) -> Void
     let now: @Sendable () -> Date
+    let timer: any RetryTimer
 
     /// Consecutive failed attempts (no byte gained) before giving up on a file.
     static let maxFailures = 6
@@ -272,7 +273,7 @@ struct FileTransfer: Sendable {
         counters.addRetry()
         report(.retrying(label: label, reason: reason))
         let milliseconds = min(3000, 200 << min(failures - 1, 4))
-        do { try await Task.sleep(for: .milliseconds(milliseconds)) } catch {
+        do { try await timer.sleep(for: .milliseconds(milliseconds)) } catch {
             throw StoreError(.cancelled, "cancelled")
         }
     }

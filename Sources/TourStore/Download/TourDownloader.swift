@@ -18,12 +18,14 @@ public struct TourDownloader: Sendable {
     let concurrency: Int
     let report: @Sendable (DownloadEvent) -> Void
     let now: @Sendable () -> Date
+    /// Waits out the pause between failed attempts at a file.
+    let timer: any RetryTimer
 
     public init(
         store: TourStore, source: any TourSource, audioCheck: @escaping @Sendable (URL) -> String?,
         measure: (@Sendable (URL) -> Loudness?)? = nil, concurrency: Int = 4,
         report: @escaping @Sendable (DownloadEvent) -> Void = { _ in },
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() }, timer: any RetryTimer = SystemRetryTimer()
     ) {
         self.store = store
         self.source = source
@@ -32,6 +34,7 @@ public struct TourDownloader: Sendable {
         self.concurrency = max(1, concurrency)
         self.report = report
         self.now = now
+        self.timer = timer
     }
 
     /// Asks the service for each language's details, points and manifest, and works out what the
@@ -233,7 +236,7 @@ public struct TourDownloader: Sendable {
                 guard failure == nil, let transfer = pending.popFirst() else { return }
                 let job = FileTransfer(
                     transfer: transfer, store: store, source: source, book: book, bootID: bootID,
-                    counters: counters, report: report, now: now)
+                    counters: counters, report: report, now: now, timer: timer)
                 group.addTask {
                     do throws(StoreError) {
                         return .success((transfer.identity, try await job.run()))
