@@ -131,6 +131,42 @@ import TourModel
         #expect(try Data(contentsOf: store.blobs.url(of: sha)) == Data(Self.bytes))
     }
 
+    /// A download killed between recording a finished file and moving it into the store leaves a
+    /// blob row without its file (the part file still holds it; the next download moves it). No
+    /// installed version uses it yet: verify must not call the store damaged (it did, exit 65,
+    /// after a kill at that moment) but count it with the files nothing uses.
+    @Test func aFinishedFileNotYetMovedIntoTheStoreIsNotDamage() async throws {
+        let (store, folder) = try store()
+        _ = folder
+        let whole: (URL, HTTPHeaderFields) -> HTTPResponse = { url, _ in
+            HTTPResponse(
+                status: 200, headers: ["Content-Length": "\(Self.bytes.count)", "ETag": "\"v1\""],
+                body: Self.body(Self.bytes[...]), url: url)
+        }
+        let source = ScriptedSource(
+            detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
+            script: [whole])
+        let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil })
+        _ = try await downloader.install(
+            try await downloader.plan(
+                tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"]))
+        #expect(try store.verify(tourIDs: nil).isClean)
+
+        // The next version's file, recorded, then the kill before its rename.
+        let next = String(repeating: "c3", count: 32)
+        try store.recordBlob(
+            next, for: FileIdentity(url: "https://media.example.org/2.mp3", size: 7_000), now: Date())
+        let report = try store.verify(tourIDs: nil)
+        #expect(report.problems.isEmpty, "\(report.problems.map(\.description))")
+        #expect(report.isClean)
+        #expect(report.blobsChecked == 1)
+        #expect(report.unusedBlobs == 1 && report.unusedBytes == 7_000)
+        // A missing file an installed version uses is still damage.
+        let used = try #require(try store.installedTour(id: "t1")?.languages.first?.files.first?.sha256)
+        store.blobs.remove(used)
+        #expect(try store.verify(tourIDs: nil).problems.map(\.issue) == [.missing])
+    }
+
     @Test func aBodyLongerThanDeclaredIsTriedOnceMoreThenNamedAndEachBodyIsReadOnce() async throws {
         let (store, folder) = try store()
         _ = folder

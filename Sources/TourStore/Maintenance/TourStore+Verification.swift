@@ -29,6 +29,9 @@ extension TourStore {
         let checked = tourIDs == nil ? blobRows : blobRows.filter { uses[$0.sha256] != nil }
         let onDisk = blobs.blobFiles()
         for blob in checked.sorted(by: { $0.sha256 < $1.sha256 }) {
+            // Recorded and not yet moved into the store (a download stopped in between; its part
+            // file holds it): nothing uses it yet, so nothing is damaged. Counted as unused below.
+            if onDisk[blob.sha256] == nil, uses[blob.sha256] == nil { continue }
             report.blobsChecked += 1
             var issue: BlobProblem.Issue?
             if let size = onDisk[blob.sha256] {
