@@ -214,7 +214,7 @@ struct AnalyticsDeliveryTests {
         // The last line of the journal was cut short by a crash: no event, and kept aside.
         try setup.writeJournal(injected, tornTail: #"{"language":"en","name":"point_trig"#)
         let seed = UInt64.random(in: 1...1_000_000)
-        try await setup.restart(.init(faultRate: 0.3, resetRate: 0.2, rateLimit: 6, faultSeed: seed))
+        try await setup.restart(.init(faultRate: 0.3, resetRate: 0.2, rateLimit: 10, faultSeed: seed))
 
         var generator = SystemRandomNumberGenerator()
         var kills = 0
@@ -228,7 +228,7 @@ struct AnalyticsDeliveryTests {
                 // The first kills come early (the import, the first batches), the later ones anywhere.
                 let delay =
                     round < 2
-                    ? Int.random(in: 5...60, using: &generator) : Int.random(in: 100...1500, using: &generator)
+                    ? Int.random(in: 5...60, using: &generator) : Int.random(in: 100...1000, using: &generator)
                 try await Task.sleep(for: .milliseconds(delay))
                 if child.isRunning {
                     child.signal(SIGKILL)

@@ -129,7 +129,8 @@ struct LiveWalkCommandTests {
         child.signal(SIGTERM)
         #expect(await child.wait(timeout: 10) == 128 + SIGTERM, "output: \(child.output)")
 
-        // Point 1's narration lasts 1.2 s of wall-clock time; point 2 triggers meanwhile and waits.
+        // Point 1's narration lasts ShortDemo.narration[0] s of wall-clock time; point 2 triggers
+        // meanwhile and waits.
         let start = try #require(playing1), end = try #require(heard1), next = try #require(playing2)
         let lasts = Duration.milliseconds(Int64(ShortDemo.narration[0] * 1000) - 150)
         #expect(end - start >= lasts, "narration 1 was heard in \(end - start)")

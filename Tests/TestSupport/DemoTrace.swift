@@ -40,7 +40,7 @@ public enum DemoTrace {
 public enum ShortDemo {
     /// Narration lengths, in seconds, by point: each at least one 400 ms block, so each has a
     /// measured loudness (docs/loudness.md).
-    public static let narration: [Double] = [1.2, 0.4, 0.45, 0.5, 0.55]
+    public static let narration: [Double] = [0.8, 0.4, 0.4, 0.45, 0.45]
 
     /// A copy of the demo tour at `root` with narration of `narration`'s lengths in both languages.
     @discardableResult
