@@ -63,6 +63,26 @@ import TourModel
 
     func number(_ event: AnalyticsEvent) -> Int { Int(event.eventID!.suffix(12))! }
 
+    /// Batches are read ahead, several at a time: what is recorded while they are out still goes in
+    /// this flush, after them, in order, and each event once.
+    @Test func eventsRecordedWhileTheFlushRunsGoInTheSameFlushInOrder() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...120)
+        let transport = ScriptedBatchTransport { _, attempt in
+            // While the first batch is out, a walk records ten more; more again later.
+            if attempt == 1 { try? F.fill(outbox, 121...130) }
+            if attempt == 3 { try? F.fill(outbox, 131...700) }
+            return .delivered
+        }
+        let report = await batcher(outbox, transport).flush(.init())
+        #expect(report.outcome == .emptied && report.sent == 700, "\(report)")
+        #expect(ids(transport.sent).flatMap { $0 } == Array(1...700))
+        #expect(transport.sent.allSatisfy { $0.count <= 50 })
+        #expect(try outbox.summary(for: F.service).waiting == 0)
+        #expect(try outbox.summary(for: F.service).sentTotal == 700)
+    }
+
     @Test func aBatchTakenWholeIsCommittedEvenWhenTheNextOneFails() async throws {
         let home = try TemporaryDirectory()
         let outbox = try F.outbox(home)

@@ -104,6 +104,35 @@ import TourModel
         #expect(body.count > BatchLimits.defaultMaxBytes - 3500, "\(body.count) bytes: room for one more was left")
     }
 
+    /// Reading ahead: several batches in one query are the batches `pending` gives one after
+    /// another, and a batch the read's end cut short is left for the next read.
+    @Test func batchesReadAheadAreTheBatchesPendingGivesInTurn() throws {
+        for (padding, limits) in [(0, BatchLimits()), (3000, BatchLimits()), (3000, BatchLimits(maxEvents: 10))] {
+            let home = try TemporaryDirectory()
+            let outbox = try F.outbox(home)
+            try F.fill(outbox, 1...130, padding: padding)
+            var oneByOne: [[Int64]] = []
+            var after: Int64 = 0
+            while true {
+                let batch = try outbox.pending(for: F.service, limits: limits, after: after)
+                guard let last = batch.last else { break }
+                oneByOne.append(batch.map(\.seq))
+                after = last.seq
+            }
+            var ahead: [[Int64]] = []
+            after = 0
+            while true {
+                let batches = try outbox.pendingBatches(for: F.service, limits: limits, after: after, count: 3)
+                guard let last = batches.last?.last else { break }
+                #expect(batches.count <= 3)
+                ahead += batches.map { $0.map(\.seq) }
+                after = last.seq
+            }
+            #expect(ahead == oneByOne, "padding \(padding), \(limits)")
+            #expect(oneByOne.flatMap { $0 } == Array(1...130))
+        }
+    }
+
     @Test func anUnknownOfflineIsSettledByTheNextAttemptForWhatWasRecordedBeforeIt() throws {
         let home = try TemporaryDirectory()
         let outbox = try F.outbox(home)

@@ -124,21 +124,38 @@ public struct Outbox: Sendable {
     public func pending(for service: String, limits: BatchLimits, after: Int64 = 0) throws(OutboxError)
         -> [PendingEvent]
     {
+        try pendingBatches(for: service, limits: limits, after: after, count: 1).first ?? []
+    }
+
+    /// Up to `count` batches in a row, as `pending` would give them one after another once each
+    /// is on its way, read in one query (a sender reads ahead while a batch is out). A batch the
+    /// read's end may have cut short is left for the next read, so each batch is whole.
+    public func pendingBatches(for service: String, limits: BatchLimits, after: Int64 = 0, count: Int)
+        throws(OutboxError) -> [[PendingEvent]]
+    {
+        let maxEvents = max(1, limits.maxEvents)
+        let limit = maxEvents * max(1, count)
         let rows = try read { db in
             try Row.fetchAll(
                 db,
                 sql: """
                     SELECT seq, eventId, payload, offline FROM event
                     WHERE state = 'waiting' AND service = ? AND seq > ? ORDER BY seq LIMIT ?
-                    """, arguments: [service, after, max(1, limits.maxEvents)])
+                    """, arguments: [service, after, limit])
         }
+        var batches: [[PendingEvent]] = []
         var batch: [PendingEvent] = []
         var bytes = BatchLimits.envelopeBytes
         for row in rows {
             let payload: String = row["payload"]
             // `"offline":false,` and the comma between events.
             let size = payload.utf8.count + 17
-            if !batch.isEmpty, bytes + size > limits.maxBytes { break }
+            if !batch.isEmpty, bytes + size > limits.maxBytes || batch.count == maxEvents {
+                batches.append(batch)
+                if batches.count == count { return batches }
+                batch = []
+                bytes = BatchLimits.envelopeBytes
+            }
             let seq: Int64 = row["seq"]
             let eventID: String = row["eventId"]
             // Not known when recorded and not resolved since: this attempt reaches the service.
@@ -151,7 +168,11 @@ public struct Outbox: Sendable {
             batch.append(PendingEvent(seq: seq, eventID: eventID, json: json, bytes: size))
             bytes += size
         }
-        return batch
+        // The last batch is whole when it is full, or when the read found no more.
+        if !batch.isEmpty, batch.count == maxEvents || rows.count < limit || batches.isEmpty {
+            batches.append(batch)
+        }
+        return batches
     }
 
     /// The stored payload (a JSON object without `offline`: it is resolved later) with `offline`

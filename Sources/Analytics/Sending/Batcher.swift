@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TourAPI
 import TourModel
 
@@ -18,9 +19,9 @@ import TourModel
 ///   or wait (`Patience`) and try again.
 ///
 /// At least once: an event is deleted only after its 204, so a batch cut off by a kill goes again,
-/// with the same `eventId`s the service de-duplicates by. A batch taken whole is committed while the
-/// next one is on its way (the disk's flush and the service's answer overlap); a kill before that
-/// commit sends it again, the same way.
+/// with the same `eventId`s the service de-duplicates by. Batches taken whole are committed while the
+/// next ones are on their way (the disk's flush and the service's answers overlap); a kill before
+/// that commit sends them again, the same way.
 public struct Batcher: Sendable {
     /// How long to keep trying.
     public struct Patience: Sendable, Hashable {
@@ -64,7 +65,16 @@ public struct Batcher: Sendable {
     /// An attempt needs at least this much of the time left to be worth making.
     static let shortestAttempt = Duration.milliseconds(100)
 
+    /// How many batches are read from the outbox at a time, ahead of sending.
+    static let readAhead = 8
+
     /// Sends until nothing waits for the service, or patience runs out.
+    ///
+    /// The disk stays off the sending's path: batches are read `readAhead` at a time, the next
+    /// read starts while the last batches of the one before are out, and batches the service took
+    /// whole are committed together (one transaction, one flush of the disk) whenever the commit
+    /// before them is done, while the next batches go out. Anything but a batch taken whole waits
+    /// for what is under way and starts again from the outbox as it then is.
     public func flush(_ patience: Patience) async -> FlushReport {
         var report = FlushReport()
         var maxBytes = limits.maxBytes
@@ -73,9 +83,14 @@ public struct Batcher: Sendable {
         // The last `resolveOffline` made: the same mark and answer again would change nothing
         // (it scanned every waiting event each batch).
         var resolved: (through: Int64, offline: Bool)?
-        // A batch the service took whole, whose commit waits for the next batch to be sent.
+        // Batches the service took whole whose commit is still to start, and the commit under way.
         var uncommitted: [PendingEvent] = []
-        // The next batch, being read while this one is sent.
+        var commit: Commit?
+        // Batches read and not yet sent, in order; the last seq taken from the outbox (events up
+        // to it are sent or on their way); the newest seq when they were read; the read under way.
+        var queue: ArraySlice<[PendingEvent]> = []
+        var cursor: Int64 = 0
+        var mark: Int64 = 0
         var reading: Task<Ahead, any Error>?
         do throws(OutboxError) {
             while true {
@@ -87,29 +102,33 @@ public struct Batcher: Sendable {
                     report.outcome = .stopped(reason: "out of time", unreachable: false, retryAfter: nil)
                     break
                 }
-                // Past the batch delivered last, whose commit is still to come: read while the last
-                // batch was on its way when it went through whole, else now.
-                let after = uncommitted.last?.seq ?? 0
                 let batchLimits = BatchLimits(maxEvents: limits.maxEvents, maxBytes: maxBytes)
-                let ahead = try await finish(reading)
-                reading = nil
-                let batch: [PendingEvent]
-                let mark: Int64
-                if let ahead, ahead.after == after, ahead.limits == batchLimits {
-                    (batch, mark) = (ahead.batch, ahead.mark)
-                } else {
-                    batch = try outbox.pending(for: service, limits: batchLimits, after: after)
-                    mark = try outbox.lastSeq()
+                if queue.isEmpty {
+                    // The read under way if it read what comes next within these limits, else now.
+                    if let ahead = try await finish(reading), ahead.after == cursor, ahead.limits == batchLimits {
+                        (queue, mark) = (ahead.batches[...], ahead.mark)
+                    }
+                    reading = nil
+                    if queue.isEmpty {
+                        queue = try outbox.pendingBatches(
+                            for: service, limits: batchLimits, after: cursor, count: Self.readAhead)[...]
+                        mark = try outbox.lastSeq()
+                    }
                 }
-                if batch.isEmpty {
+                guard let batch = queue.popFirst(), let last = batch.last else {
                     report.outcome = .emptied
                     break
                 }
-                // The last batch's commit (its events leave the outbox, durably), then the reading of
-                // the next batch, run while this one is on its way: the disk's flush, the outbox's
-                // reading and the service's answer overlap.
-                let commit = startCommit(&uncommitted)
-                reading = startReading(after: batch.last?.seq ?? after, limits: batchLimits, behind: commit)
+                cursor = last.seq
+                // What went through since the last commit, if that one is done; then the next read,
+                // when this is the last batch read: both run while this batch is on its way.
+                if commit?.isDone ?? true {
+                    try await finish(commit)
+                    commit = startCommit(&uncommitted)
+                }
+                if queue.isEmpty {
+                    reading = startReading(after: cursor, limits: batchLimits)
+                }
                 var delivered: [PendingEvent] = []
                 let sent: Result<DeliveryResult?, OutboxError>
                 do {
@@ -118,10 +137,21 @@ public struct Batcher: Sendable {
                             batch, report: &report, maxBytes: &maxBytes, deadline: patience.deadline,
                             delivered: &delivered, deferCommit: true))
                 } catch { sent = .failure(error) }
-                // Never left running: the commit is joined whatever became of this batch.
-                try await finish(commit)
-                uncommitted = delivered
                 var stop = try sent.get()
+                if stop == nil, delivered.count == batch.count {
+                    uncommitted += delivered
+                } else {
+                    // Split, bisected, set aside or stopped: everything under way is finished, and
+                    // the next batch is read from the outbox as it is now.
+                    _ = try await finish(reading)
+                    reading = nil
+                    try await finish(commit)
+                    commit = nil
+                    uncommitted += delivered
+                    try finishNow(&uncommitted)
+                    queue = []
+                    cursor = 0
+                }
                 // A failing service not answering its health check either is waited out like any.
                 if case .serviceFailed(_, let reason, let after)? = stop {
                     stop = .retryLater(reason: reason, unreachable: false, after: after)
@@ -159,47 +189,65 @@ public struct Batcher: Sendable {
                 break
             }
             _ = try await finish(reading)
+            try await finish(commit)
             try finishNow(&uncommitted)
             if let problem = report.problem { try outbox.noteProblem(problem, at: timer.now()) }
             if report.sent > 0 { try outbox.forgetSent(before: timer.now().addingTimeInterval(-Self.sentMemory)) }
         } catch {
             // Whatever was delivered is still committed if the outbox lets it be.
             _ = try? await reading?.value
+            _ = try? await commit?.task.value
             try? finishNow(&uncommitted)
             report.outcome = .outboxFailed(reason: error.message)
         }
         return report
     }
 
+    /// A commit running on another thread, and whether it has ended (so the next can start
+    /// without waiting for it).
+    struct Commit: Sendable {
+        let task: Task<Void, any Error>
+        let ended: EndFlag
+        var isDone: Bool { ended.isSet }
+    }
+
+    final class EndFlag: Sendable {
+        private let value = Mutex(false)
+        var isSet: Bool { value.withLock { $0 } }
+        func set() { value.withLock { $0 = true } }
+    }
+
     /// Commits `events` (delivered) on another thread; nil when there are none.
-    private func startCommit(_ events: inout [PendingEvent]) -> Task<Void, any Error>? {
+    private func startCommit(_ events: inout [PendingEvent]) -> Commit? {
         guard !events.isEmpty else { return nil }
         let batch = events
         events = []
         let outbox = outbox
         let at = timer.now()
-        return Task.detached { try outbox.markSent(batch, at: at) }
+        let ended = EndFlag()
+        let task = Task.detached {
+            defer { ended.set() }
+            try outbox.markSent(batch, at: at)
+        }
+        return Commit(task: task, ended: ended)
     }
 
-    /// A batch read ahead: the events after `after`, within `limits`, and the last seq then.
+    /// Batches read ahead: those after `after` within `limits`, and the newest seq then.
     struct Ahead: Sendable {
         var after: Int64
         var limits: BatchLimits
-        var batch: [PendingEvent]
+        var batches: [[PendingEvent]]
         var mark: Int64
     }
 
-    /// Reads the batch after `after` on another thread once `commit` is done (the outbox's one
-    /// connection takes them in turn anyway).
-    private func startReading(after: Int64, limits: BatchLimits, behind commit: Task<Void, any Error>?)
-        -> Task<Ahead, any Error>
-    {
+    /// Reads the batches after `after` on another thread (the outbox's one connection takes it in
+    /// turn with a commit).
+    private func startReading(after: Int64, limits: BatchLimits) -> Task<Ahead, any Error> {
         let outbox = outbox
         let service = service
         return Task.detached {
-            _ = try? await commit?.value
-            let batch = try outbox.pending(for: service, limits: limits, after: after)
-            return Ahead(after: after, limits: limits, batch: batch, mark: try outbox.lastSeq())
+            let batches = try outbox.pendingBatches(for: service, limits: limits, after: after, count: Self.readAhead)
+            return Ahead(after: after, limits: limits, batches: batches, mark: try outbox.lastSeq())
         }
     }
 
@@ -210,9 +258,9 @@ public struct Batcher: Sendable {
         }
     }
 
-    private func finish(_ commit: Task<Void, any Error>?) async throws(OutboxError) {
+    private func finish(_ commit: Commit?) async throws(OutboxError) {
         guard let commit else { return }
-        do { try await commit.value } catch {
+        do { try await commit.task.value } catch {
             throw error as? OutboxError ?? OutboxError(.unwritable, "\(error)")
         }
     }
