@@ -116,15 +116,15 @@ struct ServiceFaultTests {
 
     @Test func anAnswerSlowerThanTheTimeoutIsATemporaryFailure() async throws {
         let tours = try TemporaryDirectory()
-        let server = try await server(.init(latencyMilliseconds: 1500), tours: tours)
+        let server = try await server(.init(latencyMilliseconds: 800), tours: tours)
         let walker = try ServiceWalker(server)
         let started = ContinuousClock.now
-        let slow = try walker.run(["tours", "--timeout", "0.4"])
+        let slow = try walker.run(["tours", "--timeout", "0.3"])
         #expect(slow.status == 75)
         #expect(retries(slow).count == 3)
         #expect(
             slow.stderr.split(separator: "\n").last
-                == "walkscape: the service at 127.0.0.1:\(server.port) did not answer: no answer within 0.4 s; try again later"
+                == "walkscape: the service at 127.0.0.1:\(server.port) did not answer: no answer within 0.3 s; try again later"
         )
         #expect(ContinuousClock.now - started < .seconds(5))
         #expect(try walker.run(["tours", "--timeout", "5"]).status == 0)
