@@ -37,6 +37,19 @@ struct LiveWalkCommandTests {
         try ShortDemo.copy(to: dir.url.appendingPathComponent("demo"))
     }
 
+    /// The demo tour (its real 13.4 s narration) with point 1's second cue at 1 s instead of 2.6 s,
+    /// so a test that waits for the cue after the first one waits a second.
+    static func earlyCues(in dir: TemporaryDirectory) throws -> URL {
+        let root = dir.url.appendingPathComponent("demo")
+        try FileManager.default.copyItem(at: demo, to: root)
+        let srt = root.appendingPathComponent("media/en/01.srt")
+        let text = try String(contentsOf: srt, encoding: .utf8)
+            .replacingOccurrences(of: "00:00:00,000 --> 00:00:02,226", with: "00:00:00,000 --> 00:00:00,900")
+            .replacingOccurrences(of: "00:00:02,626 --> 00:00:08,088", with: "00:00:01,000 --> 00:00:08,088")
+        try text.write(to: srt, atomically: true, encoding: .utf8)
+        return root
+    }
+
     func events(_ home: TemporaryDirectory, named name: String) -> Int {
         journal(home).count { $0["name"] as? String == name }
     }
@@ -473,11 +486,11 @@ struct LiveWalkCommandTests {
     @Test func noAudioWalkShowsElapsedTimeAndSubtitlesOnTheStatusScreen() async throws {
         let home = try TemporaryDirectory()
         let gpsd = try GPSDHarness()
-        let child = try walk(["--no-audio"], home: home, gpsd: gpsd, pty: true)
+        let child = try walk(["--no-audio"], home: home, gpsd: gpsd, pty: true, tour: try Self.earlyCues(in: home))
         #expect(await child.waitForOutput("Next 1. ", timeout: 10))
         _ = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("Now  1. Piazza del Duomo") }
         // 13.4 s of narration in silence: the clock runs and the first cue shows.
-        #expect(await child.waitForOutput("Now  1. Piazza del Duomo  0:02 / 0:13", timeout: 10))
+        #expect(await child.waitForOutput("Now  1. Piazza del Duomo  0:01 / 0:13", timeout: 10))
         #expect(child.output.contains("Welcome to the heart of Florence."))
         #expect(await child.waitForOutput("In front of you rises Giotto's bell tower", timeout: 10))
         child.signal(SIGTERM)
@@ -487,7 +500,7 @@ struct LiveWalkCommandTests {
     @Test func plainLogPrintsEachSubtitleCueOnceAsItIsHeard() async throws {
         let home = try TemporaryDirectory()
         let gpsd = try GPSDHarness()
-        let child = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd)
+        let child = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: try Self.earlyCues(in: home))
         #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10))
         _ = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("playing: 1. ") }
         #expect(await child.waitForOutput("subtitle: In front of you rises Giotto's bell tower", timeout: 10))
