@@ -119,7 +119,7 @@ import Testing
     @Test func stopForgetsTheRestButTheQueueStaysUsable() async throws {
         let long = try FixtureAudio.tone(seconds: 3)
         let other = try FixtureAudio.speech("Never heard.")
-        let after = try FixtureAudio.speech("Heard after the stop.")
+        let after = try FixtureAudio.tone(seconds: 0.3, frequency: 660)
         let queue = AudioQueue(sink: PacedSink(wrapping: NullSink()), positionInterval: .milliseconds(50))
         await queue.enqueue(long.mp3, id: "long")
         await queue.enqueue(other.mp3, id: "other")

@@ -125,7 +125,7 @@ func walkEpochs(_ range: Range<Int>) -> [String] {
         let gpsd = try GPSDHarness()
         let source = GPSDSource(
             configuration: .init(
-                host: "127.0.0.1", port: gpsd.port, silenceTimeout: 1,
+                host: "127.0.0.1", port: gpsd.port, silenceTimeout: 0.5,
                 initialBackoff: 0.1, maxBackoff: 0.5))
         let log = EventLog()
         let task = Task { for await event in source { await log.add(event) } }
@@ -143,9 +143,10 @@ func walkEpochs(_ range: Range<Int>) -> [String] {
         let change = events.last(where: { $0.event == .state(.waitingForFix) })?.at
         #expect(lastFix != nil && change != nil)
         if let lastFix, let change {
-            #expect(change - lastFix >= .milliseconds(900), "the silence was \(change - lastFix)")
+            #expect(change - lastFix >= .milliseconds(450), "the silence was \(change - lastFix)")
         }
-        try await Task.sleep(for: .seconds(1.5))
+        // Two silences more: still gpsd is there, and no fix.
+        try await Task.sleep(for: .seconds(1))
         let states = await log.states
         #expect(!states.contains(.noGPSD), "states: \(states)")
         #expect(states.last == .waitingForFix)
@@ -156,7 +157,7 @@ func walkEpochs(_ range: Range<Int>) -> [String] {
         let gpsd = try GPSDHarness()
         let source = GPSDSource(
             configuration: .init(
-                host: "127.0.0.1", port: gpsd.port, silenceTimeout: 1,
+                host: "127.0.0.1", port: gpsd.port, silenceTimeout: 0.5,
                 initialBackoff: 0.1, maxBackoff: 0.5))
         let log = EventLog()
         let task = Task { for await event in source { await log.add(event) } }

@@ -2,14 +2,14 @@ import Foundation
 
 /// The demo tour's recorded walk as gpsd is fed it in the process-level walk tests: epochs (each
 /// RMC starts one), every `stride`-th and the last, written `pace` seconds apart. A receiver
-/// reporting every 3 s (as some do to save power) still walks the tour, and the walk takes a few
+/// reporting every 4 s (as some do to save power) still walks the tour, and the walk takes a few
 /// seconds instead of the quarter of an hour it took on foot.
 public enum DemoTrace {
     /// Seconds between epochs written to gpsd: the whole trace in under 2 s, points 1 and 2 about
     /// a quarter of a second apart.
     public static let pace = 0.005
     /// Every how many of the receiver's 1 Hz epochs one is written.
-    public static let stride = 3
+    public static let stride = 4
 
     public static let epochs: [[String]] = {
         let url = TestPaths.demoTour.appendingPathComponent("traces/walk.nmea")
