@@ -80,6 +80,13 @@ import TourModel
             triggerRadiusMeters: 30, title: "One")
     ]
 
+    /// The whole file in one answer, with its validator.
+    static let whole: @Sendable (URL, HTTPHeaderFields) -> HTTPResponse = { url, _ in
+        HTTPResponse(
+            status: 200, headers: ["Content-Length": "\(bytes.count)", "ETag": "\"v1\""],
+            body: body(bytes[...]), url: url)
+    }
+
     func store() throws -> (TourStore, TemporaryDirectory) {
         let folder = try TemporaryDirectory(prefix: "walkscape-store-unit")
         return (try TourStore.open(StoreLocation(dataFolder: folder.url)), folder)
@@ -138,14 +145,9 @@ import TourModel
     @Test func aFinishedFileNotYetMovedIntoTheStoreIsNotDamage() async throws {
         let (store, folder) = try store()
         _ = folder
-        let whole: (URL, HTTPHeaderFields) -> HTTPResponse = { url, _ in
-            HTTPResponse(
-                status: 200, headers: ["Content-Length": "\(Self.bytes.count)", "ETag": "\"v1\""],
-                body: Self.body(Self.bytes[...]), url: url)
-        }
         let source = ScriptedSource(
             detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
-            script: [whole])
+            script: [Self.whole])
         let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil })
         _ = try await downloader.install(
             try await downloader.plan(
@@ -213,14 +215,9 @@ import TourModel
                 status: 200, headers: ["Content-Length": "\(Self.bytes.count)", "ETag": "\"v1\""],
                 body: Self.body(Self.bytes[..<4_000], thenBreak: true), url: url)
         }
-        let whole: (URL, HTTPHeaderFields) -> HTTPResponse = { url, _ in
-            HTTPResponse(
-                status: 200, headers: ["Content-Length": "\(Self.bytes.count)", "ETag": "\"v1\""],
-                body: Self.body(Self.bytes[...]), url: url)
-        }
         let source = ScriptedSource(
             detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
-            script: Array(repeating: cut, count: 30) + [whole])
+            script: Array(repeating: cut, count: 30) + [Self.whole])
         let timer = RecordedTimer()
         let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil }, timer: timer)
         let plan = try await downloader.plan(
@@ -275,13 +272,8 @@ import TourModel
         let (store, folder) = try store()
         _ = folder
         let url = "https://media.example.org/t1/en/01.mp3?X-Amz-Signature=a"
-        let whole: (URL, HTTPHeaderFields) -> HTTPResponse = { url, _ in
-            HTTPResponse(
-                status: 200, headers: ["Content-Length": "\(Self.bytes.count)", "ETag": "\"v1\""],
-                body: Self.body(Self.bytes[...]), url: url)
-        }
         let first = ScriptedSource(
-            detail: Self.detail, points: Self.points, manifests: [Self.manifest(url)], script: [whole])
+            detail: Self.detail, points: Self.points, manifests: [Self.manifest(url)], script: [Self.whole])
         let downloader = TourDownloader(store: store, source: first, audioCheck: { _ in nil })
         _ = try await downloader.install(
             try await downloader.plan(
