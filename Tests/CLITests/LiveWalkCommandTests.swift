@@ -456,11 +456,13 @@ struct LiveWalkCommandTests {
         let reader = open(fifo.path, O_RDONLY | O_NONBLOCK)
         #expect(reader >= 0)
         defer { close(reader) }
+        // Two pages of pipe (F_SETPIPE_SZ, which Glibc does not export): full a fraction of a second
+        // into the narration instead of 1.5 s.
+        #expect(fcntl(reader, 1031, 8192) >= 8192)
         let child = try walk(["--audio-device", "file:'\(fifo.path)',raw"], home: home, gpsd: gpsd, pty: true)
         #expect(await child.waitForOutput("Next 1. ", timeout: 10))
         _ = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("Now  1. Piazza del Duomo") }
-        // 13 s of narration at 44 kB/s: the pipe fills within a couple of seconds, then the device
-        // is stuck.
+        // 13 s of narration at 44 kB/s: the pipe fills, then the device is stuck.
         let capacity = fcntl(reader, 1032)  // F_GETPIPE_SZ, which Glibc does not export
         var queued: Int32 = 0
         let filling = ContinuousClock.now + .seconds(10)

@@ -36,7 +36,7 @@ struct InterruptionTests {
 
     @Test func sigkillAtRandomMomentsLeavesTheOldOrTheNewVersionAndTheNextDownloadCompletesIt() async throws {
         let fixture = TourFixture(slug: "kill-walk", points: 4, audioBytes: 300_000)
-        let harness = try await StoreHarness(options: .init(throttleBytesPerSecond: 400_000)) { tours in
+        let harness = try await StoreHarness(options: .init(throttleBytesPerSecond: 800_000)) { tours in
             try fixture.write(in: tours)
         }
         try harness.succeed(["download", "kill-walk"])
@@ -54,8 +54,8 @@ struct InterruptionTests {
             let new = try Self.servedAudio(harness, fixture)
 
             let child = try harness.start(["download", "kill-walk"])
-            // Before, during (a changed file takes about 0.75 s at 400 kB/s) or after the transfer.
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...1000, using: &generator)))
+            // Before, during (a changed file takes about 0.4 s at 800 kB/s) or after the transfer.
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...550, using: &generator)))
             child.signal(SIGKILL)
             _ = await child.wait(timeout: 10)
 
