@@ -13,8 +13,9 @@ import TourModel
 ///   quarantined with the service's words (kept, never sent again by itself), the others delivered;
 /// - 5xx while the service's health check answers: the batch holds events the service fails on
 ///   (the live service answers 500 for an event naming a tour, point or account it no longer has);
-///   it is bisected like a 400, and an event that fails alone twice, the service still answering,
-///   is quarantined with the reason, so one unpublished tour does not hold back everything after;
+///   it is bisected like a 400, and an event that fails alone four times in a row, the service
+///   still answering, is quarantined with the reason, so one unpublished tour does not hold back
+///   everything after;
 /// - 5xx from a service that is not answering, 429, timeouts, broken or refused connections: stop,
 ///   or wait (`Patience`) and try again.
 ///
@@ -67,6 +68,12 @@ public struct Batcher: Sendable {
 
     /// How many batches are read from the outbox at a time, ahead of sending.
     static let readAhead = 8
+    /// How many times in a row a single event must fail by itself with a 5xx, the service
+    /// answering its health check each time, before it is quarantined. A service failing at
+    /// random (30 % of requests) now and then bisects an innocent event down to itself (its first
+    /// failure alone); three more in a row then happen about once in 37 such descents, where the
+    /// one more that two failures needed happened about once in three.
+    static let failuresAloneToQuarantine = 4
 
     /// Sends until nothing waits for the service, or patience runs out.
     ///
@@ -274,13 +281,13 @@ public struct Batcher: Sendable {
 
     /// Delivers `events`, splitting on 413 and bisecting on 400 and on a 5xx the service's health
     /// check does not explain. Nil when every event was delivered or quarantined; otherwise the
-    /// result that stopped it (the rest waits for the next try). `alone`: this single event failed
-    /// alone once already.
+    /// result that stopped it (the rest waits for the next try). `failedAlone`: how many times in a
+    /// row this single event has failed by itself already.
     /// `deferCommit`: when the service takes the whole of `events` at once, they are handed back in
     /// `delivered` to be committed later, instead of committed here.
     private func send(
         _ events: [PendingEvent], report: inout FlushReport, maxBytes: inout Int,
-        deadline: Date?, alone: Bool = false, delivered: inout [PendingEvent], deferCommit: Bool = false
+        deadline: Date?, failedAlone: Int = 0, delivered: inout [PendingEvent], deferCommit: Bool = false
     ) async throws(OutboxError) -> DeliveryResult? {
         if let deadline, remaining(until: deadline) < Self.shortestAttempt {
             return .retryLater(reason: "out of time", unreachable: false, after: nil)
@@ -314,11 +321,11 @@ public struct Batcher: Sendable {
             // says it is these events.
             guard await transport.serviceAnswers(timeout: deadline.map { remaining(until: $0) }) else { return result }
             if events.count == 1 {
-                guard alone else {
-                    // Once more by itself, in case the failure has passed.
+                guard failedAlone + 1 >= Self.failuresAloneToQuarantine else {
+                    // Again by itself, in case the failure was the service's, not the event's.
                     return try await send(
-                        events, report: &report, maxBytes: &maxBytes, deadline: deadline, alone: true,
-                        delivered: &delivered)
+                        events, report: &report, maxBytes: &maxBytes, deadline: deadline,
+                        failedAlone: failedAlone + 1, delivered: &delivered)
                 }
                 try outbox.quarantine(
                     events[0],
