@@ -407,7 +407,7 @@ struct LiveWalkCommandTests {
         #expect(await child.waitForOutput("gps: no gpsd (retrying)", timeout: 10))
         let countWhileDown = triggered(journal(home)).count
         #expect(countWhileDown < Self.pointIDs.count)  // points are left to trigger once gpsd is back
-        try await Task.sleep(for: .milliseconds(1500))
+        try await Task.sleep(for: .seconds(1))  // the --gpsd-timeout, once more
         #expect(triggered(journal(home)).count == countWhileDown)  // nothing triggers from stale data
         try gpsd.start()
         _ = await feed(gpsd, stoppedAt..<Self.epochs.count) { !child.isRunning }

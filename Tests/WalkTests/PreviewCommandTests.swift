@@ -217,16 +217,17 @@ struct PreviewCommandTests {
 
     // MARK: Real time
 
-    /// A two-point tour 150 m apart with one-second narrations and subtitles, and a GPX walk
-    /// that stands in point 1 for three seconds and reaches point 2 after two minutes.
-    static func smallTour(in dir: TemporaryDirectory) throws -> URL {
-        let tone = try FixtureAudio.tone(seconds: 1.0)
+    /// A two-point tour 150 m apart with narrations of `narration` seconds and subtitles, and a GPX
+    /// walk that stands in point 1 for three seconds and reaches point 2 after two minutes.
+    static func smallTour(in dir: TemporaryDirectory, narration: Double = 1.0) throws -> URL {
+        let tone = try FixtureAudio.tone(seconds: narration)
         let root = dir.url.appendingPathComponent("small")
         try FileManager.default.createDirectory(
             at: root.appendingPathComponent("media"), withIntermediateDirectories: true)
         for n in 1...2 {
             try FileManager.default.copyItem(at: tone.mp3, to: root.appendingPathComponent("media/\(n).mp3"))
-            try Data("1\n00:00:00,000 --> 00:00:00,900\nSubtitle of point \(n)\n\n".utf8)
+            let end = String(format: "00:00:00,%03d", Int(narration * 900))
+            try Data("1\n00:00:00,000 --> \(end)\nSubtitle of point \(n)\n\n".utf8)
                 .write(to: root.appendingPathComponent("media/\(n).srt"))
         }
         let tourJSON = """
@@ -335,7 +336,7 @@ struct PreviewCommandTests {
     @Test("--speed without sound: walking is fast-forwarded, narration is not, subtitles show")
     func realTimeWithoutSound() throws {
         let dir = try TemporaryDirectory()
-        let root = try Self.smallTour(in: dir)
+        let root = try Self.smallTour(in: dir, narration: 0.5)
         let started = ContinuousClock.now
         let result = try runWalkscape([
             "preview", root.path, "--trace", root.appendingPathComponent("walk.gpx").path,
@@ -346,9 +347,9 @@ struct PreviewCommandTests {
         #expect(result.stdout.contains("“Subtitle of point 1”"))
         #expect(result.stdout.contains("“Subtitle of point 2”"))
         #expect(result.stdout.contains("points heard 2/2"))
-        // Two seconds of narration at 1x plus about 110 s of walking at 240x (~0.46 s); the whole
-        // at 240x would take 0.5 s.
-        #expect(elapsed > .milliseconds(2300), "took \(elapsed)")
+        // One second of narration at 1x plus about 110 s of walking at 240x (~0.46 s); the whole
+        // at 240x would take half a second.
+        #expect(elapsed > .milliseconds(1300), "took \(elapsed)")
         #expect(elapsed < .seconds(12), "took \(elapsed)")
     }
 
@@ -387,7 +388,7 @@ struct PreviewCommandTests {
     @Test("--speed with sound plays the narration through ALSA (the null device) and waits for it")
     func realTimeWithSound() throws {
         let dir = try TemporaryDirectory()
-        let root = try Self.smallTour(in: dir)
+        let root = try Self.smallTour(in: dir, narration: 0.5)
         let result = try runWalkscape([
             "preview", root.path, "--trace", root.appendingPathComponent("walk.gpx").path,
             "--speed", "240", "--audio-device", "null",
