@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import WalkscapeKit
 
 #if canImport(Glibc)
     import Glibc
@@ -148,15 +149,24 @@ struct ServiceFaultTests {
         #expect(listen(fd, 8) == 0)
         let port = Int(UInt16(bigEndian: address.sin_port))
         let home = try TemporaryDirectory()
+        // Without --timeout the check waits 3 s at most; here a shorter --timeout bounds it.
+        let defaults = DoctorChecks(
+            settings: try Settings.resolve(flags: SettingsFlags(home: home.path), environment: [:]),
+            audioDevice: "null")
+        #expect(defaults.apiTimeout == .seconds(3))
         let started = ContinuousClock.now
         let r = try runWalkscape(
-            ["doctor", "--json", "--audio-device", "null", "--api-url", "http://127.0.0.1:\(port)"], home: home)
-        #expect(ContinuousClock.now - started < .seconds(8))
+            [
+                "doctor", "--json", "--audio-device", "null", "--api-url", "http://127.0.0.1:\(port)", "--timeout",
+                "0.5",
+            ],
+            home: home)
+        #expect(ContinuousClock.now - started < .seconds(5))
         let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])
         let api = try #require((report["checks"] as? [[String: Any]])?.first { $0["name"] as? String == "api" })
         #expect(api["status"] as? String == "fail")
         #expect(
-            (api["detail"] as? String)?.hasSuffix("did not answer: no answer within 3 s; try again later") == true,
+            (api["detail"] as? String)?.hasSuffix("did not answer: no answer within 0.5 s; try again later") == true,
             "\(api)")
     }
 }
