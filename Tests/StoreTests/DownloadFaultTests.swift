@@ -8,7 +8,7 @@ import Testing
 struct DownloadFaultTests {
     /// Six narrations of 600 kB: at 200 kB/s per connection and 4 at once, the last two start
     /// after their 2-second links have expired.
-    static let slowTour = TourFixture(slug: "slow-walk", points: 6, audioBytes: 400_000)
+    static let slowTour = TourFixture(slug: "slow-walk", points: 6, audioBytes: 300_000)
 
     @Test func linksThatExpireMidDownloadAreRenewedAndEachFileGoesOnFromTheByteItReached() async throws {
         let harness = try await StoreHarness(
@@ -29,10 +29,10 @@ struct DownloadFaultTests {
         let installed = try #require(lines.last)
         #expect(installed["event"] as? String == "installed")
         // Bytes over the wire: each file once, however often it was cut or renewed.
-        #expect(installed["bytesReceived"] as? Int == 6 * 400_000)
+        #expect(installed["bytesReceived"] as? Int == 6 * 300_000)
         for point in 1...6 {
             let sha = try harness.servedHash(Self.slowTour.audioPath(order: point, language: "en"), tour: "slow-walk")
-            #expect(harness.blobs()[sha] == 400_000)
+            #expect(harness.blobs()[sha] == 300_000)
         }
         try harness.expectBlobsHashRight()
         try harness.expectVerifyClean()

@@ -11,7 +11,7 @@ import Testing
 @Suite(.serialized)
 struct StoreCommandTests {
     @Test func onATerminalADownloadShowsOneLiveLineWithBytesRateAndTimeLeft() async throws {
-        let fixture = TourFixture(slug: "watched-walk", points: 2, audioBytes: 600_000)
+        let fixture = TourFixture(slug: "watched-walk", points: 2, audioBytes: 300_000)
         let harness = try await StoreHarness(options: .init(throttleBytesPerSecond: 300_000)) { tours in
             try fixture.write(in: tours)
         }
@@ -28,7 +28,7 @@ struct StoreCommandTests {
         #expect(redraws.count >= 3, "\(output.debugDescription)")
         #expect(
             redraws.contains {
-                $0.contains("watched-walk (en) (en): ") && $0.contains(" of 1.2 MB (") && $0.contains("/s, ")
+                $0.contains("watched-walk (en) (en): ") && $0.contains(" of 600.0 kB (") && $0.contains("/s, ")
                     && $0.contains(" left")
             })
         #expect(!output.contains("done: "), "a terminal gets no line per file")
