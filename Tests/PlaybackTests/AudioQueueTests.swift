@@ -52,27 +52,27 @@ import Testing
     static func hold(_ seconds: Double) { Thread.sleep(forTimeInterval: seconds) }
 
     @Test func pauseHoldsAndResumeGoesOnFromTheSameSample() async throws {
-        let tone = try FixtureAudio.tone(seconds: 1.5)
+        let tone = try FixtureAudio.tone(seconds: 1.0)
         let dir = try TemporaryDirectory()
         let out = dir.file("paused.wav")
         let queue = AudioQueue(sink: PacedSink(wrapping: WAVFileSink(url: out)), positionInterval: .milliseconds(50))
         let clock = ContinuousClock()
         let begin = clock.now
         await queue.enqueue(tone.mp3, id: "t")
-        Self.hold(0.5)
+        Self.hold(0.4)
         await queue.pause()
         #expect(await queue.isPaused)
-        Self.hold(0.8)
+        Self.hold(0.6)
         await queue.resume()
         let run = try await collect(queue) { $0 == .finished(id: "t") }
         let elapsed = clock.now - begin
         await queue.shutdown()
         #expect(run.milestones == [.started(id: "t"), .finished(id: "t")])
-        // 1.5 s of audio plus the 0.8 s pause, less what the device had queued when the pause came
+        // 1 s of audio plus the 0.6 s pause, less what the device had queued when the pause came
         // (it plays out, then the fade): at most its 0.2 s lead plus one 93 ms write.
-        #expect(elapsed >= .milliseconds(2000))
+        #expect(elapsed >= .milliseconds(1300))
         let seconds = run.positions.map(\.seconds)
-        #expect(seconds == seconds.sorted() && (seconds.last ?? 0) <= 1.5)
+        #expect(seconds == seconds.sorted() && (seconds.last ?? 0) <= 1.0)
         // Not one sample lost or repeated across the pause: only the fades differ.
         let written = try FixtureAudio.readWAV(out).pcm
         #expect(written.count == tone.frames * 2)
