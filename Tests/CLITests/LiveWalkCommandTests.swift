@@ -33,8 +33,8 @@ struct LiveWalkCommandTests {
     }
 
     /// The demo tour with short tones for narration (`ShortDemo`), in `dir`.
-    static func shortDemo(in dir: TemporaryDirectory) throws -> URL {
-        try ShortDemo.copy(to: dir.url.appendingPathComponent("demo"))
+    static func shortDemo(in dir: TemporaryDirectory, narration: [Double] = ShortDemo.narration) throws -> URL {
+        try ShortDemo.copy(to: dir.url.appendingPathComponent("demo"), narration: narration)
     }
 
     /// The demo tour (its real 13.4 s narration) with point 1's second cue at 1 s instead of 2.6 s,
@@ -124,7 +124,7 @@ struct LiveWalkCommandTests {
     @Test(arguments: UnpacedOutput.allCases)
     func narrationToAnUnpacedOutputTakesRealTimeAndThePointBehindItWaits(output: UnpacedOutput) async throws {
         let home = try TemporaryDirectory()
-        let tour = try Self.shortDemo(in: home)
+        let tour = try Self.shortDemo(in: home, narration: ShortDemo.longFirst)
         let gpsd = try GPSDHarness()
         let target = home.file(output == .wav ? "out.wav" : "out.raw")
         // The decoder's own samples (--loudness off): this test is about timing, not level.
@@ -142,10 +142,10 @@ struct LiveWalkCommandTests {
         child.signal(SIGTERM)
         #expect(await child.wait(timeout: 10) == 128 + SIGTERM, "output: \(child.output)")
 
-        // Point 1's narration lasts ShortDemo.narration[0] s of wall-clock time; point 2 triggers
+        // Point 1's narration lasts ShortDemo.longFirst[0] s of wall-clock time; point 2 triggers
         // meanwhile and waits.
         let start = try #require(playing1), end = try #require(heard1), next = try #require(playing2)
-        let lasts = Duration.milliseconds(Int64(ShortDemo.narration[0] * 1000) - 150)
+        let lasts = Duration.milliseconds(Int64(ShortDemo.longFirst[0] * 1000) - 150)
         #expect(end - start >= lasts, "narration 1 was heard in \(end - start)")
         #expect(next - start >= lasts, "narration 2 started \(next - start) after narration 1")
         let lines = child.output.split(separator: "\n").map(String.init)

@@ -35,16 +35,18 @@ public enum DemoTrace {
 }
 
 /// The demo tour (same ids, points, subtitles and trace) with short tones for narration, so a walk
-/// in real time takes seconds. At `DemoTrace`'s pace point 2 triggers while point 1's narration
-/// (the longest) still plays.
+/// in real time takes seconds.
 public enum ShortDemo {
     /// Narration lengths, in seconds, by point: each at least one 400 ms block, so each has a
     /// measured loudness (docs/loudness.md).
-    public static let narration: [Double] = [0.8, 0.4, 0.4, 0.45, 0.45]
+    public static let narration: [Double] = [0.4, 0.4, 0.4, 0.45, 0.45]
+    /// The same with point 1 twice as long: at `DemoTrace`'s pace point 2 then triggers while point
+    /// 1 still plays, and waits behind it.
+    public static let longFirst: [Double] = [0.8, 0.4, 0.4, 0.45, 0.45]
 
-    /// A copy of the demo tour at `root` with narration of `narration`'s lengths in both languages.
+    /// A copy of the demo tour at `root` with narration of these lengths in both languages.
     @discardableResult
-    public static func copy(to root: URL) throws -> URL {
+    public static func copy(to root: URL, narration: [Double] = narration) throws -> URL {
         try FileManager.default.copyItem(at: TestPaths.demoTour, to: root)
         for (i, seconds) in narration.enumerated() {
             let tone = try FixtureAudio.tone(seconds: seconds, frequency: 330 + 110 * Double(i))
