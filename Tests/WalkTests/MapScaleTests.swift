@@ -26,11 +26,11 @@ struct MapScaleTests {
         try Data((gpx + "</trkseg></trk></gpx>\n").utf8).write(to: url)
     }
 
-    @Test("120,000 fixes a second apart: at most 20,000 drawn, no false gaps, the one real gap kept")
+    @Test("60,000 fixes a second apart: at most 20,000 drawn, no false gaps, the one real gap kept")
     func thinnedTraceKeepsItsGaps() throws {
         let dir = try TemporaryDirectory()
         let trace = dir.file("long.gpx")
-        try Self.longWalk(seconds: 120_000, to: trace)
+        try Self.longWalk(seconds: 60_000, to: trace)
         let out = dir.file("long.svg")
         let result = try runWalkscape(["map", "tours/demo", "--trace", trace.path, "-o", out.path], timeout: 300)
         #expect(result.status == 0, "\(result.stderr)")
