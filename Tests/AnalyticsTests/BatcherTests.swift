@@ -140,8 +140,8 @@ import TourModel
         let outbox = try F.outbox(home)
         try F.fill(outbox, 1...20)
         let carried = Mutex(0)
-        let transport = ScriptedBatchTransport { batch, _ in
-            guard batch.contains(where: { Int($0.eventID!.suffix(12))! == 7 }) else { return .delivered }
+        let transport = ScriptedBatchTransport { [self] batch, _ in
+            guard batch.contains(where: { number($0) == 7 }) else { return .delivered }
             let times = carried.withLock { count in
                 count += 1
                 return count
