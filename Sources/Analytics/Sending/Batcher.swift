@@ -145,7 +145,8 @@ public struct Batcher: Sendable {
                             delivered: &delivered, deferCommit: true))
                 } catch { sent = .failure(error) }
                 var stop = try sent.get()
-                if stop == nil, delivered.count == batch.count {
+                if !delivered.isEmpty {
+                    // Taken whole (only then is anything handed back to commit).
                     uncommitted += delivered
                 } else {
                     // Split, bisected, set aside or stopped: everything under way is finished, and
@@ -154,7 +155,6 @@ public struct Batcher: Sendable {
                     reading = nil
                     try await finish(commit)
                     commit = nil
-                    uncommitted += delivered
                     try finishNow(&uncommitted)
                     queue = []
                     cursor = 0
