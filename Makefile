@@ -32,27 +32,23 @@ SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 all: build
 
-deps:
-	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+# $(call apt_install,PACKAGES): apt-get install those of PACKAGES not installed yet (one place for
+# deps, deps-bench and deps-deb).
+apt_install = @missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "Installing:" $$missing; \
 	  $(SUDO) apt-get update -q && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
 	fi
 
+deps:
+	$(call apt_install,$(APT_PACKAGES))
+
 deps-bench: deps
-	@missing=$$(for p in $(BENCH_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-	  $(SUDO) apt-get update -q && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
-	fi
+	$(call apt_install,$(BENCH_APT_PACKAGES))
 
 deps-deb: deps
-	@missing=$$(for p in $(DEB_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-	  $(SUDO) apt-get update -q && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
-	fi
+	$(call apt_install,$(DEB_APT_PACKAGES))
 
 # The module layers of docs/architecture.md: no arrow up, no undeclared import, a pure walk core.
 layers:
