@@ -30,8 +30,7 @@ struct AnalyticsDeliveryTests {
             home = try TemporaryDirectory(prefix: "walkscape-analytics-home")
             tours = scratch.url.appendingPathComponent("tours", isDirectory: true)
             try FileManager.default.createDirectory(at: tours, withIntermediateDirectories: true)
-            _ = try LiveWalkCommandTests.shortDemo(in: scratch)
-            try FileManager.default.moveItem(at: scratch.file("demo"), to: tours.appendingPathComponent("demo"))
+            try ShortDemo.copy(to: tours.appendingPathComponent("demo"))
             var options = options
             options.tours = [tours]
             server = try await ServerProcess.start(options)
