@@ -62,7 +62,7 @@ import TourModel
                     return nil
                 }
                 sent = true
-                return Array(chunk)
+                return BodyChunk(chunk)
             }
         }
     }
@@ -181,7 +181,7 @@ import TourModel
                 return ResponseBody.AsyncIterator {
                     if sent { return nil }
                     sent = true
-                    return Self.bytes + [1, 2, 3]
+                    return BodyChunk(Self.bytes + [1, 2, 3])
                 }
             }
             return HTTPResponse(status: 200, body: body, url: url)

@@ -1,18 +1,35 @@
 import Foundation
+import NIOCore
+
+/// A piece of a response body as it arrived from the connection, read in place: a download
+/// writes and hashes each piece without copying it first.
+public struct BodyChunk: Sendable, ExpressibleByArrayLiteral {
+    private let buffer: ByteBuffer
+
+    public init(_ bytes: some Sequence<UInt8>) { buffer = ByteBuffer(bytes: bytes) }
+    public init(arrayLiteral bytes: UInt8...) { self.init(bytes) }
+    init(buffer: ByteBuffer) { self.buffer = buffer }
+
+    public var count: Int { buffer.readableBytes }
+
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try buffer.withUnsafeReadableBytes(body)
+    }
+}
 
 /// A response body as an asynchronous sequence of byte chunks, read once. Errors while reading are
 /// `TransportError`s (a stalled or broken connection mid-body).
 public struct ResponseBody: AsyncSequence, Sendable {
-    public typealias Element = [UInt8]
+    public typealias Element = BodyChunk
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        private var pull: () async throws -> [UInt8]?
+        private var pull: () async throws -> BodyChunk?
 
-        public init(pull: @escaping () async throws -> [UInt8]?) {
+        public init(pull: @escaping () async throws -> BodyChunk?) {
             self.pull = pull
         }
 
-        public mutating func next() async throws -> [UInt8]? { try await pull() }
+        public mutating func next() async throws -> BodyChunk? { try await pull() }
     }
 
     private let iterate: @Sendable () -> AsyncIterator
@@ -50,7 +67,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
             return AsyncIterator {
                 if sent { return nil }
                 sent = true
-                return [UInt8](data)
+                return BodyChunk(data)
             }
         }
     }
@@ -64,7 +81,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
                 guard data.count + chunk.count <= limit else {
                     throw TransportError(.tooLarge, "the answer is larger than \(limit) bytes")
                 }
-                data.append(contentsOf: chunk)
+                chunk.withUnsafeBytes { data.append(contentsOf: $0) }
             }
         } catch let error as TransportError {
             throw error
