@@ -5,20 +5,23 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 
-/// The real transport: one AsyncHTTPClient on one event-loop thread, for the whole process.
+/// The real transport: an AsyncHTTPClient on the process's one event-loop thread.
 ///
 /// It follows no redirect (`RequestExecutor` does, under `RedirectRule`, so a bearer token never
 /// travels to another origin) and never retries a failed connection by itself (the executor does,
 /// knowing which requests may be repeated). Call `shutdown()` on every path before exiting.
 public final class AsyncHTTPClientTransport: HTTPTransport {
     public let configuration: TransportConfiguration
-    private let group: MultiThreadedEventLoopGroup
     private let client: HTTPClient
+
+    /// One thread is plenty for a command-line client. Every client of the process runs on it,
+    /// and it lives as long as the process: a client is shut down (its connections closed), the
+    /// thread is not started and joined again for each (a download's analytics go out on a second
+    /// client just after it).
+    static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     public init(configuration: TransportConfiguration = TransportConfiguration()) {
         self.configuration = configuration
-        // One thread is plenty for a command-line client, and it is ours to shut down.
-        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var ahc = HTTPClient.Configuration()
         ahc.redirectConfiguration = .disallow
         ahc.timeout = .init(
@@ -36,7 +39,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 ChannelOptions.recvAllocator,
                 value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 1 << 20))
         }
-        client = HTTPClient(eventLoopGroup: group, configuration: ahc)
+        client = HTTPClient(eventLoopGroup: Self.group, configuration: ahc)
     }
 
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
@@ -61,9 +64,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             body: ResponseBody {
                 var chunks = body.makeAsyncIterator()
                 return ResponseBody.AsyncIterator {
-                    let chunk: [UInt8]?
+                    let chunk: BodyChunk?
                     do {
-                        chunk = try await chunks.next().map { Array($0.readableBytesView) }
+                        chunk = try await chunks.next().map { BodyChunk(buffer: $0) }
                     } catch {
                         throw Self.classify(error, timeout: timeout, configuration: configuration)
                     }
@@ -79,7 +82,6 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     public func shutdown() async throws {
         try await client.shutdown()
-        try await group.shutdownGracefully()
     }
 
     /// Names what went wrong in the terms the retry rules need: was anything sent, is it worth
