@@ -37,11 +37,16 @@ public struct TourStore: Sendable {
         configuration.label = "walkscape-catalog"
         do {
             database = try DatabaseQueue(path: location.catalog.path, configuration: configuration)
-            // A committed install survives a power cut, not only a kill. Set here, not in
-            // `prepareDatabase`: GRDB turns WAL on after that, and sets NORMAL with it (the log
-            // synced only at checkpoints). The queue's one connection keeps it for its life.
-            try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+            // The schema of a new catalog (or a migration) is written without waiting for the
+            // disk at each of its steps: NORMAL in WAL mode is consistent, not durable, so a power
+            // cut before the first durable commit only means it is made again.
+            try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = NORMAL") }
             try CatalogSchema.migrator.migrate(database)
+            // Then a committed install survives a power cut, not only a kill: FULL, which the
+            // queue's one connection keeps but for `write(durable: false)`, and whose first commit
+            // carries the log before it to the disk. Set here, not in `prepareDatabase`: GRDB
+            // turns WAL on after that, and sets NORMAL with it.
+            try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         } catch {
             throw StoreError(
                 .damaged, "\(location.catalog.path): cannot be opened as the tour catalog (\(Self.describe(error)))")
@@ -120,8 +125,29 @@ public struct TourStore: Sendable {
         }
     }
 
-    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        do { return try database.write(body) } catch let error as StoreError {
+    /// Runs `body` in one transaction. `durable`: the commit waits until the log is on the disk
+    /// (a power cut keeps it); otherwise it is only in the page cache until the next durable
+    /// commit, which carries it to the disk with its own. A kill keeps both; a power cut may lose
+    /// a commit that was not durable, never half of one (SQLite's WAL).
+    func write<T>(durable: Bool = true, _ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            if durable { return try database.write(body) }
+            return try database.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                var result: T?
+                do {
+                    try db.inTransaction {
+                        result = try body(db)
+                        return .commit
+                    }
+                } catch {
+                    try db.execute(sql: "PRAGMA synchronous = FULL")
+                    throw error
+                }
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                return result!
+            }
+        } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError where [.SQLITE_FULL, .SQLITE_IOERR].contains(error.resultCode) {
             throw StoreError(

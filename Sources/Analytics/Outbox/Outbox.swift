@@ -53,11 +53,16 @@ public struct Outbox: Sendable {
         configuration.label = "walkscape-outbox"
         do {
             database = try DatabaseQueue(path: url.path, configuration: configuration)
-            // Recorded means on disk, not only in the page cache: a power cut keeps it. Set here,
-            // not in `prepareDatabase`: GRDB turns WAL on after that, and sets NORMAL with it (the
-            // log synced only at checkpoints). The queue's one connection keeps it for its life.
-            try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+            // A new outbox's schema is written without waiting for the disk at each step (NORMAL
+            // in WAL mode: consistent, not durable); a power cut before the first event only means
+            // it is made again.
+            try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = NORMAL") }
             try OutboxSchema.migrator.migrate(database)
+            // Then recorded means on disk, not only in the page cache: a power cut keeps it, and the
+            // first event's commit carries the schema with it. Set here, not in `prepareDatabase`:
+            // GRDB turns WAL on after that, and sets NORMAL with it (the log synced only at
+            // checkpoints). The queue's one connection keeps it for its life.
+            try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         } catch {
             let kind = OutboxError.kind(of: error)
             throw OutboxError(

@@ -9,8 +9,9 @@ import Foundation
 #endif
 
 /// A download being written in partial/: appended at a known offset, flushed to disk before it
-/// is renamed into the blob store. One writer (one transfer) at a time.
-final class PartFile {
+/// is renamed into the blob store. One writer (one transfer) at a time: Sendable only so that its
+/// transfer can hand the final flush to `DiskWait` while it waits for it.
+final class PartFile: @unchecked Sendable {
     let url: URL
     private let fd: Int32
     /// Bytes in the file; what the next write appends after.

@@ -1,4 +1,5 @@
 import Crypto
+import FileAccess
 import Foundation
 import TourAPI
 import TourModel
@@ -260,11 +261,14 @@ struct FileTransfer: Sendable {
             }
         }
 
-        try part.sync()
         let sha = Hex.string(hasher.finalize())
-        try store.recordBlob(sha, for: identity, now: now())
-        try store.blobs.install(part: partURL, as: sha)
-        try store.forgetPartial(identity)
+        let (catalog, finishedAt) = (store, now())
+        try await DiskWait.run { () throws(StoreError) in
+            try part.sync()
+            try catalog.recordBlob(sha, for: identity, now: finishedAt)
+            try catalog.blobs.install(part: partURL, as: sha)
+            try catalog.forgetPartial(identity)
+        }
         report(.fileDone(label: label, bytes: declared))
         return sha
     }

@@ -19,8 +19,10 @@ extension TourStore {
         try read { db in try PartialRecord.fetchOne(db, key: ["location": identity.location, "size": identity.size]) }
     }
 
+    /// Not durable (`write(durable:)`): a part file is only resumed in the boot that wrote it, and
+    /// a kill keeps the commit; after a power cut the row is ignored anyway.
     func savePartial(_ identity: FileIdentity, validator: String?, bootID: String, now: Date) throws(StoreError) {
-        try write { db in
+        try write(durable: false) { db in
             try PartialRecord(
                 location: identity.location, size: identity.size, validator: validator, bootId: bootID,
                 startedAt: now
@@ -29,15 +31,18 @@ extension TourStore {
     }
 
     func forgetPartial(_ identity: FileIdentity) throws(StoreError) {
-        _ = try write { db in
+        _ = try write(durable: false) { db in
             try PartialRecord.deleteOne(db, key: ["location": identity.location, "size": identity.size])
         }
     }
 
     /// Records a finished download before its part file is renamed into `media/`: a kill between
     /// the two leaves a complete part file that the next run renames without fetching anything.
+    /// Not durable: the switch's commit carries it to the disk. A power cut before that may lose
+    /// the row while the blob's file is in `media/`: the next download fetches the file again, and
+    /// `gc` collects a file no row knows.
     func recordBlob(_ sha256: String, for identity: FileIdentity, now: Date) throws(StoreError) {
-        try write { db in
+        try write(durable: false) { db in
             try BlobRecord(sha256: sha256, size: identity.size, addedAt: now).insert(db, onConflict: .ignore)
             try SourceRecord(location: identity.location, size: identity.size, sha256: sha256).upsert(db)
         }
