@@ -45,14 +45,21 @@ public struct TourDownloader: Sendable {
     ) async throws(StoreError) -> DownloadPlan {
         var contents: [String: TourContent] = [:]
         for language in Set(languages).sorted() {
+            // The three questions at once; their answers judged in this order, so the first error
+            // is the one the details would give (a locked tour, a tour gone).
             let points: [TourPoint]
             do {
-                let detail = try await source.tour(tourID, language: language)
-                points = try await source.points(ofTour: tourID, language: language)
-                let manifest = try await source.manifest(ofTour: tourID, language: language)
+                async let detailAnswer = source.tour(tourID, language: language)
+                async let pointsAnswer = source.points(ofTour: tourID, language: language)
+                async let manifestAnswer = source.manifest(ofTour: tourID, language: language)
+                let detail = try await detailAnswer
+                points = try await pointsAnswer
+                let manifest = try await manifestAnswer
                 contents[language] = TourContent(detail: detail, points: points, manifest: manifest)
-            } catch {
+            } catch let error as APIError {
                 throw StoreError(error)
+            } catch {
+                throw StoreError(.cancelled, "cancelled")
             }
             try Self.refuseSharedIDs(points, slug: slug, language: language)
         }
@@ -129,12 +136,14 @@ public struct TourDownloader: Sendable {
 
         let counters = TransferCounters()
         var shas = plan.known
+        let alreadyMeasured = measure == nil ? [:] : try store.knownLoudness()
+        let judge = NarrationJudge(audioCheck: audioCheck, measure: measure, alreadyMeasured: alreadyMeasured)
         if !plan.transfers.isEmpty {
             report(.started(files: plan.transfers.count, bytes: plan.bytesToFetch, resumedBytes: plan.resumableBytes))
             let book = ManifestBook(
                 source: source, tourID: plan.tourID, manifests: plan.contents.mapValues(\.manifest),
                 fetchedAt: plan.fetchedAt, now: now)
-            let fetched = try await fetchAll(plan.transfers, book: book, counters: counters)
+            let fetched = try await fetchAll(plan.transfers, book: book, counters: counters, judge: judge)
             shas.merge(fetched) { _, new in new }
             result.filesFetched = fetched.count
         }
@@ -145,9 +154,6 @@ public struct TourDownloader: Sendable {
         result.retries = counted.retries
 
         // Every file of every changed language must be in the store before the switch.
-        var problems: [String: String?] = [:]
-        let alreadyMeasured = measure == nil ? [:] : try store.knownLoudness()
-        var measured: [String: Loudness] = [:]
         var versions: [(VersionRecord, [VersionFileRecord])] = []
         for language in plan.changedLanguages {
             guard let content = plan.contents[language] else { continue }
@@ -163,20 +169,8 @@ public struct TourDownloader: Sendable {
                             .damaged,
                             "\(identity.fileName) is missing from the store after its download: run the command again")
                     }
-                    var problem: String?
-                    if role == .audio {
-                        if let known = problems[sha] {
-                            problem = known
-                        } else {
-                            problem = audioCheck(store.blobs.url(of: sha))
-                            problems[sha] = problem
-                            if problem == nil, let measure, alreadyMeasured[sha] == nil,
-                                let loudness = measure(store.blobs.url(of: sha))
-                            {
-                                measured[sha] = loudness
-                            }
-                        }
-                    }
+                    // Fetched narrations were judged as they arrived; one the store had is judged now.
+                    let problem = role == .audio ? judge.problem(sha, at: store.blobs.url(of: sha)) : nil
                     files.append(
                         VersionFileRecord(
                             versionId: 0, kind: role.rawValue, pointId: file.pointID,
@@ -211,7 +205,7 @@ public struct TourDownloader: Sendable {
                 id: plan.tourID, slug: plan.slug, service: plan.service,
                 isProtected: plan.isProtected),
             versions: versions,
-            loudness: measured.sorted { $0.key < $1.key }.map {
+            loudness: judge.measured.sorted { $0.key < $1.key }.map {
                 LoudnessRecord(sha256: $0.key, $0.value, measuredAt: now())
             })
         result.switchedLanguages = plan.changedLanguages
@@ -221,13 +215,16 @@ public struct TourDownloader: Sendable {
 
     /// Runs the transfers, at most `concurrency` at a time. The first failure stops the others
     /// (their part files stay for the next run) and is the one reported.
+    /// A narration is judged (does it play, how loud) as soon as it is in, beside the transfers
+    /// still running, not after the last of them.
     private func fetchAll(
         _ transfers: [Transfer], book: ManifestBook,
-        counters: TransferCounters
+        counters: TransferCounters, judge: NarrationJudge
     ) async throws(StoreError) -> [FileIdentity: String] {
         let bootID = BootID.current()
+        let media = store.blobs
         let outcome: Result<[FileIdentity: String], StoreError> = await withTaskGroup(
-            of: Result<(FileIdentity, String), StoreError>.self
+            of: Result<(FileIdentity, String)?, StoreError>.self
         ) { group in
             var pending = transfers[...]
             var done: [FileIdentity: String] = [:]
@@ -248,8 +245,16 @@ public struct TourDownloader: Sendable {
             for _ in 0..<concurrency { startNext() }
             while let next = await group.next() {
                 switch next {
-                case .success(let (identity, sha)):
+                case .success(nil):
+                    break  // a narration judged
+                case .success(let (identity, sha)?):
                     done[identity] = sha
+                    if failure == nil, transfers.first(where: { $0.identity == identity })?.isNarration == true {
+                        group.addTask {
+                            _ = judge.problem(sha, at: media.url(of: sha))
+                            return .success(nil)
+                        }
+                    }
                     startNext()
                 case .failure(let error):
                     // Keep the first real failure, not the cancellations it caused.

@@ -11,4 +11,7 @@ struct Transfer: Sendable {
     var expiresAt: Date?
     /// How messages name it: "narration of point 2 (Piazza) in 'it' (02.mp3)".
     var label: String
+
+    /// Whether the file is a point's narration (somewhere it is used).
+    var isNarration: Bool { references.contains { $0.role == .audio } }
 }

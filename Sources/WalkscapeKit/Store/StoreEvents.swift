@@ -6,7 +6,7 @@ import TourStore
 /// Records the store's analytics events (`tour_download_started`, `tour_download_completed`,
 /// `tour_download_deleted`) in the analytics outbox, one per language, with the service's tour id,
 /// for the service the tour came from (only its ids may be sent to it).
-package struct StoreEvents {
+package struct StoreEvents: Sendable {
     package enum Name: String {
         case started = "tour_download_started"
         case completed = "tour_download_completed"

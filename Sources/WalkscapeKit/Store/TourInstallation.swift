@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import TourAPI
 import TourModel
@@ -42,10 +43,15 @@ package struct TourInstallation {
         }
         let userID = try? await client.session.credentials()?.userID
         let events = StoreEvents(settings: settings)
-        events.started(plan, userID: userID)
+        // Recorded while the files download: its commit waits for the disk, the transfers need not.
+        let recordingStart = Task { await DiskWait.run { events.started(plan, userID: userID) } }
         let start = Date()
         let report: InstallReport
-        do { report = try await downloader.install(plan) } catch { throw AppError(error) }
+        do { report = try await downloader.install(plan) } catch {
+            await recordingStart.value
+            throw AppError(error)
+        }
+        await recordingStart.value
         let seconds = Date().timeIntervalSince(start)
         events.completed(plan, report, seconds: seconds, userID: userID)
         var unplayable: [String] = []

@@ -41,15 +41,17 @@ struct DownloadCommand: AsyncParsableCommand {
     func run() async throws {
         let settings = try global.settings()
         let reporter = DownloadReporter(mode: DownloadReporter.mode(json: json))
-        let (store, lock) = try StoreAccess.openForChange(settings, purpose: "download \(tour)")
-        defer { lock.release() }
         let (tour, language) = (self.tour, self.language)
         do {
             try await Interruptible.run(onStop: {
                 reporter.stopped(command: "walkscape download \(tour)", keptBytes: reporter.keptBytes)
             }) {
                 try await ServiceConnection.run(settings) { client in
-                    let catalog = try await client.persistent.tours()
+                    // The catalog is asked for while the store opens (is made, the first time).
+                    async let catalogAnswer = client.persistent.tours()
+                    let (store, lock) = try StoreAccess.openForChange(settings, purpose: "download \(tour)")
+                    defer { lock.release() }
+                    let catalog = try await catalogAnswer
                     let summary = try CatalogTour.resolve(tour, in: catalog)
                     try Self.checkAccess(summary)
                     var languages: [String] = []
