@@ -4,6 +4,7 @@ import WalkscapeKit
 
 struct Doctor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "doctor",
         abstract: "Check gpsd, audio, storage, the API and the login.",
         discussion: """
             One line per check: OK, WARN or FAIL, with a hint for anything not OK.

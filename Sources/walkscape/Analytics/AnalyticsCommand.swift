@@ -29,6 +29,7 @@ struct AnalyticsCommand: AsyncParsableCommand {
 
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Say whether analytics is on, and what waits, was refused, or stays local.")
 
         @OptionGroup var global: GlobalOptions
@@ -126,6 +127,7 @@ struct AnalyticsCommand: AsyncParsableCommand {
 
     struct Move: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "move",
             abstract: "Send the events kept for another service to the configured one (the service moved).",
             discussion: """
                 Events wait for the service whose tours they are about, by its URL. When that service \
@@ -161,6 +163,7 @@ struct AnalyticsCommand: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "List the events kept here, exactly as they would be sent.")
 
         @OptionGroup var global: GlobalOptions
@@ -243,6 +246,7 @@ struct AnalyticsCommand: AsyncParsableCommand {
 
     struct On: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "on",
             abstract: "Record analytics events and send them (writes `analytics = on` in the config file).")
 
         @OptionGroup var global: GlobalOptions
@@ -254,6 +258,7 @@ struct AnalyticsCommand: AsyncParsableCommand {
 
     struct Off: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "off",
             abstract:
                 "Record and send nothing (writes `analytics = off` in the config file); what is kept stays until purged."
         )
@@ -267,6 +272,7 @@ struct AnalyticsCommand: AsyncParsableCommand {
 
     struct Purge: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "purge",
             abstract: "Delete every analytics event kept here: waiting, quarantined and local.")
 
         @OptionGroup var global: GlobalOptions
