@@ -294,6 +294,23 @@ import TourModel
         // Sent with what was known: the first two offline, the third reached the service at once.
         #expect(transport.sent.last?.map(\.offline) == [true, true, false])
     }
+
+    /// A service reached answers "not offline" for every event recorded before the attempt; that
+    /// answer is written beside the sending (with the next commit), and an unreachable attempt
+    /// after it must not turn the events still waiting into "offline".
+    @Test func eventsRecordedBeforeAReachedServiceStayOnlineWhenTheNextAttemptFails() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...3, offline: nil)
+        let transport = ScriptedBatchTransport { _, attempt in
+            attempt == 1 ? .delivered : .retryLater(reason: "refused", unreachable: true, after: nil)
+        }
+        let timer = RecordedTimer()
+        let report = await batcher(outbox, transport, timer: timer, limits: BatchLimits(maxEvents: 1))
+            .flush(.init(deadline: timer.now() + 60, schedule: .onDemand, maxUnreachable: 1))
+        #expect(report.sent == 1 && report.attempts == 2)
+        #expect(try outbox.entries().map(\.event.offline) == [false, false])
+    }
 }
 
 /// A count shared with a transport's script.
