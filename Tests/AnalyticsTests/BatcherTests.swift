@@ -295,9 +295,8 @@ import TourModel
         #expect(transport.sent.last?.map(\.offline) == [true, true, false])
     }
 
-    /// A service reached answers "not offline" for every event recorded before the attempt; that
-    /// answer is written beside the sending (with the next commit), and an unreachable attempt
-    /// after it must not turn the events still waiting into "offline".
+    /// A service reached answers "not offline" for every event recorded before the attempt, and an
+    /// unreachable attempt after it must not turn the events still waiting into "offline".
     @Test func eventsRecordedBeforeAReachedServiceStayOnlineWhenTheNextAttemptFails() async throws {
         let home = try TemporaryDirectory()
         let outbox = try F.outbox(home)

@@ -233,17 +233,9 @@ public struct Outbox: Sendable {
 
     /// The service took these events (204): they leave the outbox and join the ledger of sent ids
     /// in one transaction, so a kill leaves them either waiting (sent again, same ids) or gone.
-    /// `reached`: in the same transaction, the events of `service` recorded through `throughSeq`
-    /// with no word on `offline` yet learn that an attempt reached the service
-    /// (`resolveOffline(..., offline: false)`).
-    public func markSent(
-        _ events: [PendingEvent], at time: Date, reached: (service: String, throughSeq: Int64)? = nil
-    ) throws(OutboxError) {
+    public func markSent(_ events: [PendingEvent], at time: Date) throws(OutboxError) {
         guard !events.isEmpty else { return }
         try write("mark \(events.count) analytics events sent") { db in
-            if let reached {
-                try Self.resolveOffline(db, service: reached.service, throughSeq: reached.throughSeq, false)
-            }
             let delete = try db.cachedStatement(sql: "DELETE FROM event WHERE seq = ?")
             let ledger = try db.cachedStatement(sql: "INSERT OR REPLACE INTO sent (eventId, sentAt) VALUES (?, ?)")
             // The time as SQLite stores it, made once: formatting a date is most of a row's cost.
@@ -276,15 +268,11 @@ public struct Outbox: Sendable {
     /// first attempt to reach the service after them: reached (false) or not (true).
     public func resolveOffline(service: String, throughSeq seq: Int64, offline: Bool) throws(OutboxError) {
         try write("note whether the service was reachable") { db in
-            try Self.resolveOffline(db, service: service, throughSeq: seq, offline)
+            try db.execute(
+                sql: """
+                    UPDATE event SET offline = ? WHERE offline IS NULL AND state = 'waiting' AND service = ? AND seq <= ?
+                    """, arguments: [offline, service, seq])
         }
-    }
-
-    private static func resolveOffline(_ db: Database, service: String, throughSeq seq: Int64, _ offline: Bool) throws {
-        try db.execute(
-            sql: """
-                UPDATE event SET offline = ? WHERE offline IS NULL AND state = 'waiting' AND service = ? AND seq <= ?
-                """, arguments: [offline, service, seq])
     }
 
     /// Remembers why the last delivery failed (cleared by the next one that succeeds).

@@ -88,14 +88,9 @@ public struct Batcher: Sendable {
         var maxBytes = limits.maxBytes
         var failures = 0
         var unreachableInRow = 0
-        // The last answer given to events with no word on `offline` (recorded before an attempt):
-        // the same mark and answer again would change nothing (it scanned every waiting event
-        // each batch). A service reached only turns "no word" into false, which is how such an
-        // event is sent anyway: that answer (`reachedThrough`) is written with the next commit,
-        // beside the sending, not before the next batch goes out (the first batch of a long
-        // outbox would wait for every row of it to be updated).
+        // The last `resolveOffline` made: the same mark and answer again would change nothing
+        // (it scanned every waiting event each batch).
         var resolved: (through: Int64, offline: Bool)?
-        var reachedThrough: Int64?
         // Batches the service took whole whose commit is still to start, and the commit under way.
         var uncommitted: [PendingEvent] = []
         var commit: Commit?
@@ -137,7 +132,7 @@ public struct Batcher: Sendable {
                 // when this is the last batch read: both run while this batch is on its way.
                 if commit?.isDone ?? true {
                     try await finish(commit)
-                    commit = startCommit(&uncommitted, reachedThrough: &reachedThrough)
+                    commit = startCommit(&uncommitted)
                 }
                 if queue.isEmpty {
                     reading = startReading(after: cursor, limits: batchLimits)
@@ -161,7 +156,7 @@ public struct Batcher: Sendable {
                     reading = nil
                     try await finish(commit)
                     commit = nil
-                    try finishNow(&uncommitted, reachedThrough: &reachedThrough)
+                    try finishNow(&uncommitted)
                     queue = []
                     cursor = 0
                 }
@@ -174,13 +169,7 @@ public struct Batcher: Sendable {
                 report.reached = !unreachable
                 // Events recorded before this attempt with no word on `offline` get its answer.
                 if resolved?.through != mark || resolved?.offline != unreachable {
-                    if unreachable {
-                        // The earlier answer first: "offline" must not reach events an attempt got through for.
-                        try writeReached(&reachedThrough)
-                        try outbox.resolveOffline(service: service, throughSeq: mark, offline: true)
-                    } else {
-                        reachedThrough = mark
-                    }
+                    try outbox.resolveOffline(service: service, throughSeq: mark, offline: unreachable)
                     resolved = (mark, unreachable)
                 }
                 guard let stop else {
@@ -209,16 +198,14 @@ public struct Batcher: Sendable {
             }
             _ = try await finish(reading)
             try await finish(commit)
-            try finishNow(&uncommitted, reachedThrough: &reachedThrough)
-            try writeReached(&reachedThrough)
+            try finishNow(&uncommitted)
             if let problem = report.problem { try outbox.noteProblem(problem, at: timer.now()) }
             if report.sent > 0 { try outbox.forgetSent(before: timer.now().addingTimeInterval(-Self.sentMemory)) }
         } catch {
             // Whatever was delivered is still committed if the outbox lets it be.
             _ = try? await reading?.value
             _ = try? await commit?.task.value
-            try? finishNow(&uncommitted, reachedThrough: &reachedThrough)
-            try? writeReached(&reachedThrough)
+            try? finishNow(&uncommitted)
             report.outcome = .outboxFailed(reason: error.message)
         }
         return report
@@ -238,14 +225,11 @@ public struct Batcher: Sendable {
         func set() { value.withLock { $0 = true } }
     }
 
-    /// Commits `events` (delivered) on another thread, with the answer for `reachedThrough`; nil
-    /// when there are none.
-    private func startCommit(_ events: inout [PendingEvent], reachedThrough: inout Int64?) -> Commit? {
+    /// Commits `events` (delivered) on another thread; nil when there are none.
+    private func startCommit(_ events: inout [PendingEvent]) -> Commit? {
         guard !events.isEmpty else { return nil }
         let batch = events
         events = []
-        let reached = reachedThrough.map { (service: service, throughSeq: $0) }
-        reachedThrough = nil
         let outbox = outbox
         let at = timer.now()
         let ended = EndFlag()
@@ -253,7 +237,7 @@ public struct Batcher: Sendable {
         let task = Task {
             try await DiskWait.run { () throws(OutboxError) in
                 defer { ended.set() }
-                try outbox.markSent(batch, at: at, reached: reached)
+                try outbox.markSent(batch, at: at)
             }
         }
         return Commit(task: task, ended: ended)
@@ -295,19 +279,11 @@ public struct Batcher: Sendable {
         }
     }
 
-    private func finishNow(_ events: inout [PendingEvent], reachedThrough: inout Int64?) throws(OutboxError) {
+    private func finishNow(_ events: inout [PendingEvent]) throws(OutboxError) {
         guard !events.isEmpty else { return }
         let batch = events
         events = []
-        try outbox.markSent(batch, at: timer.now(), reached: reachedThrough.map { (service, $0) })
-        reachedThrough = nil
-    }
-
-    /// Writes the answer for `reachedThrough` now, if it waits.
-    private func writeReached(_ reachedThrough: inout Int64?) throws(OutboxError) {
-        guard let through = reachedThrough else { return }
-        try outbox.resolveOffline(service: service, throughSeq: through, offline: false)
-        reachedThrough = nil
+        try outbox.markSent(batch, at: timer.now())
     }
 
     /// Delivers `events`, splitting on 413 and bisecting on 400 and on a 5xx the service's health
