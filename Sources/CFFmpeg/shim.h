@@ -10,6 +10,7 @@
 // `ws_ff_available()` first). Macros Swift cannot import are wrapped in inline functions.
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
@@ -25,20 +26,26 @@
 #define WS_FF_STR(x) WS_FF_STR2(x)
 
 /// The libraries by the sonames these headers belong to, loaded once; NULL when one is missing.
+/// The first use may come from several threads at once (a download judges narrations side by
+/// side): one loads while the others wait for it, instead of finding "tried" and no handle yet.
 static inline void *ws_ff_library(int which) {
     static void *handles[4];
     static int tried[4];
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     static const char *names[4] = {
         "libavutil.so." WS_FF_STR(LIBAVUTIL_VERSION_MAJOR),
         "libswresample.so." WS_FF_STR(LIBSWRESAMPLE_VERSION_MAJOR),
         "libavcodec.so." WS_FF_STR(LIBAVCODEC_VERSION_MAJOR),
         "libavformat.so." WS_FF_STR(LIBAVFORMAT_VERSION_MAJOR),
     };
+    pthread_mutex_lock(&lock);
     if (!tried[which]) {
-        tried[which] = 1;
         handles[which] = dlopen(names[which], RTLD_NOW | RTLD_LOCAL);
+        tried[which] = 1;
     }
-    return handles[which];
+    void *handle = handles[which];
+    pthread_mutex_unlock(&lock);
+    return handle;
 }
 
 /// 1 when all four libraries load.
@@ -58,11 +65,16 @@ static inline void *ws_ff_symbol(const char *name) {
     return NULL;
 }
 
+// Each function is looked up once; two threads looking it up together find the same address.
 #define WS_FF(name)                                                          \
     static inline __typeof__(&name) ws_##name(void) {                        \
         static __typeof__(&name) function;                                   \
-        if (!function) function = (__typeof__(&name))ws_ff_symbol(#name);    \
-        return function;                                                     \
+        __typeof__(&name) found = __atomic_load_n(&function, __ATOMIC_ACQUIRE); \
+        if (!found) {                                                        \
+            found = (__typeof__(&name))ws_ff_symbol(#name);                  \
+            __atomic_store_n(&function, found, __ATOMIC_RELEASE);            \
+        }                                                                    \
+        return found;                                                        \
     }
 
 WS_FF(av_channel_layout_copy)
