@@ -3,9 +3,13 @@ import Synchronization
 import TourModel
 
 /// Whether each narration blob plays, and how loud it is, worked out once per blob: for a fetched
-/// narration as soon as it is in the store (beside the transfers still running), for one the store
-/// had before the download when the switch is prepared.
+/// narration as soon as it is in the store (beside the transfers still running, `judgeAside`), for
+/// one the store had before the download when the switch is prepared.
 final class NarrationJudge: Sendable {
+    /// Where fetched narrations are judged, one at a time: decoding a narration (its loudness is
+    /// measured over all of it) is CPU work the transfers' threads must not wait behind, and one
+    /// at a time leaves the other core to them.
+    private let queue = DispatchQueue(label: "walkscape.narration-judge")
     private let audioCheck: @Sendable (URL) -> String?
     private let measure: (@Sendable (URL) -> Loudness?)?
     /// Blobs whose loudness the catalog has already: not measured again.
@@ -33,6 +37,22 @@ final class NarrationJudge: Sendable {
             if let loudness { $0.measured[sha256] = loudness }
         }
         return problem
+    }
+
+    /// Judges a fetched narration on the judge's own thread, after those before it; not at all
+    /// when the download is cancelled before its turn (one being decoded then runs to its end).
+    func judgeAside(_ sha256: String, at url: URL) async {
+        let cancelled = Mutex(false)
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                queue.async {
+                    if !cancelled.withLock({ $0 }) { _ = self.problem(sha256, at: url) }
+                    continuation.resume()
+                }
+            }
+        } onCancel: {
+            cancelled.withLock { $0 = true }
+        }
     }
 
     /// The loudness measured during this download, by blob.

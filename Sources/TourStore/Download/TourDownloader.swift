@@ -250,8 +250,8 @@ public struct TourDownloader: Sendable {
                 case .success(let (identity, sha)?):
                     done[identity] = sha
                     if failure == nil, transfers.first(where: { $0.identity == identity })?.isNarration == true {
-                        group.addTask {
-                            _ = judge.problem(sha, at: media.url(of: sha))
+                        _ = group.addTaskUnlessCancelled {
+                            await judge.judgeAside(sha, at: media.url(of: sha))
                             return .success(nil)
                         }
                     }
