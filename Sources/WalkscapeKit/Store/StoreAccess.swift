@@ -15,12 +15,22 @@ package enum StoreAccess {
     /// returned value is released.
     package static func openForChange(_ settings: Settings, purpose: String) throws(AppError) -> (TourStore, StoreLock)
     {
-        do {
-            let lock = try StoreLock.acquire(location(settings), purpose: purpose)
-            return (try TourStore.open(location(settings)), lock)
-        } catch {
-            throw AppError(error)
+        let lock = try lockForChange(settings, purpose: purpose)
+        do { return (try openLocked(settings), lock) } catch {
+            lock.release()
+            throw error
         }
+    }
+
+    /// The lock alone, for a command that does something else (asks the service) while the store
+    /// opens: `openLocked` then.
+    package static func lockForChange(_ settings: Settings, purpose: String) throws(AppError) -> StoreLock {
+        do { return try StoreLock.acquire(location(settings), purpose: purpose) } catch { throw AppError(error) }
+    }
+
+    /// The store, created if needed, for a caller that holds the lock (`lockForChange`).
+    package static func openLocked(_ settings: Settings) throws(AppError) -> TourStore {
+        do { return try TourStore.open(location(settings)) } catch { throw AppError(error) }
     }
 
     /// The store if there is one, for a command that only reads (nothing is created).

@@ -41,6 +41,8 @@ struct DownloadCommand: AsyncParsableCommand {
     func run() async throws {
         let settings = try global.settings()
         let reporter = DownloadReporter(mode: DownloadReporter.mode(json: json))
+        let lock = try StoreAccess.lockForChange(settings, purpose: "download \(tour)")
+        defer { lock.release() }
         let (tour, language) = (self.tour, self.language)
         do {
             try await Interruptible.run(onStop: {
@@ -49,8 +51,7 @@ struct DownloadCommand: AsyncParsableCommand {
                 try await ServiceConnection.run(settings) { client in
                     // The catalog is asked for while the store opens (is made, the first time).
                     async let catalogAnswer = client.persistent.tours()
-                    let (store, lock) = try StoreAccess.openForChange(settings, purpose: "download \(tour)")
-                    defer { lock.release() }
+                    let store = try StoreAccess.openLocked(settings)
                     let catalog = try await catalogAnswer
                     let summary = try CatalogTour.resolve(tour, in: catalog)
                     try Self.checkAccess(summary)
