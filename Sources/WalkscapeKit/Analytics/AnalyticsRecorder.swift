@@ -50,9 +50,13 @@ package final class AnalyticsRecorder: @unchecked Sendable {
 
     /// For commands whose work is done when the event is recorded (a login, a download): a lost
     /// event must not fail it, so it is said on stderr and the command goes on.
-    package func recordOrWarn(_ event: AnalyticsEvent, origin: EventOrigin) {
+    /// `warn`: where the warning goes (a download's reporter, which keeps it off its progress line).
+    package func recordOrWarn(
+        _ event: AnalyticsEvent, origin: EventOrigin,
+        warn: (String) -> Void = { Console.err($0) }
+    ) {
         do { try record(event, origin: origin) } catch {
-            Console.err("walkscape: warning: \(error.message)")
+            warn("walkscape: warning: \(error.message)")
         }
     }
 

@@ -167,6 +167,18 @@ package final class DownloadReporter: @unchecked Sendable {
         lock.withLock { say(text) }
     }
 
+    /// A warning on standard error, whatever the mode; the live progress line is closed first so
+    /// that the two do not run into each other (it is drawn again on the next chunk).
+    package func warn(_ text: String) {
+        lock.withLock {
+            if mode == .live {
+                closeLiveLine()
+                lastShown = .distantPast
+            }
+            Console.err(text)
+        }
+    }
+
     // MARK: What the transfers say
 
     package func handle(_ event: DownloadEvent) {

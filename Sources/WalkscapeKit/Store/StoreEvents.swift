@@ -14,9 +14,12 @@ package struct StoreEvents: Sendable {
     }
 
     package let recorder: AnalyticsRecorder
+    /// Where a lost event is said (standard error, or a download's reporter).
+    package let warn: @Sendable (String) -> Void
 
-    package init(settings: Settings) {
+    package init(settings: Settings, warn: @escaping @Sendable (String) -> Void = { Console.err($0) }) {
         recorder = AnalyticsRecorder(settings: settings)
+        self.warn = warn
     }
 
     package func started(_ plan: DownloadPlan, userID: String?) {
@@ -56,6 +59,6 @@ package struct StoreEvents: Sendable {
         let event = AnalyticsEvent(
             name: name.rawValue, userID: userID, tourID: tourID, language: language, timestamp: Date(),
             properties: properties)
-        recorder.recordOrWarn(event, origin: .service(service))
+        recorder.recordOrWarn(event, origin: .service(service), warn: warn)
     }
 }

@@ -42,7 +42,7 @@ package struct TourInstallation {
             return nil
         }
         let userID = try? await client.session.credentials()?.userID
-        let events = StoreEvents(settings: settings)
+        let events = StoreEvents(settings: settings, warn: { [reporter] in reporter.warn($0) })
         // Recorded while the files download: its commit waits for the disk, the transfers need not.
         let recordingStart = Task { await DiskWait.run { events.started(plan, userID: userID) } }
         let start = Date()
