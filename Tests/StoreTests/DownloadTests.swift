@@ -116,18 +116,31 @@ struct DownloadTests {
         try harness.expectVerifyClean()
     }
 
+    /// Also several narrations FFmpeg decodes, judged side by side with the transfers: each plays
+    /// and each is measured (FFmpeg's libraries are opened by the first of them).
     @Test func anAACNarrationNamedMP3IsInstalledAndHeard() async throws {
-        let m4a = try FormatFixtures.file(FormatFixtures.encodings.first { $0.fileExtension == "m4a" }!)
+        func fixture(_ fileExtension: String) throws -> URL {
+            try FormatFixtures.file(FormatFixtures.encodings.first { $0.fileExtension == fileExtension }!)
+        }
+        let replaced = [("03", try fixture("m4a")), ("04", try fixture("ogg")), ("05", try fixture("flac"))]
         let harness = try await StoreHarness { tours in
             let demo = try StoreHarness.copyDemo(into: tours)
-            // An AAC file in an MP4 container, named .mp3, as one upstream tour has.
-            let target = demo.appendingPathComponent("media/en/03.mp3")
-            try FileManager.default.removeItem(at: target)
-            try FileManager.default.copyItem(at: m4a, to: target)
+            // An AAC file in an MP4 container, named .mp3, as one upstream tour has; then Vorbis
+            // and FLAC under .mp3 names too.
+            for (number, source) in replaced {
+                let target = demo.appendingPathComponent("media/en/\(number).mp3")
+                try FileManager.default.removeItem(at: target)
+                try FileManager.default.copyItem(at: source, to: target)
+            }
         }
         let download = try harness.succeed(["download", StoreHarness.demoSlug, "-l", "en"])
         #expect(!download.stdout.contains("does not play"), "\(download.stdout)")
         #expect(try !harness.run(["tours", "--installed"]).stdout.contains("not play"))
+        let listing = try harness.succeed(["tours", "--installed", "--json"])
+        let rows = try JSONSerialization.jsonObject(with: listing.stdoutData) as? [[String: Any]]
+        let english = (rows?.first?["loudness"] as? [String: Any])?["en"] as? [String: Any]
+        #expect(english?["narrations"] as? Int == 5)
+        #expect(english?["measured"] as? Int == 5, "\(listing.stdout)")
         let preview = try harness.succeed([
             "preview", StoreHarness.demoSlug, "--trace", Self.demoTrace, "--fast", "--json",
         ])
