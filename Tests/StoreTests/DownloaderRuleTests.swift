@@ -169,6 +169,57 @@ import TourModel
         #expect(try store.verify(tourIDs: nil).problems.map(\.issue) == [.missing])
     }
 
+    /// Ctrl-C once every file is in, while narrations wait for the judge: the download stops
+    /// there, and judges none of the narrations still waiting (each would be decoded in full).
+    @Test func aDownloadStoppedWhileItsNarrationsAreJudgedJudgesNoMoreOfThem() async throws {
+        let (store, folder) = try store()
+        _ = folder
+        let urls = (1...3).map { "https://media.example.org/t1/en/0\($0).mp3" }
+        let manifest = TourManifest(
+            tourID: "t1", language: "en", version: "1",
+            audio: urls.enumerated().map {
+                MediaFile(pointID: "p\($0.offset + 1)", order: $0.offset + 1, url: $0.element, sizeBytes: 10_000)
+            })
+        let points = (1...3).map {
+            TourPoint(
+                id: "p\($0)", order: $0, coordinate: Coordinate(latitude: 44.49, longitude: 11.34),
+                triggerRadiusMeters: 30, title: "Point \($0)")
+        }
+        // Each file its own bytes, so each is its own blob and judged by itself.
+        let distinct: (URL, HTTPHeaderFields) -> HTTPResponse = { url, _ in
+            var bytes = Self.bytes
+            bytes[0] = url.lastPathComponent.utf8.dropFirst().first ?? 0
+            return HTTPResponse(
+                status: 200, headers: ["Content-Length": "\(bytes.count)", "ETag": "\"v1\""],
+                body: Self.body(bytes[...]), url: url)
+        }
+        let source = ScriptedSource(
+            detail: Self.detail, points: points, manifests: [manifest], script: [distinct, distinct, distinct])
+        let checks = Mutex(0)
+        let release = DispatchSemaphore(value: 0)
+        let downloader = TourDownloader(
+            store: store, source: source,
+            audioCheck: { _ in
+                // The first narration holds the judge until the download is stopped.
+                if checks.withLock({
+                    $0 += 1; return $0
+                }) == 1 {
+                    release.wait()
+                }
+                return nil
+            })
+        let plan = try await downloader.plan(
+            tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
+        let install = Task { try await downloader.install(plan) }
+        while checks.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        try await Task.sleep(for: .milliseconds(50))  // the other two are in and wait for the judge
+        install.cancel()
+        release.signal()
+        let outcome = await install.result
+        #expect(throws: StoreError.self) { try outcome.get() }
+        #expect(checks.withLock { $0 } == 1)
+    }
+
     @Test func aBodyLongerThanDeclaredIsTriedOnceMoreThenNamedAndEachBodyIsReadOnce() async throws {
         let (store, folder) = try store()
         _ = folder

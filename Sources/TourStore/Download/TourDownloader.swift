@@ -147,6 +147,9 @@ public struct TourDownloader: Sendable {
             shas.merge(fetched) { _, new in new }
             result.filesFetched = fetched.count
         }
+        // Stopped once every file was in: the narrations the judge had not reached are not judged
+        // below, one full decode after another.
+        if Task.isCancelled { throw StoreError(.cancelled, "cancelled") }
         let counted = counters.snapshot
         result.bytesReceived = counted.received
         result.requests = counted.requests
@@ -170,6 +173,7 @@ public struct TourDownloader: Sendable {
                             "\(identity.fileName) is missing from the store after its download: run the command again")
                     }
                     // Fetched narrations were judged as they arrived; one the store had is judged now.
+                    if role == .audio, Task.isCancelled { throw StoreError(.cancelled, "cancelled") }
                     let problem = role == .audio ? judge.problem(sha, at: store.blobs.url(of: sha)) : nil
                     files.append(
                         VersionFileRecord(
