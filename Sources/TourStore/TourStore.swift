@@ -134,18 +134,17 @@ public struct TourStore: Sendable {
             if durable { return try database.write(body) }
             return try database.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
-                var result: T?
-                do {
+                let outcome = Result { () throws -> T in
+                    var result: T?
                     try db.inTransaction {
                         result = try body(db)
                         return .commit
                     }
-                } catch {
-                    try db.execute(sql: "PRAGMA synchronous = FULL")
-                    throw error
+                    return result!
                 }
+                // FULL again whatever became of the transaction: the next commit must be durable.
                 try db.execute(sql: "PRAGMA synchronous = FULL")
-                return result!
+                return try outcome.get()
             }
         } catch let error as StoreError {
             throw error

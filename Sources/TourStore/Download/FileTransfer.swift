@@ -262,12 +262,12 @@ struct FileTransfer: Sendable {
         }
 
         let sha = Hex.string(hasher.finalize())
-        let (catalog, finishedAt) = (store, now())
+        let finishedAt = now()
         try await DiskWait.run { () throws(StoreError) in
             try part.sync()
-            try catalog.recordBlob(sha, for: identity, now: finishedAt)
-            try catalog.blobs.install(part: partURL, as: sha)
-            try catalog.forgetPartial(identity)
+            try store.recordBlob(sha, for: identity, now: finishedAt)
+            try store.blobs.install(part: partURL, as: sha)
+            try store.forgetPartial(identity)
         }
         report(.fileDone(label: label, bytes: declared))
         return sha

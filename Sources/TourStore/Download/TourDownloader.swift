@@ -228,7 +228,7 @@ public struct TourDownloader: Sendable {
         let bootID = BootID.current()
         let media = store.blobs
         let outcome: Result<[FileIdentity: String], StoreError> = await withTaskGroup(
-            of: Result<(FileIdentity, String)?, StoreError>.self
+            of: Result<(Transfer, String)?, StoreError>.self
         ) { group in
             var pending = transfers[...]
             var done: [FileIdentity: String] = [:]
@@ -240,7 +240,7 @@ public struct TourDownloader: Sendable {
                     counters: counters, report: report, now: now, timer: timer)
                 group.addTask {
                     do throws(StoreError) {
-                        return .success((transfer.identity, try await job.run()))
+                        return .success((transfer, try await job.run()))
                     } catch {
                         return .failure(error)
                     }
@@ -251,9 +251,9 @@ public struct TourDownloader: Sendable {
                 switch next {
                 case .success(nil):
                     break  // a narration judged
-                case .success(let (identity, sha)?):
-                    done[identity] = sha
-                    if failure == nil, transfers.first(where: { $0.identity == identity })?.isNarration == true {
+                case .success(let (transfer, sha)?):
+                    done[transfer.identity] = sha
+                    if failure == nil, transfer.isNarration {
                         _ = group.addTaskUnlessCancelled {
                             await judge.judgeAside(sha, at: media.url(of: sha))
                             return .success(nil)

@@ -170,13 +170,7 @@ package final class DownloadReporter: @unchecked Sendable {
     /// A warning on standard error, whatever the mode; the live progress line is closed first so
     /// that the two do not run into each other (it is drawn again on the next chunk).
     package func warn(_ text: String) {
-        lock.withLock {
-            if mode == .live {
-                closeLiveLine()
-                lastShown = .distantPast
-            }
-            Console.err(text)
-        }
+        lock.withLock { sayAboveLiveLine(text, toStandardError: true) }
     }
 
     // MARK: What the transfers say
@@ -303,13 +297,13 @@ package final class DownloadReporter: @unchecked Sendable {
         return "\(s / 3600) h \(s % 3600 / 60) min"
     }
 
-    private func sayAboveLiveLine(_ text: String) {
+    private func sayAboveLiveLine(_ text: String, toStandardError: Bool = false) {
         if mode == .live {
             closeLiveLine()
             // Forces the live line to be drawn again on the next chunk.
             lastShown = .distantPast
         }
-        say(text)
+        if toStandardError { Console.err(text) } else { say(text) }
     }
 
     private func closeLiveLine() {
