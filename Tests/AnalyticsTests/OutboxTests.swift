@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import TestSupport
 import Testing
 import TourModel
@@ -18,12 +19,40 @@ import TourModel
         for outbox in [
             try F.outbox(home), try #require(try Outbox.openIfPresent(at: home.file("state/analytics.sqlite"))),
         ] {
-            let (journal, synchronous) = try outbox.database.read { db in
+            // The writing connection: the one that commits.
+            let (journal, synchronous) = try outbox.database.writeWithoutTransaction { db in
                 (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"))
             }
             #expect(journal == "wal")
             #expect(synchronous == 2, "PRAGMA synchronous is \(synchronous.map(String.init) ?? "nil") (2 is FULL)")
         }
+    }
+
+    /// A read goes on beside a commit under way (a sender reads its next batches while the ones
+    /// before are committed, and a commit can wait for the disk or a checkpoint): reads have
+    /// connections of their own.
+    @Test func aReadDoesNotWaitForACommitUnderWay() throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...10)
+        let inside = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let writerDone = Mutex(false)
+        let writer = Thread {
+            _ = try? outbox.write("hold a transaction open") { db in
+                try db.execute(sql: "INSERT OR REPLACE INTO note (key, value) VALUES ('held', 'yes')")
+                inside.signal()
+                _ = release.wait(timeout: .now() + 5)
+            }
+            writerDone.withLock { $0 = true }
+        }
+        writer.start()
+        inside.wait()
+        let pending = try outbox.pending(for: F.service, limits: BatchLimits())
+        let readBeforeTheCommitEnded = !writerDone.withLock { $0 }
+        release.signal()
+        #expect(pending.count == 10)
+        #expect(readBeforeTheCommitEnded, "the read waited for the transaction under way to end")
     }
 
     @Test func eventsComeBackInTheOrderTheyWereRecordedWithTheirIdsAndNothingElse() throws {

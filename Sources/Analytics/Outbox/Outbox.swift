@@ -12,10 +12,12 @@ import TourModel
 /// event was recorded (the next attempt to reach the service says).
 ///
 /// Several walkscape processes may use one outbox at once (a walk and a `sync`): each change is one
-/// short transaction, and SQLite serialises them.
+/// short transaction, and SQLite serialises them. Within a process, reads go on beside a commit
+/// (a pool: one writing connection, reading ones on the log's snapshots), so a sender reading its
+/// next batches never waits for the disk's flush of the last ones, nor for a checkpoint.
 public struct Outbox: Sendable {
     public let url: URL
-    let database: DatabaseQueue
+    let database: DatabasePool
 
     /// Opens the outbox, creating it (and its folder) when there is none.
     public static func open(at url: URL) throws(OutboxError) -> Outbox {
@@ -52,7 +54,7 @@ public struct Outbox: Sendable {
         configuration.busyMode = .timeout(5)
         configuration.label = "walkscape-outbox"
         do {
-            database = try DatabaseQueue(path: url.path, configuration: configuration)
+            database = try DatabasePool(path: url.path, configuration: configuration)
             // A new outbox's schema is written without waiting for the disk at each step (NORMAL
             // in WAL mode: consistent, not durable); a power cut before the first event only means
             // it is made again.
@@ -415,7 +417,7 @@ public struct Outbox: Sendable {
     /// SQLite's own words plus the system's (a full disk, a file size limit): SQLite's errno when
     /// it kept one, else what the files and the disk say now.
     private func failure(_ what: String, _ error: any Error) -> OutboxError {
-        var systemErrno = database.inDatabase { db in sqlite3_system_errno(db.sqliteConnection) }
+        var systemErrno = database.writeWithoutTransaction { db in sqlite3_system_errno(db.sqliteConnection) }
         if systemErrno == 0, let code = (error as? DatabaseError)?.resultCode,
             code == .SQLITE_IOERR || code == .SQLITE_FULL
         {
