@@ -84,6 +84,63 @@ import TourModel
         #expect(try outbox.summary(for: F.service).sentTotal == 700)
     }
 
+    /// Batches taken whole are committed together, once eight of them wait (a commit writes pages
+    /// all over the `sent` index, so fewer, larger ones leave the CPU to the sending): a flush of
+    /// 20 batches changes the outbox at most twice while it sends, where it used to after nearly
+    /// every batch. Nothing leaves the outbox before its 204.
+    @Test func batchesTakenWholeAreCommittedEightAtATimeNeverBeforeTheirAnswer() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...1000)
+        let seen = Mutex<[Int]>([])
+        let transport = ScriptedBatchTransport { _, _ in
+            // The outbox as another process would see it when each batch goes; a service that
+            // takes a moment to answer, so that a commit started has time to end.
+            seen.withLock { $0.append((try? outbox.summary(for: F.service).waiting) ?? -1) }
+            Thread.sleep(forTimeInterval: 0.003)
+            return .delivered
+        }
+        let report = await batcher(outbox, transport).flush(.init())
+        #expect(report.outcome == .emptied && report.sent == 1000 && report.attempts == 20, "\(report)")
+        let waiting = seen.withLock { $0 }
+        for (k, left) in waiting.enumerated() {
+            #expect(left >= 1000 - 50 * k, "batch \(k + 1) went with \(left) events waiting: one left before its 204")
+        }
+        #expect(Set(waiting).count <= 3, "the outbox changed more often than once per eight batches: \(waiting)")
+        #expect(try outbox.summary(for: F.service).waiting == 0)
+        #expect(try outbox.summary(for: F.service).sentTotal == 1000)
+    }
+
+    /// A slow service does not keep what it took uncommitted for eight of its answers: once the
+    /// first batch waiting has waited half a second, they are committed.
+    @Test func aSlowServicesBatchesAreCommittedOnceTheyHaveWaitedHalfASecond() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...500)
+        let timer = RecordedTimer()
+        let committedBy5th = Mutex<Int?>(nil)
+        let transport = ScriptedBatchTransport { _, attempt in
+            if attempt == 5 {
+                // The first batches' commit has started (at the 3rd batch, a second after the first
+                // answer); wait for it on the real clock.
+                let until = Date() + 10
+                var left = (try? outbox.summary(for: F.service).waiting) ?? -1
+                while left == 500, Date() < until {
+                    Thread.sleep(forTimeInterval: 0.01)
+                    left = (try? outbox.summary(for: F.service).waiting) ?? -1
+                }
+                committedBy5th.withLock { $0 = left }
+            }
+            timer.advance(by: 1)
+            return .delivered
+        }
+        let report = await batcher(outbox, transport, timer: timer).flush(.init())
+        #expect(report.outcome == .emptied && report.sent == 500, "\(report)")
+        let left = committedBy5th.withLock { $0 }
+        #expect(left.map { $0 < 500 && $0 >= 300 } == true, "\(String(describing: left)) waiting at the 5th batch")
+        #expect(try outbox.summary(for: F.service).waiting == 0)
+    }
+
     @Test func aBatchTakenWholeIsCommittedEvenWhenTheNextOneFails() async throws {
         let home = try TemporaryDirectory()
         let outbox = try F.outbox(home)
@@ -308,6 +365,25 @@ import TourModel
         let report = await batcher(outbox, transport, timer: timer, limits: BatchLimits(maxEvents: 1))
             .flush(.init(deadline: timer.now() + 60, schedule: .onDemand, maxUnreachable: 1))
         #expect(report.sent == 1 && report.attempts == 2)
+        #expect(try outbox.entries().map(\.event.offline) == [false, false])
+    }
+
+    /// The same when the flush stops for another reason: what was recorded before the attempt that
+    /// reached the service and is still waiting is written down as not offline as the flush ends
+    /// (a reached answer is only written for the events still there then).
+    @Test func eventsRecordedBeforeAReachedServiceAreNotOfflineWhenTheFlushStopsForAnotherReason() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...3, offline: nil)
+        let transport = ScriptedBatchTransport { _, attempt in
+            attempt == 1 ? .delivered : .retryLater(reason: "HTTP 429", unreachable: false, after: nil)
+        }
+        let report = await batcher(outbox, transport, limits: BatchLimits(maxEvents: 1)).flush(.init())
+        #expect(report.sent == 1 && report.attempts == 2)
+        #expect(try outbox.entries().map(\.event.offline) == [false, false])
+        // And a later unreachable attempt leaves them so.
+        let down = ScriptedBatchTransport { _, _ in .retryLater(reason: "refused", unreachable: true, after: nil) }
+        _ = await batcher(outbox, down).flush(.init())
         #expect(try outbox.entries().map(\.event.offline) == [false, false])
     }
 }

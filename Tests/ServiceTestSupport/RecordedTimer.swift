@@ -16,6 +16,9 @@ public final class RecordedTimer: RetryTimer, @unchecked Sendable {
 
     public func now() -> Date { lock.withLock { current } }
 
+    /// Time passes without a sleep (a slow answer, say).
+    public func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
+
     public func sleep(for duration: Duration) async throws {
         lock.withLock {
             slept.append(duration)
