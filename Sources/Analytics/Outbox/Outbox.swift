@@ -63,7 +63,7 @@ public struct Outbox: Sendable {
             // Then recorded means on disk, not only in the page cache: a power cut keeps it, and the
             // first event's commit carries the schema with it. Set here, not in `prepareDatabase`:
             // GRDB turns WAL on after that, and sets NORMAL with it (the log synced only at
-            // checkpoints). The queue's one connection keeps it for its life.
+            // checkpoints). The pool's writing connection keeps it for its life (readers commit nothing).
             try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         } catch {
             let kind = OutboxError.kind(of: error)
