@@ -1,8 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import Synchronization
 
 /// Runs work that waits for the disk (a flush, a durable commit) on a thread of its own. Tasks
 /// share the few threads of Swift's pool, one per core: a flush held there for milliseconds stops
@@ -11,60 +8,61 @@ public enum DiskWait {
     private static let queue = DispatchQueue(label: "walkscape.disk-wait", attributes: .concurrent)
 
     public static func run<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
-        let result: Result<T, E> = await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: Result { () throws(E) in try body() }) }
-        }
-        return try result.get()
+        try await start(body).value()
     }
 
-    /// The same for bookkeeping that nothing waits for yet (a sender's commit of the batches
-    /// delivered, its read of the next ones): on threads that give way to every other thread for
-    /// the CPU. On two cores, a commit woken beside the sending used to take the core the sending
-    /// needed next, and each batch after a commit or a read waited 1 to 3 ms for it.
-    public static func runInBackground<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T)
-        async throws(E) -> T
-    {
-        let result: Result<T, E> = await withCheckedContinuation { continuation in
-            BackgroundThreads.shared.submit { continuation.resume(returning: Result { () throws(E) in try body() }) }
-        }
-        return try result.get()
+    /// Starts `body` now, on a thread of its own, and hands back the job, to be waited for later
+    /// (a sender's commit of the batches delivered goes on while the next ones are sent). It is
+    /// under way when this returns: its start needs no thread of Swift's pool.
+    public static func start<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) -> DiskJob<T, E> {
+        let job = DiskJob<T, E>()
+        queue.async { job.finish(Result { () throws(E) in try body() }) }
+        return job
     }
 }
 
-/// Two threads at the lowest priority (nice 19), started on first use and kept for the process's
-/// life. Two, so that a read goes on beside a commit waiting for the disk.
-final class BackgroundThreads: @unchecked Sendable {
-    static let shared = BackgroundThreads(threads: 2)
+/// Work started by `DiskWait.start`: whether it has ended, and its result (one waiter at a time).
+public final class DiskJob<T: Sendable, E: Error>: Sendable {
+    private enum State {
+        case running(waiter: CheckedContinuation<Result<T, E>, Never>?)
+        case ended(Result<T, E>)
+    }
+    private let state = Mutex(State.running(waiter: nil))
 
-    private let condition = NSCondition()
-    private var jobs: [@Sendable () -> Void] = []
+    init() {}
 
-    init(threads: Int) {
-        for index in 0..<threads {
-            let thread = Thread { [self] in
-                #if canImport(Glibc)
-                    // This thread only: on Linux a thread's nice value is its own, and "0" names
-                    // the calling thread (setpriority(2), BUGS).
-                    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
-                #endif
-                while true { next()() }
-            }
-            thread.name = "walkscape.background-\(index)"
-            thread.start()
+    public var isDone: Bool {
+        state.withLock {
+            if case .ended = $0 { return true }
+            return false
         }
     }
 
-    func submit(_ job: @escaping @Sendable () -> Void) {
-        condition.lock()
-        jobs.append(job)
-        condition.signal()
-        condition.unlock()
+    /// Its result, once it has ended.
+    public func value() async throws(E) -> T {
+        let result: Result<T, E> = await withCheckedContinuation { continuation in
+            let ended: Result<T, E>? = state.withLock {
+                switch $0 {
+                case .ended(let result):
+                    return result
+                case .running:
+                    $0 = .running(waiter: continuation)
+                    return nil
+                }
+            }
+            if let ended { continuation.resume(returning: ended) }
+        }
+        return try result.get()
     }
 
-    private func next() -> @Sendable () -> Void {
-        condition.lock()
-        defer { condition.unlock() }
-        while jobs.isEmpty { condition.wait() }
-        return jobs.removeFirst()
+    fileprivate func finish(_ result: Result<T, E>) {
+        let waiter = state.withLock {
+            if case .running(let waiter) = $0 {
+                $0 = .ended(result)
+                return waiter
+            }
+            return nil
+        }
+        waiter?.resume(returning: result)
     }
 }

@@ -1,38 +1,46 @@
 import FileAccess
 import Foundation
+import Synchronization
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// Work off Swift's pool: `run` for what a task waits for now, `runInBackground` for bookkeeping
-/// that nothing waits for yet, which must give way to every other thread for the CPU.
+/// Work off Swift's pool: `run` waits for it now; `start` sets it going and hands back the job, to
+/// be waited for later.
 @Suite struct DiskWaitTests {
     struct Refused: Error, Equatable { var why: String }
 
-    @Test func backgroundWorkRunsAtTheLowestPriorityAndHandsBackItsResultOrError() async throws {
-        let (niceness, inCaller) = await DiskWait.runInBackground { () -> (Int32, Bool) in
-            errno = 0
-            return (getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0), Thread.isMainThread)
+    @Test func aStartedJobIsUnderWayAtOnceAndHandsBackItsResultWhetherWaitedForBeforeOrAfterItEnds() async throws {
+        // Under way without any await: the job itself opens the gate it then waits at.
+        let gate = DispatchSemaphore(value: 0)
+        let began = DispatchSemaphore(value: 0)
+        let job = DiskWait.start { () -> Int in
+            began.signal()
+            _ = gate.wait(timeout: .now() + 10)
+            return 42
         }
-        #expect(niceness == 19)
-        #expect(!inCaller)
-        // The caller's own thread is left as it was.
-        #expect(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) != 19)
-        await #expect(throws: Refused(why: "no")) {
-            try await DiskWait.runInBackground { () throws(Refused) -> Int in throw Refused(why: "no") }
+        #expect(began.wait(timeout: .now() + 10) == .success, "the job did not start by itself")
+        #expect(!job.isDone)
+        gate.signal()
+        #expect(try await job.value() == 42)
+        #expect(job.isDone)
+        // Waited for after it ended.
+        let quick = DiskWait.start { () -> String in "done" }
+        while !quick.isDone { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(try await quick.value() == "done")
+    }
+
+    @Test func errorsComeBackAsTheyWereThrown() async {
+        let job = DiskWait.start { () throws(Refused) -> Int in throw Refused(why: "no") }
+        await #expect(throws: Refused(why: "no")) { try await job.value() }
+        await #expect(throws: Refused(why: "again")) {
+            try await DiskWait.run { () throws(Refused) -> Int in throw Refused(why: "again") }
         }
-        // Many at once all come back (two threads take them in turn).
+    }
+
+    @Test func manyJobsAtOnceAllComeBack() async {
         let sums = await withTaskGroup(of: Int.self) { group in
-            for n in 1...50 { group.addTask { await DiskWait.runInBackground { n * 2 } } }
+            for n in 1...50 { group.addTask { await DiskWait.run { n * 2 } } }
             return await group.reduce(0, +)
         }
         #expect(sums == 2 * (1...50).reduce(0, +))
-    }
-
-    @Test func waitedForWorkRunsAtTheProcesssPriority() async {
-        let niceness = await DiskWait.run { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
-        #expect(niceness != 19)
     }
 }
