@@ -37,22 +37,25 @@ import TourModel
         try F.fill(outbox, 1...10)
         let inside = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
-        let writerDone = Mutex(false)
+        // Whether the writer was still holding its transaction open, waiting to be let go, when
+        // it was let go (false: it gave up waiting, so the read may have waited for it).
+        let heldUntilReleased = Mutex<Bool?>(nil)
         let writer = Thread {
             _ = try? outbox.write("hold a transaction open") { db in
                 try db.execute(sql: "INSERT OR REPLACE INTO note (key, value) VALUES ('held', 'yes')")
                 inside.signal()
-                _ = release.wait(timeout: .now() + 5)
+                let released = release.wait(timeout: .now() + 5) == .success
+                heldUntilReleased.withLock { $0 = released }
             }
-            writerDone.withLock { $0 = true }
         }
         writer.start()
-        inside.wait()
+        try #require(inside.wait(timeout: .now() + 10) == .success, "the writer never began its transaction")
         let pending = try outbox.pending(for: F.service, limits: BatchLimits())
-        let readBeforeTheCommitEnded = !writerDone.withLock { $0 }
         release.signal()
         #expect(pending.count == 10)
-        #expect(readBeforeTheCommitEnded, "the read waited for the transaction under way to end")
+        let until = Date() + 10
+        while heldUntilReleased.withLock({ $0 }) == nil, Date() < until { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(heldUntilReleased.withLock { $0 } == true, "the read waited for the transaction under way to end")
     }
 
     @Test func eventsComeBackInTheOrderTheyWereRecordedWithTheirIdsAndNothingElse() throws {
@@ -171,6 +174,26 @@ import TourModel
         try outbox.resolveOffline(service: F.service, throughSeq: mark, offline: true)
         let offline = try outbox.entries().map(\.event.offline)
         #expect(offline == [true, true, nil])
+    }
+
+    /// A reached service is one mark, not a write to each event: the events up to it read as not
+    /// offline, an unreachable answer after it marks only those after the mark, and events moved
+    /// to another service keep what the mark said of them.
+    @Test func aReachedMarkSettlesWhatWasRecordedBeforeItAndGoesWithMovedEvents() throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...2, offline: nil)
+        try outbox.resolveOffline(service: F.service, throughSeq: try outbox.lastSeq(), offline: false)
+        try F.fill(outbox, 3...4, offline: nil)
+        #expect(try outbox.entries().map(\.event.offline) == [false, false, nil, nil])
+        try outbox.resolveOffline(service: F.service, throughSeq: try outbox.lastSeq(), offline: true)
+        #expect(try outbox.entries().map(\.event.offline) == [false, false, true, true])
+        // A lower mark later changes nothing.
+        try outbox.resolveOffline(service: F.service, throughSeq: 1, offline: false)
+        #expect(try outbox.entries().map(\.event.offline) == [false, false, true, true])
+        try F.fill(outbox, 5...5, offline: nil)
+        #expect(try outbox.move(from: F.service, to: "http://127.0.0.1:9") == 5)
+        #expect(try outbox.entries().map(\.event.offline) == [false, false, true, true, nil])
     }
 
     @Test func quarantinedEventsAreKeptWithTheServicesWordsAndCanBeReleased() throws {
