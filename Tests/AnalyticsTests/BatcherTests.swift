@@ -4,6 +4,7 @@ import ServiceTestSupport
 import Synchronization
 import TestSupport
 import Testing
+import TourAPI
 import TourModel
 
 /// The batcher's rules at its seam (a scripted transport, a real SQLite outbox, a recorded clock).
@@ -12,7 +13,7 @@ import TourModel
     typealias F = OutboxFixtures
 
     func batcher(
-        _ outbox: Outbox, _ transport: ScriptedBatchTransport, timer: RecordedTimer = RecordedTimer(),
+        _ outbox: Outbox, _ transport: ScriptedBatchTransport, timer: any RetryTimer = RecordedTimer(),
         limits: BatchLimits = BatchLimits()
     ) -> Batcher {
         Batcher(
@@ -107,6 +108,8 @@ import TourModel
             #expect(left >= 1000 - 50 * k, "batch \(k + 1) went with \(left) events waiting: one left before its 204")
         }
         #expect(Set(waiting).count <= 3, "the outbox changed more often than once per eight batches: \(waiting)")
+        // And it did change while the batches went: commits ran beside the sending.
+        #expect(waiting.contains { $0 < 1000 }, "nothing was committed before the flush ended: \(waiting)")
         #expect(try outbox.summary(for: F.service).waiting == 0)
         #expect(try outbox.summary(for: F.service).sentTotal == 1000)
     }
@@ -119,14 +122,14 @@ import TourModel
         try F.fill(outbox, 1...500)
         let timer = RecordedTimer()
         let committedBy5th = Mutex<Int?>(nil)
-        let transport = ScriptedBatchTransport { _, attempt in
+        let transport = AsyncScriptedTransport { _, attempt in
             if attempt == 5 {
-                // The first batches' commit has started (at the 3rd batch, a second after the first
-                // answer); wait for it on the real clock.
+                // The first batches' commit started at the 3rd batch, a second after the first
+                // answer; wait for it on the real clock, without holding a thread.
                 let until = Date() + 10
                 var left = (try? outbox.summary(for: F.service).waiting) ?? -1
                 while left == 500, Date() < until {
-                    Thread.sleep(forTimeInterval: 0.01)
+                    try? await Task.sleep(for: .milliseconds(10))
                     left = (try? outbox.summary(for: F.service).waiting) ?? -1
                 }
                 committedBy5th.withLock { $0 = left }
@@ -134,7 +137,9 @@ import TourModel
             timer.advance(by: 1)
             return .delivered
         }
-        let report = await batcher(outbox, transport, timer: timer).flush(.init())
+        let report = await Batcher(
+            outbox: outbox, service: F.service, transport: transport, timer: timer, jitter: FixedJitter(value: 0.5)
+        ).flush(.init())
         #expect(report.outcome == .emptied && report.sent == 500, "\(report)")
         let left = committedBy5th.withLock { $0 }
         #expect(left.map { $0 < 500 && $0 >= 300 } == true, "\(String(describing: left)) waiting at the 5th batch")
@@ -368,6 +373,51 @@ import TourModel
         #expect(try outbox.entries().map(\.event.offline) == [false, false])
     }
 
+    /// What a reached service's answer says is on disk as soon as it is known: a flush killed after
+    /// its first batch (no end to write anything) must not leave the events recorded before that
+    /// attempt unknown, for a later unreachable attempt to mark offline.
+    @Test func aReachedServicesAnswerIsKeptForTheEventsStillWaitingEvenIfTheFlushIsKilled() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...3, offline: nil)
+        let seenAtSecond = Mutex<[Bool?]>([])
+        let transport = ScriptedBatchTransport { _, attempt in
+            if attempt == 2 {
+                // What another process finds if this one is killed now.
+                let waiting = (try? outbox.entries(states: [.waiting])) ?? []
+                seenAtSecond.withLock { $0 = waiting.map(\.event.offline) }
+            }
+            return .delivered
+        }
+        _ = await batcher(outbox, transport, limits: BatchLimits(maxEvents: 1)).flush(.init())
+        // The first may still be waiting for its commit; the others were recorded before the
+        // first attempt, which reached the service.
+        let seen = seenAtSecond.withLock { $0 }
+        #expect(seen.count >= 2 && seen.allSatisfy { $0 == false }, "\(seen)")
+        // As another process would go on: an unreachable attempt now leaves them online.
+        try F.fill(outbox, 4...5, offline: nil)
+        let down = ScriptedBatchTransport { _, _ in .retryLater(reason: "refused", unreachable: true, after: nil) }
+        _ = await batcher(outbox, down).flush(.init())
+        #expect(try outbox.entries().map(\.event.offline) == [true, true])
+    }
+
+    /// A flush that runs out of time before its first attempt made none: it reached nothing, and
+    /// says nothing about `offline`.
+    @Test func aFlushThatMadeNoAttemptSaysNothingAboutOffline() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...2, offline: nil)
+        // Each look at the clock takes 0.1 s: the loop's check still sees 0.15 s left, the
+        // attempt's own check 0.05 s, under the 0.1 s an attempt needs to be worth making.
+        let timer = SteppingTimer(step: 0.1)
+        let transport = ScriptedBatchTransport { _, _ in .delivered }
+        let report = await batcher(outbox, transport, timer: timer)
+            .flush(.init(deadline: timer.start + 0.25))
+        #expect(report.attempts == 0 && transport.sent.isEmpty, "\(report)")
+        #expect(report.reached == nil)
+        #expect(try outbox.entries().map(\.event.offline) == [nil, nil])
+    }
+
     /// The same when the flush stops for another reason: what was recorded before the attempt that
     /// reached the service and is still waiting is written down as not offline as the flush ends
     /// (a reached answer is only written for the events still there then).
@@ -386,6 +436,36 @@ import TourModel
         _ = await batcher(outbox, down).flush(.init())
         #expect(try outbox.entries().map(\.event.offline) == [false, false])
     }
+}
+
+/// Answers each delivery from an async script (which may wait without holding a thread).
+final class AsyncScriptedTransport: BatchTransport, Sendable {
+    private let attempts = Mutex(0)
+    private let answer: @Sendable ([AnalyticsEvent], Int) async -> DeliveryResult
+    init(_ answer: @escaping @Sendable ([AnalyticsEvent], Int) async -> DeliveryResult) { self.answer = answer }
+    func serviceAnswers(timeout: Duration?) async -> Bool { true }
+    func deliver(_ events: [AnalyticsEvent], timeout: Duration?) async -> DeliveryResult {
+        await answer(
+            events,
+            attempts.withLock {
+                $0 += 1; return $0
+            })
+    }
+}
+
+/// A clock that moves on by `step` each time it is read.
+final class SteppingTimer: RetryTimer, @unchecked Sendable {
+    let start = Date(timeIntervalSince1970: 1_800_000_000)
+    private let step: TimeInterval
+    private let reads = Mutex(0)
+    init(step: TimeInterval) { self.step = step }
+    func now() -> Date {
+        start + Double(
+            reads.withLock {
+                $0 += 1; return $0
+            }) * step
+    }
+    func sleep(for duration: Duration) async throws {}
 }
 
 /// A count shared with a transport's script.

@@ -1,6 +1,5 @@
 import FileAccess
 import Foundation
-import Synchronization
 import TourAPI
 import TourModel
 
@@ -72,11 +71,15 @@ public struct Batcher: Sendable {
     static let readAhead = 8
     /// Batches taken whole are committed together once this many wait, or once the first of them
     /// has waited `commitAfter`, and only when the commit before them is done. Fewer, larger
-    /// commits write fewer pages (each batch's ids land on pages all over the `sent` index), which
-    /// leaves the CPU to the sending and the service; a kill sends at most these batches again, with
-    /// the ids the service counts once.
+    /// commits write fewer pages (each batch's ids land on pages all over the `sent` and `eventId`
+    /// indexes), which leaves the CPU to the sending and the service; a kill sends what was not
+    /// committed again, with the ids the service counts once.
     static let commitEvery = 8
     static let commitAfter: TimeInterval = 0.5
+    /// On a disk slower than the service (an SD card), commits fall behind; once this many
+    /// batches wait for one, the sending waits for the commit under way, so a kill never sends
+    /// more than these again.
+    static let uncommittedAtMost = 64
     /// How many times in a row a single event must fail by itself with a 5xx, the service
     /// answering its health check each time, before it is quarantined. A service failing at
     /// random (30 % of requests) now and then bisects an innocent event down to itself (its first
@@ -87,10 +90,11 @@ public struct Batcher: Sendable {
     /// Sends until nothing waits for the service, or patience runs out.
     ///
     /// The disk stays off the sending's path: batches are read `readAhead` at a time, the next
-    /// read starts while the last batches of the one before are out, and batches the service took
-    /// whole are committed together (one transaction, one flush of the disk) whenever the commit
-    /// before them is done, while the next batches go out. Anything but a batch taken whole waits
-    /// for what is under way and starts again from the outbox as it then is.
+    /// read starts when half of them are still to go, and batches the service took whole are
+    /// committed together (one transaction, one flush of the disk) once `commitEvery` wait or the
+    /// first has waited `commitAfter`, when the commit before them is done, while the next batches
+    /// go out. Anything but a batch taken whole waits for what is under way and starts again from
+    /// the outbox as it then is.
     public func flush(_ patience: Patience) async -> FlushReport {
         var report = FlushReport()
         var maxBytes = limits.maxBytes
@@ -99,23 +103,17 @@ public struct Batcher: Sendable {
         // The last `resolveOffline` made: the same mark and answer again would change nothing
         // (it scanned every waiting event each batch).
         var resolved: (through: Int64, offline: Bool)?
-        // Events up to this seq were recorded before an attempt that reached the service, and are
-        // "not offline": written down only for the events still waiting when that matters (before
-        // an unreachable attempt's answer, and as the flush ends), not for the thousands a flush
-        // is about to send and delete (a first flush of 10,000 such events spent 22 ms on it
-        // before its second batch).
-        var reachedThrough: Int64?
         // Batches the service took whole whose commit is still to start, and the commit under way.
         var uncommitted: [PendingEvent] = []
         var uncommittedBatches = 0
         var waitingSince: Date?
-        var commit: Commit?
+        var commit: DiskJob<Void, OutboxError>?
         // Batches read and not yet sent, in order; the last seq taken from the outbox (events up
         // to it are sent or on their way); the newest seq when they were read; the read under way.
         var queue: ArraySlice<[PendingEvent]> = []
         var cursor: Int64 = 0
         var mark: Int64 = 0
-        var reading: Task<Ahead, any Error>?
+        var reading: DiskJob<Ahead, OutboxError>?
         do throws(OutboxError) {
             while true {
                 if Task.isCancelled {
@@ -129,7 +127,7 @@ public struct Batcher: Sendable {
                 let batchLimits = BatchLimits(maxEvents: limits.maxEvents, maxBytes: maxBytes)
                 if queue.isEmpty {
                     // The read under way if it read what comes next within these limits, else now.
-                    if let ahead = try await finish(reading), ahead.after == cursor, ahead.limits == batchLimits {
+                    if let ahead = try await reading?.value(), ahead.after == cursor, ahead.limits == batchLimits {
                         (queue, mark) = (ahead.batches[...], ahead.mark)
                     }
                     reading = nil
@@ -144,14 +142,19 @@ public struct Batcher: Sendable {
                     break
                 }
                 cursor = last.seq
+                // A commit that has ended says now if it failed.
+                if let ended = commit, ended.isDone {
+                    try await ended.value()
+                    commit = nil
+                }
                 // What went through since the last commit, when enough waits and that commit is
-                // done; then the next read, when half of the batches read are sent: both run while
-                // this batch is on its way.
-                if commit?.isDone ?? true,
-                    uncommittedBatches >= Self.commitEvery
-                        || waitingSince.map({ timer.now().timeIntervalSince($0) >= Self.commitAfter }) ?? false
+                // done (or so much waits that it is waited for); then the next read, when half of
+                // the batches read are sent: both run while this batch is on its way.
+                if uncommittedBatches >= Self.commitEvery
+                    || waitingSince.map({ timer.now().timeIntervalSince($0) >= Self.commitAfter }) ?? false,
+                    commit == nil || uncommittedBatches >= Self.uncommittedAtMost
                 {
-                    try await finish(commit)
+                    try await commit?.value()
                     commit = startCommit(&uncommitted)
                     (uncommittedBatches, waitingSince) = (0, nil)
                 }
@@ -159,6 +162,7 @@ public struct Batcher: Sendable {
                     reading = startReading(after: queue.last?.last?.seq ?? cursor, limits: batchLimits)
                 }
                 var delivered: [PendingEvent] = []
+                let attemptsBefore = report.attempts
                 let sent: Result<DeliveryResult?, OutboxError>
                 do {
                     sent = .success(
@@ -175,9 +179,9 @@ public struct Batcher: Sendable {
                 } else {
                     // Split, bisected, set aside or stopped: everything under way is finished, and
                     // the next batch is read from the outbox as it is now.
-                    _ = try await finish(reading)
+                    _ = try await reading?.value()
                     reading = nil
-                    try await finish(commit)
+                    try await commit?.value()
                     commit = nil
                     try finishNow(&uncommitted)
                     (uncommittedBatches, waitingSince) = (0, nil)
@@ -190,14 +194,15 @@ public struct Batcher: Sendable {
                 }
                 let unreachable: Bool
                 if case .retryLater(_, true, _)? = stop { unreachable = true } else { unreachable = false }
-                report.reached = !unreachable
-                // Events recorded before this attempt with no word on `offline` get its answer.
-                if !unreachable {
-                    reachedThrough = max(reachedThrough ?? mark, mark)
-                } else if resolved?.through != mark || resolved?.offline != true {
-                    try settle(&reachedThrough)
-                    try outbox.resolveOffline(service: service, throughSeq: mark, offline: true)
-                    resolved = (mark, true)
+                // Events recorded before this attempt with no word on `offline` get its answer (a
+                // reached service is one small note; an unreachable one marks what is unknown). No
+                // attempt made (out of time before it), no answer.
+                if report.attempts > attemptsBefore {
+                    report.reached = !unreachable
+                    if resolved?.through != mark || resolved?.offline != unreachable {
+                        try outbox.resolveOffline(service: service, throughSeq: mark, offline: unreachable)
+                        resolved = (mark, unreachable)
+                    }
                 }
                 guard let stop else {
                     failures = 0
@@ -223,54 +228,30 @@ public struct Batcher: Sendable {
                 }
                 break
             }
-            _ = try await finish(reading)
-            try await finish(commit)
+            _ = try await reading?.value()
+            try await commit?.value()
             try finishNow(&uncommitted)
-            try settle(&reachedThrough)
             if let problem = report.problem { try outbox.noteProblem(problem, at: timer.now()) }
             if report.sent > 0 { try outbox.forgetSent(before: timer.now().addingTimeInterval(-Self.sentMemory)) }
         } catch {
             // Whatever was delivered is still committed if the outbox lets it be.
-            _ = try? await reading?.value
-            _ = try? await commit?.task.value
+            _ = try? await reading?.value()
+            _ = try? await commit?.value()
             try? finishNow(&uncommitted)
-            try? settle(&reachedThrough)
             report.outcome = .outboxFailed(reason: error.message)
         }
         return report
     }
 
-    /// A commit running on another thread, and whether it has ended (so the next can start
-    /// without waiting for it).
-    struct Commit: Sendable {
-        let task: Task<Void, any Error>
-        let ended: EndFlag
-        var isDone: Bool { ended.isSet }
-    }
-
-    final class EndFlag: Sendable {
-        private let value = Mutex(false)
-        var isSet: Bool { value.withLock { $0 } }
-        func set() { value.withLock { $0 = true } }
-    }
-
-    /// Commits `events` (delivered) on another thread; nil when there are none.
-    private func startCommit(_ events: inout [PendingEvent]) -> Commit? {
+    /// Commits `events` (delivered) on another thread, off Swift's pool (the flush holds its
+    /// thread until the disk answers); nil when there are none. Under way when this returns.
+    private func startCommit(_ events: inout [PendingEvent]) -> DiskJob<Void, OutboxError>? {
         guard !events.isEmpty else { return nil }
         let batch = events
         events = []
         let outbox = outbox
         let at = timer.now()
-        let ended = EndFlag()
-        // Off Swift's pool (the flush holds its thread until the disk answers), at the lowest
-        // priority: nothing waits for it until the flush ends.
-        let task = Task {
-            try await DiskWait.runInBackground { () throws(OutboxError) in
-                defer { ended.set() }
-                try outbox.markSent(batch, at: at)
-            }
-        }
-        return Commit(task: task, ended: ended)
+        return DiskWait.start { () throws(OutboxError) in try outbox.markSent(batch, at: at) }
     }
 
     /// Batches read ahead: those after `after` within `limits`, and the newest seq then.
@@ -282,31 +263,13 @@ public struct Batcher: Sendable {
     }
 
     /// Reads the batches after `after` on another thread, off Swift's pool, where the sending
-    /// goes on, at the lowest priority (four round trips remain to finish in), beside a commit
-    /// under way (the outbox reads on connections of their own).
-    private func startReading(after: Int64, limits: BatchLimits) -> Task<Ahead, any Error> {
+    /// goes on, beside a commit under way (the outbox reads on connections of their own).
+    private func startReading(after: Int64, limits: BatchLimits) -> DiskJob<Ahead, OutboxError> {
         let outbox = outbox
         let service = service
-        return Task {
-            try await DiskWait.runInBackground { () throws(OutboxError) -> Ahead in
-                let batches = try outbox.pendingBatches(
-                    for: service, limits: limits, after: after, count: Self.readAhead)
-                return Ahead(after: after, limits: limits, batches: batches, mark: try outbox.lastSeq())
-            }
-        }
-    }
-
-    private func finish(_ reading: Task<Ahead, any Error>?) async throws(OutboxError) -> Ahead? {
-        guard let reading else { return nil }
-        do { return try await reading.value } catch {
-            throw error as? OutboxError ?? OutboxError(.unwritable, "\(error)")
-        }
-    }
-
-    private func finish(_ commit: Commit?) async throws(OutboxError) {
-        guard let commit else { return }
-        do { try await commit.task.value } catch {
-            throw error as? OutboxError ?? OutboxError(.unwritable, "\(error)")
+        return DiskWait.start { () throws(OutboxError) -> Ahead in
+            let batches = try outbox.pendingBatches(for: service, limits: limits, after: after, count: Self.readAhead)
+            return Ahead(after: after, limits: limits, batches: batches, mark: try outbox.lastSeq())
         }
     }
 
@@ -315,13 +278,6 @@ public struct Batcher: Sendable {
         let batch = events
         events = []
         try outbox.markSent(batch, at: timer.now())
-    }
-
-    /// Writes down that the events still waiting up to `reachedThrough` are not offline.
-    private func settle(_ reachedThrough: inout Int64?) throws(OutboxError) {
-        guard let through = reachedThrough else { return }
-        reachedThrough = nil
-        try outbox.resolveOffline(service: service, throughSeq: through, offline: false)
     }
 
     /// Delivers `events`, splitting on 413 and bisecting on 400 and on a 5xx the service's health
