@@ -45,7 +45,8 @@ public final class DiskJob<T: Sendable, E: Error>: Sendable {
                 switch $0 {
                 case .ended(let result):
                     return result
-                case .running:
+                case .running(let waiter):
+                    precondition(waiter == nil, "a DiskJob is waited for by one task at a time")
                     $0 = .running(waiter: continuation)
                     return nil
                 }

@@ -94,22 +94,32 @@ import TourModel
         let outbox = try F.outbox(home)
         try F.fill(outbox, 1...1000)
         let seen = Mutex<[Int]>([])
-        let transport = ScriptedBatchTransport { _, _ in
-            // The outbox as another process would see it when each batch goes; a service that
-            // takes a moment to answer, so that a commit started has time to end.
-            seen.withLock { $0.append((try? outbox.summary(for: F.service).waiting) ?? -1) }
-            Thread.sleep(forTimeInterval: 0.003)
+        let transport = AsyncScriptedTransport { _, attempt in
+            // The outbox as another process would see it when each batch goes.
+            var left = (try? outbox.summary(for: F.service).waiting) ?? -1
+            if attempt == 15 {
+                // The first eight went to be committed before the 9th: it ends while batches go
+                // (waited for on the real clock, without holding a thread).
+                let until = Date() + 10
+                while left == 1000, Date() < until {
+                    try? await Task.sleep(for: .milliseconds(10))
+                    left = (try? outbox.summary(for: F.service).waiting) ?? -1
+                }
+            }
+            seen.withLock { $0.append(left) }
             return .delivered
         }
-        let report = await batcher(outbox, transport).flush(.init())
+        let report = await Batcher(
+            outbox: outbox, service: F.service, transport: transport, timer: RecordedTimer(),
+            jitter: FixedJitter(value: 0.5)
+        ).flush(.init())
         #expect(report.outcome == .emptied && report.sent == 1000 && report.attempts == 20, "\(report)")
         let waiting = seen.withLock { $0 }
         for (k, left) in waiting.enumerated() {
             #expect(left >= 1000 - 50 * k, "batch \(k + 1) went with \(left) events waiting: one left before its 204")
         }
         #expect(Set(waiting).count <= 3, "the outbox changed more often than once per eight batches: \(waiting)")
-        // And it did change while the batches went: commits ran beside the sending.
-        #expect(waiting.contains { $0 < 1000 }, "nothing was committed before the flush ended: \(waiting)")
+        #expect(waiting.count == 20 && waiting[14] == 600, "\(waiting)")
         #expect(try outbox.summary(for: F.service).waiting == 0)
         #expect(try outbox.summary(for: F.service).sentTotal == 1000)
     }
@@ -373,32 +383,42 @@ import TourModel
         #expect(try outbox.entries().map(\.event.offline) == [false, false])
     }
 
-    /// What a reached service's answer says is on disk as soon as it is known: a flush killed after
-    /// its first batch (no end to write anything) must not leave the events recorded before that
-    /// attempt unknown, for a later unreachable attempt to mark offline.
+    /// What a reached service's answer says is on disk while the flush goes on, not at its end: a
+    /// flush killed after its first batch must not leave the events recorded before that attempt
+    /// unknown, for a later unreachable attempt to mark offline.
     @Test func aReachedServicesAnswerIsKeptForTheEventsStillWaitingEvenIfTheFlushIsKilled() async throws {
         let home = try TemporaryDirectory()
         let outbox = try F.outbox(home)
         try F.fill(outbox, 1...3, offline: nil)
         let seenAtSecond = Mutex<[Bool?]>([])
-        let transport = ScriptedBatchTransport { _, attempt in
-            if attempt == 2 {
-                // What another process finds if this one is killed now.
-                let waiting = (try? outbox.entries(states: [.waiting])) ?? []
-                seenAtSecond.withLock { $0 = waiting.map(\.event.offline) }
+        let transport = AsyncScriptedTransport { _, attempt in
+            guard attempt == 2 else { return .delivered }
+            // What another process finds if this one is killed now (the mark is written beside
+            // the sending: wait for it, on the real clock).
+            let until = Date() + 10
+            var seen = (try? outbox.entries(states: [.waiting]))?.map(\.event.offline) ?? []
+            while seen.contains(where: { $0 == nil }), Date() < until {
+                try? await Task.sleep(for: .milliseconds(10))
+                seen = (try? outbox.entries(states: [.waiting]))?.map(\.event.offline) ?? []
             }
-            return .delivered
+            seenAtSecond.withLock { $0 = seen }
+            return .retryLater(reason: "HTTP 429", unreachable: false, after: nil)
         }
-        _ = await batcher(outbox, transport, limits: BatchLimits(maxEvents: 1)).flush(.init())
+        let report = await Batcher(
+            outbox: outbox, service: F.service, transport: transport, limits: BatchLimits(maxEvents: 1),
+            timer: RecordedTimer(), jitter: FixedJitter(value: 0.5)
+        ).flush(.init())
+        #expect(report.sent == 1, "\(report)")
         // The first may still be waiting for its commit; the others were recorded before the
         // first attempt, which reached the service.
         let seen = seenAtSecond.withLock { $0 }
         #expect(seen.count >= 2 && seen.allSatisfy { $0 == false }, "\(seen)")
-        // As another process would go on: an unreachable attempt now leaves them online.
+        // Another flush finds the service unreachable: the two still waiting stay online, the
+        // events recorded since are offline.
         try F.fill(outbox, 4...5, offline: nil)
         let down = ScriptedBatchTransport { _, _ in .retryLater(reason: "refused", unreachable: true, after: nil) }
         _ = await batcher(outbox, down).flush(.init())
-        #expect(try outbox.entries().map(\.event.offline) == [true, true])
+        #expect(try outbox.entries().map(\.event.offline) == [false, false, true, true])
     }
 
     /// A flush that runs out of time before its first attempt made none: it reached nothing, and

@@ -192,8 +192,12 @@ import TourModel
         try outbox.resolveOffline(service: F.service, throughSeq: 1, offline: false)
         #expect(try outbox.entries().map(\.event.offline) == [false, false, true, true])
         try F.fill(outbox, 5...5, offline: nil)
-        #expect(try outbox.move(from: F.service, to: "http://127.0.0.1:9") == 5)
+        let other = "http://127.0.0.1:10"
+        #expect(try outbox.move(from: F.service, to: other) == 5)
         #expect(try outbox.entries().map(\.event.offline) == [false, false, true, true, nil])
+        // The new service unreachable: only the one the old mark said nothing of is offline.
+        try outbox.resolveOffline(service: other, throughSeq: try outbox.lastSeq(), offline: true)
+        #expect(try outbox.entries().map(\.event.offline) == [false, false, true, true, true])
     }
 
     @Test func quarantinedEventsAreKeptWithTheServicesWordsAndCanBeReleased() throws {

@@ -28,6 +28,20 @@ import Testing
         #expect(try await quick.value() == "done")
     }
 
+    @Test func aTaskWaitingBeforeTheJobEndsIsWokenWithItsResult() async throws {
+        let gate = DispatchSemaphore(value: 0)
+        let job = DiskWait.start { () -> Int in
+            _ = gate.wait(timeout: .now() + 10)
+            return 7
+        }
+        let waiter = Task { try await job.value() }
+        // Give the waiter time to wait (it would also pass if it came after the end).
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(!job.isDone)
+        gate.signal()
+        #expect(try await waiter.value == 7)
+    }
+
     @Test func errorsComeBackAsTheyWereThrown() async {
         let job = DiskWait.start { () throws(Refused) -> Int in throw Refused(why: "no") }
         await #expect(throws: Refused(why: "no")) { try await job.value() }

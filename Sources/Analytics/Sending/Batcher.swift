@@ -77,8 +77,8 @@ public struct Batcher: Sendable {
     static let commitEvery = 8
     static let commitAfter: TimeInterval = 0.5
     /// On a disk slower than the service (an SD card), commits fall behind; once this many
-    /// batches wait for one, the sending waits for the commit under way, so a kill never sends
-    /// more than these again.
+    /// batches are uncommitted (in the commit under way and after it), the sending waits for that
+    /// commit, so a kill sends at most these again, and the one on its way.
     static let uncommittedAtMost = 64
     /// How many times in a row a single event must fail by itself with a 5xx, the service
     /// answering its health check each time, before it is quarantined. A service failing at
@@ -103,11 +103,15 @@ public struct Batcher: Sendable {
         // The last `resolveOffline` made: the same mark and answer again would change nothing
         // (it scanned every waiting event each batch).
         var resolved: (through: Int64, offline: Bool)?
+        // A reached service's mark being written (off the sending's path; waited for before an
+        // unreachable answer is written, and at the end).
+        var noting: DiskJob<Void, OutboxError>?
         // Batches the service took whole whose commit is still to start, and the commit under way.
         var uncommitted: [PendingEvent] = []
         var uncommittedBatches = 0
         var waitingSince: Date?
         var commit: DiskJob<Void, OutboxError>?
+        var committingBatches = 0
         // Batches read and not yet sent, in order; the last seq taken from the outbox (events up
         // to it are sent or on their way); the newest seq when they were read; the read under way.
         var queue: ArraySlice<[PendingEvent]> = []
@@ -145,24 +149,26 @@ public struct Batcher: Sendable {
                 // A commit that has ended says now if it failed.
                 if let ended = commit, ended.isDone {
                     try await ended.value()
-                    commit = nil
+                    (commit, committingBatches) = (nil, 0)
                 }
                 // What went through since the last commit, when enough waits and that commit is
                 // done (or so much waits that it is waited for); then the next read, when half of
                 // the batches read are sent: both run while this batch is on its way.
                 if uncommittedBatches >= Self.commitEvery
                     || waitingSince.map({ timer.now().timeIntervalSince($0) >= Self.commitAfter }) ?? false,
-                    commit == nil || uncommittedBatches >= Self.uncommittedAtMost
+                    commit == nil || uncommittedBatches + committingBatches >= Self.uncommittedAtMost
                 {
                     try await commit?.value()
                     commit = startCommit(&uncommitted)
-                    (uncommittedBatches, waitingSince) = (0, nil)
+                    (committingBatches, uncommittedBatches, waitingSince) = (uncommittedBatches, 0, nil)
                 }
                 if reading == nil, queue.count <= Self.readAhead / 2 {
                     reading = startReading(after: queue.last?.last?.seq ?? cursor, limits: batchLimits)
                 }
                 var delivered: [PendingEvent] = []
                 let attemptsBefore = report.attempts
+                // When this batch went: an answer that took `commitAfter` commits it at once.
+                let sentAt = timer.now()
                 let sent: Result<DeliveryResult?, OutboxError>
                 do {
                     sent = .success(
@@ -175,14 +181,14 @@ public struct Batcher: Sendable {
                     // Taken whole (only then is anything handed back to commit).
                     uncommitted += delivered
                     uncommittedBatches += 1
-                    if waitingSince == nil { waitingSince = timer.now() }
+                    if waitingSince == nil { waitingSince = sentAt }
                 } else {
                     // Split, bisected, set aside or stopped: everything under way is finished, and
                     // the next batch is read from the outbox as it is now.
                     _ = try await reading?.value()
                     reading = nil
                     try await commit?.value()
-                    commit = nil
+                    (commit, committingBatches) = (nil, 0)
                     try finishNow(&uncommitted)
                     (uncommittedBatches, waitingSince) = (0, nil)
                     queue = []
@@ -200,7 +206,18 @@ public struct Batcher: Sendable {
                 if report.attempts > attemptsBefore {
                     report.reached = !unreachable
                     if resolved?.through != mark || resolved?.offline != unreachable {
-                        try outbox.resolveOffline(service: service, throughSeq: mark, offline: unreachable)
+                        // One at a time, in order: an unreachable answer after a reached one must
+                        // find its mark written.
+                        try await noting?.value()
+                        noting = nil
+                        if unreachable {
+                            try outbox.resolveOffline(service: service, throughSeq: mark, offline: true)
+                        } else {
+                            let (outbox, service, mark) = (outbox, service, mark)
+                            noting = DiskWait.start { () throws(OutboxError) in
+                                try outbox.resolveOffline(service: service, throughSeq: mark, offline: false)
+                            }
+                        }
                         resolved = (mark, unreachable)
                     }
                 }
@@ -229,6 +246,7 @@ public struct Batcher: Sendable {
                 break
             }
             _ = try await reading?.value()
+            try await noting?.value()
             try await commit?.value()
             try finishNow(&uncommitted)
             if let problem = report.problem { try outbox.noteProblem(problem, at: timer.now()) }
@@ -236,6 +254,7 @@ public struct Batcher: Sendable {
         } catch {
             // Whatever was delivered is still committed if the outbox lets it be.
             _ = try? await reading?.value()
+            _ = try? await noting?.value()
             _ = try? await commit?.value()
             try? finishNow(&uncommitted)
             report.outcome = .outboxFailed(reason: error.message)
