@@ -293,8 +293,7 @@ public struct Outbox: Sendable {
 
     /// Events of `service` recorded up to this seq went before an attempt that reached it.
     static func reachedMark(_ db: Database, _ service: String) throws -> Int64 {
-        try String.fetchOne(db, sql: "SELECT value FROM note WHERE key = ?", arguments: [reachedKey(service)])
-            .flatMap { Int64($0) } ?? 0
+        try reachedMarks(db)[service] ?? 0
     }
 
     /// Every service's reached mark.

@@ -101,17 +101,13 @@ public struct Batcher: Sendable {
         var failures = 0
         var unreachableInRow = 0
         // The last `resolveOffline` made: the same mark and answer again would change nothing
-        // (it scanned every waiting event each batch).
+        // (an unreachable answer scans the events waiting).
         var resolved: (through: Int64, offline: Bool)?
         // A reached service's mark being written (off the sending's path; waited for before an
         // unreachable answer is written, and at the end).
         var noting: DiskJob<Void, OutboxError>?
-        // Batches the service took whole whose commit is still to start, and the commit under way.
-        var uncommitted: [PendingEvent] = []
-        var uncommittedBatches = 0
-        var waitingSince: Date?
-        var commit: DiskJob<Void, OutboxError>?
-        var committingBatches = 0
+        // Batches the service took whole and not yet committed.
+        var unsaved = Unsaved()
         // Batches read and not yet sent, in order; the last seq taken from the outbox (events up
         // to it are sent or on their way); the newest seq when they were read; the read under way.
         var queue: ArraySlice<[PendingEvent]> = []
@@ -146,22 +142,12 @@ public struct Batcher: Sendable {
                     break
                 }
                 cursor = last.seq
-                // A commit that has ended says now if it failed.
-                if let ended = commit, ended.isDone {
-                    try await ended.value()
-                    (commit, committingBatches) = (nil, 0)
-                }
-                // What went through since the last commit, when enough waits and that commit is
-                // done (or so much waits that it is waited for); then the next read, when half of
-                // the batches read are sent: both run while this batch is on its way.
-                if uncommittedBatches >= Self.commitEvery
-                    || waitingSince.map({ timer.now().timeIntervalSince($0) >= Self.commitAfter }) ?? false,
-                    commit == nil || uncommittedBatches + committingBatches >= Self.uncommittedAtMost
-                {
-                    try await commit?.value()
-                    commit = startCommit(&uncommitted)
-                    (committingBatches, uncommittedBatches, waitingSince) = (uncommittedBatches, 0, nil)
-                }
+                // A commit that has ended says now if it failed; then what went through since, when
+                // enough waits and that commit is done (or so much waits that it is waited for);
+                // then the next read, when half of the batches read are sent: both run while this
+                // batch is on its way.
+                try await unsaved.reapCommit()
+                if unsaved.commitIsDue(now: timer.now()) { try await unsaved.startCommit(outbox, at: timer.now()) }
                 if reading == nil, queue.count <= Self.readAhead / 2 {
                     reading = startReading(after: queue.last?.last?.seq ?? cursor, limits: batchLimits)
                 }
@@ -179,18 +165,13 @@ public struct Batcher: Sendable {
                 var stop = try sent.get()
                 if !delivered.isEmpty {
                     // Taken whole (only then is anything handed back to commit).
-                    uncommitted += delivered
-                    uncommittedBatches += 1
-                    if waitingSince == nil { waitingSince = sentAt }
+                    unsaved.add(delivered, sentAt: sentAt)
                 } else {
                     // Split, bisected, set aside or stopped: everything under way is finished, and
                     // the next batch is read from the outbox as it is now.
                     _ = try await reading?.value()
                     reading = nil
-                    try await commit?.value()
-                    (commit, committingBatches) = (nil, 0)
-                    try finishNow(&uncommitted)
-                    (uncommittedBatches, waitingSince) = (0, nil)
+                    try await unsaved.commitAll(outbox, at: timer.now())
                     queue = []
                     cursor = 0
                 }
@@ -247,30 +228,75 @@ public struct Batcher: Sendable {
             }
             _ = try await reading?.value()
             try await noting?.value()
-            try await commit?.value()
-            try finishNow(&uncommitted)
+            try await unsaved.commitAll(outbox, at: timer.now())
             if let problem = report.problem { try outbox.noteProblem(problem, at: timer.now()) }
             if report.sent > 0 { try outbox.forgetSent(before: timer.now().addingTimeInterval(-Self.sentMemory)) }
         } catch {
             // Whatever was delivered is still committed if the outbox lets it be.
             _ = try? await reading?.value()
             _ = try? await noting?.value()
-            _ = try? await commit?.value()
-            try? finishNow(&uncommitted)
+            try? await unsaved.commitAll(outbox, at: timer.now())
             report.outcome = .outboxFailed(reason: error.message)
         }
         return report
     }
 
-    /// Commits `events` (delivered) on another thread, off Swift's pool (the flush holds its
-    /// thread until the disk answers); nil when there are none. Under way when this returns.
-    private func startCommit(_ events: inout [PendingEvent]) -> DiskJob<Void, OutboxError>? {
-        guard !events.isEmpty else { return nil }
-        let batch = events
-        events = []
-        let outbox = outbox
-        let at = timer.now()
-        return DiskWait.start { () throws(OutboxError) in try outbox.markSent(batch, at: at) }
+    /// Batches the service took whole and not yet committed: those waiting for a commit, and the
+    /// commit under way (on another thread, off Swift's pool: it holds its thread until the disk
+    /// answers).
+    struct Unsaved {
+        var waiting: [PendingEvent] = []
+        var waitingBatches = 0
+        /// When the first of `waiting` was sent.
+        var since: Date?
+        var commit: DiskJob<Void, OutboxError>?
+        var committingBatches = 0
+
+        mutating func add(_ events: [PendingEvent], sentAt: Date) {
+            waiting += events
+            waitingBatches += 1
+            if since == nil { since = sentAt }
+        }
+
+        /// Enough waits (`commitEvery`, or for `commitAfter`), and the commit before is done, or
+        /// so much is uncommitted (`uncommittedAtMost`) that it is to be waited for.
+        func commitIsDue(now: Date) -> Bool {
+            guard
+                waitingBatches >= Batcher.commitEvery
+                    || since.map({ now.timeIntervalSince($0) >= Batcher.commitAfter }) ?? false
+            else { return false }
+            return commit == nil || waitingBatches + committingBatches >= Batcher.uncommittedAtMost
+        }
+
+        /// A commit that has ended: its failure, if it failed.
+        mutating func reapCommit() async throws(OutboxError) {
+            guard let ended = commit, ended.isDone else { return }
+            (commit, committingBatches) = (nil, 0)
+            try await ended.value()
+        }
+
+        /// Commits what waits, after the commit under way; under way when this returns.
+        mutating func startCommit(_ outbox: Outbox, at time: Date) async throws(OutboxError) {
+            try await commit?.value()
+            (commit, committingBatches) = (nil, 0)
+            guard !waiting.isEmpty else { return }
+            let batch = waiting
+            commit = DiskWait.start { () throws(OutboxError) in try outbox.markSent(batch, at: time) }
+            (committingBatches, waiting, waitingBatches, since) = (waitingBatches, [], 0, nil)
+        }
+
+        /// Everything committed (the commit under way, then what waits), and waited for.
+        mutating func commitAll(_ outbox: Outbox, at time: Date) async throws(OutboxError) {
+            let running = commit
+            (commit, committingBatches) = (nil, 0)
+            var failure: OutboxError?
+            do { try await running?.value() } catch { failure = error }
+            try await startCommit(outbox, at: time)
+            let last = commit
+            (commit, committingBatches) = (nil, 0)
+            try await last?.value()
+            if let failure { throw failure }
+        }
     }
 
     /// Batches read ahead: those after `after` within `limits`, and the newest seq then.
@@ -290,13 +316,6 @@ public struct Batcher: Sendable {
             let batches = try outbox.pendingBatches(for: service, limits: limits, after: after, count: Self.readAhead)
             return Ahead(after: after, limits: limits, batches: batches, mark: try outbox.lastSeq())
         }
-    }
-
-    private func finishNow(_ events: inout [PendingEvent]) throws(OutboxError) {
-        guard !events.isEmpty else { return }
-        let batch = events
-        events = []
-        try outbox.markSent(batch, at: timer.now())
     }
 
     /// Delivers `events`, splitting on 413 and bisecting on 400 and on a 5xx the service's health
