@@ -215,4 +215,168 @@ import TourModel
         #expect(try outbox.purge() == 3)
         #expect(try outbox.summary(for: F.service) == OutboxSummary())
     }
+    /// A sent event leaves what is listed and counted, and its id stays known (an import run again
+    /// skips it) until it is forgotten.
+    @Test func aSentEventLeavesTheListsAndCountsAndItsIdIsKnownUntilForgotten() throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...3)
+        let sentAt = Date()
+        try outbox.markSent(Array(try outbox.pending(for: F.service, limits: BatchLimits()).prefix(2)), at: sentAt)
+        #expect(try outbox.entries().map(\.event.eventID) == [F.event(3).eventID])
+        var summary = try outbox.summary(for: F.service)
+        #expect(summary.lastDeliveredAt != nil)
+        summary.lastDeliveredAt = nil
+        #expect(summary == OutboxSummary(waiting: 1, sentTotal: 2))
+        #expect(try outbox.record([Recording(event: F.event(1), origin: .service(F.service))]) == 0)
+        try outbox.forgetSent(before: sentAt - 1)
+        #expect(try outbox.record([Recording(event: F.event(2), origin: .service(F.service))]) == 0)
+        try outbox.forgetSent(before: sentAt + 1)
+        #expect(try outbox.record([Recording(event: F.event(2), origin: .service(F.service))]) == 1)
+        #expect(try outbox.purge() == 2)
+        #expect(try outbox.record([Recording(event: F.event(1), origin: .service(F.service))]) == 1)
+    }
+
+    /// Marking a batch sent writes the same few pages however many events the outbox holds: the
+    /// events' ids are random, so a ledger of sent ids kept apart from the events (and the events
+    /// deleted) put each commit's ids on pages all over two indexes, which grow with the outbox.
+    @Test func markingABatchSentWritesNoMorePagesInALargeOutboxThanInASmallOne() throws {
+        func pagesWritten(holding count: Int) throws -> Int {
+            let home = try TemporaryDirectory()
+            let outbox = try F.outbox(home)
+            _ = try outbox.record(
+                (0..<count).map { n in
+                    var event = F.event(n)
+                    event.properties["eventId"] = .string(UUID().uuidString.lowercased())
+                    return Recording(event: event, origin: .service(F.service), offline: false)
+                })
+            let batch = try outbox.pendingBatches(for: F.service, limits: BatchLimits(), count: 8).flatMap { $0 }
+            try #require(batch.count == 400)
+            try outbox.database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+            try outbox.markSent(batch, at: Date())
+            // The log's frames since it was emptied: the pages the commit wrote.
+            let row = try outbox.database.writeWithoutTransaction {
+                try Row.fetchOne($0, sql: "PRAGMA wal_checkpoint(PASSIVE)")
+            }
+            return try #require(row)[1]
+        }
+        let small = try pagesWritten(holding: 1_000)
+        let large = try pagesWritten(holding: 10_000)
+        #expect(
+            large <= small + small / 4,
+            "400 events marked sent: \(small) pages in an outbox of 1,000, \(large) in one of 10,000")
+    }
+
+    /// An outbox written by the walkscape before sent events were kept in place (a table of sent
+    /// ids beside the events) is brought forward when opened: what waits, what was set aside and
+    /// what is local stay as they were, the ids sent stay known, and the recording order goes on
+    /// after the last event ever recorded, sent ones included.
+    @Test func anOutboxWithALedgerOfSentIdsIsBroughtForwardWhenOpened() throws {
+        let home = try TemporaryDirectory()
+        let url = home.file("state/analytics.sqlite")
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let old = try DatabaseQueue(path: url.path)
+        let recent = Date() - 3600
+        let stale = Date() - 40 * 24 * 3600
+        try old.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                    INSERT INTO grdb_migrations VALUES ('v1');
+                    CREATE TABLE event (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        eventId TEXT NOT NULL UNIQUE,
+                        name TEXT NOT NULL,
+                        tourId TEXT,
+                        service TEXT,
+                        state TEXT NOT NULL CHECK (state IN ('waiting', 'quarantined', 'local')),
+                        payload TEXT NOT NULL,
+                        offline BOOLEAN,
+                        recordedAt DATETIME NOT NULL,
+                        problem TEXT,
+                        quarantinedAt DATETIME
+                    );
+                    CREATE INDEX event_queue ON event(service, seq) WHERE state = 'waiting';
+                    CREATE TABLE sent (eventId TEXT PRIMARY KEY, sentAt DATETIME NOT NULL) WITHOUT ROWID;
+                    CREATE INDEX sent_age ON sent(sentAt);
+                    CREATE TABLE note (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+                    INSERT INTO note VALUES ('sentTotal', '9');
+                    """)
+            for (seq, n, state, service) in [
+                (5, 5, "waiting", F.service), (7, 7, "quarantined", F.service), (8, 8, "local", nil),
+                (12, 12, "waiting", F.service),
+            ] {
+                let payload = try WalkscapeJSON.encode(F.event(n), dialect: .live)
+                try db.execute(
+                    sql: """
+                        INSERT INTO event (seq, eventId, name, tourId, service, state, payload, offline, recordedAt, problem)
+                        VALUES (?, ?, 'point_triggered', 'tour', ?, ?, ?, 0, ?, ?)
+                        """,
+                    arguments: [
+                        seq, F.event(n).eventID, service, state, String(decoding: payload, as: UTF8.self), recent,
+                        state == "quarantined" ? "refused" : nil,
+                    ])
+            }
+            // Events 13 and 14 were the last recorded, and were sent (deleted, their ids in the ledger).
+            try db.execute(sql: "UPDATE sqlite_sequence SET seq = 14 WHERE name = 'event'")
+            try db.execute(sql: "INSERT INTO sent VALUES (?, ?)", arguments: [F.event(13).eventID, recent])
+            try db.execute(sql: "INSERT INTO sent VALUES (?, ?)", arguments: [F.event(14).eventID, stale])
+        }
+        try old.close()
+
+        let outbox = try F.outbox(home)
+        #expect(try outbox.pending(for: F.service, limits: BatchLimits()).map(\.seq) == [5, 12])
+        #expect(try outbox.entries().map(\.state) == [.waiting, .quarantined, .local, .waiting])
+        #expect(try outbox.entries(states: [.quarantined]).map(\.problem) == ["refused"])
+        #expect(try outbox.summary(for: F.service) == OutboxSummary(waiting: 2, quarantined: 1, local: 1, sentTotal: 9))
+        #expect(try outbox.record([Recording(event: F.event(13), origin: .service(F.service))]) == 0)
+        #expect(try outbox.record([Recording(event: F.event(20), origin: .service(F.service))]) == 1)
+        #expect(try outbox.pending(for: F.service, limits: BatchLimits()).map(\.seq).last ?? 0 > 14)
+        // The ids are forgotten as they were: the one sent 40 days ago may be recorded again.
+        try outbox.forgetSent(before: Date() - 30 * 24 * 3600)
+        #expect(try outbox.record([Recording(event: F.event(14), origin: .service(F.service))]) == 1)
+        #expect(try outbox.record([Recording(event: F.event(13), origin: .service(F.service))]) == 0)
+    }
+    /// A walkscape of before sent events were kept in place, still running on the same home (a walk
+    /// started before an upgrade), goes on recording, marking sent and forgetting through its own
+    /// statements (copied here as it ran them) on an outbox brought forward.
+    @Test func anOlderWalkscapeStillRecordsAndSendsOnAnOutboxBroughtForward() throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...3)
+        let queue = try DatabaseQueue(path: home.file("state/analytics.sqlite").path)
+        let payload = String(decoding: try WalkscapeJSON.encode(F.event(4), dialect: .live), as: UTF8.self)
+        func olderRecord(_ n: Int) throws -> Int {
+            try queue.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT OR IGNORE INTO event (eventId, name, tourId, service, state, payload, offline, recordedAt)
+                        SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM sent WHERE eventId = ?)
+                        """,
+                    arguments: [
+                        F.event(n).eventID, "point_triggered", "tour", F.service, "waiting", payload, false, Date(),
+                        F.event(n).eventID,
+                    ])
+                return db.changesCount
+            }
+        }
+        #expect(try olderRecord(4) == 1)
+        // This walkscape marks 1 and 2 sent; the older one knows them as sent.
+        try outbox.markSent(Array(try outbox.pending(for: F.service, limits: BatchLimits()).prefix(2)), at: Date())
+        #expect(try olderRecord(1) == 0)
+        // The older one marks 3 sent its way: the event deleted, its id written to the ledger.
+        let three = try #require(try outbox.pending(for: F.service, limits: BatchLimits()).first)
+        try queue.write { db in
+            try db.execute(sql: "DELETE FROM event WHERE seq = ?", arguments: [three.seq])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO sent (eventId, sentAt) VALUES (?, ?)", arguments: [three.eventID, Date()])
+        }
+        #expect(try outbox.pending(for: F.service, limits: BatchLimits()).map(\.eventID) == [F.event(4).eventID])
+        #expect(try outbox.record([Recording(event: F.event(3), origin: .service(F.service))]) == 0)
+        // Its forgetting and its purge reach the sent events.
+        try queue.write { db in try db.execute(sql: "DELETE FROM sent WHERE sentAt < ?", arguments: [Date() + 1]) }
+        #expect(try outbox.record([Recording(event: F.event(3), origin: .service(F.service))]) == 1)
+        #expect(try outbox.entries().map(\.event.eventID) == [F.event(4).eventID, F.event(3).eventID])
+        try queue.close()
+    }
 }

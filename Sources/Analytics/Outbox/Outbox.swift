@@ -15,6 +15,10 @@ import TourModel
 /// short transaction, and SQLite serialises them. Within a process, reads go on beside a commit
 /// (a pool: one writing connection, reading ones on the log's snapshots), so a sender reading its
 /// next batches never waits for the disk's flush of the last ones, nor for a checkpoint.
+///
+/// Sent events stay in the table for 30 days (`OutboxSchema`), so what asks about the events held
+/// (the queue, the counts) names the index by state, `event_held`: without statistics SQLite would
+/// rather walk the table from the first seq, through every sent event's page.
 public struct Outbox: Sendable {
     public let url: URL
     let database: DatabasePool
@@ -100,7 +104,7 @@ public struct Outbox: Sendable {
             let insert = try db.cachedStatement(
                 sql: """
                     INSERT OR IGNORE INTO event (eventId, name, tourId, service, state, payload, offline, recordedAt)
-                    SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM sent WHERE eventId = ?)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             var inserted = 0
             try body { recording in
@@ -115,7 +119,7 @@ public struct Outbox: Sendable {
                 let state = recording.origin == .local ? "local" : "waiting"
                 try insert.execute(arguments: [
                     id, event.name, event.tourID, recording.origin.service, state,
-                    String(decoding: payload, as: UTF8.self), recording.offline, recording.recordedAt, id,
+                    String(decoding: payload, as: UTF8.self), recording.offline, recording.recordedAt,
                 ])
                 inserted += db.changesCount
             }
@@ -146,7 +150,7 @@ public struct Outbox: Sendable {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT seq, eventId, payload, offline FROM event
+                    SELECT seq, eventId, payload, offline FROM event INDEXED BY event_held
                     WHERE state = 'waiting' AND service = ? AND seq > ? ORDER BY seq LIMIT ?
                     """, arguments: [service, after, limit])
         }
@@ -223,7 +227,7 @@ public struct Outbox: Sendable {
             try Bool.fetchOne(
                 db,
                 sql: """
-                    SELECT EXISTS (SELECT 1 FROM event WHERE state = 'waiting' AND service = ? AND recordedAt >= ?)
+                    SELECT EXISTS (SELECT 1 FROM event INDEXED BY event_held WHERE state = 'waiting' AND service = ? AND recordedAt >= ?)
                     """, arguments: [service, date]) ?? false
         }
     }
@@ -233,19 +237,24 @@ public struct Outbox: Sendable {
         try read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM event") ?? 0 }
     }
 
-    /// The service took these events (204): they leave the outbox and join the ledger of sent ids
-    /// in one transaction, so a kill leaves them either waiting (sent again, same ids) or gone.
+    /// The service took these events (204): they are kept as sent (their payload dropped), so an
+    /// import run again skips their ids, in one transaction: a kill leaves them either waiting
+    /// (sent again, same ids) or sent.
     public func markSent(_ events: [PendingEvent], at time: Date) throws(OutboxError) {
         guard !events.isEmpty else { return }
         try write("mark \(events.count) analytics events sent") { db in
-            let delete = try db.cachedStatement(sql: "DELETE FROM event WHERE seq = ?")
-            let ledger = try db.cachedStatement(sql: "INSERT OR REPLACE INTO sent (eventId, sentAt) VALUES (?, ?)")
-            // The time as SQLite stores it, made once: formatting a date is most of a row's cost.
-            let sentAt = time.databaseValue
-            for event in events {
-                try delete.execute(arguments: [event.seq])
-                try ledger.execute(arguments: [event.eventID, sentAt])
+            // One statement for the whole commit, its seqs handed over as one JSON array.
+            var seqs = "["
+            for (i, event) in events.enumerated() {
+                if i > 0 { seqs += "," }
+                seqs += String(event.seq)
             }
+            seqs += "]"
+            try db.execute(
+                sql: """
+                    UPDATE event SET state = 'sent', sentAt = ?, payload = ''
+                    WHERE seq IN (SELECT value FROM json_each(?))
+                    """, arguments: [time, seqs])
             let total = try Int.fetchOne(db, sql: "SELECT value FROM note WHERE key = 'sentTotal'") ?? 0
             try Self.setNote(db, "sentTotal", String(total + events.count))
             try Self.setNote(db, "lastDeliveredAt", ISO8601.format(time))
@@ -315,11 +324,11 @@ public struct Outbox: Sendable {
         }
     }
 
-    /// Forgets ids sent before `date`: only an import run twice needs them, and that happens within
-    /// moments of the first.
+    /// Forgets events sent before `date`: only an import run twice needs their ids, and that happens
+    /// within moments of the first.
     public func forgetSent(before date: Date) throws(OutboxError) {
         try write("forget old sent ids") { db in
-            try db.execute(sql: "DELETE FROM sent WHERE sentAt < ?", arguments: [date])
+            try db.execute(sql: "DELETE FROM event WHERE state = 'sent' AND sentAt < ?", arguments: [date])
         }
     }
 
@@ -329,7 +338,11 @@ public struct Outbox: Sendable {
         try read { db in
             var summary = OutboxSummary()
             for row in try Row.fetchAll(
-                db, sql: "SELECT state, service, count(*) AS n FROM event GROUP BY state, service")
+                db,
+                sql: """
+                    SELECT state, service, count(*) AS n FROM event INDEXED BY event_held
+                    WHERE state IN ('waiting', 'quarantined', 'local') GROUP BY state, service
+                    """)
             {
                 let n: Int = row["n"]
                 let owner: String? = row["service"]
@@ -371,10 +384,16 @@ public struct Outbox: Sendable {
         let decoder = WalkscapeJSON.decoder()
         try read { db in
             let reached = try Self.reachedMarks(db)
-            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM event ORDER BY seq")
+            let wanted = (states ?? Set(OutboxEntry.State.allCases)).map(\.rawValue).sorted()
+            let marks = Array(repeating: "?", count: wanted.count).joined(separator: ", ")
+            // Events set aside or local (few, as a rule) are found through the index by state;
+            // waiting ones (maybe very many) by reading the table in order.
+            let table = wanted.contains(OutboxEntry.State.waiting.rawValue) ? "event" : "event INDEXED BY event_held"
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT * FROM \(table) WHERE state IN (\(marks)) ORDER BY seq",
+                arguments: StatementArguments(wanted))
             while let row = try rows.next() {
-                let state = OutboxEntry.State(rawValue: row["state"]) ?? .waiting
-                if let states, !states.contains(state) { continue }
+                guard let state = OutboxEntry.State(rawValue: row["state"]) else { continue }
                 let payload: String = row["payload"]
                 var event =
                     (try? decoder.decode(AnalyticsEvent.self, from: Data(payload.utf8)))
@@ -403,7 +422,10 @@ public struct Outbox: Sendable {
                     WHERE offline IS NULL AND service = ? AND seq <= ? AND state IN ('waiting', 'quarantined')
                     """, arguments: [old, try Self.reachedMark(db, old)])
             try db.execute(
-                sql: "UPDATE event SET service = ? WHERE service = ? AND state IN ('waiting', 'quarantined')",
+                sql: """
+                    UPDATE event INDEXED BY event_held SET service = ?
+                    WHERE service = ? AND state IN ('waiting', 'quarantined')
+                    """,
                 arguments: [new, old])
             return db.changesCount
         }
@@ -424,9 +446,9 @@ public struct Outbox: Sendable {
     /// returns how many events went.
     public func purge() throws(OutboxError) -> Int {
         try write("purge the analytics outbox") { db in
-            try db.execute(sql: "DELETE FROM event")
+            try db.execute(sql: "DELETE FROM event WHERE state != 'sent'")
             let n = db.changesCount
-            try db.execute(sql: "DELETE FROM sent")
+            try db.execute(sql: "DELETE FROM event")
             try db.execute(sql: "DELETE FROM note")
             return n
         }

@@ -3,7 +3,7 @@ import TourModel
 
 /// An event in the outbox as `walkscape analytics show` lists it: exactly what would be sent.
 public struct OutboxEntry: Sendable, Hashable {
-    public enum State: String, Sendable, Hashable, Codable {
+    public enum State: String, Sendable, Hashable, Codable, CaseIterable {
         /// Waits for its service.
         case waiting
         /// The service refused it (400): kept with the service's words, never sent again by itself.
