@@ -11,12 +11,21 @@ public enum DiskWait {
         try await start(body).value()
     }
 
-    /// Starts `body` now, on a thread of its own, and hands back the job, to be waited for later
-    /// (a sender's commit of the batches delivered goes on while the next ones are sent). It is
-    /// under way when this returns: its start needs no thread of Swift's pool.
-    public static func start<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) -> DiskJob<T, E> {
+    /// Starts `body` on a thread of its own, now or `after` a moment, and hands back the job, to be
+    /// waited for later (a sender's commit of the batches delivered goes on while the next ones are
+    /// sent). It is under way when this returns: its start needs no thread of Swift's pool.
+    public static func start<T: Sendable, E: Error>(
+        after delay: Duration = .zero, _ body: @escaping @Sendable () throws(E) -> T
+    ) -> DiskJob<T, E> {
         let job = DiskJob<T, E>()
-        queue.async { job.finish(Result { () throws(E) in try body() }) }
+        let work: @Sendable () -> Void = { job.finish(Result { () throws(E) in try body() }) }
+        if delay > .zero {
+            let (seconds, attoseconds) = delay.components
+            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+            queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: work)
+        } else {
+            queue.async(execute: work)
+        }
         return job
     }
 }

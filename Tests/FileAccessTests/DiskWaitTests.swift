@@ -28,6 +28,23 @@ import Testing
         #expect(try await quick.value() == "done")
     }
 
+    /// A job started `after` a moment begins no sooner, by itself, and is waited for as any.
+    @Test func aJobStartedAfterAMomentBeginsNoSoonerAndByItself() async throws {
+        let asked = ContinuousClock.now
+        let began = Mutex<ContinuousClock.Instant?>(nil)
+        let job = DiskWait.start(after: .milliseconds(30)) { () -> Int in
+            began.withLock { $0 = .now }
+            return 5
+        }
+        #expect(!job.isDone)
+        // Not waited for: it starts by itself.
+        let until = ContinuousClock.now + .seconds(10)
+        while !job.isDone, ContinuousClock.now < until { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(try await job.value() == 5)
+        let start = try #require(began.withLock { $0 })
+        #expect(start - asked >= .milliseconds(30))
+    }
+
     @Test func aTaskWaitingBeforeTheJobEndsIsWokenWithItsResult() async throws {
         let gate = DispatchSemaphore(value: 0)
         let job = DiskWait.start { () -> Int in

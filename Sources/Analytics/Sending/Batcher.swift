@@ -63,6 +63,12 @@ public struct Batcher: Sendable {
 
     /// Sent ids are remembered this long (for an import that runs twice), then forgotten.
     static let sentMemory: TimeInterval = 30 * 24 * 3600
+    /// How long the reads, commits and notes started beside a batch wait before they begin, so that
+    /// the batch's request is written first: they are started just before it is sent, and on two
+    /// cores (the service's handling on one) their work held the request back by its own length,
+    /// 1-2 ms, at every eighth batch (`tcpdump` of a flush of 10,000 events: 48 such pauses, 98 ms
+    /// in all; with this head start 9, 18 ms). Nothing waits for them sooner than a round trip later.
+    static let headStart = Duration.microseconds(600)
     /// An attempt needs at least this much of the time left to be worth making.
     static let shortestAttempt = Duration.milliseconds(100)
 
@@ -195,7 +201,7 @@ public struct Batcher: Sendable {
                             try outbox.resolveOffline(service: service, throughSeq: mark, offline: true)
                         } else {
                             let (outbox, service, mark) = (outbox, service, mark)
-                            noting = DiskWait.start { () throws(OutboxError) in
+                            noting = DiskWait.start(after: Self.headStart) { () throws(OutboxError) in
                                 try outbox.resolveOffline(service: service, throughSeq: mark, offline: false)
                             }
                         }
@@ -281,7 +287,9 @@ public struct Batcher: Sendable {
             (commit, committingBatches) = (nil, 0)
             guard !waiting.isEmpty else { return }
             let batch = waiting
-            commit = DiskWait.start { () throws(OutboxError) in try outbox.markSent(batch, at: time) }
+            commit = DiskWait.start(after: Batcher.headStart) { () throws(OutboxError) in
+                try outbox.markSent(batch, at: time)
+            }
             (committingBatches, waiting, waitingBatches, since) = (waitingBatches, [], 0, nil)
         }
 
@@ -312,7 +320,7 @@ public struct Batcher: Sendable {
     private func startReading(after: Int64, limits: BatchLimits) -> DiskJob<Ahead, OutboxError> {
         let outbox = outbox
         let service = service
-        return DiskWait.start { () throws(OutboxError) -> Ahead in
+        return DiskWait.start(after: Self.headStart) { () throws(OutboxError) -> Ahead in
             let batches = try outbox.pendingBatches(for: service, limits: limits, after: after, count: Self.readAhead)
             return Ahead(after: after, limits: limits, batches: batches, mark: try outbox.lastSeq())
         }
