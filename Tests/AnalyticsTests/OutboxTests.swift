@@ -379,4 +379,36 @@ import TourModel
         #expect(try outbox.entries().map(\.event.eventID) == [F.event(4).eventID, F.event(3).eventID])
         try queue.close()
     }
+    /// Walkscapes started at once on a home with no outbox yet (three logins, a removal beside
+    /// two `analytics status`) each make or open it and record their event: none is refused for
+    /// another making it at the same moment, and none is lost.
+    @Test func processesOpeningANewOutboxAtOnceEachRecordTheirEvent() async throws {
+        for round in 0..<20 {
+            let home = try TemporaryDirectory()
+            let url = home.file("state/analytics.sqlite")
+            let results = await withTaskGroup(of: String?.self) { group in
+                for n in 1...4 {
+                    group.addTask {
+                        await withCheckedContinuation { (done: CheckedContinuation<String?, Never>) in
+                            Thread {
+                                do {
+                                    let outbox = try Outbox.open(at: url)
+                                    try outbox.record(Recording(event: F.event(n), origin: .service(F.service)))
+                                    done.resume(returning: nil)
+                                } catch {
+                                    done.resume(returning: "\(n): \(error)")
+                                }
+                            }.start()
+                        }
+                    }
+                }
+                var failures: [String] = []
+                for await failure in group { if let failure { failures.append(failure) } }
+                return failures
+            }
+            #expect(results.isEmpty, "round \(round): \(results)")
+            let held = try Outbox.open(at: url).entries().map(\.event.eventID)
+            #expect(Set(held) == Set((1...4).map { F.event($0).eventID }), "round \(round)")
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -52,6 +53,24 @@ public struct Outbox: Sendable {
 
     private init(url: URL) throws(OutboxError) {
         self.url = url
+        // Made and brought forward by one walkscape at a time. Two starting at once on a new
+        // outbox both found no tables and both made them ("table event already exists"), or one
+        // gave up at once on the other's lock (SQLite does not wait where waiting could deadlock),
+        // and its event was lost. Held for the opening only; a folder where the lock file cannot
+        // be made (read-only) is opened without it, for reading.
+        let opening = LockFile(path: url.path + ".open.lock")
+        let until = ContinuousClock.now + .seconds(Self.openingPatience)
+        while case .busy(let holder) = opening.tryAcquire(purpose: "opening the analytics outbox") {
+            guard ContinuousClock.now < until else {
+                let who = holder.map { " (process \($0.pid))" } ?? ""
+                throw OutboxError(
+                    .unwritable,
+                    "\(url.path): cannot be opened as the analytics outbox (another walkscape\(who) kept opening it for \(Int(Self.openingPatience)) s)"
+                )
+            }
+            usleep(5_000)
+        }
+        defer { opening.release() }
         var configuration = Configuration()
         configuration.journalMode = .wal
         // A walk recording while a sync marks a batch sent waits a moment instead of failing.
@@ -75,6 +94,9 @@ public struct Outbox: Sendable {
                 kind, "\(url.path): cannot be opened as the analytics outbox (\(OutboxError.describe(error)))")
         }
     }
+
+    /// How long an opening waits for another walkscape's (as long as a commit waits for a lock).
+    static let openingPatience = 5.0
 
     // MARK: Recording
 
