@@ -477,4 +477,19 @@ struct AnalyticsDeliveryTests {
             try String(contentsOf: setup.home.file("state/outbox.jsonl.unreadable"), encoding: .utf8).hasSuffix(
                 #"{"language":"e"#))
     }
+    /// The old journal first found by a removal of its tour: its events still go to the tour's
+    /// service, since the journal is imported before the tour (and so where it came from) is
+    /// forgotten.
+    @Test func theOldJournalFoundByARemovalOfItsTourStillGoesToTheToursService() async throws {
+        let setup = try await Setup()
+        let journal = Self.journalEvents(3)
+        try setup.writeJournal(journal)
+        let removal = try setup.walkscape(["remove", Self.slug])
+        #expect(removal.status == 0, "\(removal.stderr)")
+        #expect(KeptEvents.read(setup.home, state: "local").isEmpty)
+        let sync = try setup.walkscape(["sync"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        let received = Set(try setup.server.events().events.map(\.event.eventID))
+        #expect(journal.allSatisfy { received.contains($0.eventID) })
+    }
 }

@@ -54,6 +54,7 @@ struct RemoveCommand: AsyncParsableCommand {
                 "\(installed.slug) is not installed in '\(code)' (it is in \(installed.languageCodes.joined(separator: ", ")))"
             )
         }
+        try AnalyticsStorage.importJournalBeforeForgettingTours(settings)
         let removed: [String]
         let freed: CollectionReport
         do {
