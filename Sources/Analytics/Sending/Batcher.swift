@@ -93,6 +93,11 @@ public struct Batcher: Sendable {
     /// one more that two failures needed happened about once in three.
     static let failuresAloneToQuarantine = 4
 
+    /// Whether a 5xx may be the events' doing (the live service's 500 for an event naming what it
+    /// no longer has): not 502, 503 or 504, a gateway's or an overloaded service's answer, which a
+    /// service failing at random gave an innocent event four times in a row.
+    static func mayBeTheEvents(_ status: Int) -> Bool { ![502, 503, 504].contains(status) }
+
     /// Sends until nothing waits for the service, or patience runs out.
     ///
     /// The disk stays off the sending's path: batches are read `readAhead` at a time, the next
@@ -364,6 +369,8 @@ public struct Batcher: Sendable {
                 return nil
             }
         case .serviceFailed(let status, _, _):
+            // A gateway's or an overloaded service's answer says nothing of the events.
+            guard Self.mayBeTheEvents(status) else { return result }
             // The service or these events? Only a service that answers other requests meanwhile
             // says it is these events.
             guard await transport.serviceAnswers(timeout: deadline.map { remaining(until: $0) }) else { return result }
