@@ -48,7 +48,7 @@ package enum AnalyticsStorage {
         }
         if let kept = report?.keptAside {
             Console.err(
-                "walkscape: note: \(settings.paths.legacyJournal.path) held lines that are no event (cut short by a crash?): kept in \(kept.path); its \(report?.read ?? 0) events are in the outbox"
+                "walkscape: note: \(settings.paths.legacyJournal.path) held lines that are no event (cut short by a crash?): the whole journal is kept as \(kept.path); its \(report?.read ?? 0) events are in the outbox"
             )
         }
     }
