@@ -39,7 +39,10 @@ public struct JournalImport: Sendable {
         let fd = open(journal.path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
-            throw OutboxError(.unreadable, "cannot read \(journal.path): \(String(cString: strerror(errno)))")
+            // Opened for writing (it is removed once imported): an immutable journal is readable
+            // and still refused here.
+            throw OutboxError(
+                .unreadable, "cannot open \(journal.path) to import it: \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
         guard flock(fd, LOCK_EX) == 0 else {
