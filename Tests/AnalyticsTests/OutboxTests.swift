@@ -278,30 +278,10 @@ import TourModel
         let old = try DatabaseQueue(path: url.path)
         let recent = Date() - 3600
         let stale = Date() - 40 * 24 * 3600
+        // The schema as the walkscape of before wrote it: its one migration.
+        try OutboxSchema.migrator.migrate(old, upTo: "v1")
         try old.write { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
-                    INSERT INTO grdb_migrations VALUES ('v1');
-                    CREATE TABLE event (
-                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                        eventId TEXT NOT NULL UNIQUE,
-                        name TEXT NOT NULL,
-                        tourId TEXT,
-                        service TEXT,
-                        state TEXT NOT NULL CHECK (state IN ('waiting', 'quarantined', 'local')),
-                        payload TEXT NOT NULL,
-                        offline BOOLEAN,
-                        recordedAt DATETIME NOT NULL,
-                        problem TEXT,
-                        quarantinedAt DATETIME
-                    );
-                    CREATE INDEX event_queue ON event(service, seq) WHERE state = 'waiting';
-                    CREATE TABLE sent (eventId TEXT PRIMARY KEY, sentAt DATETIME NOT NULL) WITHOUT ROWID;
-                    CREATE INDEX sent_age ON sent(sentAt);
-                    CREATE TABLE note (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-                    INSERT INTO note VALUES ('sentTotal', '9');
-                    """)
+            try db.execute(sql: "INSERT INTO note VALUES ('sentTotal', '9')")
             for (seq, n, state, service) in [
                 (5, 5, "waiting", F.service), (7, 7, "quarantined", F.service), (8, 8, "local", nil),
                 (12, 12, "waiting", F.service),
