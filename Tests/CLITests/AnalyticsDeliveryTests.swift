@@ -492,4 +492,29 @@ struct AnalyticsDeliveryTests {
         let received = Set(try setup.server.events().events.map(\.event.eventID))
         #expect(journal.allSatisfy { received.contains($0.eventID) })
     }
+
+    /// With analytics off, a removal leaves the old journal alone (nothing is recorded, nothing
+    /// imported); a journal that cannot be imported is said in a warning, and the removal goes on.
+    @Test func aRemovalLeavesTheOldJournalAloneWithAnalyticsOffAndGoesOnWhenItCannotBeImported() async throws {
+        let setup = try await Setup()
+        try setup.writeJournal(Self.journalEvents(2))
+        let journal = setup.home.file("state/outbox.jsonl")
+        let before = try Data(contentsOf: journal)
+        let off = try setup.walkscape(["remove", Self.slug], environment: ["DO_NOT_TRACK": "1"])
+        #expect(off.status == 0, "\(off.stderr)")
+        #expect(try Data(contentsOf: journal) == before)
+
+        // A journal that cannot be opened for import (here a folder where the file would be).
+        // (The download imports the journal left alone above.)
+        #expect(try setup.walkscape(["download", Self.slug, "-l", "en"]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: journal.path))
+        try FileManager.default.createDirectory(at: journal, withIntermediateDirectories: false)
+        let removal = try setup.walkscape(["remove", Self.slug])
+        #expect(removal.status == 0, "\(removal.stderr)")
+        #expect(
+            removal.stderr.contains("walkscape: warning: cannot open \(journal.path) to import it"), "\(removal.stderr)"
+        )
+        #expect(!removal.stderr.contains("\n\n") && !removal.stderr.contains("Fatal"))
+        #expect(try setup.walkscape(["tours", "--installed"]).stdout.contains(Self.slug) == false)
+    }
 }

@@ -409,8 +409,11 @@ public struct Outbox: Sendable {
             let wanted = (states ?? Set(OutboxEntry.State.allCases)).map(\.rawValue).sorted()
             let marks = Array(repeating: "?", count: wanted.count).joined(separator: ", ")
             // Events set aside or local (few, as a rule) are found through the index by state;
-            // waiting ones (maybe very many) by reading the table in order.
-            let table = wanted.contains(OutboxEntry.State.waiting.rawValue) ? "event" : "event INDEXED BY event_held"
+            // waiting ones (maybe very many) by reading the table in order (left to itself, SQLite
+            // would take the index and sort them all before handing over the first).
+            let table =
+                wanted.contains(OutboxEntry.State.waiting.rawValue)
+                ? "event NOT INDEXED" : "event INDEXED BY event_held"
             let rows = try Row.fetchCursor(
                 db, sql: "SELECT * FROM \(table) WHERE state IN (\(marks)) ORDER BY seq",
                 arguments: StatementArguments(wanted))

@@ -92,7 +92,9 @@ enum OutboxSchema {
                 sql: """
                     CREATE VIEW sent AS SELECT eventId, sentAt FROM event WHERE state = 'sent';
                     CREATE TRIGGER sent_insert INSTEAD OF INSERT ON sent BEGIN
-                        INSERT OR REPLACE INTO event (eventId, name, state, payload, recordedAt, sentAt)
+                        UPDATE event SET state = 'sent', sentAt = NEW.sentAt, payload = ''
+                        WHERE eventId = NEW.eventId;
+                        INSERT OR IGNORE INTO event (eventId, name, state, payload, recordedAt, sentAt)
                         VALUES (NEW.eventId, '', 'sent', '', NEW.sentAt, NEW.sentAt);
                     END;
                     CREATE TRIGGER sent_delete INSTEAD OF DELETE ON sent BEGIN

@@ -26,14 +26,6 @@ package enum AnalyticsStorage {
         }
     }
 
-    /// Imports `outbox.jsonl` now if there is one, before a command forgets where a tour came from
-    /// (a removal): the journal does not say, and its events of a tour no longer installed would be
-    /// taken for a tour folder's and never sent.
-    package static func importJournalBeforeForgettingTours(_ settings: Settings) throws(AppError) {
-        guard FileManager.default.fileExists(atPath: settings.paths.legacyJournal.path) else { return }
-        _ = try open(settings)
-    }
-
     private static func importJournal(into outbox: Outbox, _ settings: Settings) throws(AppError) {
         guard FileManager.default.fileExists(atPath: settings.paths.legacyJournal.path) else { return }
         let origins = EventOrigins(settings: settings)

@@ -22,6 +22,18 @@ package struct StoreEvents: Sendable {
         self.warn = warn
     }
 
+    /// Before a removal: the old journal, if there is one, is imported while the tour's service is
+    /// still known (the journal does not say where its tours came from, and events of a tour no
+    /// longer installed would be taken for a tour folder's, never sent). Nothing when analytics is
+    /// off; a failure is said, and the removal goes on.
+    package func beforeForgettingTours() {
+        guard recorder.enabled, FileManager.default.fileExists(atPath: recorder.settings.paths.legacyJournal.path)
+        else { return }
+        do { _ = try recorder.outbox() } catch {
+            warn("walkscape: warning: \(error.message); its events of a tour removed now will stay on this machine")
+        }
+    }
+
     package func started(_ plan: DownloadPlan, userID: String?) {
         for language in plan.changedLanguages {
             record(

@@ -54,7 +54,8 @@ struct RemoveCommand: AsyncParsableCommand {
                 "\(installed.slug) is not installed in '\(code)' (it is in \(installed.languageCodes.joined(separator: ", ")))"
             )
         }
-        try AnalyticsStorage.importJournalBeforeForgettingTours(settings)
+        let events = StoreEvents(settings: settings)
+        events.beforeForgettingTours()
         let removed: [String]
         let freed: CollectionReport
         do {
@@ -63,7 +64,7 @@ struct RemoveCommand: AsyncParsableCommand {
         } catch {
             throw AppError(error)
         }
-        StoreEvents(settings: settings).deleted(tourID: installed.id, service: installed.service, languages: removed)
+        events.deleted(tourID: installed.id, service: installed.service, languages: removed)
         let remaining = installed.languageCodes.filter { !removed.contains($0) }
         if json {
             return try JSONOutput.write(
