@@ -252,6 +252,27 @@ import TourModel
         }
     }
 
+    /// Sent events are remembered 30 days (an import run again skips them), and forgotten by a
+    /// later flush that delivers something.
+    @Test func sentEventsAreForgottenThirtyDaysOnByAFlushThatDelivers() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        let timer = RecordedTimer()
+        try F.fill(outbox, 1...2)
+        let pending = try outbox.pending(for: F.service, limits: BatchLimits())
+        try outbox.markSent([pending[0]], at: timer.now() - 31 * 24 * 3600)
+        try outbox.markSent([pending[1]], at: timer.now() - 29 * 24 * 3600)
+        // Nothing delivered: nothing forgotten.
+        let idle = await batcher(outbox, ScriptedBatchTransport { _, _ in .delivered }, timer: timer).flush(.init())
+        #expect(idle.sent == 0)
+        #expect(try outbox.record([Recording(event: F.event(1), origin: .service(F.service))]) == 0)
+        try F.fill(outbox, 3...60)
+        let report = await batcher(outbox, ScriptedBatchTransport { _, _ in .delivered }, timer: timer).flush(.init())
+        #expect(report.sent == 58 && report.outcome == .emptied, "\(report)")
+        #expect(try outbox.record([Recording(event: F.event(1), origin: .service(F.service))]) == 1)
+        #expect(try outbox.record([Recording(event: F.event(2), origin: .service(F.service))]) == 0)
+    }
+
     @Test func aFailingServiceWhoseHealthCheckFailsTooIsWaitedOutNotSearched() async throws {
         let home = try TemporaryDirectory()
         let outbox = try F.outbox(home)
