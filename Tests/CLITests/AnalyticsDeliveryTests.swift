@@ -517,4 +517,13 @@ struct AnalyticsDeliveryTests {
         #expect(!removal.stderr.contains("\n\n") && !removal.stderr.contains("Fatal"))
         #expect(try setup.walkscape(["tours", "--installed"]).stdout.contains(Self.slug) == false)
     }
+    /// A command's recorders and the sending after it share one outbox, let go as the process
+    /// ends: closed by its writing connection, which copies the log into the database and removes
+    /// it (held to the end instead, the log stayed behind for the next command to recover).
+    @Test func aCommandThatRecordsAndSendsLeavesTheOutboxClosed() async throws {
+        let setup = try await Setup()
+        #expect(try setup.server.events().events.contains { $0.event.name == "tour_download_completed" })
+        #expect(FileManager.default.fileExists(atPath: setup.home.file("state/analytics.sqlite").path))
+        #expect(!FileManager.default.fileExists(atPath: setup.home.file("state/analytics.sqlite-wal").path))
+    }
 }

@@ -1,6 +1,7 @@
 import Analytics
 import FileAccess
 import Foundation
+import Synchronization
 import TourAPI
 import TourModel
 
@@ -9,10 +10,7 @@ import TourModel
 package enum AnalyticsStorage {
     /// Opens the outbox (making it if need be), after importing `outbox.jsonl` if there is one.
     package static func open(_ settings: Settings) throws(AppError) -> Outbox {
-        let outbox: Outbox
-        do { outbox = try Outbox.open(at: settings.paths.analyticsOutbox) } catch {
-            throw AppError.failure(error.message)
-        }
+        let outbox = try shared(settings.paths.analyticsOutbox, making: true)!
         try importJournal(into: outbox, settings)
         return outbox
     }
@@ -21,9 +19,33 @@ package enum AnalyticsStorage {
     /// nothing on a machine that never recorded an event.
     package static func openIfPresent(_ settings: Settings) throws(AppError) -> Outbox? {
         if FileManager.default.fileExists(atPath: settings.paths.legacyJournal.path) { return try open(settings) }
-        do { return try Outbox.openIfPresent(at: settings.paths.analyticsOutbox) } catch {
+        return try shared(settings.paths.analyticsOutbox, making: false)
+    }
+
+    /// The outboxes this process opened, by file. A command's recorders and the sending after the
+    /// command share one: opening it again took 2-3 ms of every command that records.
+    private static let opened = Mutex<[String: Outbox]>([:])
+
+    private static func shared(_ url: URL, making: Bool) throws(AppError) -> Outbox? {
+        do {
+            return try opened.withLock { (open: inout [String: Outbox]) throws(OutboxError) -> Outbox? in
+                if let outbox = open[url.path] { return outbox }
+                guard let outbox = making ? try Outbox.open(at: url) : try Outbox.openIfPresent(at: url) else {
+                    return nil
+                }
+                open[url.path] = outbox
+                return outbox
+            }
+        } catch {
             throw AppError.failure(error.message)
         }
+    }
+
+    /// Lets go of the outboxes this process opened, as it ends: each is closed once nothing else
+    /// holds it, its writing connection last, which copies the log into the database (GRDB's
+    /// `close()` closes that connection first, and the log stayed behind).
+    package static func closeAll() {
+        opened.withLock { $0 = [:] }
     }
 
     private static func importJournal(into outbox: Outbox, _ settings: Settings) throws(AppError) {

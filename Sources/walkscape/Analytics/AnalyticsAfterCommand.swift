@@ -30,7 +30,7 @@ enum AnalyticsAfterCommand {
             let settings = try? recording.global.settings(), let analytics = try? settings.analytics(),
             analytics.enabled,
             let service = AnalyticsStorage.serviceKey(settings),
-            let outbox = try? Outbox.openIfPresent(at: settings.paths.analyticsOutbox),
+            let outbox = try? AnalyticsStorage.openIfPresent(settings),
             (try? outbox.hasWaiting(for: service, recordedSince: start)) == true
         else { return }
         _ = await AnalyticsStorage.flush(
