@@ -92,6 +92,20 @@ public final class LockFile: @unchecked Sendable {
         }
     }
 
+    /// The same, blocking the calling thread: for code that cannot wait asynchronously (opening a
+    /// database inside a synchronous initialiser).
+    public func acquireBlocking(
+        purpose: String = "", until deadline: ContinuousClock.Instant,
+        interval: Duration = .milliseconds(5)
+    ) -> Acquisition {
+        while true {
+            let attempt = tryAcquire(purpose: purpose)
+            guard case .busy = attempt else { return attempt }
+            if ContinuousClock.now >= deadline { return attempt }
+            Thread.sleep(forTimeInterval: interval / .seconds(1))
+        }
+    }
+
     /// Lets the next one have it (exiting does the same). Does nothing when not held.
     public func release() {
         lock.lock(); defer { lock.unlock() }

@@ -73,12 +73,10 @@ struct Walkscape: AsyncParsableCommand {
                 try parsed.run()
             }
             await AnalyticsAfterCommand.deliver(command, recordedSince: started)
-            AnalyticsStorage.closeAll()
         } catch let error as AppError {
             Console.err("walkscape: \(error.message)")
             // A download that failed halfway still recorded that it started.
             await AnalyticsAfterCommand.deliver(command, recordedSince: started)
-            AnalyticsStorage.closeAll()
             Foundation.exit(error.exitCode.rawValue)
         } catch {
             exit(withError: error)

@@ -122,6 +122,25 @@ struct LockFileTests {
         #expect(await waiting.value == .held)
     }
 
+    /// The same wait, blocking the thread (for synchronous code): it gives up at the deadline, and
+    /// gets the lock once its holder lets go.
+    @Test func waitingOnTheThreadGetsTheLockWhenItsHolderLetsGoOrGivesUpAtTheDeadline() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("open.lock").path
+        let holder = LockFile(path: path), waiter = LockFile(path: path)
+        #expect(holder.tryAcquire(purpose: "opening") == .held)
+        let asked = ContinuousClock.now
+        #expect(
+            waiter.acquireBlocking(until: .now + .milliseconds(100)) == .busy(.init(pid: getpid(), purpose: "opening")))
+        #expect(ContinuousClock.now - asked >= .milliseconds(100))
+        let letGo = Thread {
+            Thread.sleep(forTimeInterval: 0.05)
+            holder.release()
+        }
+        letGo.start()
+        #expect(waiter.acquireBlocking(until: .now + .seconds(20)) == .held)
+    }
+
     @Test func aLockFileThatCannotBeMadeIsUnavailableWithTheReason() throws {
         let dir = try TemporaryDirectory()
         try dir.write("state", "a file where a folder should be")

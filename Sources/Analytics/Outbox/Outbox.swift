@@ -59,16 +59,14 @@ public struct Outbox: Sendable {
         // and its event was lost. Held for the opening only; a folder where the lock file cannot
         // be made (read-only) is opened without it, for reading.
         let opening = LockFile(path: url.path + ".open.lock")
-        let until = ContinuousClock.now + .seconds(Self.openingPatience)
-        while case .busy(let holder) = opening.tryAcquire(purpose: "opening the analytics outbox") {
-            guard ContinuousClock.now < until else {
-                let who = holder.map { " (process \($0.pid))" } ?? ""
-                throw OutboxError(
-                    .unwritable,
-                    "\(url.path): cannot be opened as the analytics outbox (another walkscape\(who) kept opening it for \(Int(Self.openingPatience)) s)"
-                )
-            }
-            usleep(5_000)
+        if case .busy(let holder) = opening.acquireBlocking(
+            purpose: "opening the analytics outbox", until: .now + .seconds(Self.openingPatience))
+        {
+            let who = holder.map { " (process \($0.pid))" } ?? ""
+            throw OutboxError(
+                .unwritable,
+                "\(url.path): cannot be opened as the analytics outbox (another walkscape\(who) kept opening it for \(Int(Self.openingPatience)) s)"
+            )
         }
         defer { opening.release() }
         var configuration = Configuration()

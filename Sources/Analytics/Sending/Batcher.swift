@@ -69,6 +69,13 @@ public struct Batcher: Sendable {
     /// 1-2 ms, at every eighth batch (`tcpdump` of a flush of 10,000 events: 48 such pauses, 98 ms
     /// in all; with this head start 9, 18 ms). Nothing waits for them sooner than a round trip later.
     static let headStart = Duration.microseconds(600)
+
+    /// Starts disk work beside the batch about to be sent (a read, a commit, a note, forgetting),
+    /// `headStart` after it, on a thread of its own.
+    static func beside<T: Sendable>(_ body: @escaping @Sendable () throws(OutboxError) -> T) -> DiskJob<T, OutboxError>
+    {
+        DiskWait.start(after: headStart, body)
+    }
     /// An attempt needs at least this much of the time left to be worth making.
     static let shortestAttempt = Duration.milliseconds(100)
 
@@ -77,9 +84,9 @@ public struct Batcher: Sendable {
     static let readAhead = 8
     /// Batches taken whole are committed together once this many wait, or once the first of them
     /// has waited `commitAfter`, and only when the commit before them is done. Fewer, larger
-    /// commits write fewer pages (each batch's ids land on pages all over the `sent` and `eventId`
-    /// indexes), which leaves the CPU to the sending and the service; a kill sends what was not
-    /// committed again, with the ids the service counts once.
+    /// commits sync the disk and write the pages they share once, which leaves the CPU to the
+    /// sending and the service; a kill sends what was not committed again, with the ids the
+    /// service counts once.
     static let commitEvery = 8
     static let commitAfter: TimeInterval = 0.5
     /// On a disk slower than the service (an SD card), commits fall behind; once this many
@@ -179,7 +186,7 @@ public struct Batcher: Sendable {
                 var stop = try sent.get()
                 if forgetting == nil, report.sent > 0 {
                     let (outbox, before) = (outbox, timer.now().addingTimeInterval(-Self.sentMemory))
-                    forgetting = DiskWait.start(after: Self.headStart) { () throws(OutboxError) in
+                    forgetting = Self.beside { () throws(OutboxError) in
                         try outbox.forgetSent(before: before)
                     }
                 }
@@ -215,7 +222,7 @@ public struct Batcher: Sendable {
                             try outbox.resolveOffline(service: service, throughSeq: mark, offline: true)
                         } else {
                             let (outbox, service, mark) = (outbox, service, mark)
-                            noting = DiskWait.start(after: Self.headStart) { () throws(OutboxError) in
+                            noting = Self.beside { () throws(OutboxError) in
                                 try outbox.resolveOffline(service: service, throughSeq: mark, offline: false)
                             }
                         }
@@ -302,7 +309,7 @@ public struct Batcher: Sendable {
             (commit, committingBatches) = (nil, 0)
             guard !waiting.isEmpty else { return }
             let batch = waiting
-            commit = DiskWait.start(after: Batcher.headStart) { () throws(OutboxError) in
+            commit = Batcher.beside { () throws(OutboxError) in
                 try outbox.markSent(batch, at: time)
             }
             (committingBatches, waiting, waitingBatches, since) = (waitingBatches, [], 0, nil)
@@ -335,7 +342,7 @@ public struct Batcher: Sendable {
     private func startReading(after: Int64, limits: BatchLimits) -> DiskJob<Ahead, OutboxError> {
         let outbox = outbox
         let service = service
-        return DiskWait.start(after: Self.headStart) { () throws(OutboxError) -> Ahead in
+        return Self.beside { () throws(OutboxError) -> Ahead in
             let batches = try outbox.pendingBatches(for: service, limits: limits, after: after, count: Self.readAhead)
             return Ahead(after: after, limits: limits, batches: batches, mark: try outbox.lastSeq())
         }

@@ -15,7 +15,6 @@ package final class AnalyticsRecorder: @unchecked Sendable {
     /// The analytics settings, or why they cannot be read (a bad value in the config file).
     package let configuration: Result<AnalyticsSettings, AppError>
     private let lock = NSLock()
-    private var opened: Outbox?
     private var stamp: EventStamp?
 
     package init(settings: Settings) {
@@ -60,11 +59,9 @@ package final class AnalyticsRecorder: @unchecked Sendable {
         }
     }
 
-    /// The outbox, opened (made if need be) with the old journal imported.
+    /// The outbox, opened (made if need be) with the old journal imported: the process's one
+    /// (`AnalyticsStorage`).
     package func outbox() throws(AppError) -> Outbox {
-        if let opened = lock.withLock({ opened }) { return opened }
-        let outbox = try AnalyticsStorage.open(settings)
-        lock.withLock { opened = outbox }
-        return outbox
+        try AnalyticsStorage.open(settings)
     }
 }

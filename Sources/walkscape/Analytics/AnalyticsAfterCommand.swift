@@ -24,8 +24,10 @@ enum AnalyticsAfterCommand {
 
     /// Sends when `command` records analytics, analytics is on, a service is configured, and events
     /// for it were recorded since `start` (by this command: the outbox says, no state is kept).
-    /// Silent either way: the command has said what it did.
+    /// Silent either way: the command has said what it did. The process's last analytics step: the
+    /// outbox is let go after it (`AnalyticsStorage.closeAll`).
     static func deliver(_ command: (any ParsableCommand)?, recordedSince start: Date) async {
+        defer { AnalyticsStorage.closeAll() }
         guard let recording = command as? any RecordsAnalytics,
             let settings = try? recording.global.settings(), let analytics = try? settings.analytics(),
             analytics.enabled,
