@@ -13,14 +13,13 @@ import Synchronization
 /// is renamed into the blob store. One writer (one transfer) at a time: Sendable only so that its
 /// transfer can hand the final flush to `DiskWait` while it waits for it.
 ///
-/// Where the file system allows it, the bytes go to the disk by direct I/O (`O_DIRECT`), a block-
-/// aligned stretch at a time from a buffer of the part file's own, not through the page cache:
-/// the page cache's copy of a 200 MB tour and its writeback took about a quarter of the CPU of a
-/// download on loopback (docs/store.md), and the flush at the end then waits for the file's last
-/// block and its metadata, not for megabytes still in memory. Elsewhere (tmpfs refuses direct I/O)
+/// Where the file system allows it, the bytes go to the disk by direct I/O (`O_DIRECT`), block-
+/// aligned stretches from buffers of the part file's own (`DirectWriter`), not through the page
+/// cache: the flush at the end then waits for the file's last block and its metadata, not for the
+/// megabytes still in memory (docs/store.md, "A download"). Elsewhere (tmpfs refuses direct I/O)
 /// they are written through the page cache, whose writeback is started every few megabytes.
 ///
-/// What is on disk is always a prefix of what was appended: at most the buffer's bytes, which a
+/// What is on disk is always a prefix of what was appended: at most the buffers' bytes, which a
 /// kill loses, are not on disk yet, and the next download resumes after what is.
 final class PartFile: @unchecked Sendable {
     let url: URL
