@@ -56,7 +56,7 @@ struct Walkscape: AsyncParsableCommand {
         // A file size limit (or a quota) must fail a write with EFBIG, which every writer here
         // reports and the walk survives, not kill the process with SIGXFSZ.
         signal(SIGXFSZ, SIG_IGN)
-        let started = Date()
+        AnalyticsAfterCommand.commandStarts()
         var command: (any ParsableCommand)?
         do {
             // The version, the commit and the libraries this binary runs with, not just a number.
@@ -72,11 +72,11 @@ struct Walkscape: AsyncParsableCommand {
             } else {
                 try parsed.run()
             }
-            await AnalyticsAfterCommand.deliver(command, recordedSince: started)
+            await AnalyticsAfterCommand.deliver(command)
         } catch let error as AppError {
             Console.err("walkscape: \(error.message)")
             // A download that failed halfway still recorded that it started.
-            await AnalyticsAfterCommand.deliver(command, recordedSince: started)
+            await AnalyticsAfterCommand.deliver(command)
             Foundation.exit(error.exitCode.rawValue)
         } catch {
             exit(withError: error)

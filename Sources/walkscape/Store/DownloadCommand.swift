@@ -64,6 +64,9 @@ struct DownloadCommand: AsyncParsableCommand {
                     _ = try await installation.run(
                         client: client, tourID: summary.id, slug: summary.slug,
                         isProtected: summary.isProtected, languages: languages)
+                    // Everything the download records is recorded: its analytics go beside the
+                    // clean-up and the closing of the connections.
+                    AnalyticsAfterCommand.beginEarly(self)
                     // A version replaced: the files only it used go now. Collected even when
                     // nothing changed: a clean-up killed half-way left files nothing uses.
                     try StoreCleanup.afterSwitch(store, reporter: reporter)
