@@ -25,6 +25,12 @@ import TourModel
             }
             #expect(journal == "wal")
             #expect(synchronous == 2, "PRAGMA synchronous is \(synchronous.map(String.init) ?? "nil") (2 is FULL)")
+            // Marking a batch sent keeps its statement journal in memory, not in a temporary file
+            // made and unlinked at every commit.
+            let temporary = try outbox.database.writeWithoutTransaction {
+                try Int.fetchOne($0, sql: "PRAGMA temp_store")
+            }
+            #expect(temporary == 2, "PRAGMA temp_store is \(temporary.map(String.init) ?? "nil") (2 is MEMORY)")
         }
     }
 

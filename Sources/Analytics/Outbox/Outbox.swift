@@ -74,6 +74,9 @@ public struct Outbox: Sendable {
         // A walk recording while a sync marks a batch sent waits a moment instead of failing.
         configuration.busyMode = .timeout(5)
         configuration.label = "walkscape-outbox"
+        // Marking a batch sent (one UPDATE of many rows under a CHECK) keeps a statement journal:
+        // in memory, not a file made and unlinked in the temporary folder at every commit.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA temp_store = MEMORY") }
         do {
             database = try DatabasePool(path: url.path, configuration: configuration)
             // A new outbox's schema is written without waiting for the disk at each step (NORMAL
