@@ -53,6 +53,9 @@ import Testing
         #expect(part.length == Int64(data.count))
         try part.sync()
         #expect(try Data(contentsOf: url) == Data(data))
+        // Every stretch and offset was aligned as direct I/O wants: none was refused and written
+        // through the page cache instead.
+        if direct && Self.directIOPossible(in: folder.url) { #expect(part.isDirect) }
     }
 
     /// A resumed part file ends in the middle of a block: that block is read back and written again
@@ -72,6 +75,7 @@ import Testing
         try part.sync()
         #expect(try Data(contentsOf: url) == Data(data))
         #expect(Data(hasher.finalize()) == Data(SHA256.hash(data: Data(data))))
+        if Self.directIOPossible(in: folder.url) { #expect(part.isDirect, "a direct write was refused") }
     }
 
     /// What is on disk while bytes are still being appended is a prefix of them (a kill keeps it,

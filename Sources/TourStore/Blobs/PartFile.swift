@@ -16,8 +16,8 @@ import Synchronization
 /// Where the file system allows it, the bytes go to the disk by direct I/O (`O_DIRECT`), block-
 /// aligned stretches from buffers of the part file's own (`DirectWriter`), not through the page
 /// cache: the flush at the end then waits for the file's last block and its metadata, not for the
-/// megabytes still in memory (docs/store.md, "A download"). Elsewhere (tmpfs refuses direct I/O)
-/// they are written through the page cache, whose writeback is started every few megabytes.
+/// megabytes still in memory (docs/store.md, "A download"). Elsewhere (a file system that refuses
+/// direct I/O) they are written through the page cache, whose writeback is started every few megabytes.
 ///
 /// What is on disk is always a prefix of what was appended: at most the buffers' bytes, which a
 /// kill loses, are not on disk yet, and the next download resumes after what is.
@@ -46,13 +46,16 @@ final class PartFile: @unchecked Sendable {
             throw StoreError.system(code, "read", url.path)
         }
         length = Int64(info.st_size)
-        direct = allowDirect ? DirectWriter(path: url.path, fallback: fd) : nil
-        if let direct {
-            do { try direct.start(at: length, reading: fd) } catch {
+        // Started before it is kept: a throw with every property set would run `deinit`, which
+        // writes through `fd` and closes it, after the close here.
+        let writer = allowDirect ? DirectWriter(path: url.path, fallback: fd) : nil
+        if let writer {
+            do { try writer.start(at: length, reading: fd) } catch {
                 close(fd)
                 throw StoreError.system(error.code, "read", url.path)
             }
         }
+        direct = writer
     }
 
     deinit {
@@ -61,11 +64,19 @@ final class PartFile: @unchecked Sendable {
         close(fd)
     }
 
-    /// Whether the bytes go to the disk by direct I/O.
-    var isDirect: Bool { direct != nil }
+    /// Whether the bytes go to the disk by direct I/O (and no direct write was refused).
+    var isDirect: Bool { direct.map { !$0.wasRefused } ?? false }
 
     /// Forgets the bytes from `offset` on.
     func truncate(to offset: Int64) throws(StoreError) {
+        if let direct, offset > direct.onDisk {
+            // Bytes kept that are still in the buffers reach the file first.
+            let code = direct.finish()
+            guard code == 0 else {
+                keepOnlyWhatIsOnDisk(direct)
+                throw StoreError.system(code, "write", url.path)
+            }
+        }
         direct?.discard()
         guard ftruncate(fd, off_t(offset)) == 0 else { throw StoreError.system(errno, "truncate", url.path) }
         length = offset
@@ -81,11 +92,8 @@ final class PartFile: @unchecked Sendable {
     func append(_ bytes: UnsafeRawBufferPointer) throws(StoreError) {
         if let direct {
             do { try direct.append(bytes) } catch {
-                // A full disk took part of a block: keep the file at the boundary written last.
-                _ = ftruncate(fd, off_t(direct.onDisk))
-                length = direct.onDisk
-                direct.discard()
-                try? direct.start(at: length, reading: fd)
+                // A full disk took part of a stretch: keep the file at the boundary written last.
+                keepOnlyWhatIsOnDisk(direct)
                 throw StoreError.system(error.code, "write", url.path)
             }
             length += Int64(bytes.count)
@@ -125,12 +133,21 @@ final class PartFile: @unchecked Sendable {
         if let direct {
             let code = direct.finish()
             guard code == 0 else {
-                _ = ftruncate(fd, off_t(direct.onDisk))
-                length = direct.onDisk
+                keepOnlyWhatIsOnDisk(direct)
                 throw StoreError.system(code, "write", url.path)
             }
         }
         guard fsync(fd) == 0 else { throw StoreError.system(errno, "flush", url.path) }
+    }
+
+    /// After a failed write: the file is cut back to what is on disk for certain, and the buffers
+    /// start again there, so that `length` and the file agree.
+    private func keepOnlyWhatIsOnDisk(_ direct: DirectWriter) {
+        let kept = direct.onDisk
+        _ = ftruncate(fd, off_t(kept))
+        length = kept
+        direct.discard()
+        try? direct.start(at: kept, reading: fd)
     }
 }
 
@@ -149,9 +166,9 @@ final class DirectWriter: @unchecked Sendable {
     /// A stretch written at once.
     static let capacity = 1 << 20
 
-    #if arch(x86_64)
+    #if os(Linux) && arch(x86_64)
         static let openFlag: Int32 = 0o40000
-    #elseif arch(arm64) || arch(arm)
+    #elseif os(Linux) && (arch(arm64) || arch(arm))
         static let openFlag: Int32 = 0o200000
     #else
         static let openFlag: Int32 = 0
@@ -176,7 +193,11 @@ final class DirectWriter: @unchecked Sendable {
     /// Set on the queue: the end of what the queue wrote, and its first error.
     private let written = Mutex<(end: Int64, error: Int32)>((0, 0))
 
-    /// Nil where direct I/O cannot be had (a file system without it, an architecture not known here).
+    /// Whether a direct write was refused, and the page cache took the writes since.
+    var wasRefused: Bool { refused.load(ordering: .relaxed) }
+
+    /// Nil where direct I/O cannot be had (a file system without it, a system or an architecture
+    /// whose `O_DIRECT` is not known here).
     init?(path: String, fallback: Int32) {
         guard Self.openFlag != 0 else { return nil }
         let fd = open(path, O_WRONLY | O_CLOEXEC | Self.openFlag)
