@@ -27,6 +27,8 @@ public struct WalkCore: Sendable {
     private let indexByID: [String: Int]
     /// The points' centres and radii, apart from their texts: the per-fix loop touches only these.
     private let centres: [Coordinate]
+    /// The cosine of each centre's latitude, for `distance` at every fix.
+    private let centreCosines: [Double]
     private let radii: [Double]
 
     public init(tour: PlayableTour, policy: WalkPolicy = WalkPolicy()) {
@@ -39,6 +41,7 @@ public struct WalkCore: Sendable {
         for (i, point) in tour.points.enumerated() { index[point.id] = i }
         self.indexByID = index
         self.centres = tour.points.map(\.coordinate)
+        self.centreCosines = centres.map { cos($0.latitude * Self.toRadians) }
         self.radii = tour.points.map(\.triggerRadiusMeters)
         let route = TourRoute(tour: tour)
         self.route = route
@@ -165,8 +168,10 @@ public struct WalkCore: Sendable {
         // than its own error estimate neither adds to a streak nor breaks it: a slow walker
         // crossing the edge in noise is not sent back to zero by every fix.
         var sparse = -1
+        let fixCosine = cos(fix.coordinate.latitude * Self.toRadians)
         for i in progress.nextIndex..<centres.count {
-            let d = Self.distance(from: fix.coordinate, to: centres[i], within: radii[i])
+            let d = Self.distance(
+                from: fix.coordinate, to: centres[i], within: radii[i], cosines: (fixCosine, centreCosines[i]))
             if d <= radii[i] {
                 streaks[i] += 1
                 if sparse < 0, streaks[i] == 1, isConfidentAlone(fix, distance: d, radius: radii[i]) { sparse = i }
@@ -206,11 +211,20 @@ public struct WalkCore: Sendable {
     /// distance (within 0.6% of the ellipsoid's) already proves the fix is outside, at a fraction
     /// of the cost of Vincenty's iteration.
     public static func distance(from a: Coordinate, to b: Coordinate, within radius: Double) -> Double {
-        let toRadians = Double.pi / 180
+        distance(
+            from: a, to: b, within: radius, cosines: (cos(a.latitude * toRadians), cos(b.latitude * toRadians)))
+    }
+
+    static let toRadians = Double.pi / 180
+
+    /// The same, with the cosines of both latitudes given: the walk computes its centres' once,
+    /// and the fix's once for all of them (the same values, so the same distances).
+    static func distance(
+        from a: Coordinate, to b: Coordinate, within radius: Double, cosines: (a: Double, b: Double)
+    ) -> Double {
         let dLat = (b.latitude - a.latitude) * toRadians, dLng = (b.longitude - a.longitude) * toRadians
-        let h =
-            sin(dLat / 2) * sin(dLat / 2)
-            + cos(a.latitude * toRadians) * cos(b.latitude * toRadians) * sin(dLng / 2) * sin(dLng / 2)
+        let sinLat = sin(dLat / 2), sinLng = sin(dLng / 2)
+        let h = sinLat * sinLat + cosines.a * cosines.b * sinLng * sinLng
         let spherical = 2 * Geodesy.meanRadius * asin(min(1, h.squareRoot()))
         if spherical > radius * 1.01 + 1 { return spherical }
         return a.distance(to: b)
