@@ -5,6 +5,10 @@ import Testing
 
 @testable import TourStore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A part file holds exactly the bytes appended, in order, whether they go to the disk by direct
 /// I/O (block-aligned stretches from its own buffers) or through the page cache; what is on disk is
 /// always a prefix of them; a stopped transfer keeps what it received.
@@ -99,6 +103,36 @@ import Testing
             }
         }
         #expect(try Data(contentsOf: url) == Data(data))
+    }
+
+    /// A full disk stops the appending with the system's words, and leaves the file and `length`
+    /// agreeing on what is on it, a prefix of what was appended: the next download resumes from
+    /// there. A small file system of its own, when this machine lets the test mount one.
+    @Test(arguments: [true, false])
+    func aFullDiskLeavesTheFileAtAPrefixAndItsLengthAgreeing(direct: Bool) throws {
+        let folder = try TemporaryDirectory()
+        let small = folder.url.appendingPathComponent("small")
+        try FileManager.default.createDirectory(at: small, withIntermediateDirectories: true)
+        guard geteuid() == 0,
+            (try? run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=1536k", "tmpfs", small.path])
+                .status) == 0
+        else { return }
+        defer { _ = try? run(URL(fileURLWithPath: "/bin/umount"), ["-l", small.path]) }
+        let url = small.appendingPathComponent("e.part")
+        let data = Self.bytes(3 * DirectWriter.capacity, seed: 6)
+        let part = try PartFile(url: url, direct: direct)
+        var failure: StoreError?
+        do {
+            try Self.append(data, to: part, chunks: [65_536])
+            try part.sync()
+        } catch let error as StoreError {
+            failure = error
+        }
+        let error = try #require(failure, "3 MiB fitted in a 1.5 MiB file system")
+        #expect(error.message.contains("No space left on device"), "\(error.message)")
+        let onDisk = try Data(contentsOf: url)
+        #expect(Int64(onDisk.count) == part.length)
+        #expect(onDisk.count < data.count && onDisk == Data(data[..<onDisk.count]))
     }
 
     /// Starting over forgets what the buffers held as well as what is on disk.
