@@ -39,6 +39,25 @@ public enum Descriptor {
         return Outcome(written: done, error: 0)
     }
 
+    /// Fills `buffer` from `fd` at `offset` without moving the file position, reading again after
+    /// a short read or an interruption. 0 when every byte was read; the error otherwise, EIO when
+    /// the file ends first.
+    public static func readAll(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int32 {
+        guard let base = buffer.baseAddress else { return 0 }
+        var done = 0
+        while done < buffer.count {
+            let n = pread(fd, base + done, buffer.count - done, off_t(offset + Int64(done)))
+            if n > 0 {
+                done += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                return n < 0 ? errno : EIO
+            }
+        }
+        return 0
+    }
+
     /// `writeAll` of an array's or a string's bytes.
     public static func writeAll(_ fd: Int32, _ bytes: some Sequence<UInt8>, at offset: Int64? = nil) -> Outcome {
         let array = Array(bytes)

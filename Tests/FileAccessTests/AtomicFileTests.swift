@@ -93,6 +93,19 @@ struct AtomicFileTests {
         #expect(Descriptor.writeAll(fd, Array("XY".utf8)).succeeded)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "XY23ab6789")
     }
+
+    @Test func readAllFillsTheBufferFromAnOffsetAndSaysWhenTheFileEndsFirst() throws {
+        let dir = try TemporaryDirectory()
+        let path = try dir.write("f", "0123456789").path
+        let fd = open(path, O_RDONLY)
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 4)
+        #expect(buffer.withUnsafeMutableBytes { Descriptor.readAll(fd, into: $0, at: 3) } == 0)
+        #expect(String(decoding: buffer, as: UTF8.self) == "3456")
+        #expect(lseek(fd, 0, SEEK_CUR) == 0, "the position moved")
+        #expect(buffer.withUnsafeMutableBytes { Descriptor.readAll(fd, into: $0, at: 8) } == EIO)
+        #expect(buffer.withUnsafeMutableBytes { Descriptor.readAll(-1, into: $0, at: 0) } == EBADF)
+    }
 }
 
 struct LockFileTests {

@@ -120,11 +120,12 @@ final class PartFile: @unchecked Sendable {
         var offset: Int64 = 0
         while offset < count {
             let want = Int(min(Int64(buffer.count), count - offset))
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, want, off_t(offset)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw StoreError.system(n < 0 ? errno : EIO, "read", url.path) }
-            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-            offset += Int64(n)
+            let code = buffer.withUnsafeMutableBytes {
+                Descriptor.readAll(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]), at: offset)
+            }
+            guard code == 0 else { throw StoreError.system(code, "read", url.path) }
+            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<want])) }
+            offset += Int64(want)
         }
     }
 
@@ -146,7 +147,6 @@ final class PartFile: @unchecked Sendable {
         let kept = direct.onDisk
         _ = ftruncate(fd, off_t(kept))
         length = kept
-        direct.discard()
         try? direct.start(at: kept, reading: fd)
     }
 }
@@ -237,13 +237,10 @@ final class DirectWriter: @unchecked Sendable {
         held = 0
         written.withLock { $0 = (from, 0) }
         let tail = Int(length - from)
-        let buffer = buffers[filling]
-        while held < tail {
-            let n = pread(reader, buffer + held, tail - held, off_t(from + Int64(held)))
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw Failure(code: n < 0 ? errno : EIO) }
-            held += n
-        }
+        let code = Descriptor.readAll(
+            reader, into: UnsafeMutableRawBufferPointer(start: buffers[filling], count: tail), at: from)
+        guard code == 0 else { throw Failure(code: code) }
+        held = tail
     }
 
     /// Forgets what the buffers hold, once what is on its way is written.

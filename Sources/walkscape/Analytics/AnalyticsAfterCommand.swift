@@ -32,9 +32,10 @@ enum AnalyticsAfterCommand {
 
     /// Sends when `command` records analytics, analytics is on, a service is configured, and events
     /// for it were recorded since the command began (by this command: the outbox says, no state is
-    /// kept). After a sending begun early (`beginEarly`), it waits for that one, and sends again only
-    /// if something was recorded after it began (what the early one could not deliver waits). Silent either way: the command has said what it did. The
-    /// process's last analytics step: the outbox is let go after it (`AnalyticsStorage.closeAll`).
+    /// kept). After a sending begun early (`beginEarly`), it waits for that one, and sends again
+    /// only if something was recorded after it began (what the early one could not deliver waits).
+    /// Silent either way: the command has said what it did. The process's last analytics step:
+    /// the outbox is let go after it (`AnalyticsStorage.closeAll`).
     static func deliver(_ command: (any ParsableCommand)?) async {
         defer { AnalyticsStorage.closeAll() }
         var since = commandStart.withLock { $0 }
