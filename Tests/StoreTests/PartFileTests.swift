@@ -148,4 +148,44 @@ import Testing
         try part.sync()
         #expect(try Data(contentsOf: url) == Data(fresh))
     }
+
+    /// A part file let go hands its buffers back, and the next one writes from them: exactly its
+    /// own bytes, none of those the buffers held before (an unaligned end, a resumed file's tail
+    /// read back into a used buffer). No more than the pool's limit are kept.
+    @Test func buffersLetGoAreReusedAndTheirOldBytesNeverReachTheNextFile() throws {
+        let folder = try TemporaryDirectory()
+        guard Self.directIOPossible(in: folder.url) else { return }
+        let pool = DirectBuffers(keepingAtMost: 2)
+        let first = folder.url.appendingPathComponent("first.part")
+        do {
+            let part = try PartFile(url: first, buffers: pool)
+            #expect(pool.keptCount == 0)
+            // Both buffers full of bytes another file must never receive.
+            try Self.append(
+                [UInt8](repeating: 0xEE, count: 2 * DirectWriter.capacity + 100), to: part, chunks: [65_536])
+            try part.sync()
+        }
+        #expect(pool.keptCount == 2)
+
+        let second = folder.url.appendingPathComponent("second.part")
+        let kept = Self.bytes(5_000, seed: 6)
+        try Data(kept).write(to: second)
+        let rest = Self.bytes(DirectWriter.capacity + 3_333, seed: 7)
+        do {
+            let part = try PartFile(url: second, buffers: pool)
+            #expect(pool.keptCount == 0, "the kept buffers were taken")
+            try Self.append(rest, to: part, chunks: [12_345])
+            try part.sync()
+            #expect(part.isDirect, "a direct write was refused")
+        }
+        #expect(try Data(contentsOf: second) == Data(kept + rest))
+
+        // Three part files at once: six buffers, two of them kept when all are let go.
+        var parts: [PartFile] = []
+        for name in ["x", "y", "z"] {
+            parts.append(try PartFile(url: folder.url.appendingPathComponent(name), buffers: pool))
+        }
+        parts.removeAll()
+        #expect(pool.keptCount == 2)
+    }
 }

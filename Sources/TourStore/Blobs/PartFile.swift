@@ -34,8 +34,9 @@ final class PartFile: @unchecked Sendable {
 
     private let direct: DirectWriter?
 
-    /// `direct: false` writes through the page cache even where direct I/O is possible.
-    init(url: URL, direct allowDirect: Bool = true) throws(StoreError) {
+    /// `direct: false` writes through the page cache even where direct I/O is possible. The direct
+    /// writer's buffers come from `buffers`.
+    init(url: URL, direct allowDirect: Bool = true, buffers: DirectBuffers = .shared) throws(StoreError) {
         self.url = url
         fd = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw StoreError.system(errno, "create", url.path) }
@@ -48,7 +49,7 @@ final class PartFile: @unchecked Sendable {
         length = Int64(info.st_size)
         // Started before it is kept: a throw with every property set would run `deinit`, which
         // writes through `fd` and closes it, after the close here.
-        let writer = allowDirect ? DirectWriter(path: url.path, fallback: fd) : nil
+        let writer = allowDirect ? DirectWriter(path: url.path, fallback: fd, pool: buffers) : nil
         if let writer {
             do { try writer.start(at: length, reading: fd) } catch {
                 close(fd)
@@ -183,6 +184,7 @@ final class DirectWriter: @unchecked Sendable {
     private let refused = Atomic<Bool>(false)
     /// Two buffers: one filling, the other being written (or free).
     private let buffers: [UnsafeMutableRawPointer]
+    private let pool: DirectBuffers
     private var filling = 0
     /// The file offset of the filling buffer's first byte (a block boundary), and how many bytes it holds.
     private var from: Int64 = 0
@@ -198,15 +200,15 @@ final class DirectWriter: @unchecked Sendable {
 
     /// Nil where direct I/O cannot be had (a file system without it, a system or an architecture
     /// whose `O_DIRECT` is not known here).
-    init?(path: String, fallback: Int32) {
+    /// The buffers come from `pool` and go back to it.
+    init?(path: String, fallback: Int32, pool: DirectBuffers = .shared) {
         guard Self.openFlag != 0 else { return nil }
         let fd = open(path, O_WRONLY | O_CLOEXEC | Self.openFlag)
         guard fd >= 0 else { return nil }
         var made: [UnsafeMutableRawPointer] = []
         for _ in 0..<2 {
-            var memory: UnsafeMutableRawPointer?
-            guard posix_memalign(&memory, Self.block, Self.capacity) == 0, let memory else {
-                made.forEach { free($0) }
+            guard let memory = pool.take() else {
+                made.forEach { pool.give($0) }
                 close(fd)
                 return nil
             }
@@ -214,13 +216,14 @@ final class DirectWriter: @unchecked Sendable {
         }
         self.fd = fd
         self.fallback = fallback
+        self.pool = pool
         buffers = made
     }
 
     deinit {
         queue.sync {}
         close(fd)
-        buffers.forEach { free($0) }
+        buffers.forEach { pool.give($0) }
     }
 
     /// What is on disk for certain: everything the queue wrote before its first error.
@@ -321,4 +324,59 @@ final class DirectWriter: @unchecked Sendable {
         held = 0
         return 0
     }
+}
+
+/// Buffers for direct writers, kept for the next part file when one is let go: a download's later
+/// files reuse the first ones' memory rather than fault in fresh pages (a 1 MiB buffer is 256 page
+/// faults, each zeroing its page, the first time it is filled). A new buffer is mapped with its
+/// pages in place at once (`MAP_POPULATE`, one call), page-aligned as direct I/O asks. A buffer
+/// comes back holding an earlier file's bytes: a writer only ever writes what it filled itself.
+final class DirectBuffers: Sendable {
+    /// The process's: the buffers of four transfers at once are kept.
+    static let shared = DirectBuffers(keepingAtMost: 8)
+
+    let keptAtMost: Int
+    /// The kept buffers' addresses (a pointer is not `Sendable`).
+    private let kept = Mutex<[UInt]>([])
+
+    #if os(Linux)
+        private static let populate = Int32(MAP_POPULATE)
+    #else
+        private static let populate: Int32 = 0
+    #endif
+
+    init(keepingAtMost: Int) {
+        keptAtMost = keepingAtMost
+    }
+
+    deinit {
+        for address in kept.withLock({ $0 }) {
+            munmap(UnsafeMutableRawPointer(bitPattern: address), DirectWriter.capacity)
+        }
+    }
+
+    /// A buffer of `DirectWriter.capacity` bytes, aligned to a page: a kept one, else a new one;
+    /// nil when memory cannot be had.
+    func take() -> UnsafeMutableRawPointer? {
+        if let address = kept.withLock({ $0.popLast() }), let buffer = UnsafeMutableRawPointer(bitPattern: address) {
+            return buffer
+        }
+        let memory = mmap(
+            nil, DirectWriter.capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | Self.populate, -1, 0)
+        guard let memory, memory != MAP_FAILED else { return nil }
+        return memory
+    }
+
+    /// Hands back a buffer from `take`: kept for the next part file, or unmapped.
+    func give(_ buffer: UnsafeMutableRawPointer) {
+        let keep = kept.withLock { buffers in
+            guard buffers.count < keptAtMost else { return false }
+            buffers.append(UInt(bitPattern: buffer))
+            return true
+        }
+        if !keep { munmap(buffer, DirectWriter.capacity) }
+    }
+
+    /// How many buffers wait to be taken.
+    var keptCount: Int { kept.withLock { $0.count } }
 }
