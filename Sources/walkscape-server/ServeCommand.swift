@@ -179,7 +179,7 @@ struct ServeCommand: AsyncParsableCommand {
             let good =
                 URLComponents(string: publicURL).map { url in
                     url.scheme.map { ["http", "https"].contains($0) } == true && url.host?.isEmpty == false
-                        && url.query == nil
+                        && url.query == nil && url.url?.hasUsablePort == true
                 } ?? false
             try merged.check("public-url", good, "must be an http:// or https:// URL like http://192.168.1.20:8080")
         }

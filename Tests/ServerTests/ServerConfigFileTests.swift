@@ -109,6 +109,11 @@ struct ServerConfigFileTests {
         #expect(empty.message.hasSuffix("server.conf: line 2: host has no value"))
         let url = try Self.refusal(tours + "public-url = ftp://walks\n")
         #expect(url.message.contains("server.conf line 2: public-url must be an http:// or https:// URL"))
+        // A port no host can have: the links it made would stop every client that follows them.
+        for port in ["99999", "0", "99999999999999999999"] {
+            let bad = try Self.refusal(tours + "public-url = http://127.0.0.1:\(port)\n")
+            #expect(bad.message.contains("public-url must be an http:// or https:// URL"), "\(port)")
+        }
         // A flag's bad value is named as the flag, even with a file.
         let flag = try Self.refusal(tours, flags: ["--port=-1"])
         #expect(flag.message == "--port must be within 0...65535")

@@ -13,9 +13,29 @@ struct RetryAfterTests {
         #expect(RetryAfter.parse("0", now: now) == .zero)
     }
 
-    @Test func anAbsurdlyLongNumberIsALongWaitNotGarbage() throws {
-        let wait = try #require(RetryAfter.parse("99999999999999999999999", now: now))
-        #expect(wait > .seconds(86_400 * 365))
+    /// A wait longer than `RetryAfter.longest` (a day) is read as a day: a long wait, not garbage,
+    /// and within what the messages, the timers and the sums made with it can hold (2^63 seconds,
+    /// said, stopped the process: exit 132).
+    @Test(arguments: [
+        "86401", "9223372036854775000", "9223372036854775807", "99999999999999999999999",
+        "Fri, 31 Dec 9999 23:59:59 GMT",
+    ])
+    func aWaitLongerThanADayIsADay(_ value: String) throws {
+        let wait = try #require(RetryAfter.parse(value, now: now))
+        #expect(wait == RetryAfter.longest)
+        #expect(RetryAfter.longest == .seconds(86_400))
+        let busy = APIError.status(429, body: nil, request: "GET /tours", retryAfter: wait)
+        #expect(busy.message.hasSuffix("try again in 86400 s"), "\(busy.message)")
+    }
+
+    @Test func theMessageRoundsAWaitUpToWholeSecondsWhateverItsSize() {
+        for (wait, said) in [
+            (Duration.milliseconds(1500), "2 s"), (.seconds(7), "7 s"), (.seconds(Int64.max), "\(Int64.max) s"),
+            (.zero, "0 s"),
+        ] {
+            let busy = APIError.status(429, body: nil, request: "GET /tours", retryAfter: wait)
+            #expect(busy.message.hasSuffix("try again in \(said)"), "\(busy.message)")
+        }
     }
 
     @Test func imfFixdateIsTheDistanceFromNow() {

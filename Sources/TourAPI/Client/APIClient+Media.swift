@@ -17,6 +17,11 @@ extension APIClient {
                 "the service links media to a \(scheme.isEmpty ? "schemeless" : scheme + "://") URL; walkscape fetches media over https"
             )
         }
+        guard ServiceURL.hasUsablePort(url) else {
+            throw APIError(
+                .protocolError,
+                "the service links media to \(ServiceURL.origin(url)), whose port no host can have (a port is 1-65535)")
+        }
         guard ServiceURL.permits(url, allowInsecureHTTP: channel.executor.redirects.allowInsecureHTTP) else {
             throw APIError(.invalidConfiguration, "refusing to download over plain http from \(ServiceURL.origin(url))")
         }

@@ -157,8 +157,11 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
 
     static func describe(_ error: any Error) -> String { DecodingProblem.describe(error) }
 
+    /// Whole seconds, rounded up; any duration (no conversion through `Double` that a huge one
+    /// would not survive).
     static func seconds(_ duration: Duration) -> String {
-        let s = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        return s.rounded(.up) == s ? "\(Int(s)) s" : "\(Int(s.rounded(.up))) s"
+        let (whole, fraction) = duration.components
+        let (up, overflow) = whole.addingReportingOverflow(fraction > 0 ? 1 : 0)
+        return "\(overflow ? whole : up) s"
     }
 }

@@ -2,18 +2,25 @@ import Foundation
 
 /// The `Retry-After` header (RFC 9110 §10.2.3): a number of seconds, or an HTTP date.
 public enum RetryAfter {
-    /// How long from `now` the server asks us to wait; nil when the value is neither form.
-    /// A date in the past means no wait at all.
+    /// The longest wait read: a longer one is read as this. A service asking for more than a day
+    /// is asked again in a day; and a wait of 2^63 seconds would not fit in what messages, timers
+    /// and sums make of it.
+    public static let longest = Duration.seconds(86_400)
+    /// How long from `now` the server asks us to wait, at most `longest`; nil when the value is
+    /// neither form. A date in the past means no wait at all.
     public static func parse(_ value: String, now: Date) -> Duration? {
         let text = value.trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else { return nil }
+        let longestSeconds = longest.components.seconds
         if text.allSatisfy(\.isASCIIDigitCharacter) {
             // More digits than an Int64 holds is still "a very long time", not garbage.
-            return .seconds(Int64(text) ?? Int64.max)
+            return .seconds(min(Int64(text) ?? Int64.max, longestSeconds))
         }
         guard let date = httpDate(text) else { return nil }
         let seconds = date.timeIntervalSince(now)
-        return seconds > 0 ? .milliseconds(Int64((seconds * 1000).rounded(.up))) : .zero
+        guard seconds > 0 else { return .zero }
+        guard seconds < Double(longestSeconds) else { return longest }
+        return .milliseconds(Int64((seconds * 1000).rounded(.up)))
     }
 
     /// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), and the two obsolete forms recipients must

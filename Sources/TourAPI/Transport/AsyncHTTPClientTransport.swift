@@ -43,6 +43,10 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        // Whoever asks: a port past 65535 stops the process where the connection is made.
+        guard ServiceURL.hasUsablePort(request.url) else {
+            throw TransportError(.invalidRequest, "the port of \(ServiceURL.origin(request.url)) is not one (1-65535)")
+        }
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
         for field in request.headers { outgoing.headers.add(name: field.name, value: field.value) }
