@@ -17,17 +17,19 @@ public struct APIErrorBody: Sendable, Hashable, Decodable, APIEncodable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: AnyKey.self)
         statusCode = try? c.first(Int.self, "statusCode")
+        // The service's words, one line each (`TerminalText.line`): a newline in them would print
+        // a line of the service's own under walkscape's name.
         if let list = try? c.first([String].self, "message") {
-            messages = list
+            messages = list.map(TerminalText.line)
             messageIsList = true
         } else if let one = try? c.first(String.self, "message") {
-            messages = [one]
+            messages = [TerminalText.line(one)]
             messageIsList = false
         } else {
             messages = []
             messageIsList = false
         }
-        error = try? c.first(String.self, "error")
+        error = (try? c.first(String.self, "error")).map(TerminalText.line)
     }
 
     public func encode(to encoder: any Encoder, dialect: APIDialect) throws {

@@ -19,8 +19,10 @@ public struct AuthTokens: Sendable, Hashable, Codable, APIEncodable {
     public init(from decoder: any Decoder) throws {
         let top = try decoder.container(keyedBy: AnyKey.self)
         let c = try top.nested("tokens") ?? top
-        accessToken = try c.require(String.self, "accessToken", "access_token", "token")
-        refreshToken = try c.first(String.self, "refreshToken", "refresh_token")
+        accessToken = try Self.checked(c.require(String.self, "accessToken", "access_token", "token"), "accessToken", c)
+        refreshToken = try c.first(String.self, "refreshToken", "refresh_token").map {
+            try Self.checked($0, "refreshToken", c)
+        }
         if let exp = JWTClaims(token: accessToken)?.expiresAt {
             accessExpiresAt = exp
         } else if let seconds = try c.number("expires_in", "expiresIn") {
@@ -28,6 +30,21 @@ public struct AuthTokens: Sendable, Hashable, Codable, APIEncodable {
         } else {
             accessExpiresAt = try c.first(String.self, "accessExpiresAt").flatMap(ISO8601.parse)
         }
+    }
+
+    /// `token` if an `Authorization` header can carry it: 1 to `TourLimits.tokenLength` visible
+    /// ASCII characters (no space, no control character).
+    static func checked(_ token: String, _ name: String, _ c: KeyedDecodingContainer<AnyKey>) throws -> String {
+        let utf8 = token.utf8
+        guard !utf8.isEmpty, utf8.count <= TourLimits.tokenLength, utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+        else {
+            let what =
+                utf8.count > TourLimits.tokenLength
+                ? "is \(utf8.count) bytes, more than \(TourLimits.tokenLength)"
+                : "is not one a request can carry (empty, or a space or control character in it)"
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription: "the \(name) \(what)"))
+        }
+        return token
     }
 
     public func encode(to encoder: any Encoder) throws {

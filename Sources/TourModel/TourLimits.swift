@@ -15,6 +15,9 @@ public enum TourLimits {
     public static let fileSizeBytes: ClosedRange<Double> = 0...68_719_476_736
     /// A point's order.
     public static let order: ClosedRange<Int> = -1_000_000_000...1_000_000_000
+    /// The longest access or refresh token kept (a JWT is about a kilobyte): each request's head
+    /// carries it.
+    public static let tokenLength = 16_384
 
     /// nil when `value` is within `range`; otherwise why not, in a few words
     /// ("1e+19 is not within 0...68719476736").

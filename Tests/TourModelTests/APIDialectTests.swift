@@ -224,6 +224,27 @@ struct APIDialectTests {
         #expect(t.accessToken == Self.jwt && t.refreshToken == "r2")
     }
 
+    /// A token is what an `Authorization` header can carry, and no larger than a token gets: 150 kB
+    /// of one made every request's head so large that a connection reset while it was written
+    /// stopped the process (exit 132), and one holding CR LF was sent on every request, failed each
+    /// time, and was printed in the error. Refused where the answer is read (the service's bad data).
+    @Test func aTokenAHeaderCannotCarryIsRefused() throws {
+        for bad in [
+            String(repeating: "e", count: TourLimits.tokenLength + 1), "x\\r\\nX-Injected: 1", "two words", "",
+            "tab\\there",
+        ] {
+            for json in [
+                #"{"accessToken":"\#(bad)","refreshToken":"r"}"#, #"{"accessToken":"a","refreshToken":"\#(bad)"}"#,
+            ] {
+                #expect(throws: DecodingError.self, "\(json.prefix(60))") { try decode(AuthTokens.self, json) }
+            }
+        }
+        let longest = String(repeating: "e", count: TourLimits.tokenLength)
+        #expect(
+            try decode(AuthTokens.self, #"{"accessToken":"\#(longest)","refreshToken":"a.b-c_d~e+f/g="}"#).accessToken
+                == longest)
+    }
+
     @Test func tokensOlderDialectSnakeCaseWithExpiresIn() throws {
         let before = Date()
         let t = try decode(AuthTokens.self, #"{"access_token":"opaque","refresh_token":"r","expires_in":900}"#)
@@ -293,6 +314,20 @@ struct APIDialectTests {
         let guide = try decode(
             APIErrorBody.self, #"{"statusCode":403,"message":"Access denied. Redeem a voucher to access this tour."}"#)
         #expect(guide.error == nil && guide.summary.hasPrefix("Access denied"))
+    }
+
+    /// The service's words are one line each: a newline in them would let the service print a
+    /// line of its own under walkscape's name ("walkscape: FAKE").
+    @Test func errorBodyWordsAreOneLineEach() throws {
+        for json in [
+            #"{"statusCode":400,"message":"line1\nwalkscape: FAKE","error":"Bad\r\nRequest"}"#,
+            #"{"statusCode":400,"message":["line1\nwalkscape: FAKE"],"error":"Bad\r\nRequest"}"#,
+        ] {
+            let body = try decode(APIErrorBody.self, json)
+            #expect(!body.summary.contains("\n") && !body.summary.contains("\r"), "\(body.summary)")
+            #expect(body.summary.hasPrefix("line1") && body.summary.hasSuffix("walkscape: FAKE"))
+            #expect(!(body.error ?? "").contains("\n"))
+        }
     }
 
     @Test func health() throws {
