@@ -42,7 +42,15 @@ extension KeyedDecodingContainer where Key == AnyKey {
             let k = AnyKey(key)
             guard contains(k), try !decodeNil(forKey: k) else { continue }
             if let d = try? decode(Double.self, forKey: k) { return d }
-            if let s = try? decode(String.self, forKey: k), let d = Double(s.trimmingCharacters(in: .whitespaces)) {
+            if let s = try? decode(String.self, forKey: k) {
+                let text = s.trimmingCharacters(in: .whitespaces)
+                // A decimal number, as a database writes one: not a hex float, "nan" or "inf".
+                guard Self.isDecimal(text), let d = Double(text) else {
+                    throw DecodingError.dataCorrupted(
+                        .init(
+                            codingPath: codingPath + [k],
+                            debugDescription: "\(key) '\(TerminalText.line(String(text.prefix(40))))' is not a number"))
+                }
                 return d
             }
             throw DecodingError.typeMismatch(
@@ -65,9 +73,49 @@ extension KeyedDecodingContainer where Key == AnyKey {
                 throw DecodingError.dataCorrupted(
                     .init(codingPath: codingPath + [k], debugDescription: "\(key) \(problem)"))
             }
+            // -0 is 0 (shown, it would be "-0.0 km"): adding +0 turns it into +0, nothing else.
+            return value.map { $0 + 0 }
+        }
+        return nil
+    }
+
+    /// `number(keys, within: range)` that must also be whole (a count of bytes): a fraction is
+    /// refused, not cut off.
+    func wholeNumber(_ keys: String..., within range: ClosedRange<Double>) throws -> Double? {
+        for key in keys {
+            let k = AnyKey(key)
+            guard contains(k), try !decodeNil(forKey: k) else { continue }
+            let value = try number(key, within: range)
+            if let value, value != value.rounded(.towardZero) {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: codingPath + [k], debugDescription: "\(key) \(value) is not a whole number"))
+            }
             return value
         }
         return nil
+    }
+
+    /// `-`, digits, then optionally `.` and digits, then optionally an exponent: a JSON number's
+    /// form (leading zeros allowed).
+    static func isDecimal(_ text: String) -> Bool {
+        var bytes = text.utf8[...]
+        func digits() -> Bool {
+            let count = bytes.prefix(while: { (0x30...0x39).contains($0) }).count
+            bytes = bytes.dropFirst(count)
+            return count > 0
+        }
+        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        guard digits() else { return false }
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            guard digits() else { return false }
+        }
+        if bytes.first == UInt8(ascii: "e") || bytes.first == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+            guard digits() else { return false }
+        }
+        return bytes.isEmpty
     }
 
     /// An id that may be a string or an integer.

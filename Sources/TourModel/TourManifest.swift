@@ -107,7 +107,7 @@ public struct MediaFile: Sendable, Hashable, Decodable, APIEncodable {
         order = try c.first(JSONInteger.self, "order")?.value
         language = try c.first(String.self, "language")
         url = try c.require(String.self, "fileUrl", "url")
-        sizeBytes = try c.number("fileSizeBytes", "sizeBytes", within: TourLimits.fileSizeBytes).map { Int64($0) }
+        sizeBytes = try c.wholeNumber("fileSizeBytes", "sizeBytes", within: TourLimits.fileSizeBytes).map { Int64($0) }
         if let text = try c.first(String.self, "expiresAt") {
             expiresAt = ISO8601.parse(text)
         } else {

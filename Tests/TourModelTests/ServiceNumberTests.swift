@@ -35,6 +35,21 @@ struct ServiceNumberTests {
         #expect(why?.hasPrefix("fileSizeBytes ") == true, "\(size): \(why ?? "accepted")")
     }
 
+    /// A size is a whole number of bytes, and a numeric string is a decimal number: a hex float
+    /// ("0x1A6DA") or a fraction ("108250.5") was read as a size (the fraction cut off).
+    @Test(arguments: ["\"108250.5\"", "108250.5", "\"0x1A6DA\"", "\"1e5x\"", "\"12 34\"", "\"+5\"", "\".5\"", "\"5.\""])
+    func aSizeThatIsNotAWholeDecimalNumberIsRefused(_ size: String) {
+        let why = refusal(TourManifest.self, Self.manifest(size: size))
+        #expect(why?.contains("fileSizeBytes") == true, "\(size): \(why ?? "accepted")")
+    }
+
+    @Test(arguments: [
+        ("\"108250\"", 108_250), ("108250", 108_250), ("\"1.0825e5\"", 108_250), ("\" 42 \"", 42), ("1E3", 1000),
+    ])
+    func wholeDecimalSizesAreRead(_ size: String, _ bytes: Int64) throws {
+        #expect(try decode(TourManifest.self, Self.manifest(size: size)).audio.first?.sizeBytes == bytes)
+    }
+
     @Test func sizesWithinTheLimitsAddUpWithoutATrap() throws {
         let manifest = try decode(TourManifest.self, Self.manifest(size: "68719476736"))
         #expect(manifest.audio.first?.sizeBytes == 68_719_476_736)
@@ -60,6 +75,19 @@ struct ServiceNumberTests {
             """
         let detailWhy = refusal(TourDetail.self, detail)
         #expect(detailWhy?.hasPrefix(field) == true, "\(field) \(value): \(detailWhy ?? "accepted")")
+    }
+
+    /// -0 is within 0...1000, and is read as 0: shown, it was "-0.0 km".
+    @Test(arguments: ["-0", "\"-0\"", "-0.0", "\"-0.0e3\""])
+    func minusZeroIsZero(_ value: String) throws {
+        let summary = """
+            [{"id":"t","slug":"s","title":{"en":"T"},"descriptionPreview":{},"city":"Rome",
+              "difficulty":"easy","languages":["en"],"isProtected":false,"distanceKm":\(value),"durationMinutes":\(value)}]
+            """
+        let tour = try #require(try decode([TourSummary].self, summary).first)
+        #expect(tour.distanceKm?.sign == .plus && tour.distanceKm == 0)
+        #expect(tour.durationMinutes?.sign == .plus)
+        #expect(String(format: "%.1f", tour.distanceKm ?? 1) == "0.0")
     }
 
     @Test(arguments: ["1e308", "0", "-5", "\"NaN\"", "1000.5"])
