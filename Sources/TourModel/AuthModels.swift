@@ -87,8 +87,17 @@ public struct JWTClaims: Sendable, Hashable {
         else { return nil }
         subject = object["sub"] as? String
         email = object["email"] as? String
-        issuedAt = (object["iat"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue) }
-        expiresAt = (object["exp"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue) }
+        issuedAt = Self.date(object["iat"])
+        expiresAt = Self.date(object["exp"])
+    }
+
+    /// Seconds since 1970 as a date, when the calendar shown to people holds it (up to the end of
+    /// the year 9999); else unknown.
+    static func date(_ value: Any?) -> Date? {
+        guard let seconds = (value as? NSNumber)?.doubleValue, (0...253_402_300_799).contains(seconds) else {
+            return nil
+        }
+        return Date(timeIntervalSince1970: seconds)
     }
 }
 

@@ -52,6 +52,12 @@ public enum WalkscapeServerApp {
         } catch let error as IOError {
             throw ServerError(
                 .unavailable, "cannot listen on \(configuration.host):\(configuration.port) (\(error.description))")
+        } catch is SocketAddressError.UnknownHost {
+            throw ServerError(
+                .unavailable,
+                "cannot listen on \(configuration.host):\(configuration.port) (the host name has no address)")
+        } catch let error as SocketAddressError {
+            throw ServerError(.unavailable, "cannot listen on \(configuration.host):\(configuration.port) (\(error))")
         }
     }
 

@@ -141,6 +141,10 @@ struct ServeCommand: AsyncParsableCommand {
         where value < 0 {
             throw ValidationError("\(name) must not be negative")
         }
+        // A stop (SIGTERM) lets the requests in flight finish, each after this delay.
+        guard latency <= Self.longestLatency else {
+            throw ValidationError("--latency must be within 0...\(Self.longestLatency) ms")
+        }
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be within 4...31") }
         guard reloadInterval >= 0 else { throw ValidationError("--reload-interval must not be negative") }
     }
@@ -166,8 +170,10 @@ struct ServeCommand: AsyncParsableCommand {
         let tokenTTL = try merged.pick(tokenTTL, "token-ttl", 900) { Int($0) }
         let refreshTTL = try merged.pick(refreshTTL, "refresh-ttl", 7 * 24 * 3600) { Int($0) }
         let urlTTL = try merged.pick(urlTTL, "url-ttl", 24 * 3600) { Int($0) }
+        // At most ten years: a token or link that outlives that has an expiry no client can show.
         for (key, value) in [("token-ttl", tokenTTL), ("refresh-ttl", refreshTTL), ("url-ttl", urlTTL)] {
-            try merged.check(key, value > 0, "must be a positive number of seconds")
+            try merged.check(
+                key, (1...Self.longestTTL).contains(value), "must be within 1...\(Self.longestTTL) seconds")
         }
         let idleTimeout = try merged.pick(idleTimeout, "idle-timeout", 30.0) { Double($0) }
         try merged.check(
@@ -194,6 +200,11 @@ struct ServeCommand: AsyncParsableCommand {
                 misdeclareSize: misdeclareSize, seed: faultSeed), idleTimeout: idleTimeout,
             guessesPerMinute: guesses, secretFile: secretFile.map { URL(fileURLWithPath: $0) })
     }
+
+    /// Ten years, the longest a token or a media link may last.
+    static let longestTTL = 315_360_000
+    /// A minute, the longest added delay.
+    static let longestLatency = 60_000
 
     /// An IPv4 or IPv6 address, or a host name (letters, digits, dots and hyphens): no port, no
     /// scheme, no space, which the socket layer would only refuse later in its own words.

@@ -64,6 +64,9 @@ struct ServerLifecycleTests {
         let dir = try TemporaryDirectory()
         for args in [
             ["--fault-rate", "2"], ["--port", "70000"], ["--token-ttl", "0"], ["--public-url", "ftp://x"], [],
+            // Tokens that would outlive any date a client can show, and a delay SIGTERM waits out.
+            ["--token-ttl", "9223372036854775807"], ["--refresh-ttl", "315360001"], ["--url-ttl", "999999999999"],
+            ["--latency", "60001"],
         ] {
             let tours = args.isEmpty ? [] : [TestPaths.demoTour.path]
             let result = try run(TestPaths.walkscapeServer, tours + args + ["--data", dir.path])
@@ -72,6 +75,17 @@ struct ServerLifecycleTests {
         let missing = try run(TestPaths.walkscapeServer, [dir.file("nothing-here").path, "--data", dir.path])
         #expect(missing.status == 64)
         #expect(missing.stderr.contains("no such folder"))
+    }
+
+    /// A host name with no address is refused in the server's words, on one line.
+    @Test func aHostWithNoAddressIsReportedInTheServersWords() throws {
+        let dir = try TemporaryDirectory()
+        let result = try run(
+            TestPaths.walkscapeServer,
+            [TestPaths.demoTour.path, "--host", "999.1.1.1", "--port", "0", "--data", dir.file("data").path])
+        #expect(result.status != 0)
+        #expect(result.stderr.hasPrefix("walkscape-server: cannot listen on 999.1.1.1:0"), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
     }
 
     @Test func aPortInUseIsReportedNotCrashedOn() async throws {

@@ -245,6 +245,21 @@ struct APIDialectTests {
                 == longest)
     }
 
+    /// A token's `exp` or `iat` past the year 9999 (or negative) is no date a person can be shown:
+    /// read as unknown. Shown, 1e15 was "The session lasts until  unless used."
+    @Test(arguments: ["1e15", "253402300800", "-1", "1e308"])
+    func aTokenDateNoCalendarHoldsIsUnknown(_ exp: String) throws {
+        func segment(_ json: String) -> String {
+            Data(json.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        }
+        let token = segment(#"{"alg":"HS256"}"#) + "." + segment(#"{"sub":"u","exp":\#(exp),"iat":\#(exp)}"#) + ".sig"
+        let claims = try #require(JWTClaims(token: token))
+        #expect(claims.expiresAt == nil && claims.issuedAt == nil)
+        let fine = segment(#"{"alg":"HS256"}"#) + "." + segment(#"{"sub":"u","exp":253402300799}"#) + ".sig"
+        #expect(JWTClaims(token: fine)?.expiresAt == Date(timeIntervalSince1970: 253_402_300_799))
+    }
+
     @Test func tokensOlderDialectSnakeCaseWithExpiresIn() throws {
         let before = Date()
         let t = try decode(AuthTokens.self, #"{"access_token":"opaque","refresh_token":"r","expires_in":900}"#)
