@@ -137,7 +137,14 @@ extension KeyedDecodingContainer where Key == AnyKey {
     /// Like `identifier`, but a missing id is an error.
     func requireIdentifier(_ keys: String...) throws -> String {
         for key in keys {
-            if let id = try identifier(key) { return id }
+            if let id = try identifier(key) {
+                // Nothing could be asked for by an empty id (`/tours/?language=en`).
+                guard !id.trimmingCharacters(in: .whitespaces).isEmpty else {
+                    throw DecodingError.dataCorrupted(
+                        .init(codingPath: codingPath + [AnyKey(key)], debugDescription: "\(key) is empty"))
+                }
+                return id
+            }
         }
         throw DecodingError.keyNotFound(
             AnyKey(keys[0]),

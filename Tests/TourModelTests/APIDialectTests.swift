@@ -44,6 +44,19 @@ struct APIDialectTests {
         #expect(tours[1].hasAccess == nil)  // only sent when authenticated
     }
 
+    /// A tour or point without an id is refused where it is read: an empty tour id made `show`
+    /// ask for `/tours/?language=en` and print the decoder's words about what came back.
+    @Test func anEmptyIdIsRefused() throws {
+        for id in ["\"\"", "\"  \""] {
+            let list = #"[{"id":\#(id),"slug":"s","title":{"en":"T"},"languages":["en"],"isProtected":false}]"#
+            #expect(throws: DecodingError.self) { try decode([TourSummary].self, list) }
+            let detail = #"{"id":\#(id),"slug":"s","title":"T","description":"","languages":["en"]}"#
+            #expect(throws: DecodingError.self) { try decode(TourDetail.self, detail) }
+        }
+        let fine = #"[{"id":"t1","slug":"s","title":{"en":"T"},"languages":["en"],"isProtected":false}]"#
+        #expect(try decode([TourSummary].self, fine).first?.id == "t1")
+    }
+
     @Test func tourListGuideDialect() throws {
         let tours = try decode(
             [TourSummary].self,
