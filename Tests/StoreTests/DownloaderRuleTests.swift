@@ -285,6 +285,38 @@ import TourModel
         #expect(try store.installedTours().isEmpty)
     }
 
+    /// A host that answers every request, even the first (no `Range`), with a 206 for bytes it was
+    /// not asked for is given up on after six tries, in words that say so (it was "keeps breaking
+    /// off", exit 75, after the connection was called closed).
+    @Test func aHostThatAnswersWithBytesNotAskedForIsGivenUpOnInItsOwnWords() async throws {
+        let (store, folder) = try store()
+        _ = folder
+        let wrong: (URL, HTTPHeaderFields) -> HTTPResponse = { url, _ in
+            HTTPResponse(
+                status: 206, headers: ["Content-Range": "bytes 5000-9999/\(Self.bytes.count)", "ETag": "\"v1\""],
+                body: Self.body(Self.bytes[5_000...], thenBreak: false), url: url)
+        }
+        let source = ScriptedSource(
+            detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
+            script: Array(repeating: wrong, count: 30) + [Self.whole])
+        let downloader = TourDownloader(
+            store: store, source: source, audioCheck: { _ in nil }, timer: RecordedTimer())
+        let plan = try await downloader.plan(
+            tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
+        do {
+            _ = try await downloader.install(plan)
+            Issue.record("installed after \(source.requests.count) requests")
+        } catch {
+            #expect(error.kind == .badData)
+            #expect(
+                error.message.contains(
+                    "answers with other bytes than those asked for (Content-Range: bytes 5000-9999/10000)"),
+                "\(error.message)")
+        }
+        #expect(source.requests.count == 6, "\(source.requests.count) requests")
+        #expect(try store.installedTours().isEmpty)
+    }
+
     @Test func pointsTheServiceGivesOneIDAreRefusedNotMergedAndNothingIsFetched() async throws {
         let (store, folder) = try store()
         _ = folder
@@ -381,6 +413,12 @@ import TourModel
         #expect(ContentRange("bytes 100-199/*")?.total == nil)
         #expect(ContentRange("bytes 100-199/*") != nil)
         #expect(ContentRange("bytes 200-100/1000") == nil)
+        // A total that is no size, or bytes past it, is no range (it was printed as "sends -1 bytes").
+        #expect(ContentRange("bytes 0-99/-1") == nil)
+        #expect(ContentRange("bytes 0-99/50") == nil)
+        #expect(ContentRange("bytes 0-99/99") == nil)
+        #expect(ContentRange("bytes 0-99/100") != nil)
+        #expect(ContentRange("bytes 9223372036854775807-9223372036854775807/9223372036854775807") == nil)
         #expect(ContentRange("items 0-1/2") == nil)
         #expect(ContentRange(nil) == nil)
     }

@@ -14,12 +14,15 @@ struct ContentRange: Sendable, Hashable {
         let halves = spec.split(separator: "/", maxSplits: 1)
         guard halves.count == 2 else { return nil }
         let bounds = halves[0].split(separator: "-", maxSplits: 1)
-        guard bounds.count == 2, let start = Int64(bounds[0]), let end = Int64(bounds[1]), start <= end else {
+        guard bounds.count == 2, let start = Int64(bounds[0]), let end = Int64(bounds[1]), 0 <= start, start <= end
+        else {
             return nil
         }
         self.start = start
         self.end = end
         total = halves[1] == "*" ? nil : Int64(halves[1])
         if halves[1] != "*" && total == nil { return nil }
+        // The bytes lie within the file (RFC 9110: the last byte's position is below the length).
+        if let total, end >= total { return nil }
     }
 }

@@ -137,6 +137,15 @@ struct FileTransfer: Sendable {
                         await response.body.discard(upTo: 0)
                         try wrap { () throws(StoreError) in try startOver() }
                         failures += 1
+                        if failures >= Self.maxFailures {
+                            let said = TerminalText.line(
+                                String((response.headers["Content-Range"] ?? "none").prefix(80)))
+                            throw Problem.stop(
+                                StoreError(
+                                    .badData,
+                                    "\(label): the media host answers with other bytes than those asked for (Content-Range: \(said))"
+                                ))
+                        }
                         continue
                     }
                     if let total = range.total, total != declared { throw Problem.sizeMismatch(actual: total) }
