@@ -22,6 +22,10 @@ import TourModel
         var script: [(URL, HTTPHeaderFields) -> HTTPResponse]
         var requests: [(url: URL, headers: HTTPHeaderFields)] = []
         var manifestCalls = 0
+        /// The rule for links (`TourSource.mediaLinkProblem`): none refused unless set.
+        var judge: @Sendable (URL) -> APIError? = { _ in nil }
+
+        func mediaLinkProblem(_ url: URL) -> APIError? { judge(url) }
 
         init(
             detail: TourDetail, points: [TourPoint], manifests: [TourManifest],
@@ -315,6 +319,55 @@ import TourModel
         }
         #expect(source.requests.count == 6, "\(source.requests.count) requests")
         #expect(try store.installedTours().isEmpty)
+    }
+
+    /// Nobody logged in: media requests never carry a token.
+    struct NoCredentials: CredentialStore {
+        func load() throws(APIError) -> Credentials? { nil }
+        func save(_ credentials: Credentials) throws(APIError) {}
+        func remove() throws(APIError) {}
+        func exclusively<T: Sendable>(_ body: @Sendable () async throws(APIError) -> T) async throws(APIError) -> T {
+            try await body()
+        }
+    }
+
+    /// Every link is judged by the service client's own rules before the first byte is fetched: a
+    /// plain-http link to another host in a tour's last file was refused only after the others
+    /// had downloaded.
+    @Test func aLinkTheClientWouldRefuseIsRefusedBeforeAnythingIsFetched() async throws {
+        let (store, folder) = try store()
+        _ = folder
+        let transport = AsyncHTTPClientTransport()
+        defer { Task { try? await transport.shutdown() } }
+        let client = APIClient(
+            channel: ServiceChannel(
+                service: try #require(URL(string: "https://walks.example.org")),
+                executor: RequestExecutor(transport: transport), userAgent: "walkscape-tests"),
+            credentials: NoCredentials())
+        for (link, words) in [
+            ("http://media.example.org/2.mp3", "plain http from media.example.org"),
+            ("https://media.example.org:70000/2.mp3", "1-65535"), ("ftp://media.example.org/2.mp3", "ftp://"),
+        ] {
+            let manifest = TourManifest(
+                tourID: "t1", language: "en", version: "1",
+                audio: [
+                    MediaFile(pointID: "p1", order: 1, url: "https://media.example.org/1.mp3", sizeBytes: 10_000),
+                    MediaFile(pointID: "p1", order: 2, url: link, sizeBytes: 10_000),
+                ])
+            let source = ScriptedSource(
+                detail: Self.detail, points: Self.points, manifests: [manifest], script: [Self.whole, Self.whole])
+            source.judge = { client.mediaLinkProblem($0) }
+            let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil })
+            do {
+                let plan = try await downloader.plan(
+                    tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
+                _ = try await downloader.install(plan)
+                Issue.record("\(link) was accepted")
+            } catch {
+                #expect(error.message.contains(words), "\(error.message)")
+            }
+            #expect(source.requests.isEmpty, "\(link): \(source.requests.count) files fetched first")
+        }
     }
 
     @Test func pointsTheServiceGivesOneIDAreRefusedNotMergedAndNothingIsFetched() async throws {

@@ -9,22 +9,7 @@ extension APIClient {
     public func fetch(_ url: URL, headers: HTTPHeaderFields = [:], timeout: Duration? = nil) async throws(APIError)
         -> HTTPResponse
     {
-        let scheme = url.scheme?.lowercased() ?? ""
-        guard scheme == "https" || scheme == "http" else {
-            // The service's data is wrong, not the walker's set-up.
-            throw APIError(
-                .protocolError,
-                "the service links media to a \(scheme.isEmpty ? "schemeless" : scheme + "://") URL; walkscape fetches media over https"
-            )
-        }
-        guard ServiceURL.hasUsablePort(url) else {
-            throw APIError(
-                .protocolError,
-                "the service links media to \(ServiceURL.origin(url)), whose port no host can have (a port is 1-65535)")
-        }
-        guard ServiceURL.permits(url, allowInsecureHTTP: channel.executor.redirects.allowInsecureHTTP) else {
-            throw APIError(.invalidConfiguration, "refusing to download over plain http from \(ServiceURL.origin(url))")
-        }
+        if let problem = mediaLinkProblem(url) { throw problem }
         var request = HTTPRequest(method: .get, url: url, headers: headers, timeout: timeout)
         request.headers["User-Agent"] = channel.userAgent
         request.headers.remove("Authorization")
@@ -33,5 +18,27 @@ extension APIClient {
         } catch {
             throw APIError(error, service: url)
         }
+    }
+
+    /// Why `fetch` refuses `url` without sending anything; nil when it would send it.
+    public func mediaLinkProblem(_ url: URL) -> APIError? {
+        let scheme = url.scheme?.lowercased() ?? ""
+        guard scheme == "https" || scheme == "http" else {
+            // The service's data is wrong, not the walker's set-up.
+            return APIError(
+                .protocolError,
+                "the service links media to a \(scheme.isEmpty ? "schemeless" : scheme + "://") URL; walkscape fetches media over https"
+            )
+        }
+        guard ServiceURL.hasUsablePort(url) else {
+            return APIError(
+                .protocolError,
+                "the service links media to \(ServiceURL.origin(url)), whose port no host can have (a port is 1-65535)")
+        }
+        guard ServiceURL.permits(url, allowInsecureHTTP: channel.executor.redirects.allowInsecureHTTP) else {
+            return APIError(
+                .invalidConfiguration, "refusing to download over plain http from \(ServiceURL.origin(url))")
+        }
+        return nil
     }
 }

@@ -98,6 +98,11 @@ public struct TourDownloader: Sendable {
             if let sha = try store.knownBlob(identity) {
                 known[identity] = sha
             } else {
+                // Judged now, before any file is fetched, by the rules the fetch itself keeps.
+                guard let link = URL(string: use.file.url) else {
+                    throw StoreError(.badData, "\(use.label): the service gave a link that is not a URL")
+                }
+                if let problem = source.mediaLinkProblem(link) { throw StoreError(problem) }
                 transfers.append(
                     Transfer(
                         identity: identity, references: use.references, url: use.file.url,

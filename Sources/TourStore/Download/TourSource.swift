@@ -11,6 +11,9 @@ public protocol TourSource: Sendable {
     func manifest(ofTour id: String, language: String) async throws(APIError) -> TourManifest
     /// A GET of a media URL with the download's own `Range` / `If-Range`; every status comes back.
     func fetch(_ url: URL, headers: HTTPHeaderFields, timeout: Duration?) async throws(APIError) -> HTTPResponse
+    /// Why `fetch` would refuse `url` without asking anything (nil: it would ask): every link of a
+    /// download is judged before its first byte is fetched.
+    func mediaLinkProblem(_ url: URL) -> APIError?
 }
 
 extension APIClient: TourSource {}
@@ -44,4 +47,6 @@ public struct DownloadSource: TourSource {
     {
         try await media.fetch(url, headers: headers, timeout: timeout)
     }
+
+    public func mediaLinkProblem(_ url: URL) -> APIError? { media.mediaLinkProblem(url) }
 }
