@@ -15,7 +15,13 @@ package struct TourMatcher<Candidate> {
         let wanted = Self.fold(query)
         guard !wanted.isEmpty else { throw AppError.usage("name a tour by its id, slug or title") }
         if let hit = candidates.first(where: { Self.fold(id($0)) == wanted }) { return hit }
-        if let hit = candidates.first(where: { Self.fold(slug($0)) == wanted }) { return hit }
+        let bySlug = candidates.filter { Self.fold(slug($0)) == wanted }
+        if bySlug.count == 1 { return bySlug[0] }
+        if bySlug.count > 1 {
+            // The service gave one slug to several tours: only an id tells them apart.
+            let ids = bySlug.map(id).sorted().joined(separator: ", ")
+            throw AppError.usage("'\(query)' is the slug of \(bySlug.count) tours (ids \(ids)); name one by its id")
+        }
         let exact = candidates.filter { titles($0).contains { Self.fold($0) == wanted } }
         if exact.count == 1 { return exact[0] }
         let prefixed =

@@ -35,6 +35,23 @@ struct TourMatcherTests {
         #expect(try resolve("città alta") == "citta-alta")
     }
 
+    /// Two tours of the service with one slug: the slug names neither, and the error lists their ids
+    /// (the first was taken without a word). An id still names each.
+    @Test func aSlugTwoToursShareIsAUsageErrorListingTheirIds() throws {
+        let twins =
+            Self.catalog + [
+                TourSummary(id: "beef", slug: "milano-notte", title: ["it": "Milano, altra notte"], languages: ["it"])
+            ]
+        #expect {
+            try CatalogTour.resolve("Milano-Notte", in: twins)
+        } throws: { error in
+            let message = (error as? AppError)?.message ?? ""
+            return (error as? AppError)?.kind == .usage && message.contains("9a1b") && message.contains("beef")
+                && message.contains("by its id")
+        }
+        #expect(try CatalogTour.resolve("beef", in: twins).id == "beef")
+    }
+
     @Test func anAmbiguousPrefixListsTheCandidatesAsAUsageError() {
         #expect {
             try resolve("Milano di")
