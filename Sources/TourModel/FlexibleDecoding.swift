@@ -95,6 +95,17 @@ extension KeyedDecodingContainer where Key == AnyKey {
         return nil
     }
 
+    /// `text` unless it holds a control character (`TerminalText.isControl`: C0, DEL, C1).
+    static func withoutControls(_ text: String, _ key: String, _ path: [any CodingKey]) throws -> String {
+        guard text.unicodeScalars.contains(where: TerminalText.isControl) else { return text }
+        throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "\(key) holds a control character"))
+    }
+
+    /// A slug: as an id, no control character.
+    func slug() throws -> String? {
+        try first(String.self, "slug").map { try Self.withoutControls($0, "slug", codingPath + [AnyKey("slug")]) }
+    }
+
     /// `-`, digits, then optionally `.` and digits, then optionally an exponent: a JSON number's
     /// form (leading zeros allowed).
     static func isDecimal(_ text: String) -> Bool {
@@ -118,12 +129,13 @@ extension KeyedDecodingContainer where Key == AnyKey {
         return bytes.isEmpty
     }
 
-    /// An id that may be a string or an integer.
+    /// An id that may be a string or an integer. One holding a control character is refused: the
+    /// catalog (SQLite's C strings) kept only what came before a NUL.
     func identifier(_ keys: String...) throws -> String? {
         for key in keys {
             let k = AnyKey(key)
             guard contains(k), try !decodeNil(forKey: k) else { continue }
-            if let s = try? decode(String.self, forKey: k) { return s }
+            if let s = try? decode(String.self, forKey: k) { return try Self.withoutControls(s, key, codingPath + [k]) }
             if let i = try? decode(Int.self, forKey: k) { return String(i) }
             throw DecodingError.typeMismatch(
                 String.self,

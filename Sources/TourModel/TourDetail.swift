@@ -56,7 +56,7 @@ public struct TourDetail: Sendable, Hashable, Decodable, APIEncodable {
     public init(from decoder: any Decoder) throws {
         let top = try decoder.container(keyedBy: AnyKey.self)
         id = try top.requireIdentifier("id")
-        slug = try top.first(String.self, "slug") ?? id
+        slug = try top.slug() ?? id
         isProtected = try top.first(Bool.self, "isProtected") ?? false
         hasAccess = try top.first(Bool.self, "hasAccess")
         pointCount = try top.first(JSONInteger.self, "pointCount")?.value

@@ -53,7 +53,7 @@ public struct TourSummary: Sendable, Hashable, Decodable, APIEncodable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: AnyKey.self)
         id = try c.requireIdentifier("id")
-        slug = try c.first(String.self, "slug") ?? id
+        slug = try c.slug() ?? id
         isProtected = try c.first(Bool.self, "isProtected", "is_protected") ?? false
         hasAccess = try c.first(Bool.self, "hasAccess", "has_access")
         if let versions = try c.first([GuideVersion].self, "versions") {

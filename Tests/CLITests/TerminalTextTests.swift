@@ -21,6 +21,22 @@ struct TerminalTextTests {
         #expect(TerminalText.sanitized("Caffè «Rivoire» — ✓") == "Caffè «Rivoire» — ✓")
     }
 
+    /// Characters that reorder or hide text on screen become visible too: a slug holding U+202E
+    /// was shown reversed, one the walker could not type back. Joiners (emoji, scripts) and the
+    /// left-to-right and right-to-left marks stay.
+    @Test func bidiOverridesAndInvisibleSpacesBecomeVisible() {
+        for hidden in [
+            "\u{202A}", "\u{202B}", "\u{202C}", "\u{202D}", "\u{202E}", "\u{2066}", "\u{2067}", "\u{2068}",
+            "\u{2069}", "\u{200B}", "\u{2060}", "\u{FEFF}",
+        ] {
+            #expect(
+                TerminalText.sanitized("flo\(hidden)rence") == "flo\u{FFFD}rence",
+                "\(hidden.unicodeScalars.first!.value)")
+        }
+        let kept = "👩\u{200D}💻 \u{05E9}\u{05DC}\u{05D5}\u{05DD}\u{200F} a\u{200C}b \u{200E}x"
+        #expect(TerminalText.sanitized(kept) == kept)
+    }
+
     @Test func jsonKeepsItsDataButLosesRawC1AndDEL() throws {
         let json = try JSONEncoder().encode(["t": "a\u{9B}b\u{7F}c\u{1B}"])
         let safe = TerminalText.sanitizedJSON(json)

@@ -57,6 +57,28 @@ struct APIDialectTests {
         #expect(try decode([TourSummary].self, fine).first?.id == "t1")
     }
 
+    /// An id or slug holding a control character (NUL above all) is refused where it is read: the
+    /// catalog kept only what came before a NUL, so a point's narration was filed under another
+    /// point's id and `verify` could not tell.
+    @Test func anIdOrSlugWithAControlCharacterIsRefused() throws {
+        for bad in [#""t\u0000x""#, #""t\u001bx""#, #""t\u007fx""#, #""t\u0085x""#] {
+            let asID = #"[{"id":\#(bad),"slug":"s","title":{"en":"T"},"languages":["en"],"isProtected":false}]"#
+            #expect(throws: DecodingError.self) { try decode([TourSummary].self, asID) }
+            let asSlug = #"[{"id":"t","slug":\#(bad),"title":{"en":"T"},"languages":["en"],"isProtected":false}]"#
+            #expect(throws: DecodingError.self) { try decode([TourSummary].self, asSlug) }
+            let detail = #"{"id":"t","slug":\#(bad),"title":"T","description":"","languages":["en"]}"#
+            #expect(throws: DecodingError.self) { try decode(TourDetail.self, detail) }
+            let point =
+                #"[{"id":\#(bad),"order":1,"location":{"lat":44.5,"lng":11.3},"triggerRadiusMeters":30,"title":"P"}]"#
+            #expect(throws: DecodingError.self) { try decode([TourPoint].self, point) }
+            let manifest =
+                #"{"tourId":"t","language":"en","version":"1","audio":[{"pointId":\#(bad),"order":1,"fileUrl":"https://m/1.mp3","fileSizeBytes":5}],"subtitles":[],"images":[]}"#
+            #expect(throws: DecodingError.self) { try decode(TourManifest.self, manifest) }
+        }
+        let fine = #"[{"id":"t-1_é","slug":"s","title":{"en":"T"},"languages":["en"],"isProtected":false}]"#
+        #expect(try decode([TourSummary].self, fine).first?.id == "t-1_é")
+    }
+
     @Test func tourListGuideDialect() throws {
         let tours = try decode(
             [TourSummary].self,
