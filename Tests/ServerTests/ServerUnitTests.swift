@@ -86,6 +86,12 @@ struct ServerUnitTests {
         for bad in ["", "ada", "@example.org", "ada@", "ada@example", "a da@example.org", "a@b@c.org", "ada@example."] {
             #expect(!BodyValidator.isEmail(bad), "\(bad)")
         }
+        // Control characters (an admin's `user add` printed them: ESC[31m) and bidi overrides.
+        for bad in [
+            "a\u{01}\u{1B}[31m@x.org", "ada\u{7F}@x.org", "ada@x\u{85}.org", "ad\u{202E}a@x.org", "a\u{0}@x.org",
+        ] {
+            #expect(!BodyValidator.isEmail(bad), "\(bad.unicodeScalars.map(\.value))")
+        }
     }
 
     @Test func faultDiceDependOnlyOnTheSeedAndTheRequestNumber() {

@@ -79,11 +79,13 @@ struct BodyValidator {
         return s
     }
 
-    /// A plausible address: one `@`, something before it, a dotted domain after, no spaces.
+    /// A plausible address: one `@`, something before it, a dotted domain after, no spaces and no
+    /// control character (`TerminalText.isControl`: it would reach logs and admin output).
     static func isEmail(_ text: String) -> Bool {
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, text.count <= 254,
-            !text.contains(where: { $0.isWhitespace || $0.isNewline })
+            !text.contains(where: { $0.isWhitespace || $0.isNewline }),
+            !text.unicodeScalars.contains(where: TerminalText.isControl)
         else { return false }
         let labels = parts[1].split(separator: ".", omittingEmptySubsequences: false)
         return labels.count >= 2 && labels.allSatisfy { !$0.isEmpty } && (labels.last?.count ?? 0) >= 2
