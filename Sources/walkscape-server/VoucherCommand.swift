@@ -47,10 +47,15 @@ struct VoucherCommand: AsyncParsableCommand {
                 throw ValidationError("the code must not be empty")
             }
             if let maxUses, maxUses < 1 { throw ValidationError("--max-uses must be at least 1") }
-            if let validUntil, Admin.parseValidUntil(validUntil) == nil {
-                throw ValidationError(
-                    "--valid-until: \"\(validUntil)\" is neither a date that exists (YYYY-MM-DD) nor an ISO-8601 time with a zone"
-                )
+            if let validUntil {
+                guard let date = Admin.parseValidUntil(validUntil) else {
+                    throw ValidationError(
+                        "--valid-until: \"\(validUntil)\" is neither a date that exists (YYYY-MM-DD) nor an ISO-8601 time with a zone"
+                    )
+                }
+                guard Admin.validUntilRange.contains(date) else {
+                    throw ValidationError("--valid-until must be a day from 1970-01-01 to 9999-12-31")
+                }
             }
             if let tour, tour.trimmingCharacters(in: .whitespaces).isEmpty {
                 throw ValidationError("--tour must not be empty")

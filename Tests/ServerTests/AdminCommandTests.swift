@@ -69,6 +69,11 @@ struct AdminCommandTests {
         let data = try TemporaryDirectory()
         for (args, message) in [
             (["voucher", "add", "X", "--valid-until", "2026-02-31"], "is neither a date that exists"),
+            // Before 1970 a voucher has ended before any walk; and before 1582 the day printed back
+            // was another (1582-10-10 came back as 1582-09-30).
+            (["voucher", "add", "X", "--valid-until", "1582-10-10"], "from 1970-01-01 to 9999-12-31"),
+            (["voucher", "add", "X", "--valid-until", "1969-12-31"], "from 1970-01-01 to 9999-12-31"),
+            (["voucher", "add", "X", "--valid-until", "0000-01-01T00:00:00Z"], "from 1970-01-01 to 9999-12-31"),
             (["voucher", "add", "X", "--max-uses", "-5"], "--max-uses must be at least 1"),
             (
                 ["user", "add", "a@example.org", "--password", "correct horse", "--bcrypt-cost", "99"],
@@ -79,6 +84,8 @@ struct AdminCommandTests {
             #expect(result.status == 64, "\(args): \(result.stderr)")
             #expect(result.stderr.contains(message), "\(args): \(result.stderr)")
         }
+        let first = try ServerProcess.admin(["voucher", "add", "EPOCH", "--valid-until", "1970-01-01"], data: data.url)
+        #expect(first.stdout.contains("valid until 1970-01-01T23:59:59.000Z"), "\(first.stdout)")
         let leap = try ServerProcess.admin(["voucher", "add", "LEAP", "--valid-until", "2028-02-29"], data: data.url)
         #expect(leap.stdout.contains("valid until 2028-02-29T23:59:59.000Z"), "\(leap.stdout)")
     }

@@ -83,6 +83,11 @@ public struct Admin: Sendable {
     }
 
     /// `2026-12-31` (valid through that day, UTC) or an ISO-8601 time with a zone.
+    /// The days a voucher may end on: before 1970 it has ended before any walk, and the calendar
+    /// dates are printed in switches to Julian days before 1582.
+    public static let validUntilRange =
+        Date(timeIntervalSince1970: 0)...Date(timeIntervalSince1970: 253_402_300_799.999)
+
     public static func parseValidUntil(_ text: String) -> Date? {
         if let date = ISO8601.parse(text) { return date }
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
