@@ -50,6 +50,20 @@ struct AuthTests {
         return String(decoding: Data(base64Encoded: b64) ?? Data(), as: UTF8.self)
     }
 
+    /// One address written in another Unicode form (a precomposed or combining accent, full-width
+    /// letters) is the same address: it made a second account for one person.
+    @Test func aTakenEmailIs409WhateverItsUnicodeForm() async throws {
+        try await InProcessServer.test { http in
+            _ = try await http.register("\u{E1}da@example.org")
+            _ = try await http.register("ada@example.org")
+            for same in ["a\u{301}da@example.org", "\u{FF41}\u{FF44}\u{FF41}@example.org", "A\u{301}DA@EXAMPLE.ORG"] {
+                let again = try await http.post(
+                    "/auth/register", ["email": .string(same), "password": "another password"])
+                #expect(again.status == 409, "\(same.unicodeScalars.map(\.value)): \(again.status) \(again.text)")
+            }
+        }
+    }
+
     @Test func aTakenEmailIs409WhateverItsCase() async throws {
         try await InProcessServer.test { http in
             _ = try await http.register("walker@example.org")

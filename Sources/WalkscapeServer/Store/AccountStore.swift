@@ -13,7 +13,9 @@ public struct AccountStore: Sendable {
 
     /// Normalised the way the unique index compares addresses.
     public static func normalize(email: String) -> String {
-        email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        // One form per address (NFKC): a precomposed or combining accent, or full-width letters,
+        // made a second account for one person.
+        email.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCompatibilityMapping.lowercased()
     }
 
     /// Creates a user; `.emailTaken` when the address exists, however many registrations race.
