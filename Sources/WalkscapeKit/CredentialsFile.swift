@@ -27,16 +27,23 @@ package struct CredentialsFile: CredentialStore {
         return target.hasPrefix("/") ? target : url.deletingLastPathComponent().appendingPathComponent(target).path
     }
 
+    /// More than credentials ever take (two tokens of at most 16 kB, an address, an id).
+    static let largest = 256 * 1024
+
     package func load() throws(APIError) -> Credentials? {
-        let fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else {
-            if errno == ENOENT { return nil }
-            throw APIError(.local, "cannot read \(url.path): \(String(cString: strerror(errno)))")
+        // Only a regular file (`InputFile`): a FIFO would hang every command, a device stream forever.
+        let fd: Int32
+        do { fd = try InputFile.open(file) } catch {
+            if error.cause == .missing { return nil }
+            throw APIError(.local, "cannot read \(url.path): \(error.reason)")
         }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         let data: Data
-        do { data = try handle.readToEnd() ?? Data() } catch {
+        do { data = try handle.read(upToCount: Self.largest + 1) ?? Data() } catch {
             throw APIError(.local, "cannot read \(url.path): \(error.localizedDescription)")
+        }
+        guard data.count <= Self.largest else {
+            throw APIError(.local, "\(url.path) is too large to be credentials", remedy: .logOutThenLogIn)
         }
         do {
             return try WalkscapeJSON.decoder().decode(Credentials.self, from: data)

@@ -92,6 +92,31 @@ struct CredentialsFileTests {
         }
     }
 
+    /// Only a regular file of credentials' size is read: a FIFO hung every command, a link to
+    /// /dev/zero read until memory ran out, and a folder was named in Foundation's words.
+    @Test func somethingOtherThanARegularFileOfCredentialsIsRefusedWithoutReadingIt() throws {
+        let folder = try TemporaryDirectory()
+        let url = folder.url.appendingPathComponent("credentials.json")
+        let store = CredentialsFile(url: url)
+        func refusal() -> String? {
+            do {
+                _ = try store.load()
+                return nil
+            } catch { return error.message }
+        }
+        #expect(mkfifo(url.path, 0o600) == 0)
+        #expect(refusal()?.contains("is a FIFO, not a regular file") == true, "\(refusal() ?? "read")")
+        try FileManager.default.removeItem(at: url)
+        try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: "/dev/zero")
+        #expect(refusal()?.contains("not a regular file") == true, "\(refusal() ?? "read")")
+        try FileManager.default.removeItem(at: url)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+        #expect(refusal()?.contains("is a folder") == true, "\(refusal() ?? "read")")
+        try FileManager.default.removeItem(at: url)
+        try Data(repeating: 0x20, count: 1 << 20).write(to: url)
+        #expect(refusal()?.contains("too large") == true, "\(refusal() ?? "read")")
+    }
+
     @Test func removingNothingIsFine() throws {
         let home = try TemporaryDirectory()
         let file = CredentialsFile(url: home.file("config/credentials.json"))

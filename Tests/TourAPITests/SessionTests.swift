@@ -39,6 +39,91 @@ struct SessionTests {
         }
     }
 
+    func pair(subject: String, refreshExpiresIn: TimeInterval = 7 * 86_400) -> AuthTokens {
+        AuthTokens(
+            accessToken: TestToken.make(subject: subject, issuedAt: now, expiresAt: now.addingTimeInterval(900)),
+            refreshToken: TestToken.make(
+                subject: subject, issuedAt: now, expiresAt: now.addingTimeInterval(refreshExpiresIn)))
+    }
+
+    /// A login answer for another account than the one asked for, tokens of another account than
+    /// its user, or a session already over is refused, and the session saved before stays.
+    @Test func aLoginAnswerThatIsNotTheAccountAskedForIsRefusedAndTheOldSessionKept() async throws {
+        let before = credentials(accessExpiresIn: 600)
+        let user = UserProfile(id: "u1", email: "ada@example.org")
+        for (auth, words) in [
+            (
+                AuthSession(user: UserProfile(id: "u1", email: "mallory@evil.org"), tokens: pair(subject: "u1")),
+                "mallory@evil.org"
+            ),
+            (AuthSession(user: user, tokens: pair(subject: "u2")), "another account"),
+            (AuthSession(user: user, tokens: pair(subject: "u1", refreshExpiresIn: -60)), "already over"),
+        ] {
+            let store = MemoryCredentialStore(before)
+            do {
+                try await session(ScriptedTransport([]), store).begin(auth, email: " Ada@Example.org ")
+                Issue.record("accepted: \(auth.user?.email ?? "")")
+            } catch {
+                #expect(error.kind == .protocolError)
+                #expect(error.message.contains(words), "\(error.message)")
+            }
+            #expect(store.current == before)
+        }
+        // The same account, written another way, is the account asked for.
+        let store = MemoryCredentialStore()
+        try await session(ScriptedTransport([]), store).begin(
+            AuthSession(user: user, tokens: pair(subject: "u1")), email: " Ada@Example.org ")
+        #expect(store.current?.userID == "u1")
+    }
+
+    /// A renewal that hands back another account's tokens is refused, not kept: the session would
+    /// have become that account's under the first one's name.
+    @Test func aRenewalWithAnotherAccountsTokensIsRefused() async throws {
+        let old = credentials(accessExpiresIn: 5)
+        let store = MemoryCredentialStore(old)
+        let other = pair(subject: "u2")
+        let transport = ScriptedTransport([
+            .answer(201, body: #"{"accessToken":"\#(other.accessToken)","refreshToken":"\#(other.refreshToken!)"}"#)
+        ])
+        do {
+            _ = try await session(transport, store).accessToken()
+            Issue.record("another account's token was used")
+        } catch {
+            #expect(error.kind == .protocolError)
+            #expect(error.message.contains("another account"), "\(error.message)")
+        }
+        #expect(store.current == old)
+    }
+
+    /// A renewal that finds the session ended (logout) or replaced (a login) while it waited for the
+    /// store keeps what is there: it neither brings a forgotten session back nor overwrites a new one.
+    @Test func aRenewalNeverUndoesALogoutOrALoginMadeMeanwhile() async throws {
+        let old = credentials(accessExpiresIn: 5)
+        // Logged out meanwhile.
+        let gone = MemoryCredentialStore(old)
+        let first = session(refreshingService(now), gone)
+        _ = try await first.credentials()
+        try gone.remove()
+        do {
+            _ = try await first.accessToken()
+            Issue.record("a forgotten session was renewed")
+        } catch {
+            #expect(error.kind == .notLoggedIn || error.kind == .sessionExpired, "\(error)")
+        }
+        #expect(gone.current == nil)
+        // Replaced by another account's login meanwhile.
+        let replaced = MemoryCredentialStore(old)
+        let second = session(refreshingService(now), replaced)
+        _ = try await second.credentials()
+        var bob = credentials(accessExpiresIn: 600)
+        bob.email = "bob@example.org"
+        bob.userID = "u2"
+        try replaced.save(bob)
+        let token = try await second.accessToken()
+        #expect(replaced.current == bob)
+        #expect(token == bob.tokens.accessToken)
+    }
+
     @Test func aFreshTokenIsUsedAsItIs() async throws {
         let store = MemoryCredentialStore(credentials(accessExpiresIn: 600))
         let transport = ScriptedTransport([])

@@ -60,21 +60,56 @@ public actor Session {
         return try await refreshed().tokens.accessToken
     }
 
-    /// Keeps the tokens of a login or registration.
-    public func begin(_ auth: AuthSession, email: String) throws(APIError) {
+    /// Keeps the tokens of a login or registration for `email`, the address asked for. An answer
+    /// for another account (its user's address, or its tokens' subject, not the account asked
+    /// for), or whose session is already over, is refused, and what was saved before stays. Saved
+    /// with the store held: a renewal in another process neither overwrites it nor is overwritten.
+    public func begin(_ auth: AuthSession, email: String) async throws(APIError) {
+        let asked = Self.folded(email)
+        if let answered = auth.user?.email, Self.folded(answered) != asked {
+            throw APIError(
+                .protocolError,
+                "the service logged in \(TerminalText.line(answered)) when \(email.trimmingCharacters(in: .whitespaces)) was asked for; nothing was saved"
+            )
+        }
+        let userID = auth.user?.id.nilIfEmpty
+        if let problem = Self.foreignTokens(auth.tokens, userID: userID) {
+            throw APIError(.protocolError, "the service's login answer holds \(problem); nothing was saved")
+        }
         let credentials = Credentials(
-            service: ServiceURL.key(service), email: auth.user?.email ?? email,
-            userID: auth.user?.id.nilIfEmpty, tokens: auth.tokens)
-        try store.save(credentials)
+            service: ServiceURL.key(service), email: auth.user?.email ?? email, userID: userID, tokens: auth.tokens)
+        if credentials.sessionHasExpired(at: now()) {
+            throw APIError(.protocolError, "the service's login answer holds a session already over; nothing was saved")
+        }
+        let store = self.store
+        try await store.exclusively { () throws(APIError) in try store.save(credentials) }
         cached = credentials
         isLoaded = true
     }
 
-    /// Forgets the credentials (there is no logout endpoint: tokens simply stop being used).
-    public func end() throws(APIError) {
-        try store.remove()
+    /// Forgets the credentials (there is no logout endpoint: tokens simply stop being used), with
+    /// the store held: a renewal under way in another process finishes first, then is forgotten.
+    public func end() async throws(APIError) {
+        let store = self.store
+        try await store.exclusively { () throws(APIError) in try store.remove() }
         cached = nil
         isLoaded = true
+    }
+
+    /// An address as compared: trimmed, case folded.
+    static func folded(_ email: String) -> String {
+        email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    }
+
+    /// What is wrong when `tokens` name an account other than `userID` (their `sub`); nil if not.
+    static func foreignTokens(_ tokens: AuthTokens, userID: String?) -> String? {
+        guard let userID else { return nil }
+        for token in [tokens.accessToken, tokens.refreshToken].compactMap({ $0 }) {
+            if let subject = JWTClaims(token: token)?.subject, subject != userID {
+                return "the tokens of another account"
+            }
+        }
+        return nil
     }
 
     private func refreshed() async throws(APIError) -> Credentials {
@@ -101,14 +136,18 @@ public actor Session {
 
     /// Renews the pair; called with the store held, so no other process renews at the same time.
     private func renew() async throws(APIError) -> Credentials {
-        guard let current = try credentials() else { throw APIError.notLoggedIn(service) }
-        // Another walkscape process may have renewed the pair while we waited for the store: use
-        // its pair rather than spend a refresh token that has been rotated away.
-        if let disk = try store.load(), disk.service == current.service,
-            disk.tokens.accessToken != current.tokens.accessToken, !disk.accessNeedsRefresh(at: now())
-        {
+        guard var current = try credentials() else { throw APIError.notLoggedIn(service) }
+        // What is saved now rules: a logout made meanwhile is not undone, a login made meanwhile
+        // is not overwritten, and a pair another walkscape process renewed while we waited for the
+        // store is used rather than a refresh token that has been rotated away.
+        guard let disk = try store.load(), disk.service == current.service else {
+            cached = nil
+            throw APIError.notLoggedIn(service)
+        }
+        if disk != current {
             cached = disk
-            return disk
+            if !disk.accessNeedsRefresh(at: now()) { return disk }
+            current = disk
         }
         guard let refreshToken = current.tokens.refreshToken, !current.sessionHasExpired(at: now()) else {
             throw APIError.sessionExpired
@@ -120,6 +159,12 @@ public actor Session {
             var tokens = try channel.decode(AuthTokens.self, from: answer)
             // Servers that do not rotate send no new refresh token: the old one stays good.
             if tokens.refreshToken == nil { tokens.refreshToken = refreshToken }
+            if Self.foreignTokens(tokens, userID: current.userID) != nil {
+                throw APIError(
+                    .protocolError,
+                    "the service renewed the session with another account's tokens; they were not kept (walkscape login to start again)"
+                )
+            }
             var renewed = current
             renewed.tokens = tokens
             try store.save(renewed)
