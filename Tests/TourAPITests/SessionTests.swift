@@ -69,11 +69,14 @@ struct SessionTests {
             }
             #expect(store.current == before)
         }
-        // The same account, written another way, is the account asked for.
-        let store = MemoryCredentialStore()
-        try await session(ScriptedTransport([]), store).begin(
-            AuthSession(user: user, tokens: pair(subject: "u1")), email: " Ada@Example.org ")
-        #expect(store.current?.userID == "u1")
+        // The same account, written another way (case, spaces, full-width letters), is the
+        // account asked for.
+        for typed in [" Ada@Example.org ", "\u{FF41}\u{FF44}\u{FF41}@example.org"] {
+            let store = MemoryCredentialStore()
+            try await session(ScriptedTransport([]), store).begin(
+                AuthSession(user: user, tokens: pair(subject: "u1")), email: typed)
+            #expect(store.current?.userID == "u1")
+        }
     }
 
     /// A renewal that hands back another account's tokens is refused, not kept: the session would

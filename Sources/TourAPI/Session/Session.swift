@@ -96,9 +96,10 @@ public actor Session {
         isLoaded = true
     }
 
-    /// An address as compared: trimmed, case folded.
+    /// An address as compared: trimmed, in one Unicode form (NFKC, as walkscape-server keeps
+    /// addresses), case folded.
     static func folded(_ email: String) -> String {
-        email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        email.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCompatibilityMapping.lowercased()
     }
 
     /// What is wrong when `tokens` name an account other than `userID` (their `sub`); nil if not.
