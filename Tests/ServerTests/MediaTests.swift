@@ -160,6 +160,27 @@ struct MediaTests {
         await server.stop()
     }
 
+    /// A symlink that stays inside the tour folder is served as the file it leads to (docs: only a
+    /// link whose real path leaves the folder is refused); it was refused as "not a regular file".
+    @Test func aSymlinkInsideTheFolderIsServedAsItsFile() async throws {
+        let dir = try TemporaryDirectory()
+        let fixture = TourFixture(points: 2)
+        let root = try fixture.write(in: dir.url, name: "tour")
+        let second = root.appendingPathComponent(fixture.audioPath(order: 2, language: "en"))
+        let first = root.appendingPathComponent(fixture.audioPath(order: 1, language: "en"))
+        try FileManager.default.removeItem(at: second)
+        try FileManager.default.createSymbolicLink(atPath: second.path, withDestinationPath: first.lastPathComponent)
+        let server = try await ServerProcess.start(.init(tours: [root], logLevel: "error"))
+        let http = HTTPTestClient(server)
+        let manifest = try await http.manifest(fixture.id)
+        #expect(manifest.audio.map(\.pointID) == [fixture.pointID(order: 1), fixture.pointID(order: 2)])
+        let linked = try #require(manifest.audio.last?.url)
+        let answer = try await http.get(linked)
+        #expect(answer.status == 200)
+        #expect(answer.body == (try Data(contentsOf: first)))
+        await server.stop()
+    }
+
     /// Paths are looked up among the files tour.json names, never joined onto the folder: even a
     /// correctly signed `..` names nothing, and a symlink leading out of the folder is not served.
     @Test func noPathLeavesTheTourFolder() async throws {

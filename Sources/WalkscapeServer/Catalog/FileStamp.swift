@@ -17,7 +17,9 @@ struct FileStamp: Sendable, Hashable {
     static func of(_ path: String) -> FileStamp? {
         // FileManager rather than stat(2): which C module owns `struct stat` varies with the imports,
         // and member import visibility then refuses its fields.
-        guard let a = try? FileManager.default.attributesOfItem(atPath: path),
+        // `attributesOfItem` describes a link itself: the file it leads to is what is stamped (a
+        // link inside the tour folder was refused as "not a regular file").
+        guard let a = try? FileManager.default.attributesOfItem(atPath: realPath(path) ?? path),
             let size = (a[.size] as? NSNumber)?.int64Value, let modified = a[.modificationDate] as? Date
         else { return nil }
         let t = modified.timeIntervalSince1970
