@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TestSupport
 import Testing
 import TourModel
 
@@ -79,6 +80,19 @@ struct ServerUnitTests {
         } else {
             Issue.record("broken escape accepted")
         }
+    }
+
+    /// A media file is opened for an answer without blocking and checked through its descriptor: a
+    /// FIFO swapped in after the checks by path held a file-pool thread in `open` until a writer came
+    /// (two such stopped every media download). Here the FIFO is refused at once.
+    @Test func aMediaFileIsOpenedWithoutWaitingOnAFIFO() throws {
+        let dir = try TemporaryDirectory()
+        let fifo = dir.url.appendingPathComponent("swapped.mp3").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(OpenedMedia(fifo) == nil)
+        let file = try dir.write("real.mp3", "ID3 bytes")
+        let opened = try #require(OpenedMedia(file.path))
+        #expect(try String(contentsOfFile: "/proc/self/fd/\(opened.descriptor)", encoding: .utf8) == "ID3 bytes")
     }
 
     @Test func emailAddressesAreCheckedLoosely() {

@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -65,13 +66,17 @@ struct MediaFileResponse {
         let length = bytes.map { Int($0.upperBound - $0.lowerBound + 1) } ?? 0
         headers[.contentLength] = String(length)
         guard !head, let bytes else { return Response(status: status, headers: headers) }
-        let path = real
+        guard let opened = OpenedMedia(real) else { throw S3Error.noSuchKey(entry.relativePath) }
+        // The file pool reads the descriptor opened here, through its /proc name: the same file
+        // whatever the path names by then.
+        let path = "/proc/self/fd/\(opened.descriptor)"
         let throttle = self.throttle
         let loop = eventLoop
         let body = ResponseBody(contentLength: length) { writer in
             var out: any ResponseBodyWriter =
                 throttle > 0 ? PacedBodyWriter(inner: writer, bytesPerSecond: throttle) : writer
             try await FileSystem.shared.withFileHandle(forReadingAt: .init(path)) { handle in
+                _ = opened  // open until the file pool has read what it needs
                 for try await chunk in handle.readChunks(in: bytes, chunkLength: .bytes(Int64(Self.chunkLength))) {
                     try await out.write(chunk)
                     // A write only queues the chunk for the event loop; the connection's backpressure
@@ -85,4 +90,20 @@ struct MediaFileResponse {
         }
         return Response(status: status, headers: headers, body: body)
     }
+}
+
+/// A media file opened for one answer, without blocking, and checked through the descriptor to be a
+/// regular file: a file swapped for a FIFO after the checks by path (`renameat2` can swap them at
+/// once) blocked a thread of the file pool on its open, and two such stopped every media download
+/// until something opened the FIFO for writing. Closed when the answer lets it go.
+final class OpenedMedia: Sendable {
+    let descriptor: Int32
+
+    /// Nil unless `path` is a regular file (`InputFile.open`: a FIFO or a device is refused, not waited on).
+    init?(_ path: String) {
+        guard let fd = try? InputFile.open(path) else { return nil }
+        descriptor = fd
+    }
+
+    deinit { close(descriptor) }
 }
