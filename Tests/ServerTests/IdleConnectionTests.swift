@@ -31,6 +31,40 @@ struct IdleConnectionTests {
         }
     }
 
+    /// A media file that shrinks while it is served: the connection is closed as soon as the file
+    /// ends, with a line in the log, not held until the idle timeout with nothing said (30 s).
+    @Test func aFileThatShrinksWhileServedClosesTheConnectionAtOnce() async throws {
+        let dir = try TemporaryDirectory()
+        let fixture = TourFixture(points: 1)
+        let root = try fixture.write(in: dir.url, name: "tour")
+        let audio = root.appendingPathComponent(fixture.audioPath(order: 1, language: "en"))
+        try Data(repeating: 0x55, count: 24 << 20).write(to: audio)
+        var options = ServerProcess.Options(tours: [root], logLevel: "error")
+        options.extraArguments = ["--idle-timeout", "20"]
+        let server = try await ServerProcess.start(options)
+        let link = try #require(try await HTTPTestClient(server).manifest(fixture.id).audio.first?.url)
+        let path = String(link[link.range(of: "/media/")!.lowerBound...])
+        let fd = try Self.connect(server.port, timeout: 15)
+        defer { close(fd) }
+        // Nothing read until the file shrinks: the server stops once the socket's buffers are full,
+        // with most of the 24 MB still to read from the file.
+        Self.send(fd, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(truncate(audio.path, 1 << 20) == 0)
+        let start = ContinuousClock.now
+        var received = 0
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            received += n
+        }
+        #expect(ContinuousClock.now - start < .seconds(10), "the connection was held")
+        #expect(received < 24 << 20)
+        await server.stop()
+        #expect(server.log.contains("media file ended before its declared length"), "\(server.log)")
+    }
+
     @Test func everyKindOfIdleConnectionIsClosedAndTheServerStillAnswers() async throws {
         var options = ServerProcess.Options()
         options.extraArguments = ["--idle-timeout", "1"]

@@ -2,6 +2,7 @@ import FileAccess
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 import _NIOFileSystem
 
@@ -19,6 +20,11 @@ struct MediaFileResponse {
     let throttle: Int
     /// The connection's event loop, which the body's writes are handed to.
     let eventLoop: any EventLoop
+    /// Where a file that ends before its declared length is reported.
+    let logger: Logger
+
+    /// The file ended before the length its answer declared (it shrank while it was served).
+    struct EndedShort: Error {}
 
     func make(for request: Request, head: Bool) throws -> Response {
         // Resolved again now: a symlink swapped in since the tour was loaded must not lead out.
@@ -72,12 +78,16 @@ struct MediaFileResponse {
         let path = "/proc/self/fd/\(opened.descriptor)"
         let throttle = self.throttle
         let loop = eventLoop
+        let logger = self.logger
+        let name = entry.relativePath
         let body = ResponseBody(contentLength: length) { writer in
             var out: any ResponseBodyWriter =
                 throttle > 0 ? PacedBodyWriter(inner: writer, bytesPerSecond: throttle) : writer
+            var sent = 0
             try await FileSystem.shared.withFileHandle(forReadingAt: .init(path)) { handle in
                 _ = opened  // open until the file pool has read what it needs
                 for try await chunk in handle.readChunks(in: bytes, chunkLength: .bytes(Int64(Self.chunkLength))) {
+                    sent += chunk.readableBytes
                     try await out.write(chunk)
                     // A write only queues the chunk for the event loop; the connection's backpressure
                     // is felt once the loop has handed it to the socket. Waiting for the loop to get
@@ -85,6 +95,14 @@ struct MediaFileResponse {
                     // of CPU (without it, a busy machine saw the whole file pile up in the queue).
                     try await loop.submit {}.get()
                 }
+            }
+            // A file that shrank while it was served: the connection is closed now (the client
+            // sees a short body and can resume), not held until the idle timeout.
+            guard sent == length else {
+                logger.error(
+                    "media file ended before its declared length: the connection is closed",
+                    metadata: ["file": "\(name)", "declared": "\(length)", "sent": "\(sent)"])
+                throw EndedShort()
             }
             try await out.finish(nil)
         }
