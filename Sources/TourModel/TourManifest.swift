@@ -205,15 +205,15 @@ public enum PresignedURL {
     /// `yyyyMMdd'T'HHmmss'Z'`, always UTC.
     public static func parseAmzDate(_ text: String) -> Date? {
         let u = Array(text.utf8)
-        guard u.count == 16, u[8] == UInt8(ascii: "T"), u[15] == UInt8(ascii: "Z") else { return nil }
-        func num(_ r: Range<Int>) -> Int? { Int(String(decoding: u[r], as: UTF8.self)) }
-        guard let y = num(0..<4), let mo = num(4..<6), let d = num(6..<8),
-            let h = num(9..<11), let mi = num(11..<13), let s = num(13..<15)
+        guard u.count == 16, u[8] == UInt8(ascii: "T"), u[15] == UInt8(ascii: "Z"),
+            (u[0..<8] + u[9..<15]).allSatisfy({ (0x30...0x39).contains($0) })
         else { return nil }
-        var comps = DateComponents()
-        comps.year = y; comps.month = mo; comps.day = d; comps.hour = h; comps.minute = mi; comps.second = s
-        var cal = Calendar(identifier: .gregorian)
-        cal.timeZone = TimeZone(identifier: "UTC")!
-        return cal.date(from: comps)
+        // Digits only (`Int` would take a sign), and a time that exists: hour 25 or day 32 were read.
+        func num(_ r: Range<Int>) -> Int { u[r].reduce(0) { $0 * 10 + Int($1 - 0x30) } }
+        let (y, mo, d, h, mi, s) = (num(0..<4), num(4..<6), num(6..<8), num(9..<11), num(11..<13), num(13..<15))
+        guard CivilDate.isValid(year: y, month: mo, day: d), CivilDate.isValidTime(hour: h, minute: mi, second: s)
+        else { return nil }
+        let seconds = CivilDate.days(year: y, month: mo, day: d) * 86_400 + h * 3600 + mi * 60 + s
+        return Date(timeIntervalSince1970: Double(seconds))
     }
 }

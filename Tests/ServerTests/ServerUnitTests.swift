@@ -95,6 +95,14 @@ struct ServerUnitTests {
         #expect(try String(contentsOfFile: "/proc/self/fd/\(opened.descriptor)", encoding: .utf8) == "ID3 bytes")
     }
 
+    /// An escape is `%` and two hex digits: `%+2` was read as byte 0x02 (a sign is no digit).
+    @Test func aPercentEscapeIsTwoHexDigits() {
+        #expect(MediaSigner.percentDecode("a%2Fb%2e") == "a/b.")
+        for bad in ["%+2", "%-1", "%2", "% 2", "%g0"] {
+            #expect(MediaSigner.percentDecode(Substring(bad)) == nil, "\(bad)")
+        }
+    }
+
     @Test func emailAddressesAreCheckedLoosely() {
         for good in ["ada@example.org", "a.b+c@sub.example.co"] { #expect(BodyValidator.isEmail(good), "\(good)") }
         for bad in ["", "ada", "@example.org", "ada@", "ada@example", "a da@example.org", "a@b@c.org", "ada@example."] {

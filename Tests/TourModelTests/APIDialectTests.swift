@@ -200,6 +200,18 @@ struct APIDialectTests {
         #expect(m.offlineMap?.bounds?.north == 44.5)
     }
 
+    /// `X-Amz-Date` is a time that exists, in digits only: hour 25, day 32, or a sign were read.
+    @Test func anAmzDateIsATimeThatExists() {
+        #expect(PresignedURL.parseAmzDate("20261130T235959Z") == Date(timeIntervalSince1970: 1_796_083_199))
+        for bad in [
+            "20261130T250000Z", "20261132T000000Z", "20260229T000000Z", "2026+130T000000Z", "20261130T23-159Z",
+            "20261130T236000Z", "2026113OT000000Z",
+        ] {
+            #expect(PresignedURL.parseAmzDate(bad) == nil, "\(bad)")
+        }
+        #expect(PresignedURL.parseAmzDate("20280229T000000Z") != nil)
+    }
+
     @Test func manifestGuideDialect() throws {
         let m = try decode(
             TourManifest.self,
