@@ -94,7 +94,7 @@ public struct JWTClaims: Sendable, Hashable {
     /// Seconds since 1970 as a date, when the calendar shown to people holds it (up to the end of
     /// the year 9999); else unknown.
     static func date(_ value: Any?) -> Date? {
-        guard let seconds = (value as? NSNumber)?.doubleValue, (0...253_402_300_799).contains(seconds) else {
+        guard let seconds = (value as? NSNumber)?.doubleValue, CivilDate.shownSeconds.contains(seconds) else {
             return nil
         }
         return Date(timeIntervalSince1970: seconds)

@@ -1,6 +1,10 @@
 /// Calendar arithmetic without `Calendar`: NMEA and GPX dates are UTC and Gregorian, and the
 /// parsers turn thousands of them a second into `Date`s.
 public enum CivilDate {
+    /// Seconds since 1970 of the dates people are shown, 1970-01-01 to the end of 9999-12-31: the
+    /// calendar printed switches to Julian days before 1582, and a year past 9999 has no four digits.
+    public static let shownSeconds: ClosedRange<Double> = 0...253_402_300_799.999
+
     /// True when `day` exists in that month of that year: 31 February does not, and is never
     /// quietly carried over into March.
     public static func isValid(year: Int, month: Int, day: Int) -> Bool {

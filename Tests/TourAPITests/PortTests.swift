@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TourAPI
+import TourModel
 
 /// A port is 1-65535. A larger one, from the walker or from the service (its base URL, a media
 /// link, a redirect), is refused with words: handed to the connection it stopped the process
@@ -14,7 +15,7 @@ struct PortTests {
     @Test(arguments: unusable)
     func aPortNoHostCanHaveIsNoUsableURL(_ text: String) throws {
         let url = try #require(URL(string: text))
-        #expect(!ServiceURL.hasUsablePort(url))
+        #expect(!url.hasUsablePort)
         #expect(!ServiceURL.permits(url, allowInsecureHTTP: true), "a media link or a redirect to it is not followed")
         guard case .failure(let error) = ServiceURL.validate(text, allowInsecureHTTP: true) else {
             Issue.record("\(text) was accepted as the service's URL")
@@ -26,7 +27,7 @@ struct PortTests {
 
     @Test(arguments: ["http://127.0.0.1:1/", "http://127.0.0.1:65535/", "https://h.example/", "http://[::1]:8080/x"])
     func portsAHostCanHaveAreUsable(_ text: String) throws {
-        #expect(ServiceURL.hasUsablePort(try #require(URL(string: text))))
+        #expect(try #require(URL(string: text)).hasUsablePort)
         #expect((try? ServiceURL.validate(text, allowInsecureHTTP: false).get()) != nil)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TourModel
 
 extension APIClient {
     /// The download seam: a GET of a media URL from a manifest (opaque, often presigned on another
@@ -30,7 +31,7 @@ extension APIClient {
                 "the service links media to a \(scheme.isEmpty ? "schemeless" : scheme + "://") URL; walkscape fetches media over https"
             )
         }
-        guard ServiceURL.hasUsablePort(url) else {
+        guard url.hasUsablePort else {
             return APIError(
                 .protocolError,
                 "the service links media to \(ServiceURL.origin(url)), whose port no host can have (a port is 1-65535)")

@@ -26,16 +26,13 @@ public enum ServiceURL {
         return false
     }
 
-    /// Whether `url` names no port or one a host can have (`URL.hasUsablePort`).
-    public static func hasUsablePort(_ url: URL) -> Bool { url.hasUsablePort }
-
     public static func validate(_ text: String, allowInsecureHTTP: Bool) -> Result<URL, APIError> {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
             let host = components.host, !host.isEmpty, let url = components.url
         else {
             return .failure(APIError(.invalidConfiguration, "'\(text)' is not a URL (expected https://host[:port])"))
         }
-        guard hasUsablePort(url) else {
+        guard url.hasUsablePort else {
             return .failure(APIError(.invalidConfiguration, "'\(text)' has no usable port (a port is 1-65535)"))
         }
         guard components.user == nil, components.password == nil else {
@@ -61,7 +58,7 @@ public enum ServiceURL {
     /// True for an https URL, and for plain http to this machine or when explicitly allowed: the
     /// rule for anything fetched (media, redirects) besides the service URL itself.
     public static func permits(_ url: URL, allowInsecureHTTP: Bool) -> Bool {
-        guard hasUsablePort(url) else { return false }
+        guard url.hasUsablePort else { return false }
         switch url.scheme?.lowercased() {
         case "https": return true
         case "http": return allowInsecureHTTP || isLoopback(url.host ?? "")

@@ -65,8 +65,7 @@ public actor Session {
     /// for), or whose session is already over, is refused, and what was saved before stays. Saved
     /// with the store held: a renewal in another process neither overwrites it nor is overwritten.
     public func begin(_ auth: AuthSession, email: String) async throws(APIError) {
-        let asked = Self.folded(email)
-        if let answered = auth.user?.email, Self.folded(answered) != asked {
+        if let answered = auth.user?.email, EmailAddress.normalized(answered) != EmailAddress.normalized(email) {
             throw APIError(
                 .protocolError,
                 "the service logged in \(TerminalText.line(answered)) when \(email.trimmingCharacters(in: .whitespaces)) was asked for; nothing was saved"
@@ -94,12 +93,6 @@ public actor Session {
         try await store.exclusively { () throws(APIError) in try store.remove() }
         cached = nil
         isLoaded = true
-    }
-
-    /// An address as compared: trimmed, in one Unicode form (NFKC, as walkscape-server keeps
-    /// addresses), case folded.
-    static func folded(_ email: String) -> String {
-        email.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCompatibilityMapping.lowercased()
     }
 
     /// What is wrong when `tokens` name an account other than `userID` (their `sub`); nil if not.

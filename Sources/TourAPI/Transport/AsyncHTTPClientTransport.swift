@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import TourModel
 
 /// The real transport: an AsyncHTTPClient on the process's one event-loop thread.
 ///
@@ -44,7 +45,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         // Whoever asks: a port past 65535 stops the process where the connection is made.
-        guard ServiceURL.hasUsablePort(request.url) else {
+        guard request.url.hasUsablePort else {
             throw TransportError(.invalidRequest, "the port of \(ServiceURL.origin(request.url)) is not one (1-65535)")
         }
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)

@@ -82,12 +82,14 @@ public struct Admin: Sendable {
         }
     }
 
-    /// `2026-12-31` (valid through that day, UTC) or an ISO-8601 time with a zone.
-    /// The days a voucher may end on: before 1970 it has ended before any walk, and the calendar
-    /// dates are printed in switches to Julian days before 1582.
+    /// The days a voucher may end on (`CivilDate.shownSeconds`): before 1970 it has ended before
+    /// any walk, and dates before 1582 were printed back as other days.
     public static let validUntilRange =
-        Date(timeIntervalSince1970: 0)...Date(timeIntervalSince1970: 253_402_300_799.999)
+        Date(
+            timeIntervalSince1970: CivilDate.shownSeconds.lowerBound)...Date(
+            timeIntervalSince1970: CivilDate.shownSeconds.upperBound)
 
+    /// `2026-12-31` (valid through that day, UTC) or an ISO-8601 time with a zone.
     public static func parseValidUntil(_ text: String) -> Date? {
         if let date = ISO8601.parse(text) { return date }
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)

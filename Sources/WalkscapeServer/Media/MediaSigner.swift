@@ -114,25 +114,15 @@ public struct MediaSigner: Sendable {
         while let byte = iterator.next() {
             if byte == UInt8(ascii: "%") {
                 // Two hex digits (`UInt8(_:radix:)` would take a sign: `%+2` was byte 0x02).
-                guard let high = iterator.next().flatMap(Self.hexDigit),
-                    let low = iterator.next().flatMap(Self.hexDigit)
+                guard let high = iterator.next(), let low = iterator.next(),
+                    let value = Hex.bytes(String(decoding: [high, low], as: UTF8.self))?.first
                 else { return nil }
-                bytes.append(high << 4 | low)
+                bytes.append(value)
             } else {
                 bytes.append(byte)
             }
         }
         return String(validating: bytes, as: UTF8.self)
-    }
-
-    /// The value of one hex digit's byte; nil for anything else.
-    static func hexDigit(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// RFC 3986: unreserved characters as they are, every other byte as `%XX`.

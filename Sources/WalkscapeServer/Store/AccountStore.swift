@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TourModel
 
 /// Users and their refresh tokens.
 public struct AccountStore: Sendable {
@@ -12,11 +13,7 @@ public struct AccountStore: Sendable {
     public init(database: ServerDatabase) { self.database = database }
 
     /// Normalised the way the unique index compares addresses.
-    public static func normalize(email: String) -> String {
-        // One form per address (NFKC): a precomposed or combining accent, or full-width letters,
-        // made a second account for one person.
-        email.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCompatibilityMapping.lowercased()
-    }
+    public static func normalize(email: String) -> String { EmailAddress.normalized(email) }
 
     /// Creates a user; `.emailTaken` when the address exists, however many registrations race.
     public func create(
