@@ -443,6 +443,44 @@ import TourModel
         #expect(filePlan.filesToFetch == 1)
     }
 
+    /// A file the service declares empty is still asked for: the declared size is checked against
+    /// the host's answer, as for any other size. It was installed as an empty blob without a
+    /// request, and the narration went silent with the download reported complete.
+    @Test func aFileDeclaredEmptyIsAskedForAndItsRealSizeIsNamed() async throws {
+        let (store, folder) = try store()
+        _ = folder
+        let source = ScriptedSource(
+            detail: Self.detail, points: Self.points,
+            manifests: [Self.manifest("https://media.example.org/1.mp3", size: 0)],
+            script: [Self.whole, Self.whole])
+        let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil })
+        let plan = try await downloader.plan(
+            tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
+        do {
+            _ = try await downloader.install(plan)
+            Issue.record("a file declared empty was installed after \(source.requests.count) requests")
+        } catch {
+            #expect(error.kind == .badData)
+            #expect(error.message.contains("the service declares 0 bytes but sends"), "\(error.message)")
+        }
+        #expect(source.requests.count == 2, "\(source.requests.count) requests")
+        #expect(try store.installedTours().isEmpty)
+
+        // A host that agrees (an empty answer) is believed: one request, and the file is in.
+        let empty: @Sendable (URL, HTTPHeaderFields) -> HTTPResponse = { url, _ in
+            HTTPResponse(status: 200, headers: ["Content-Length": "0"], body: Self.body([][...]), url: url)
+        }
+        let agreeing = ScriptedSource(
+            detail: Self.detail, points: Self.points,
+            manifests: [Self.manifest("https://media.example.org/1.mp3", size: 0)], script: [empty])
+        let second = TourDownloader(store: store, source: agreeing, audioCheck: { _ in nil })
+        _ = try await second.install(
+            try await second.plan(
+                tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"]))
+        #expect(agreeing.requests.count == 1)
+        #expect(try store.installedTours().count == 1)
+    }
+
     @Test func aFileSignedTwiceIsOneFileAndAPortChangeDoesNotMakeItAnother() {
         let a = FileIdentity(
             url:

@@ -73,6 +73,9 @@ struct FileTransfer: Sendable {
         // breaks off sends the same first bytes every time, which is no progress at all.
         var furthest = part.length
         var retriedMismatch = false
+        // A file declared empty is asked for all the same: the host's answer is what checks the
+        // declaration (an empty blob installed unasked left a narration silent).
+        var answered = false
 
         func renewLink() async throws(StoreError) {
             let reference = transfer.references[0]
@@ -102,7 +105,7 @@ struct FileTransfer: Sendable {
             validator = nil
         }
 
-        while part.length < declared {
+        while part.length < declared || (declared == 0 && !answered) {
             if Task.isCancelled { throw StoreError(.cancelled, "cancelled") }
             if let expiry = expiresAt, now() >= expiry, await book.trustsExpiry(transfer.references[0].language) {
                 try await renewLink()
@@ -243,6 +246,7 @@ struct FileTransfer: Sendable {
                 }
                 // A complete answer that stops short: the file is smaller than declared.
                 if part.length < declared { throw Problem.sizeMismatch(actual: part.length) }
+                answered = true
             } catch {
                 switch error {
                 case .stop(let error):
