@@ -65,6 +65,54 @@ struct IdleConnectionTests {
         #expect(server.log.contains("media file ended before its declared length"), "\(server.log)")
     }
 
+    /// Clients that ask for a big file and never read hold little of the server's: beyond what the
+    /// kernel's send buffer takes, a chunk being written and one read ahead (512 KiB each). The
+    /// file's chunk sequence read up to eight ahead, 4 MiB more for each such connection.
+    @Test func aReaderThatNeverReadsMakesTheServerReadOnlyTwoChunksAhead() async throws {
+        let dir = try TemporaryDirectory()
+        let fixture = TourFixture(points: 1)
+        let root = try fixture.write(in: dir.url, name: "tour")
+        let audio = root.appendingPathComponent(fixture.audioPath(order: 1, language: "en"))
+        try Data(repeating: 0x55, count: 24 << 20).write(to: audio)
+        let server = try await ServerProcess.start(.init(tours: [root], logLevel: "error"))
+        let link = try #require(try await HTTPTestClient(server).manifest(fixture.id).audio.first?.url)
+        let path = String(link[link.range(of: "/media/")!.lowerBound...])
+        // What the server has read, files and sockets alike (its requests are a few hundred bytes).
+        func bytesRead() throws -> Int {
+            let io = try String(contentsOfFile: "/proc/\(server.pid)/io", encoding: .utf8)
+            let line = try #require(io.split(separator: "\n").first { $0.hasPrefix("rchar:") })
+            return try #require(Int(line.dropFirst("rchar:".count).trimmingCharacters(in: .whitespaces)))
+        }
+        let before = try bytesRead()
+        let count = 4
+        var sockets: [Int32] = []
+        defer { sockets.forEach { close($0) } }
+        for _ in 0..<count {
+            let fd = try RawHTTP.connect(port: server.port, timeout: 5, receiveBuffer: 4096)
+            sockets.append(fd)
+            Self.send(fd, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        }
+        // Until the server stops reading media: the sockets' buffers are full and it waits (it
+        // still looks at its tour folders now and then, a few kB).
+        var read = try bytesRead()
+        for _ in 0..<40 {
+            try await Task.sleep(for: .milliseconds(250))
+            let now = try bytesRead()
+            if now - read < 64 * 1024, now > before { break }
+            read = now
+        }
+        let wmem = try String(contentsOfFile: "/proc/sys/net/ipv4/tcp_wmem", encoding: .utf8)
+        let sendBuffer = try #require(wmem.split(whereSeparator: \.isWhitespace).last.flatMap { Int($0) })
+        let perConnection = (read - before) / count
+        #expect(perConnection > 0)
+        #expect(
+            perConnection <= sendBuffer + 3 * 512 * 1024,
+            "\(perConnection) bytes read for each client that reads nothing (send buffer \(sendBuffer))")
+        sockets.forEach { close($0) }
+        sockets = []
+        await server.stop()
+    }
+
     @Test func everyKindOfIdleConnectionIsClosedAndTheServerStillAnswers() async throws {
         var options = ServerProcess.Options()
         options.extraArguments = ["--idle-timeout", "1"]

@@ -20,12 +20,17 @@ public enum RawHTTP {
         public var description: String
     }
 
-    /// A socket connected to 127.0.0.1:`port`, with `timeout` seconds on every receive.
-    public static func connect(port: Int, timeout: Int) throws -> Int32 {
+    /// A socket connected to 127.0.0.1:`port`, with `timeout` seconds on every receive, and a
+    /// receive buffer of `receiveBuffer` bytes if given (set before connecting, so the window the
+    /// server sees stays that small).
+    public static func connect(port: Int, timeout: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         var tv = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -86,14 +86,27 @@ struct MediaFileResponse {
             var sent = 0
             try await FileSystem.shared.withFileHandle(forReadingAt: .init(path)) { handle in
                 _ = opened  // open until the file pool has read what it needs
-                for try await chunk in handle.readChunks(in: bytes, chunkLength: .bytes(Int64(Self.chunkLength))) {
+                // One chunk is read ahead while the one before is written, no more: the file's
+                // chunk sequence reads up to eight ahead, 4 MiB held for a client that never reads.
+                let end = bytes.upperBound + 1
+                @Sendable func read(at offset: Int64) async throws -> ByteBuffer? {
+                    guard offset < end else { return nil }
+                    let chunk = try await handle.readChunk(
+                        fromAbsoluteOffset: offset, length: .bytes(min(Int64(Self.chunkLength), end - offset)))
+                    return chunk.readableBytes > 0 ? chunk : nil
+                }
+                var next = try await read(at: bytes.lowerBound)
+                while let chunk = next {
                     sent += chunk.readableBytes
+                    let offset = bytes.lowerBound + Int64(sent)
+                    async let following = read(at: offset)
                     try await out.write(chunk)
                     // A write only queues the chunk for the event loop; the connection's backpressure
                     // is felt once the loop has handed it to the socket. Waiting for the loop to get
                     // this far keeps at most a chunk or two in memory, even when the loop is starved
                     // of CPU (without it, a busy machine saw the whole file pile up in the queue).
                     try await loop.submit {}.get()
+                    next = try await following
                 }
             }
             // A file that shrank while it was served: the connection is closed now (the client
