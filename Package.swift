@@ -170,7 +170,6 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -217,7 +216,7 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "WalkscapeServer", "TourModel", "TestSupport", "walkscape-server",
+                "WalkscapeServer", "TourModel", "FileAccess", "TestSupport", "walkscape-server",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

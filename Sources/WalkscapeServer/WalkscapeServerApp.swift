@@ -20,8 +20,16 @@ public enum WalkscapeServerApp {
     ) async throws {
         // Trap SIGHUP before anything else, so an early one reloads rather than kills.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
+        let descriptorLimit = MediaBudget.raiseDescriptorLimit()
         let services = try await makeServices(configuration, logger: logger)
         let router = makeRouter(services)
+        let allowed = MediaBudget.allowed(descriptorLimit: descriptorLimit, inUse: MediaBudget.descriptorsInUse())
+        services.media.lower(to: allowed)
+        if allowed < configuration.maxDownloads {
+            logger.notice(
+                "at most \(allowed) media files streamed at once: the open-file limit allows no more",
+                metadata: ["open-file-limit": "\(descriptorLimit)", "max-downloads": "\(configuration.maxDownloads)"])
+        }
         let app = Application(
             router: router, server: httpServer(configuration),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port)),
@@ -97,7 +105,8 @@ public enum WalkscapeServerApp {
             configuration: configuration, catalog: catalog, database: database, accounts: accounts,
             vouchers: VoucherStore(database: database), analytics: AnalyticsStore(database: database), tokens: tokens,
             authenticator: Authenticator(tokens: tokens, accounts: accounts), hasher: hasher,
-            signer: MediaSigner(secrets: secrets), logger: logger,
+            signer: MediaSigner(secrets: secrets), media: MediaBudget(limit: configuration.maxDownloads),
+            logger: logger,
             decoyHash: try await hasher.hash(UUID().uuidString))
     }
 

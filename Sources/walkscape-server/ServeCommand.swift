@@ -125,6 +125,13 @@ struct ServeCommand: AsyncParsableCommand {
     var idleTimeout: Double?
 
     @Option(
+        name: .customLong("max-downloads"),
+        help: ArgumentHelp(
+            "Media files streamed at once; more get 503 SlowDown with Retry-After (lowered to what the open-file limit allows) (default: 512).",
+            valueName: "n"))
+    var maxDownloads: Int?
+
+    @Option(
         name: .customLong("guesses-per-minute"),
         help: ArgumentHelp(
             "Logins, registrations and voucher redemptions one client may try a minute, each; more get 429 (0: no limit) (default: 60).",
@@ -178,6 +185,8 @@ struct ServeCommand: AsyncParsableCommand {
         let idleTimeout = try merged.pick(idleTimeout, "idle-timeout", 30.0) { Double($0) }
         try merged.check(
             "idle-timeout", idleTimeout >= 0.1 && idleTimeout <= 86_400, "must be within 0.1...86400 seconds")
+        let maxDownloads = try merged.pick(maxDownloads, "max-downloads", 512) { Int($0) }
+        try merged.check("max-downloads", (1...1_000_000).contains(maxDownloads), "must be within 1...1000000")
         let guesses = try merged.pick(guessesPerMinute, "guesses-per-minute", 60) { Int($0) }
         try merged.check("guesses-per-minute", guesses >= 0, "must not be negative")
         let publicURL = try merged.pick(publicURL.map { Optional($0) }, "public-url", nil) { Optional($0) }
@@ -198,7 +207,8 @@ struct ServeCommand: AsyncParsableCommand {
                 faultRate: faultRate, resetRate: resetRate, latencyMilliseconds: latency,
                 throttleBytesPerSecond: throttle, rateLimitPerSecond: rateLimit,
                 misdeclareSize: misdeclareSize, seed: faultSeed), idleTimeout: idleTimeout,
-            guessesPerMinute: guesses, secretFile: secretFile.map { URL(fileURLWithPath: $0) })
+            maxDownloads: maxDownloads, guessesPerMinute: guesses,
+            secretFile: secretFile.map { URL(fileURLWithPath: $0) })
     }
 
     /// Ten years, the longest a token or a media link may last.

@@ -1,5 +1,7 @@
 import Crypto
+import FileAccess
 import Foundation
+import NIOCore
 import TestSupport
 import Testing
 import TourModel
@@ -85,14 +87,51 @@ struct ServerUnitTests {
     /// A media file is opened for an answer without blocking and checked through its descriptor: a
     /// FIFO swapped in after the checks by path held a file-pool thread in `open` until a writer came
     /// (two such stopped every media download). Here the FIFO is refused at once.
-    @Test func aMediaFileIsOpenedWithoutWaitingOnAFIFO() throws {
+    @Test func aMediaFileIsOpenedWithoutWaitingOnAFIFO() async throws {
         let dir = try TemporaryDirectory()
         let fifo = dir.url.appendingPathComponent("swapped.mp3").path
         #expect(mkfifo(fifo, 0o600) == 0)
-        #expect(OpenedMedia(fifo) == nil)
+        #expect(throws: FileAccessError.self) { try OpenedMedia(fifo) }
         let file = try dir.write("real.mp3", "ID3 bytes")
-        let opened = try #require(OpenedMedia(file.path))
-        #expect(try String(contentsOfFile: "/proc/self/fd/\(opened.descriptor)", encoding: .utf8) == "ID3 bytes")
+        let opened = try OpenedMedia(file.path)
+        // Read through that descriptor, in chunks, up to the end asked for or the file's.
+        let head = try #require(try await opened.chunk(at: 0, before: 3, length: 512))
+        #expect(String(buffer: head) == "ID3")
+        let rest = try #require(try await opened.chunk(at: 4, before: 100, length: 512))
+        #expect(String(buffer: rest) == "bytes")
+        #expect(try await opened.chunk(at: 9, before: 100, length: 512) == nil)
+        #expect(try await opened.chunk(at: 3, before: 3, length: 512) == nil)
+    }
+
+    /// The media budget: places are taken up to the limit and given back with the file; the limit
+    /// is what the open-file limit leaves, two descriptors an answer after the reserve.
+    @Test func mediaAnswersAreCountedWithTheirFilesAndLimitedByTheDescriptors() throws {
+        #expect(MediaBudget.allowed(descriptorLimit: 1024, inUse: 20) == (1024 - 20 - MediaBudget.reserve) / 2)
+        #expect(MediaBudget.allowed(descriptorLimit: 40, inUse: 20) == 1)
+        let budget = MediaBudget(limit: 2)
+        budget.lower(to: 5)
+        #expect(budget.limit == 2)
+        let dir = try TemporaryDirectory()
+        let file = try dir.write("real.mp3", "ID3 bytes")
+        #expect(budget.take())
+        var first: OpenedMedia? = try OpenedMedia(file.path, holding: budget)
+        #expect(budget.take())
+        // A place taken for a file that cannot be opened is given back at once.
+        #expect(throws: FileAccessError.self) {
+            try OpenedMedia(dir.url.appendingPathComponent("gone").path, holding: budget)
+        }
+        #expect(budget.inProgress == 1)
+        #expect(budget.take())
+        let second = try OpenedMedia(file.path, holding: budget)
+        #expect(!budget.take())
+        _ = first
+        first = nil
+        #expect(budget.inProgress == 1)
+        #expect(budget.take())
+        budget.give()
+        _ = second
+        budget.lower(to: 0)
+        #expect(budget.limit == 1)
     }
 
     /// An escape is `%` and two hex digits: `%+2` was read as byte 0x02 (a sign is no digit).

@@ -54,13 +54,24 @@ public enum RawHTTP {
     public static func send(port: Int, _ request: String, timeout: Double = 20) throws -> Answer {
         let fd = try connect(port: port, timeout: Int(timeout))
         defer { close(fd) }
+        try write(fd, request)
+        return try receive(fd)
+    }
+
+    /// Writes all of `request` to `fd`.
+    public static func write(_ fd: Int32, _ request: String) throws {
         let bytes = Array(request.utf8)
         var sent = 0
         while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            let n = bytes[sent...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             guard n > 0 else { throw POSIXError(.EPIPE) }
             sent += n
         }
+    }
+
+    /// Reads one answer from `fd`: until the server closes, the body its `Content-Length` announces
+    /// has come, or the socket's receive timeout passes without a byte.
+    public static func receive(_ fd: Int32) throws -> Answer {
         var received = Data()
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {

@@ -39,6 +39,8 @@ public final class ServerProcess: @unchecked Sendable {
         public var logLevel = "warning"
         /// Anything else, appended as is.
         public var extraArguments: [String] = []
+        /// The server's limit on open files (soft and hard, set by prlimit before it starts).
+        public var descriptorLimit: Int?
 
         public init(
             tours: [URL] = [TestPaths.demoTour], dialect: String? = nil, tokenTTL: Int? = nil,
@@ -124,9 +126,16 @@ public final class ServerProcess: @unchecked Sendable {
     {
         let owned = data == nil ? try TemporaryDirectory(prefix: "walkscape-server-data") : nil
         let dataDirectory = data ?? owned!.url
-        let child = try ChildProcess(
-            TestPaths.walkscapeServer, options.arguments + ["--data", dataDirectory.path],
-            separateErrorOutput: true)
+        let arguments = options.arguments + ["--data", dataDirectory.path]
+        // prlimit sets the limit and then becomes the server (exec): the pid is the server's.
+        let child =
+            try options.descriptorLimit.map { limit in
+                try ChildProcess(
+                    URL(fileURLWithPath: "/usr/bin/prlimit"),
+                    ["--nofile=\(limit):\(limit)", "--", TestPaths.walkscapeServer.path] + arguments,
+                    separateErrorOutput: true)
+            }
+            ?? ChildProcess(TestPaths.walkscapeServer, arguments, separateErrorOutput: true)
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let out = child.output

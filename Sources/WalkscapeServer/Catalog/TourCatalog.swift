@@ -76,15 +76,27 @@ public final class TourCatalog: Sendable {
 
     public var count: Int { state.withLockedValue { $0.snapshot.tours.count } }
 
-    private func folders() -> [(url: URL, explicit: Bool)] {
+    /// The tour folders to serve. A parent folder that is there but cannot be listed now (out of
+    /// descriptors under load) keeps the tours it had: listing nothing dropped every tour, and
+    /// each media request got 404 until the next check.
+    private func folders(previous: [String: ServedTour]) -> [(url: URL, explicit: Bool)] {
         var result: [(URL, Bool)] = []
         for source in sources {
             switch source {
             case .folder(let url):
                 result.append((url, true))
             case .parent(let url):
-                let children =
-                    (try? FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)) ?? []
+                let children: [URL]
+                do {
+                    children = try FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)
+                } catch {
+                    guard FileManager.default.fileExists(atPath: url.path) else { continue }
+                    let prefix = url.standardizedFileURL.path + "/"
+                    for key in previous.keys.sorted() where key.hasPrefix(prefix) {
+                        result.append((URL(fileURLWithPath: key, isDirectory: true), false))
+                    }
+                    continue
+                }
                 for child in children.sorted(by: { $0.lastPathComponent < $1.lastPathComponent })
                 where !child.lastPathComponent.hasPrefix(".") && TourFolder.isTourFolder(child) {
                     result.append((child.standardizedFileURL, false))
@@ -103,7 +115,7 @@ public final class TourCatalog: Sendable {
         let (previous, problems) = state.withLockedValue { ($0.loaded, $0.lastProblem) }
         var loaded: [String: ServedTour] = [:]
         var newProblems = problems
-        let list = folders()
+        let list = folders(previous: previous)
         for (url, explicit) in list {
             let key = url.path
             let old = previous[key]

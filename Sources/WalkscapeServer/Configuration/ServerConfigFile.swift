@@ -18,7 +18,7 @@ import TourModel
 public struct ServerConfigFile: Sendable {
     public static let knownKeys: Set<String> = [
         "tours", "host", "port", "data", "public-url", "secret-file", "dialect", "token-ttl", "refresh-ttl",
-        "url-ttl", "log-level", "idle-timeout", "guesses-per-minute",
+        "url-ttl", "log-level", "idle-timeout", "max-downloads", "guesses-per-minute",
     ]
     /// Keys whose values are paths, resolved against the file's folder.
     static let pathKeys: Set<String> = ["tours", "data", "secret-file"]

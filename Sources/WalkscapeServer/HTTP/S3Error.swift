@@ -40,6 +40,13 @@ struct S3Error: Error, Sendable {
             status: .notFound, code: "NoSuchKey", message: "The specified key does not exist.", details: [("Key", key)])
     }
 
+    /// S3's answer when it is too busy: the client is to try again shortly.
+    static var slowDown: S3Error {
+        S3Error(
+            status: .serviceUnavailable, code: "SlowDown", message: "Please reduce your request rate.",
+            headers: [.retryAfter: "1"])
+    }
+
     static func invalidRange(size: Int64) -> S3Error {
         S3Error(
             status: .rangeNotSatisfiable, code: "InvalidRange", message: "The requested range is not satisfiable",

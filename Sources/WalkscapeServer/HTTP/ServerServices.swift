@@ -17,6 +17,8 @@ struct ServerServices: Sendable {
     let authenticator: Authenticator
     let hasher: PasswordHasher
     let signer: MediaSigner
+    /// Media answers in progress, and how many may be.
+    let media: MediaBudget
     let logger: Logger
     /// Compared against when a login names an unknown address, so it costs what a wrong password costs.
     let decoyHash: String

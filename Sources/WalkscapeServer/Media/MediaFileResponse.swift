@@ -4,7 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
-import _NIOFileSystem
+import NIOPosix
 
 /// Answers a GET or HEAD for one served file, as S3 does: `ETag`, `Last-Modified`, `Accept-Ranges`,
 /// single `Range`s (206, or 416 with `Content-Range: bytes */SIZE`), `If-Range` (by ETag or date),
@@ -20,6 +20,8 @@ struct MediaFileResponse {
     let throttle: Int
     /// The connection's event loop, which the body's writes are handed to.
     let eventLoop: any EventLoop
+    /// Answers streaming at once: one past the limit is told to try again.
+    let budget: MediaBudget
     /// Where a file that ends before its declared length is reported.
     let logger: Logger
 
@@ -72,10 +74,13 @@ struct MediaFileResponse {
         let length = bytes.map { Int($0.upperBound - $0.lowerBound + 1) } ?? 0
         headers[.contentLength] = String(length)
         guard !head, let bytes else { return Response(status: status, headers: headers) }
-        guard let opened = OpenedMedia(real) else { throw S3Error.noSuchKey(entry.relativePath) }
-        // The file pool reads the descriptor opened here, through its /proc name: the same file
-        // whatever the path names by then.
-        let path = "/proc/self/fd/\(opened.descriptor)"
+        guard budget.take() else { throw S3Error.slowDown }
+        let opened: OpenedMedia
+        do { opened = try OpenedMedia(real, holding: budget) } catch {
+            // Out of descriptors is the server's state, not the file's: the client tries again.
+            if case .system(let code) = error.cause, code == EMFILE || code == ENFILE { throw S3Error.slowDown }
+            throw S3Error.noSuchKey(entry.relativePath)
+        }
         let throttle = self.throttle
         let loop = eventLoop
         let logger = self.logger
@@ -84,30 +89,21 @@ struct MediaFileResponse {
             var out: any ResponseBodyWriter =
                 throttle > 0 ? PacedBodyWriter(inner: writer, bytesPerSecond: throttle) : writer
             var sent = 0
-            try await FileSystem.shared.withFileHandle(forReadingAt: .init(path)) { handle in
-                _ = opened  // open until the file pool has read what it needs
-                // One chunk is read ahead while the one before is written, no more: the file's
-                // chunk sequence reads up to eight ahead, 4 MiB held for a client that never reads.
-                let end = bytes.upperBound + 1
-                @Sendable func read(at offset: Int64) async throws -> ByteBuffer? {
-                    guard offset < end else { return nil }
-                    let chunk = try await handle.readChunk(
-                        fromAbsoluteOffset: offset, length: .bytes(min(Int64(Self.chunkLength), end - offset)))
-                    return chunk.readableBytes > 0 ? chunk : nil
-                }
-                var next = try await read(at: bytes.lowerBound)
-                while let chunk = next {
-                    sent += chunk.readableBytes
-                    let offset = bytes.lowerBound + Int64(sent)
-                    async let following = read(at: offset)
-                    try await out.write(chunk)
-                    // A write only queues the chunk for the event loop; the connection's backpressure
-                    // is felt once the loop has handed it to the socket. Waiting for the loop to get
-                    // this far keeps at most a chunk or two in memory, even when the loop is starved
-                    // of CPU (without it, a busy machine saw the whole file pile up in the queue).
-                    try await loop.submit {}.get()
-                    next = try await following
-                }
+            // One chunk is read ahead while the one before is written, no more (NIO's file chunk
+            // sequence read up to eight ahead: 4 MiB held for a client that never reads).
+            let end = bytes.upperBound + 1
+            var next = try await opened.chunk(at: bytes.lowerBound, before: end, length: Self.chunkLength)
+            while let chunk = next {
+                sent += chunk.readableBytes
+                let offset = bytes.lowerBound + Int64(sent)
+                async let following = opened.chunk(at: offset, before: end, length: Self.chunkLength)
+                try await out.write(chunk)
+                // A write only queues the chunk for the event loop; the connection's backpressure
+                // is felt once the loop has handed it to the socket. Waiting for the loop to get
+                // this far keeps at most a chunk or two in memory, even when the loop is starved
+                // of CPU (without it, a busy machine saw the whole file pile up in the queue).
+                try await loop.submit {}.get()
+                next = try await following
             }
             // A file that shrank while it was served: the connection is closed now (the client
             // sees a short body and can resume), not held until the idle timeout.
@@ -126,15 +122,51 @@ struct MediaFileResponse {
 /// A media file opened for one answer, without blocking, and checked through the descriptor to be a
 /// regular file: a file swapped for a FIFO after the checks by path (`renameat2` can swap them at
 /// once) blocked a thread of the file pool on its open, and two such stopped every media download
-/// until something opened the FIFO for writing. Closed when the answer lets it go.
+/// until something opened the FIFO for writing. Read through that descriptor alone (one per
+/// answer: reopening it by its /proc name took a second), on the blocking pool; closed when the
+/// answer lets it go.
 final class OpenedMedia: Sendable {
     let descriptor: Int32
+    /// The place taken for this answer, given back with the file.
+    private let budget: MediaBudget?
 
-    /// Nil unless `path` is a regular file (`InputFile.open`: a FIFO or a device is refused, not waited on).
-    init?(_ path: String) {
-        guard let fd = try? InputFile.open(path) else { return nil }
-        descriptor = fd
+    /// `path` opened, if it is a regular file (`InputFile.open`: a FIFO or a device is refused, not
+    /// waited on). `budget`: a place already taken, given back when the file closes (or now, if
+    /// it cannot be opened).
+    init(_ path: String, holding budget: MediaBudget? = nil) throws(FileAccessError) {
+        do { descriptor = try InputFile.open(path) } catch {
+            budget?.give()
+            throw error
+        }
+        self.budget = budget
     }
 
-    deinit { close(descriptor) }
+    deinit {
+        close(descriptor)
+        budget?.give()
+    }
+
+    /// Up to `length` bytes from `offset`, not past `end`; nil at `end` or where the file ends.
+    func chunk(at offset: Int64, before end: Int64, length: Int) async throws -> ByteBuffer? {
+        guard offset < end else { return nil }
+        let wanted = Int(min(Int64(length), end - offset))
+        return try await NIOThreadPool.singleton.runIfActive { [self] in
+            var buffer = ByteBufferAllocator().buffer(capacity: wanted)
+            let read = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: wanted) { raw in
+                var done = 0
+                while done < wanted {
+                    let n = pread(descriptor, raw.baseAddress! + done, wanted - done, off_t(offset) + off_t(done))
+                    if n > 0 {
+                        done += n
+                    } else if n == 0 {
+                        break
+                    } else if errno != EINTR {
+                        throw IOError(errnoCode: errno, reason: "pread")
+                    }
+                }
+                return done
+            }
+            return read > 0 ? buffer : nil
+        }
+    }
 }
