@@ -202,6 +202,33 @@ import TourModel
         #expect(try outbox.summary(for: F.service).waiting == 0)
     }
 
+    /// A service whose events endpoint fails on everything while its health check answers: that is
+    /// the endpoint, not the events. Nothing is set aside; everything waits and the flush stops
+    /// (every event was quarantined as one "the service fails on", and `sync` said all was well).
+    /// When the events it fails on come first and the rest then go through, they are set aside
+    /// once the others have shown the endpoint works.
+    @Test func eventsAreSetAsideOnlyOnceTheServiceHasTakenOthers() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...20)
+        let broken = ScriptedBatchTransport { _, _ in .serviceFailed(status: 500, reason: "HTTP 500", after: nil) }
+        let report = await batcher(outbox, broken).flush(.init())
+        #expect(report.quarantined == 0 && report.sent == 0, "\(report)")
+        if case .stopped(_, false, _) = report.outcome {} else { Issue.record("\(report.outcome)") }
+        #expect(try outbox.entries(states: [.quarantined]).isEmpty)
+        #expect(try outbox.summary(for: F.service).waiting == 20)
+
+        // Events 1...4 name what the service no longer has; 5...20 are fine.
+        let transport = ScriptedBatchTransport { [self] batch, _ in
+            batch.contains { number($0) <= 4 }
+                ? .serviceFailed(status: 500, reason: "HTTP 500", after: nil) : .delivered
+        }
+        let second = await batcher(outbox, transport).flush(.init())
+        #expect(second.sent == 16 && second.quarantined == 4 && second.outcome == .emptied, "\(second)")
+        #expect(try outbox.entries(states: [.quarantined]).map { number($0.event) } == [1, 2, 3, 4])
+        #expect(try outbox.summary(for: F.service).waiting == 0)
+    }
+
     /// A service that fails at random while it answers its health check (the kill test's server
     /// with 30 % faults met this): an event whose bisection reached it alone and that then failed
     /// once more by chance was quarantined for good. Here the first six requests carrying event 7

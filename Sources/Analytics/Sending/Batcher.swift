@@ -135,6 +135,8 @@ public struct Batcher: Sendable {
         // Sent events 30 days old forgotten, once something was delivered, beside the sending
         // (10,000 of them took 25 ms, each id on its own page of the `eventId` index).
         var forgetting: DiskJob<Void, OutboxError>?
+        // Events failed on before the service took any other: set aside once it has, else waiting.
+        var suspects: [Suspect] = []
         do throws(OutboxError) {
             while true {
                 if Task.isCancelled {
@@ -158,11 +160,18 @@ public struct Batcher: Sendable {
                         mark = try outbox.lastSeq()
                     }
                 }
-                guard let batch = queue.popFirst(), let last = batch.last else {
+                guard var batch = queue.popFirst(), let last = batch.last else {
                     report.outcome = .emptied
                     break
                 }
                 cursor = last.seq
+                // Events held out of this flush are not sent again in it (the outbox, read again
+                // from the start after a bisection, still has them).
+                if !suspects.isEmpty {
+                    let held = Set(suspects.map(\.event.seq))
+                    batch.removeAll { held.contains($0.seq) }
+                    if batch.isEmpty { continue }
+                }
                 // A commit that has ended says now if it failed; then what went through since, when
                 // enough waits and that commit is done (or so much waits that it is waited for);
                 // then the next read, when half of the batches read are sent: both run while this
@@ -181,7 +190,7 @@ public struct Batcher: Sendable {
                     sent = .success(
                         try await send(
                             batch, report: &report, maxBytes: &maxBytes, deadline: patience.deadline,
-                            delivered: &delivered, deferCommit: true))
+                            delivered: &delivered, suspects: &suspects, deferCommit: true))
                 } catch { sent = .failure(error) }
                 var stop = try sent.get()
                 if forgetting == nil, report.sent > 0 {
@@ -252,6 +261,13 @@ public struct Batcher: Sendable {
                     continue
                 }
                 break
+            }
+            if report.sent > 0 {
+                for suspect in suspects { try quarantine(suspect, report: &report) }
+            } else if let first = suspects.first, report.outcome == .emptied {
+                report.outcome = .stopped(
+                    reason: "the service fails on every event (HTTP \(first.status)) while it answers other requests",
+                    unreachable: false, retryAfter: nil)
             }
             _ = try await reading?.value()
             try await noting?.value()
@@ -356,7 +372,8 @@ public struct Batcher: Sendable {
     /// `delivered` to be committed later, instead of committed here.
     private func send(
         _ events: [PendingEvent], report: inout FlushReport, maxBytes: inout Int,
-        deadline: Date?, failedAlone: Int = 0, delivered: inout [PendingEvent], deferCommit: Bool = false
+        deadline: Date?, failedAlone: Int = 0, delivered: inout [PendingEvent], suspects: inout [Suspect],
+        deferCommit: Bool = false
     ) async throws(OutboxError) -> DeliveryResult? {
         if let deadline, remaining(until: deadline) < Self.shortestAttempt {
             return .retryLater(reason: "out of time", unreachable: false, after: nil)
@@ -396,14 +413,16 @@ public struct Batcher: Sendable {
                     // Again by itself, in case the failure was the service's, not the event's.
                     return try await send(
                         events, report: &report, maxBytes: &maxBytes, deadline: deadline,
-                        failedAlone: failedAlone + 1, delivered: &delivered)
+                        failedAlone: failedAlone + 1, delivered: &delivered, suspects: &suspects)
                 }
-                try outbox.quarantine(
-                    events[0],
-                    reason: "the service fails on it (HTTP \(status), each time) while it answers other requests;"
-                        + " it may no longer know the tour, point or account it names",
-                    at: timer.now())
-                report.quarantined += 1
+                // Only a service that has taken other events says it is this one: one that fails on
+                // every event has a broken endpoint. Held out of this flush until that is known.
+                let suspect = Suspect(event: events[0], status: status)
+                guard report.sent > 0 else {
+                    suspects.append(suspect)
+                    return nil
+                }
+                try quarantine(suspect, report: &report)
                 return nil
             }
         case .retryLater, .failed:
@@ -412,12 +431,29 @@ public struct Batcher: Sendable {
         // Halves in order, so what the service takes is still in the order it happened.
         let middle = events.count / 2
         if let stop = try await send(
-            Array(events[..<middle]), report: &report, maxBytes: &maxBytes, deadline: deadline, delivered: &delivered)
+            Array(events[..<middle]), report: &report, maxBytes: &maxBytes, deadline: deadline, delivered: &delivered,
+            suspects: &suspects)
         {
             return stop
         }
         return try await send(
-            Array(events[middle...]), report: &report, maxBytes: &maxBytes, deadline: deadline, delivered: &delivered)
+            Array(events[middle...]), report: &report, maxBytes: &maxBytes, deadline: deadline, delivered: &delivered,
+            suspects: &suspects)
+    }
+
+    /// An event the service failed on alone, each time, while it answered its health check.
+    struct Suspect: Sendable {
+        var event: PendingEvent
+        var status: Int
+    }
+
+    private func quarantine(_ suspect: Suspect, report: inout FlushReport) throws(OutboxError) {
+        try outbox.quarantine(
+            suspect.event,
+            reason: "the service fails on it (HTTP \(suspect.status), each time) while it answers other requests;"
+                + " it may no longer know the tour, point or account it names",
+            at: timer.now())
+        report.quarantined += 1
     }
 
     private func remaining(until deadline: Date) -> Duration {
