@@ -20,10 +20,38 @@ public struct TourStore: Sendable {
         return try TourStore(location: location)
     }
 
-    /// Opens the catalog if there is one: commands that only read never create files.
+    /// Opens the catalog if there is one: commands that only read never create files. A catalog
+    /// that cannot be opened for writing (a full disk, a read-only home: SQLite cannot make its
+    /// shared-memory file) is read as it is on disk, so installed tours stay listed and walkable.
     public static func openIfPresent(_ location: StoreLocation) throws(StoreError) -> TourStore? {
         guard FileManager.default.fileExists(atPath: location.catalog.path) else { return nil }
-        return try TourStore(location: location)
+        do { return try TourStore(location: location) } catch {
+            guard let store = try? TourStore(readingOnly: location) else { throw error }
+            return store
+        }
+    }
+
+    /// The catalog file alone, read-only and taken as unchanging (SQLite's `immutable`: no
+    /// shared memory, no log): what the last checkpoint holds, which after a command that ended
+    /// is everything. A catalog whose schema is older than this build's is not read so.
+    private init(readingOnly location: StoreLocation) throws {
+        self.location = location
+        blobs = BlobStore(location: location)
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.foreignKeysEnabled = true
+        configuration.label = "walkscape-catalog-read-only"
+        var url = URLComponents()
+        url.scheme = "file"
+        url.path = location.catalog.path
+        url.queryItems = [URLQueryItem(name: "immutable", value: "1")]
+        guard let path = url.string else {
+            throw StoreError(.io, "\(location.catalog.path): not a path SQLite can take")
+        }
+        database = try DatabaseQueue(path: path, configuration: configuration)
+        guard try database.read({ try CatalogSchema.migrator.hasCompletedMigrations($0) }) else {
+            throw StoreError(.damaged, "\(location.catalog.path): older than this walkscape")
+        }
     }
 
     private init(location: StoreLocation) throws(StoreError) {

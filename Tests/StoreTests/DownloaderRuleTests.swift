@@ -481,6 +481,34 @@ import TourModel
         #expect(try store.installedTours().count == 1)
     }
 
+    /// A catalog SQLite cannot open for writing (a full disk, a read-only home: its shared-memory
+    /// file cannot be made) is still read: the walker's installed tours stay listed and walkable
+    /// offline. Every reader failed with "cannot be opened as the tour catalog (disk I/O error)".
+    /// Here the shared-memory file's name is taken by a folder, which fails the same way.
+    @Test func anInstalledTourIsReadWhenTheCatalogCannotBeWritten() async throws {
+        let folder = try TemporaryDirectory(prefix: "walkscape-store-unit")
+        let location = StoreLocation(dataFolder: folder.url)
+        do {
+            let store = try TourStore.open(location)
+            let source = ScriptedSource(
+                detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
+                script: [Self.whole])
+            let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil })
+            _ = try await downloader.install(
+                try await downloader.plan(
+                    tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"]))
+        }
+        let shm = location.catalog.path + "-shm"
+        try? FileManager.default.removeItem(atPath: shm)
+        try FileManager.default.createDirectory(atPath: shm, withIntermediateDirectories: false)
+        let store = try #require(try TourStore.openIfPresent(location))
+        let tours = try store.installedTours()
+        #expect(tours.map(\.slug) == ["scripted"])
+        #expect(tours.first?.languages.first?.files.count == 1)
+        // Writing still needs a catalog that can be written, and says why not.
+        #expect(throws: StoreError.self) { try TourStore.open(location) }
+    }
+
     @Test func aFileSignedTwiceIsOneFileAndAPortChangeDoesNotMakeItAnother() {
         let a = FileIdentity(
             url:
