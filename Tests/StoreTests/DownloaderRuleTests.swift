@@ -509,6 +509,41 @@ import TourModel
         #expect(throws: StoreError.self) { try TourStore.open(location) }
     }
 
+    /// `verify` takes no lock, so a writer may remove what it is checking: a blob removed (its
+    /// rows, then its file) after verify read the catalog is no damage. It failed with "cannot
+    /// read .../media/<sha>: No such file or directory" (exit 1) beside `remove` or `update`.
+    @Test func verifyBesideAWriterThatRemovesBlobsFindsNoDamage() async throws {
+        let (store, folder) = try store()
+        _ = folder
+        for (id, slug, bytes) in [("t1", "one", Self.bytes), ("t2", "two", Self.bytes.reversed())] {
+            let answer: @Sendable (URL, HTTPHeaderFields) -> HTTPResponse = { url, _ in
+                HTTPResponse(
+                    status: 200, headers: ["Content-Length": "\(bytes.count)", "ETag": "\"v1\""],
+                    body: Self.body(bytes[...]), url: url)
+            }
+            var manifest = Self.manifest("https://media.example.org/\(id).mp3")
+            manifest.tourID = id
+            let source = ScriptedSource(
+                detail: TourDetail(id: id, slug: slug, title: slug, languages: ["en"]), points: Self.points,
+                manifests: [manifest], script: [answer])
+            let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil })
+            _ = try await downloader.install(
+                try await downloader.plan(
+                    tourID: id, slug: slug, isProtected: false, service: "test", languages: ["en"]))
+        }
+        // Once the first blob is checked, both tours are removed and their blobs collected.
+        let removed = Mutex(false)
+        let report = try store.verify(tourIDs: nil) { _ in
+            guard !removed.withLock({ $0 }) else { return }
+            removed.withLock { $0 = true }
+            _ = try? store.remove(tourID: "t1", languages: nil)
+            _ = try? store.remove(tourID: "t2", languages: nil)
+            _ = try? store.collectGarbage(partials: false)
+        }
+        #expect(removed.withLock { $0 })
+        #expect(report.isClean, "\(report.problems)")
+    }
+
     @Test func aFileSignedTwiceIsOneFileAndAPortChangeDoesNotMakeItAnother() {
         let a = FileIdentity(
             url:

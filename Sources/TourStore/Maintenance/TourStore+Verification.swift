@@ -9,7 +9,11 @@ extension TourStore {
         -> VerifyReport
     {
         var report = VerifyReport()
-        let tours = try installedTours().filter { tourIDs?.contains($0.id) ?? true }
+        // The tours and the blob rows as of one moment (no lock is taken: a writer may go on).
+        let (allTours, blobRows) = try read { db in
+            (try Self.load(db, tourIDs: nil, media: blobs.media), try BlobRecord.fetchAll(db))
+        }
+        let tours = allTours.filter { tourIDs?.contains($0.id) ?? true }
         // Which installed files each blob holds, to name them in a problem.
         var uses: [String: [(String, TourLanguage)]] = [:]
         for tour in tours {
@@ -25,7 +29,6 @@ extension TourStore {
                 }
             }
         }
-        let blobRows = try read { db in try BlobRecord.fetchAll(db) }
         let checked = tourIDs == nil ? blobRows : blobRows.filter { uses[$0.sha256] != nil }
         let onDisk = blobs.blobFiles()
         for blob in checked.sorted(by: { $0.sha256 < $1.sha256 }) {
@@ -38,10 +41,18 @@ extension TourStore {
                 if size != blob.size {
                     issue = .wrongSize(size)
                 } else {
-                    let (sha, read) = try BlobStore.hash(blobs.url(of: blob.sha256))
-                    report.bytesChecked += read
-                    progress(read)
-                    if sha != blob.sha256 { issue = .wrongHash(sha) }
+                    do {
+                        let (sha, read) = try BlobStore.hash(blobs.url(of: blob.sha256))
+                        report.bytesChecked += read
+                        progress(read)
+                        if sha != blob.sha256 { issue = .wrongHash(sha) }
+                    } catch {
+                        // Gone since it was listed: missing (unless a writer took it out, below).
+                        guard !FileManager.default.fileExists(atPath: blobs.url(of: blob.sha256).path) else {
+                            throw error
+                        }
+                        issue = .missing
+                    }
                 }
             } else {
                 issue = .missing
@@ -53,6 +64,12 @@ extension TourStore {
                         sha256: blob.sha256, size: blob.size, issue: issue,
                         usedBy: users.map(\.0), installations: Array(Set(users.map(\.1))).sorted()))
             }
+        }
+        // A writer (remove, update, gc) that took blobs out after that moment took out their rows
+        // first: what the catalog no longer names now is no damage.
+        if !report.problems.isEmpty {
+            let named = try read { db in try Set(String.fetchAll(db, sql: "SELECT sha256 FROM versionFile")) }
+            report.problems.removeAll { !named.contains($0.sha256) }
         }
         if tourIDs == nil {
             let used = Set(uses.keys)
