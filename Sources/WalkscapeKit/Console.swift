@@ -1,11 +1,23 @@
 import Foundation
+import Synchronization
 import TourModel
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where commands print: standard output and standard error, unbuffered (a line shows when it
 /// happens, even through a pipe), and always through `TerminalText`, so text from a tour or a
 /// trace reaches the terminal as text. A write that fails (a full disk under `> log`, a terminal
-/// gone after a hangup) loses that text, never the command: `FileHandle.write(_:)` would trap.
+/// gone after a hangup) does not stop the command where it is: standard output's first failure is
+/// kept (`outputLost`) and the command then ends with it as its error, so `> backup.json` on a full
+/// disk is not an empty file and success. A reader that went away (`| head`, EPIPE) is no failure.
 package enum Console {
+    private static let lost = Mutex<String?>(nil)
+
+    /// Why standard output lost text, if it did.
+    package static var outputLost: String? { lost.withLock { $0 } }
+
     /// Writes `text` and a newline (or `terminator`) to standard output.
     package static func out(_ text: String, terminator: String = "\n") {
         write(Data((TerminalText.sanitized(text) + terminator).utf8), to: .standardOutput)
@@ -45,6 +57,25 @@ package enum Console {
     }
 
     private static func write(_ data: Data, to handle: FileHandle) {
-        try? handle.write(contentsOf: data)
+        let fd = handle.fileDescriptor
+        let failure: Int32? = data.withUnsafeBytes { raw -> Int32? in
+            var done = 0
+            while done < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
+                if n > 0 {
+                    done += n
+                } else if n < 0, errno == EINTR {
+                    continue
+                } else if n < 0, errno == EAGAIN {
+                    var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&ready, 1, 1000)
+                } else {
+                    return n < 0 ? errno : EIO
+                }
+            }
+            return nil
+        }
+        guard let failure, fd == STDOUT_FILENO, failure != EPIPE else { return }
+        lost.withLock { $0 = $0 ?? String(cString: strerror(failure)).lowercased() }
     }
 }

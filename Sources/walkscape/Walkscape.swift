@@ -73,6 +73,11 @@ struct Walkscape: AsyncParsableCommand {
                 try parsed.run()
             }
             await AnalyticsAfterCommand.deliver(command)
+            // What the command printed did not all reach standard output (a full disk, /dev/full).
+            if let reason = Console.outputLost {
+                Console.err("walkscape: cannot write the output (\(reason))")
+                Foundation.exit(1)
+            }
         } catch let error as AppError {
             Console.err("walkscape: \(error.message)")
             // A download that failed halfway still recorded that it started.
