@@ -26,15 +26,19 @@ public struct TourStore: Sendable {
     public static func openIfPresent(_ location: StoreLocation) throws(StoreError) -> TourStore? {
         guard FileManager.default.fileExists(atPath: location.catalog.path) else { return nil }
         do { return try TourStore(location: location) } catch {
-            guard let store = try? TourStore(readingOnly: location) else { throw error }
+            guard error.kind == .damaged else { throw error }
+            if let store = try? TourStore(readingOnly: location, immutable: false) { return store }
+            guard let store = try? TourStore(readingOnly: location, immutable: true) else { throw error }
             return store
         }
     }
 
-    /// The catalog file alone, read-only and taken as unchanging (SQLite's `immutable`: no
-    /// shared memory, no log): what the last checkpoint holds, which after a command that ended
-    /// is everything. A catalog whose schema is older than this build's is not read so.
-    private init(readingOnly location: StoreLocation) throws {
+    /// The catalog read-only (`mode=ro`: with its log, when SQLite can still use the shared
+    /// memory), else the file alone, taken as unchanging (`immutable`: no shared memory, no
+    /// log): what the last checkpoint holds, which is everything after a command that finished
+    /// (one that was killed may have left its last change in the log only). A catalog whose schema
+    /// is older than this build's is not read so.
+    private init(readingOnly location: StoreLocation, immutable: Bool) throws {
         self.location = location
         blobs = BlobStore(location: location)
         var configuration = Configuration()
@@ -44,7 +48,9 @@ public struct TourStore: Sendable {
         var url = URLComponents()
         url.scheme = "file"
         url.path = location.catalog.path
-        url.queryItems = [URLQueryItem(name: "immutable", value: "1")]
+        url.queryItems = [
+            immutable ? URLQueryItem(name: "immutable", value: "1") : URLQueryItem(name: "mode", value: "ro")
+        ]
         guard let path = url.string else {
             throw StoreError(.io, "\(location.catalog.path): not a path SQLite can take")
         }

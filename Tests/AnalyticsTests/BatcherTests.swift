@@ -229,6 +229,29 @@ import TourModel
         #expect(try outbox.summary(for: F.service).waiting == 0)
     }
 
+    /// An endpoint that breaks during a flush, after taking a batch: what it fails on after that
+    /// says nothing of the events. They wait, and the flush stops after 32 of them held in a row
+    /// (every later event was set aside, once one batch had gone through).
+    @Test func anEndpointThatBreaksDuringTheFlushSetsNothingAside() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...120)
+        let transport = ScriptedBatchTransport { _, attempt in
+            attempt == 1 ? .delivered : .serviceFailed(status: 500, reason: "HTTP 500", after: nil)
+        }
+        let report = await batcher(outbox, transport).flush(.init())
+        #expect(report.sent == 50 && report.quarantined == 0, "\(report)")
+        if case .stopped(let reason, false, _) = report.outcome {
+            #expect(reason == "the service fails on every event (HTTP 500) while it answers other requests")
+        } else {
+            Issue.record("\(report.outcome)")
+        }
+        #expect(try outbox.entries(states: [.quarantined]).isEmpty)
+        #expect(try outbox.summary(for: F.service).waiting == 70)
+        // Bounded: about five requests for each of the 32 held, not the whole outbox bisected.
+        #expect(report.attempts <= 1 + 32 * 6, "\(report.attempts) attempts")
+    }
+
     /// A service that fails at random while it answers its health check (the kill test's server
     /// with 30 % faults met this): an event whose bisection reached it alone and that then failed
     /// once more by chance was quarantined for good. Here the first six requests carrying event 7

@@ -262,12 +262,10 @@ public struct Batcher: Sendable {
                 }
                 break
             }
-            if report.sent > 0 {
-                for suspect in suspects { try quarantine(suspect, report: &report) }
-            } else if let first = suspects.first, report.outcome == .emptied {
+            for suspect in suspects where report.sent > suspect.sentBefore { try quarantine(suspect, report: &report) }
+            if let waiting = suspects.first(where: { report.sent == $0.sentBefore }), report.outcome == .emptied {
                 report.outcome = .stopped(
-                    reason: "the service fails on every event (HTTP \(first.status)) while it answers other requests",
-                    unreachable: false, retryAfter: nil)
+                    reason: Self.failsOnEverything(waiting.status), unreachable: false, retryAfter: nil)
             }
             _ = try await reading?.value()
             try await noting?.value()
@@ -415,14 +413,14 @@ public struct Batcher: Sendable {
                         events, report: &report, maxBytes: &maxBytes, deadline: deadline,
                         failedAlone: failedAlone + 1, delivered: &delivered, suspects: &suspects)
                 }
-                // Only a service that has taken other events says it is this one: one that fails on
-                // every event has a broken endpoint. Held out of this flush until that is known.
-                let suspect = Suspect(event: events[0], status: status)
-                guard report.sent > 0 else {
-                    suspects.append(suspect)
-                    return nil
+                // Only a service that takes other events after this one says it is this one: one
+                // that fails on every event has a broken endpoint (also one that broke during the
+                // flush). Held out of this flush, and set aside at its end if the service took an
+                // event since; so many in a row with nothing taken stop the flush.
+                suspects.append(Suspect(event: events[0], status: status, sentBefore: report.sent))
+                if suspects.count(where: { $0.sentBefore == report.sent }) >= Self.suspectsInARow {
+                    return .retryLater(reason: Self.failsOnEverything(status), unreachable: false, after: nil)
                 }
-                try quarantine(suspect, report: &report)
                 return nil
             }
         case .retryLater, .failed:
@@ -445,6 +443,17 @@ public struct Batcher: Sendable {
     struct Suspect: Sendable {
         var event: PendingEvent
         var status: Int
+        /// Events the flush had delivered when this one was held: set aside only if more were.
+        var sentBefore: Int
+    }
+
+    /// Events held in a row, nothing delivered since the first, that stop a flush: a broken
+    /// endpoint costs about five requests each, and this many covers a walk's events of a tour the
+    /// service dropped (more in a row at the head of the outbox wait until fewer are).
+    static let suspectsInARow = 32
+
+    static func failsOnEverything(_ status: Int) -> String {
+        "the service fails on every event (HTTP \(status)) while it answers other requests"
     }
 
     private func quarantine(_ suspect: Suspect, report: inout FlushReport) throws(OutboxError) {

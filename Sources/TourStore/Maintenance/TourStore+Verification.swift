@@ -67,9 +67,10 @@ extension TourStore {
         }
         // A writer (remove, update, gc) that took blobs out after that moment took out their rows
         // first: what the catalog no longer names now is no damage.
-        if !report.problems.isEmpty {
+        // (A blob whose bytes are wrong is damage whoever names it: writers never rewrite one.)
+        if report.problems.contains(where: { $0.issue == .missing }) {
             let named = try read { db in try Set(String.fetchAll(db, sql: "SELECT sha256 FROM versionFile")) }
-            report.problems.removeAll { !named.contains($0.sha256) }
+            report.problems.removeAll { $0.issue == .missing && !named.contains($0.sha256) }
         }
         if tourIDs == nil {
             let used = Set(uses.keys)
