@@ -31,14 +31,20 @@ struct IdleConnectionTests {
         }
     }
 
-    /// A media file that shrinks while it is served: the connection is closed as soon as the file
-    /// ends, with a line in the log, not held until the idle timeout with nothing said (30 s).
-    @Test func aFileThatShrinksWhileServedClosesTheConnectionAtOnce() async throws {
-        let dir = try TemporaryDirectory()
+    /// A one-point tour folder in `dir` whose narration is 24 MB: far more than socket buffers hold.
+    static func tourWithA24MBNarration(in dir: TemporaryDirectory) throws -> (TourFixture, URL, URL) {
         let fixture = TourFixture(points: 1)
         let root = try fixture.write(in: dir.url, name: "tour")
         let audio = root.appendingPathComponent(fixture.audioPath(order: 1, language: "en"))
         try Data(repeating: 0x55, count: 24 << 20).write(to: audio)
+        return (fixture, root, audio)
+    }
+
+    /// A media file that shrinks while it is served: the connection is closed as soon as the file
+    /// ends, with a line in the log, not held until the idle timeout with nothing said (30 s).
+    @Test func aFileThatShrinksWhileServedClosesTheConnectionAtOnce() async throws {
+        let dir = try TemporaryDirectory()
+        let (fixture, root, audio) = try Self.tourWithA24MBNarration(in: dir)
         var options = ServerProcess.Options(tours: [root], logLevel: "error")
         options.extraArguments = ["--idle-timeout", "20"]
         let server = try await ServerProcess.start(options)
@@ -70,10 +76,7 @@ struct IdleConnectionTests {
     /// file's chunk sequence read up to eight ahead, 4 MiB more for each such connection.
     @Test func aReaderThatNeverReadsMakesTheServerReadOnlyTwoChunksAhead() async throws {
         let dir = try TemporaryDirectory()
-        let fixture = TourFixture(points: 1)
-        let root = try fixture.write(in: dir.url, name: "tour")
-        let audio = root.appendingPathComponent(fixture.audioPath(order: 1, language: "en"))
-        try Data(repeating: 0x55, count: 24 << 20).write(to: audio)
+        let (fixture, root, _) = try Self.tourWithA24MBNarration(in: dir)
         let server = try await ServerProcess.start(.init(tours: [root], logLevel: "error"))
         let link = try #require(try await HTTPTestClient(server).manifest(fixture.id).audio.first?.url)
         let path = String(link[link.range(of: "/media/")!.lowerBound...])

@@ -91,6 +91,16 @@ import TourModel
             body: body(bytes[...]), url: url)
     }
 
+    /// Plans and installs the tour `source` serves into `store`.
+    static func install(
+        _ source: ScriptedSource, into store: TourStore, tourID: String = "t1", slug: String = "scripted"
+    ) async throws(StoreError) {
+        let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil })
+        _ = try await downloader.install(
+            try await downloader.plan(
+                tourID: tourID, slug: slug, isProtected: false, service: "test", languages: ["en"]))
+    }
+
     func store() throws -> (TourStore, TemporaryDirectory) {
         let folder = try TemporaryDirectory(prefix: "walkscape-store-unit")
         return (try TourStore.open(StoreLocation(dataFolder: folder.url)), folder)
@@ -453,11 +463,8 @@ import TourModel
             detail: Self.detail, points: Self.points,
             manifests: [Self.manifest("https://media.example.org/1.mp3", size: 0)],
             script: [Self.whole, Self.whole])
-        let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil })
-        let plan = try await downloader.plan(
-            tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
         do {
-            _ = try await downloader.install(plan)
+            try await Self.install(source, into: store)
             Issue.record("a file declared empty was installed after \(source.requests.count) requests")
         } catch {
             #expect(error.kind == .badData)
@@ -473,10 +480,7 @@ import TourModel
         let agreeing = ScriptedSource(
             detail: Self.detail, points: Self.points,
             manifests: [Self.manifest("https://media.example.org/1.mp3", size: 0)], script: [empty])
-        let second = TourDownloader(store: store, source: agreeing, audioCheck: { _ in nil })
-        _ = try await second.install(
-            try await second.plan(
-                tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"]))
+        try await Self.install(agreeing, into: store)
         #expect(agreeing.requests.count == 1)
         #expect(try store.installedTours().count == 1)
     }
@@ -493,10 +497,7 @@ import TourModel
             let source = ScriptedSource(
                 detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
                 script: [Self.whole])
-            let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil })
-            _ = try await downloader.install(
-                try await downloader.plan(
-                    tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"]))
+            try await Self.install(source, into: store)
         }
         let shm = location.catalog.path + "-shm"
         try? FileManager.default.removeItem(atPath: shm)
@@ -526,10 +527,7 @@ import TourModel
             let source = ScriptedSource(
                 detail: TourDetail(id: id, slug: slug, title: slug, languages: ["en"]), points: Self.points,
                 manifests: [manifest], script: [answer])
-            let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil })
-            _ = try await downloader.install(
-                try await downloader.plan(
-                    tourID: id, slug: slug, isProtected: false, service: "test", languages: ["en"]))
+            try await Self.install(source, into: store, tourID: id, slug: slug)
         }
         // Once the first blob is checked, both tours are removed and their blobs collected.
         let removed = Mutex(false)
