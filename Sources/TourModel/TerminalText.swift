@@ -31,6 +31,14 @@ public enum TerminalText {
     /// One line: a newline inside (a title typed with one) becomes U+FFFD too.
     public static func line(_ text: String) -> String { sanitized(text, keepingNewlines: false) }
 
+    /// A value someone gave, quoted back in an error: one line, and at most `limit` characters of
+    /// it (a 1 MB `api-url` was printed three times over, a newline in one split the error).
+    public static func echo(_ text: String, limit: Int = 100) -> String {
+        let shown = line(text)
+        guard shown.count > limit else { return "'\(shown)'" }
+        return "'\(shown.prefix(limit))…' (\(shown.count) characters)"
+    }
+
     /// C0, DEL and C1 controls, and the characters that reorder or hide text on screen: the bidi
     /// embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069; a slug holding U+202E
     /// showed reversed) and the invisible spaces (U+200B, U+2060, U+FEFF). The joiners (U+200C,

@@ -40,7 +40,7 @@ package struct ConfigFile: Sendable, Hashable {
         for entry in entries {
             guard knownKeys.contains(entry.key) else {
                 throw AppError.usage(
-                    "\(file): line \(entry.line): unknown setting '\(entry.key)' (known: \(knownKeys.sorted().joined(separator: ", ")))"
+                    "\(file): line \(entry.line): unknown setting \(TerminalText.echo(entry.key)) (known: \(knownKeys.sorted().joined(separator: ", ")))"
                 )
             }
             values[entry.key] = entry.value

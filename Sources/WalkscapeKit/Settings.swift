@@ -102,7 +102,7 @@ package struct Settings: Sendable {
 
     /// `gpsd port 'x' (from config file) is not a port number (1-65535)`.
     private func invalid(_ key: String, _ what: String) -> AppError {
-        AppError.usage("\(key) '\(raw[key] ?? "")' (from \(origins[key] ?? "?")) \(what)")
+        AppError.usage("\(key) \(TerminalText.echo(raw[key] ?? "")) (from \(origins[key] ?? "?")) \(what)")
     }
 
     package func gpsdPort() throws(AppError) -> Int {

@@ -282,4 +282,17 @@ struct InputValidationTests {
         _ = await child.wait(timeout: 10)
         #expect(!child.output.contains("\u{1B}["), "no escape sequence reaches a dumb terminal: \(child.output)")
     }
+
+    /// A bad value from the environment is quoted back on one short line: a newline in it split
+    /// the error, and a 100 kB api-url printed three times over.
+    @Test func aBadValueIsQuotedBackOnOneShortLine() throws {
+        let home = try TemporaryDirectory()
+        for value in ["http://a\nwalkscape: FAKE", String(repeating: "x", count: 100_000)] {
+            let result = try runWalkscape(["tours"], home: home, environment: ["WALKSCAPE_API_URL": value], timeout: 30)
+            #expect(result.status == 64)
+            #expect(result.stderr.hasPrefix("walkscape: '"))
+            #expect(result.stderr.filter { $0 == "\n" }.count == 1, "\(result.stderr.prefix(300))")
+            #expect(result.stderr.utf8.count < 300, "\(result.stderr.utf8.count) bytes")
+        }
+    }
 }

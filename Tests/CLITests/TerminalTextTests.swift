@@ -93,4 +93,12 @@ struct TerminalTextTests {
         func append(_ line: String) { lock.withLock { lines.append(line) } }
         var all: [String] { lock.withLock { lines } }
     }
+
+    /// A value quoted back in an error is one line and at most 100 characters of it.
+    @Test func aValueQuotedBackIsOneShortLine() {
+        #expect(TerminalText.echo("http://a\nb") == "'http://a\u{FFFD}b'")
+        let long = String(repeating: "x", count: 1_000_000)
+        #expect(TerminalText.echo(long) == "'\(String(repeating: "x", count: 100))…' (1000000 characters)")
+        #expect(TerminalText.echo("") == "''")
+    }
 }

@@ -30,17 +30,22 @@ public enum ServiceURL {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
             let host = components.host, !host.isEmpty, let url = components.url
         else {
-            return .failure(APIError(.invalidConfiguration, "'\(text)' is not a URL (expected https://host[:port])"))
+            return .failure(
+                APIError(
+                    .invalidConfiguration, "\(TerminalText.echo(text)) is not a URL (expected https://host[:port])"))
         }
         guard url.hasUsablePort else {
-            return .failure(APIError(.invalidConfiguration, "'\(text)' has no usable port (a port is 1-65535)"))
+            return .failure(
+                APIError(.invalidConfiguration, "\(TerminalText.echo(text)) has no usable port (a port is 1-65535)"))
         }
         guard components.user == nil, components.password == nil else {
             return .failure(APIError(.invalidConfiguration, "the service URL must not contain a user name or password"))
         }
         guard components.query == nil, components.fragment == nil else {
             return .failure(
-                APIError(.invalidConfiguration, "'\(text)' has a query or fragment; give the service's base URL"))
+                APIError(
+                    .invalidConfiguration,
+                    "\(TerminalText.echo(text)) has a query or fragment; give the service's base URL"))
         }
         switch scheme {
         case "https":
@@ -48,10 +53,14 @@ public enum ServiceURL {
         case "http":
             if isLoopback(host) || allowInsecureHTTP { return .success(url) }
             return .failure(
-                APIError(.invalidConfiguration, "'\(text)' uses plain http to a host that is not this machine"))
+                APIError(
+                    .invalidConfiguration,
+                    "\(TerminalText.echo(text)) uses plain http to a host that is not this machine"))
         default:
             return .failure(
-                APIError(.invalidConfiguration, "'\(text)' must start with https:// (or http:// for a local server)"))
+                APIError(
+                    .invalidConfiguration,
+                    "\(TerminalText.echo(text)) must start with https:// (or http:// for a local server)"))
         }
     }
 
