@@ -93,6 +93,8 @@ struct PlayCommand: AsyncParsableCommand {
             toStandardError: audio.writesToStandardOutput)
         var failures = 0
         var ended = 0
+        // What was said already: the sink's closing error repeats the write failure the queue reported.
+        var said: Set<String> = []
         for await event in queue.events {
             switch event {
             case .started(let id):
@@ -108,6 +110,7 @@ struct PlayCommand: AsyncParsableCommand {
                 Self.stderr("walkscape: warning: \(message)")
             case .failed(_, let message):
                 Self.stderr("walkscape: \(message)")
+                said.insert(message)
                 failures += 1
                 ended += 1
             }
@@ -115,7 +118,10 @@ struct PlayCommand: AsyncParsableCommand {
         }
         await queue.shutdown()
         // The queue closed the sink; closing again reports how the WAV was finished.
-        do throws(PlaybackError) { try sink.close() } catch { throw AppError.failure(error.message) }
+        do throws(PlaybackError) { try sink.close() } catch {
+            guard !said.contains(error.message) else { throw ExitCode(1) }
+            throw AppError.failure(error.message)
+        }
         if failures > 0 {
             throw AppError.data("\(failures) of \(files.count) file\(files.count == 1 ? "" : "s") could not be played")
         }

@@ -181,6 +181,15 @@ struct OutputTargetTests {
         }
     }
 
+    @Test("play --output /dev/full: the write failure is said once, exit 1")
+    func playToAFullDiskSaysSoOnce() throws {
+        let dir = try TemporaryDirectory()
+        let result = try runWalkscape(
+            ["play", "tours/demo/media/en/04.mp3", "--output", "/dev/full"], home: dir, timeout: 60)
+        #expect(result.status == 1)
+        #expect(result.stderr == "walkscape: /dev/full: cannot write (no space left on device)\n", "\(result.stderr)")
+    }
+
     @Test("map -o into a folder that does not exist: the one-line error says so")
     func mapIntoMissingFolder() throws {
         let dir = try TemporaryDirectory()
