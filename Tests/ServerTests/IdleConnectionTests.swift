@@ -119,7 +119,7 @@ struct IdleConnectionTests {
 
     /// More downloads at once than the server has descriptors for: each is answered in full, or
     /// told to try again (503 SlowDown with Retry-After, as S3 does), and then answered in full;
-    /// never wrongly. Before, with 128 descriptors and 60 downloads at once, some got 404 (opening
+    /// never wrongly. Before, with 128 descriptors and 50 downloads at once, some got 404 (opening
     /// the file failed with EMFILE and was called "no such key") or a body cut short.
     @Test func moreDownloadsAtOnceThanTheServerHasDescriptorsForAreEachAnsweredInFull() async throws {
         let dir = try TemporaryDirectory()
@@ -135,7 +135,7 @@ struct IdleConnectionTests {
         #expect(links.count == 4)
         var sockets: [Int32] = []
         defer { sockets.forEach { close($0) } }
-        for i in 0..<60 {
+        for i in 0..<50 {
             let link = links[i % links.count]
             let path = String(link[link.range(of: "/media/")!.lowerBound...])
             let fd = try RawHTTP.connect(port: server.port, timeout: 10)
