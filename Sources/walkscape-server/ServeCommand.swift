@@ -38,7 +38,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Address to listen on, 0.0.0.0 for the LAN (default: 127.0.0.1).")
     var host: String?
 
-    @Option(help: "Port to listen on; 0 picks a free one, printed as the first line of stdout (default: 8080).")
+    @Option(
+        parsing: .unconditional,
+        help: "Port to listen on; 0 picks a free one, printed as the first line of stdout (default: 8080).")
     var port: Int?
 
     @OptionGroup var data: DataOption
@@ -64,38 +66,40 @@ struct ServeCommand: AsyncParsableCommand {
     var dialect: APIDialect?
 
     @Option(
-        name: .customLong("token-ttl"),
+        name: .customLong("token-ttl"), parsing: .unconditional,
         help: ArgumentHelp("Access token lifetime (default: 900).", valueName: "seconds"))
     var tokenTTL: Int?
 
     @Option(
-        name: .customLong("refresh-ttl"),
+        name: .customLong("refresh-ttl"), parsing: .unconditional,
         help: ArgumentHelp("Refresh token lifetime (default: 604800).", valueName: "seconds"))
     var refreshTTL: Int?
 
     @Option(
-        name: .customLong("url-ttl"),
+        name: .customLong("url-ttl"), parsing: .unconditional,
         help: ArgumentHelp("Signed media URL lifetime (default: 86400).", valueName: "seconds"))
     var urlTTL: Int?
 
     @Option(
-        name: .customLong("fault-rate"), help: ArgumentHelp("Answer this share of requests with a 5xx.", valueName: "p")
+        name: .customLong("fault-rate"), parsing: .unconditional,
+        help: ArgumentHelp("Answer this share of requests with a 5xx.", valueName: "p")
     )
     var faultRate = 0.0
 
     @Option(
-        name: .customLong("reset-rate"),
+        name: .customLong("reset-rate"), parsing: .unconditional,
         help: ArgumentHelp("Close the connection part-way through this share of responses.", valueName: "p"))
     var resetRate = 0.0
 
-    @Option(help: ArgumentHelp("Delay every request by this much.", valueName: "ms"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Delay every request by this much.", valueName: "ms"))
     var latency = 0
 
-    @Option(help: ArgumentHelp("Pace media bodies to this rate.", valueName: "bytes-per-second"))
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Pace media bodies to this rate.", valueName: "bytes-per-second"))
     var throttle = 0
 
     @Option(
-        name: .customLong("rate-limit"),
+        name: .customLong("rate-limit"), parsing: .unconditional,
         help: ArgumentHelp("Answer 429 with Retry-After beyond this many requests per second.", valueName: "n"))
     var rateLimit = 0
 
@@ -104,7 +108,9 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Declare manifest sizes \(FaultPlan.misdeclaredBytes) bytes off (alternately more and fewer).")
     var misdeclareSize = false
 
-    @Option(name: .customLong("fault-seed"), help: ArgumentHelp("Seed of the fault decisions.", valueName: "n"))
+    @Option(
+        name: .customLong("fault-seed"), parsing: .unconditional,
+        help: ArgumentHelp("Seed of the fault decisions.", valueName: "n"))
     var faultSeed: UInt64 = 1
 
     @Option(
@@ -118,21 +124,21 @@ struct ServeCommand: AsyncParsableCommand {
     var reloadInterval = 1.0
 
     @Option(
-        name: .customLong("idle-timeout"),
+        name: .customLong("idle-timeout"), parsing: .unconditional,
         help: ArgumentHelp(
             "Close a connection that sends nothing for this many seconds (no request, or one that stops half-way; never while answering) (default: 30).",
             valueName: "s"))
     var idleTimeout: Double?
 
     @Option(
-        name: .customLong("max-downloads"),
+        name: .customLong("max-downloads"), parsing: .unconditional,
         help: ArgumentHelp(
             "Media files streamed at once; more get 503 SlowDown with Retry-After (lowered to what the open-file limit allows) (default: 512).",
             valueName: "n"))
     var maxDownloads: Int?
 
     @Option(
-        name: .customLong("guesses-per-minute"),
+        name: .customLong("guesses-per-minute"), parsing: .unconditional,
         help: ArgumentHelp(
             "Logins, registrations and voucher redemptions one client may try a minute, each; more get 429 (0: no limit) (default: 60).",
             valueName: "n"))

@@ -16,7 +16,9 @@ struct GlobalOptions: ParsableArguments {
         name: .long, help: ArgumentHelp("gpsd host (env: WALKSCAPE_GPSD_HOST; default 127.0.0.1).", valueName: "host"))
     var gpsdHost: String?
 
-    @Option(name: .long, help: ArgumentHelp("gpsd port (env: WALKSCAPE_GPSD_PORT; default 2947).", valueName: "port"))
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: ArgumentHelp("gpsd port (env: WALKSCAPE_GPSD_PORT; default 2947).", valueName: "port"))
     var gpsdPort: Int?
 
     @Option(name: .long, help: ArgumentHelp("API base URL (env: WALKSCAPE_API_URL).", valueName: "url"))
@@ -28,7 +30,7 @@ struct GlobalOptions: ParsableArguments {
     var insecureHTTP = false
 
     @Option(
-        name: .long,
+        name: .long, parsing: .unconditional,
         help: ArgumentHelp(
             "Seconds the API has for a whole answer, its body included, before the attempt is given up (env: WALKSCAPE_API_TIMEOUT; default 20; media downloads go on as long as bytes keep coming).",
             valueName: "s"))

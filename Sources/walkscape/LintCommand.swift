@@ -38,7 +38,9 @@ struct LintCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the findings as JSON.")
     var json = false
 
-    @Option(name: .long, help: ArgumentHelp("Walking pace for the narration-length check (m/s).", valueName: "m/s"))
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: ArgumentHelp("Walking pace for the narration-length check (m/s).", valueName: "m/s"))
     var walkingSpeed: Double = 1.3
 
     func validate() throws {

@@ -47,7 +47,8 @@ struct MapCommand: AsyncParsableCommand {
     )
     var output: String
 
-    @Option(name: .long, help: ArgumentHelp("Width of the picture in pixels.", valueName: "px"))
+    @Option(
+        name: .long, parsing: .unconditional, help: ArgumentHelp("Width of the picture in pixels.", valueName: "px"))
     var width: Int = 1000
 
     func validate() throws {

@@ -44,7 +44,7 @@ struct PlayCommand: AsyncParsableCommand {
             valueName: "file.srt"))
     var subtitles: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Volume from 0 to 1.", valueName: "level"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Volume from 0 to 1.", valueName: "level"))
     var volume: Double = 1
 
     func validate() throws {

@@ -49,7 +49,7 @@ struct PreviewCommand: AsyncParsableCommand {
     var fast = false
 
     @Option(
-        name: .long,
+        name: .long, parsing: .unconditional,
         help: ArgumentHelp(
             "Play back N times faster than the walk (narration stays at 1x).",
             valueName: "N"))

@@ -26,7 +26,7 @@ struct TraceCommand: AsyncParsableCommand {
     var json = false
 
     @Option(
-        name: .long,
+        name: .long, parsing: .unconditional,
         help: ArgumentHelp("Largest horizontal error estimate a fix may have, in metres.", valueName: "metres"))
     var maxError: Double = FixFilter.Configuration.default.maxHorizontalError
 

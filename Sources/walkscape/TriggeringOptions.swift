@@ -13,13 +13,15 @@ struct TriggeringOptions: ParsableArguments {
     var missed: WalkPolicy.MissedPoints?
 
     @Option(
-        name: .long,
+        name: .long, parsing: .unconditional,
         help: ArgumentHelp(
             "Ignore fixes whose error estimate exceeds this (metres; env: WALKSCAPE_MAX_ERROR; default 50).",
             valueName: "m"))
     var maxError: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Consecutive fixes inside a radius to enter it.", valueName: "n"))
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: ArgumentHelp("Consecutive fixes inside a radius to enter it.", valueName: "n"))
     var confirm: Int = 2
 
     func validate() throws {

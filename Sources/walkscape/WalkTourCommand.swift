@@ -54,7 +54,9 @@ struct WalkTourCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Triggering") var triggering: TriggeringOptions
 
-    @Option(name: .long, help: ArgumentHelp("Seconds without data before gpsd counts as gone.", valueName: "s"))
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: ArgumentHelp("Seconds without data before gpsd counts as gone.", valueName: "s"))
     var gpsdTimeout: Double = 5
 
     func validate() throws {

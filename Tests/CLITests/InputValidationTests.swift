@@ -66,6 +66,12 @@ struct InputValidationTests {
                 "--walking-speed must be between 0.1 and 10 m/s, not inf"
             ),
             (["doctor", "--gpsd-port", "70000"], "--gpsd-port must be between 1 and 65535, not 70000"),
+            // A negative value is a value, named as out of range (it was "Missing value for '--max-error'").
+            (
+                ["trace", Self.demo.appendingPathComponent("traces/walk.nmea").path, "--max-error", "-1"],
+                "--max-error must be between 0.1 and 10000 metres, not -1"
+            ),
+            (["preview", Self.demo.path, "--fast", "--confirm", "-3"], "--confirm must be between 1 and 100, not -3"),
         ]
         for (args, message) in cases {
             let (status, output) = try await runLimited(args, home: try TemporaryDirectory())

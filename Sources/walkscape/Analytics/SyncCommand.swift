@@ -27,7 +27,8 @@ struct SyncCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     @Option(
-        name: .long, help: ArgumentHelp("Give up after this many seconds of failures (default 60).", valueName: "s"))
+        name: .long, parsing: .unconditional,
+        help: ArgumentHelp("Give up after this many seconds of failures (default 60).", valueName: "s"))
     var maxTime: Double = 60
 
     @Flag(name: .long, help: "Send the quarantined events again too (after the service was fixed, say).")
