@@ -402,5 +402,10 @@ struct APIDialectTests {
         let data = try WalkscapeJSON.encoder().encode(Stamp(timestamp: Date(timeIntervalSince1970: 1_777_626_000.25)))
         #expect(String(decoding: data, as: UTF8.self) == #"{"timestamp":"2026-05-01T09:00:00.250Z"}"#)
         #expect(ISO8601.parse("2026-05-01T09:00:00") == nil)  // no zone: refused, not guessed
+        // A day that does not exist is no time (it was read as the days after).
+        #expect(ISO8601.parse("2026-02-30T00:00:00Z") == nil)
+        #expect(ISO8601.parse("2026-13-01T00:00:00Z") == nil)
+        #expect(ISO8601.parse("2024-02-29T00:00:00.000Z") != nil)
+        #expect(ISO8601.parse("+2026-05-01T09:00:00Z") == nil)
     }
 }
