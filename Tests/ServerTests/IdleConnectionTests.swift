@@ -168,6 +168,40 @@ struct IdleConnectionTests {
         await server.stop()
     }
 
+    /// A client that takes no chunk of its download for four times the idle timeout is given up:
+    /// its connection is closed and its place (--max-downloads) freed. It held the place for as
+    /// long as it stayed connected, so enough such clients had every other download refused.
+    @Test func aMediaClientThatTakesNothingIsGivenUpAndItsPlaceFreed() async throws {
+        let dir = try TemporaryDirectory()
+        let (fixture, root, _) = try Self.tourWithA24MBNarration(in: dir)
+        var options = ServerProcess.Options(tours: [root], logLevel: "notice")
+        options.extraArguments = ["--idle-timeout", "1", "--max-downloads", "1"]
+        let server = try await ServerProcess.start(options)
+        let manifest = try RawHTTP.get(port: server.port, "/tours/\(fixture.id)/manifest?language=en")
+        let link = try #require(try JSONDecoder().decode(TourManifest.self, from: manifest.body).audio.first?.url)
+        let path = String(link[link.range(of: "/media/")!.lowerBound...])
+        let stalled = try RawHTTP.connect(port: server.port, timeout: 15, receiveBuffer: 4096)
+        defer { close(stalled) }
+        Self.send(stalled, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        try await Task.sleep(for: .milliseconds(500))
+        // Its place is taken: another download is told to try again.
+        let first100 = ["Range: bytes=0-99"]
+        #expect(try RawHTTP.get(port: server.port, path, headers: first100).status == 503)
+        // Given up about 4 s on (looked at each second): the place is free again.
+        let start = ContinuousClock.now
+        var status = 0
+        while ContinuousClock.now - start < .seconds(12) {
+            try await Task.sleep(for: .milliseconds(250))
+            status = try RawHTTP.get(port: server.port, path, headers: first100).status
+            if status == 206 { break }
+        }
+        #expect(status == 206)
+        #expect(ContinuousClock.now - start >= .seconds(2), "given up before it had stalled")
+        #expect(Self.closedByServer(stalled))
+        await server.stop()
+        #expect(server.log.contains("media client took nothing for the stall timeout"), "\(server.log)")
+    }
+
     @Test func everyKindOfIdleConnectionIsClosedAndTheServerStillAnswers() async throws {
         var options = ServerProcess.Options()
         options.extraArguments = ["--idle-timeout", "1"]

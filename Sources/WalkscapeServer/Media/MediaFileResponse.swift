@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
@@ -18,8 +19,11 @@ struct MediaFileResponse {
     /// The real path of the tour folder: the file's real path must stay under it.
     let rootRealPath: String
     let throttle: Int
-    /// The connection's event loop, which the body's writes are handed to.
-    let eventLoop: any EventLoop
+    /// The connection: its event loop takes the body's writes, and it is closed when its client
+    /// takes nothing for `stallTimeout`.
+    let channel: any Channel
+    /// How long a client may take no chunk before its answer is given up (4 × the idle timeout).
+    let stallTimeout: TimeAmount
     /// Answers streaming at once: one past the limit is told to try again.
     let budget: MediaBudget
     /// Where a file that ends before its declared length is reported.
@@ -82,13 +86,29 @@ struct MediaFileResponse {
             throw S3Error.noSuchKey(entry.relativePath)
         }
         let throttle = self.throttle
-        let loop = eventLoop
+        let channel = self.channel
+        let loop = channel.eventLoop
+        let stallTimeout = self.stallTimeout
         let logger = self.logger
         let name = entry.relativePath
         let body = ResponseBody(contentLength: length) { writer in
             var out: any ResponseBodyWriter =
                 throttle > 0 ? PacedBodyWriter(inner: writer, bytesPerSecond: throttle) : writer
             var sent = 0
+            // A client that takes no chunk for the stall timeout (one that never reads) is given
+            // up: its connection is closed, which ends the write waiting on it and frees its place
+            // (MediaBudget) and its file. A slow reader still takes a chunk now and then.
+            let progress = NIOLockedValueBox(NIODeadline.now())
+            let look = TimeAmount.nanoseconds(max(1_000_000, stallTimeout.nanoseconds / 4))
+            let watchdog = loop.scheduleRepeatedTask(initialDelay: look, delay: look) { task in
+                guard NIODeadline.now() - progress.withLockedValue({ $0 }) > stallTimeout else { return }
+                task.cancel()
+                logger.notice(
+                    "media client took nothing for the stall timeout: the connection is closed",
+                    metadata: ["file": "\(name)"])
+                channel.close(promise: nil)
+            }
+            defer { watchdog.cancel() }
             // One chunk is read ahead while the one before is written, no more (NIO's file chunk
             // sequence read up to eight ahead: 4 MiB held for a client that never reads).
             let end = bytes.upperBound + 1
@@ -103,6 +123,7 @@ struct MediaFileResponse {
                 // this far keeps at most a chunk or two in memory, even when the loop is starved
                 // of CPU (without it, a busy machine saw the whole file pile up in the queue).
                 try await loop.submit {}.get()
+                progress.withLockedValue { $0 = .now() }
                 next = try await following
             }
             // A file that shrank while it was served: the connection is closed now (the client
