@@ -399,4 +399,32 @@ import TourModel
             #expect(Set(held) == Set((1...4).map { F.event($0).eventID }), "round \(round)")
         }
     }
+
+    /// On a full disk the outbox says the disk is full: SQLite reports a full disk met while it
+    /// makes its shared memory or log as an I/O error, which was shown as "disk I/O error". (Needs
+    /// root, to mount a small tmpfs.)
+    @Test(.enabled(if: getuid() == 0, "mounts a tmpfs"))
+    func aFullDiskIsNamedAsOne() throws {
+        let dir = try TemporaryDirectory()
+        let mount = dir.url.appendingPathComponent("small")
+        try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: true)
+        let mounted = try run(
+            URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mount.path], timeout: 10)
+        try #require(mounted.status == 0, "\(mounted.stderr)")
+        defer { _ = try? run(URL(fileURLWithPath: "/bin/umount"), [mount.path], timeout: 10) }
+        // An outbox made while there was room, then closed (its log and shared memory go with it).
+        let url = mount.appendingPathComponent("analytics.sqlite")
+        do { _ = try Outbox.open(at: url) }
+        // Full: a file as large as the disk lets it be.
+        let fd = open(mount.appendingPathComponent("filler").path, O_WRONLY | O_CREAT, 0o600)
+        let block = [UInt8](repeating: 0, count: 4096)
+        while write(fd, block, block.count) > 0 {}
+        close(fd)
+        do {
+            _ = try Outbox.open(at: url)
+            Issue.record("an outbox was opened on a full disk")
+        } catch {
+            #expect(error.message.contains("the disk is full"), "\(error.message)")
+        }
+    }
 }

@@ -92,7 +92,9 @@ public struct Outbox: Sendable {
         } catch {
             let kind = OutboxError.kind(of: error)
             throw OutboxError(
-                kind, "\(url.path): cannot be opened as the analytics outbox (\(OutboxError.describe(error)))")
+                kind,
+                "\(url.path): cannot be opened as the analytics outbox (\(OutboxError.describe(error, folder: url.deletingLastPathComponent())))"
+            )
         }
     }
 
