@@ -7,6 +7,9 @@ import TourModel
 /// no lock; changing it needs the `StoreLock`.
 public struct TourStore: Sendable {
     public let location: StoreLocation
+    /// Opened only to read: the catalog could not be opened for writing (a full disk, a
+    /// read-only home), so nothing can be downloaded, updated or removed until that changes.
+    public let isReadOnly: Bool
     public let blobs: BlobStore
     let database: DatabaseQueue
 
@@ -40,6 +43,7 @@ public struct TourStore: Sendable {
     /// is older than this build's is not read so.
     private init(readingOnly location: StoreLocation, immutable: Bool) throws {
         self.location = location
+        isReadOnly = true
         blobs = BlobStore(location: location)
         var configuration = Configuration()
         configuration.readonly = true
@@ -62,6 +66,7 @@ public struct TourStore: Sendable {
 
     private init(location: StoreLocation) throws(StoreError) {
         self.location = location
+        isReadOnly = false
         blobs = BlobStore(location: location)
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true

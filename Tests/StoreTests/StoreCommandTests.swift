@@ -89,4 +89,20 @@ struct StoreCommandTests {
             doctor.stdout.contains("FAIL store") && doctor.stdout.contains("move \(catalog.path) aside"),
             "\(doctor.stdout)")
     }
+
+    /// A catalog that cannot be opened for writing (here its shared-memory file's name is taken,
+    /// as a full disk or a read-only home does): installed tours are listed and walkable, and
+    /// doctor warns that nothing can be changed (it said the store was fine).
+    @Test func aCatalogThatCannotBeWrittenIsReadAndDoctorWarns() async throws {
+        let fixture = TourFixture(slug: "still-walk", points: 1, audioBytes: 1000)
+        let harness = try await StoreHarness { tours in try fixture.write(in: tours) }
+        try harness.succeed(["download", "still-walk"])
+        let catalog = harness.home.file("data/catalog.sqlite")
+        try? FileManager.default.removeItem(atPath: catalog.path + "-shm")
+        try FileManager.default.createDirectory(atPath: catalog.path + "-shm", withIntermediateDirectories: false)
+        let tours = try harness.run(["tours", "--installed"], timeout: 30)
+        #expect(tours.status == 0 && tours.stdout.contains("still-walk"), "\(tours.stderr)")
+        let doctor = try harness.run(["doctor"], timeout: 60)
+        #expect(doctor.stdout.contains("WARN store") && doctor.stdout.contains("read-only"), "\(doctor.stdout)")
+    }
 }

@@ -145,6 +145,12 @@ package struct DoctorChecks {
             detail +=
                 "; \(health.partialDownloads) interrupted download\(health.partialDownloads == 1 ? "" : "s") (download resumes them, gc drops them)"
         }
+        if store.isReadOnly {
+            return DoctorCheck(
+                name: "store", status: .warn,
+                detail: detail + "; read-only: the catalog cannot be written, so downloads, updates and removals fail",
+                hint: "free some space in \(location.dataFolder.path), or make it writable")
+        }
         return DoctorCheck(name: "store", status: .ok, detail: detail)
     }
 
