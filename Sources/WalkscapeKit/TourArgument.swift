@@ -55,6 +55,11 @@ package enum TourArgument {
         let url = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            // A link that leads nowhere is said as such, not as a folder that is not there.
+            var info = stat()
+            if lstat(url.path, &info) == 0, stat(url.path, &info) != 0 {
+                throw AppError.usage("\(path): \(String(cString: strerror(errno)).lowercased())")
+            }
             throw AppError.usage("\(path): no such tour folder")
         }
         if isDirectory.boolValue {

@@ -49,6 +49,7 @@ struct PlayCommand: AsyncParsableCommand {
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("name at least one audio file to play") }
+        if files.contains("") { throw ValidationError("an empty name is no audio file") }
         if subtitles.count > files.count {
             throw ValidationError(
                 "\(subtitles.count) --subtitles for \(files.count) file\(files.count == 1 ? "" : "s"): give at most one per file"

@@ -31,6 +31,8 @@ struct TraceCommand: AsyncParsableCommand {
     var maxError: Double = FixFilter.Configuration.default.maxHorizontalError
 
     func validate() throws {
+        // An empty name is no file (it was read as the current folder: "is a folder, not a file").
+        if file.isEmpty { throw ValidationError("an empty name is no trace file") }
         try Limits.maxError.check(maxError, flag: "--max-error")
     }
 

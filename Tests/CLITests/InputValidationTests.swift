@@ -301,4 +301,20 @@ struct InputValidationTests {
             #expect(result.stderr.utf8.count < 300, "\(result.stderr.utf8.count) bytes")
         }
     }
+
+    /// An empty file name and a link that leads round in a loop are said as what they are (the
+    /// empty name was read as the current folder, the loop as "no such tour folder").
+    @Test func anEmptyNameAndALinkLoopAreSaidAsSuch() throws {
+        let home = try TemporaryDirectory()
+        let trace = try runWalkscape(["trace", ""], home: home, timeout: 30)
+        #expect(trace.status == 64 && trace.stderr.contains("an empty name is no trace file"), "\(trace.stderr)")
+        let play = try runWalkscape(["play", "", "--no-audio"], home: home, timeout: 30)
+        #expect(play.status == 64 && play.stderr.contains("an empty name is no audio file"), "\(play.stderr)")
+        let a = home.url.appendingPathComponent("a").path
+        let b = home.url.appendingPathComponent("b").path
+        #expect(symlink(b, a) == 0 && symlink(a, b) == 0)
+        let lint = try runWalkscape(["lint", a], home: home, timeout: 30)
+        #expect(lint.status == 64, "\(lint.stderr)")
+        #expect(lint.stderr == "walkscape: \(a): too many levels of symbolic links\n", "\(lint.stderr)")
+    }
 }
