@@ -9,7 +9,8 @@
 /// bytes goes through here.
 public enum Descriptor {
     /// What `writeAll` managed: how many bytes went out, and the error that stopped it (0 when all
-    /// of them did). A write that makes no progress without an error counts as EIO.
+    /// of them did). A write that makes no progress without an error counts as EIO. (`readUpTo`
+    /// says the same of the bytes that came in.)
     public struct Outcome: Sendable, Hashable {
         public var written: Int
         public var error: Int32
@@ -43,19 +44,28 @@ public enum Descriptor {
     /// a short read or an interruption. 0 when every byte was read; the error otherwise, EIO when
     /// the file ends first.
     public static func readAll(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int32 {
-        guard let base = buffer.baseAddress else { return 0 }
+        let outcome = readUpTo(fd, into: buffer, at: offset)
+        guard outcome.succeeded else { return outcome.error }
+        return outcome.written == buffer.count ? 0 : EIO
+    }
+
+    /// The one read loop: fills `buffer` from `fd` at `offset` (pread(2), the file position left
+    /// alone) until it is full or the file ends, reading again after a short read or an
+    /// interruption. `written` is how many bytes came (fewer at the end of the file).
+    public static func readUpTo(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Outcome {
+        guard let base = buffer.baseAddress else { return Outcome(written: 0, error: 0) }
         var done = 0
         while done < buffer.count {
             let n = pread(fd, base + done, buffer.count - done, off_t(offset + Int64(done)))
             if n > 0 {
                 done += n
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                return n < 0 ? errno : EIO
+            } else if n == 0 {
+                break
+            } else if errno != EINTR {
+                return Outcome(written: done, error: errno)
             }
         }
-        return 0
+        return Outcome(written: done, error: 0)
     }
 
     /// `writeAll` of an array's or a string's bytes.

@@ -1,6 +1,24 @@
 import Foundation
 
 extension ISO8601 {
+    /// The day a time starts with, `YYYY-MM-DD`, if it is one that exists.
+    static func civilDay(_ t: UnsafeBufferPointer<UInt8>) -> (year: Int, month: Int, day: Int)? {
+        func digits(_ at: Int, _ count: Int) -> Int? {
+            guard at + count <= t.count else { return nil }
+            var v = 0
+            for i in at..<(at + count) {
+                let d = Int(t[i]) - 48
+                guard (0...9).contains(d) else { return nil }
+                v = v * 10 + d
+            }
+            return v
+        }
+        guard t.count >= 10, let year = digits(0, 4), t[4] == 45, let month = digits(5, 2), t[7] == 45,
+            let day = digits(8, 2), CivilDate.isValid(year: year, month: month, day: day)
+        else { return nil }
+        return (year, month, day)
+    }
+
     /// The ISO 8601 forms GPX files use, read straight from a file's bytes: `2024-05-01T10:00:00Z`,
     /// with optional fractional seconds and a `Z`, `±hh:mm` or `±hhmm` zone (none means UTC: a GPX
     /// time is UTC by the format's definition, unlike a time the service sends).
@@ -15,10 +33,8 @@ extension ISO8601 {
             }
             return v
         }
-        guard t.count >= 19, let year = digits(0, 4), t[4] == 45, let month = digits(5, 2), t[7] == 45,
-            let day = digits(8, 2), t[10] == 84 || t[10] == 32, let hour = digits(11, 2), t[13] == 58,
-            let minute = digits(14, 2), t[16] == 58, let second = digits(17, 2),
-            CivilDate.isValid(year: year, month: month, day: day),
+        guard t.count >= 19, let (year, month, day) = civilDay(t), t[10] == 84 || t[10] == 32,
+            let hour = digits(11, 2), t[13] == 58, let minute = digits(14, 2), t[16] == 58, let second = digits(17, 2),
             (0..<24).contains(hour), (0..<60).contains(minute), (0...60).contains(second)
         else { return nil }
         var i = 19

@@ -38,18 +38,7 @@ public enum ISO8601 {
     /// rejected: guessing the zone would silently shift events by hours. So is a day that does not
     /// exist: Foundation's parser read `2026-02-30` as 2 March (a journal's event was sent so).
     public static func parse(_ text: String) -> Date? {
-        let day = Array(text.utf8.prefix(10))
-        func number(_ range: Range<Int>) -> Int? {
-            var value = 0
-            for byte in day[range] {
-                guard (48...57).contains(byte) else { return nil }
-                value = value * 10 + Int(byte - 48)
-            }
-            return value
-        }
-        guard day.count == 10, day[4] == 45, day[7] == 45, let year = number(0..<4), let month = number(5..<7),
-            let dayOfMonth = number(8..<10), CivilDate.isValid(year: year, month: month, day: dayOfMonth)
-        else { return nil }
+        guard Array(text.utf8.prefix(10)).withUnsafeBufferPointer({ civilDay($0) }) != nil else { return nil }
         if let d = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return d }
         if let d = try? Date.ISO8601FormatStyle().parse(text) { return d }
         return nil

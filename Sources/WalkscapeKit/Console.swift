@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import Synchronization
 import TourModel
@@ -58,24 +59,18 @@ package enum Console {
 
     private static func write(_ data: Data, to handle: FileHandle) {
         let fd = handle.fileDescriptor
-        let failure: Int32? = data.withUnsafeBytes { raw -> Int32? in
+        let failure: Int32 = data.withUnsafeBytes { raw in
             var done = 0
-            while done < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
-                if n > 0 {
-                    done += n
-                } else if n < 0, errno == EINTR {
-                    continue
-                } else if n < 0, errno == EAGAIN {
-                    var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                    _ = poll(&ready, 1, 1000)
-                } else {
-                    return n < 0 ? errno : EIO
-                }
+            while true {
+                let outcome = Descriptor.writeAll(fd, UnsafeRawBufferPointer(rebasing: raw[done...]))
+                done += outcome.written
+                // A non-blocking descriptor that is full for now: wait until it takes more.
+                guard outcome.error == EAGAIN else { return outcome.error }
+                var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&ready, 1, 1000)
             }
-            return nil
         }
-        guard let failure, fd == STDOUT_FILENO, failure != EPIPE else { return }
-        lost.withLock { $0 = $0 ?? String(cString: strerror(failure)).lowercased() }
+        guard failure != 0, fd == STDOUT_FILENO, failure != EPIPE else { return }
+        lost.withLock { $0 = $0 ?? FileAccessError(path: "", errno: failure).reason }
     }
 }

@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import TourModel
 import TourStore
@@ -58,7 +59,7 @@ package enum TourArgument {
             // A link that leads nowhere is said as such, not as a folder that is not there.
             var info = stat()
             if lstat(url.path, &info) == 0, stat(url.path, &info) != 0 {
-                throw AppError.usage("\(path): \(String(cString: strerror(errno)).lowercased())")
+                throw AppError.usage(FileAccessError(path: path, errno: errno).message)
             }
             throw AppError.usage("\(path): no such tour folder")
         }

@@ -191,7 +191,9 @@ struct ServeCommand: AsyncParsableCommand {
         let idleTimeout = try merged.pick(idleTimeout, "idle-timeout", 30.0) { Double($0) }
         try merged.check(
             "idle-timeout", idleTimeout >= 0.1 && idleTimeout <= 86_400, "must be within 0.1...86400 seconds")
-        let maxDownloads = try merged.pick(maxDownloads, "max-downloads", 512) { Int($0) }
+        let maxDownloads = try merged.pick(maxDownloads, "max-downloads", ServerConfiguration.defaultMaxDownloads) {
+            Int($0)
+        }
         try merged.check("max-downloads", (1...1_000_000).contains(maxDownloads), "must be within 1...1000000")
         let guesses = try merged.pick(guessesPerMinute, "guesses-per-minute", 60) { Int($0) }
         try merged.check("guesses-per-minute", guesses >= 0, "must not be negative")

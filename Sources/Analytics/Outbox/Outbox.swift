@@ -93,7 +93,7 @@ public struct Outbox: Sendable {
             let kind = OutboxError.kind(of: error)
             throw OutboxError(
                 kind,
-                "\(url.path): cannot be opened as the analytics outbox (\(OutboxError.describe(error, folder: url.deletingLastPathComponent())))"
+                "\(url.path): cannot be opened as the analytics outbox (\(OutboxError.describe(error, systemErrno: Self.diskErrno(files: [url]))))"
             )
         }
     }

@@ -25,13 +25,13 @@ public struct OutboxError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// SQLite's failure in a person's words: what the disk said (full, read-only, too large), not
     /// a result code.
-    static func describe(_ error: any Error, systemErrno: Int32 = 0, folder: URL? = nil) -> String {
+    static func describe(_ error: any Error, systemErrno: Int32 = 0) -> String {
         guard let error = error as? DatabaseError else { return String(describing: error) }
         var text: String
         switch error.resultCode {
         case .SQLITE_FULL: text = "the disk is full"
         // A full disk met while the shared memory or the log is made is an I/O error to SQLite.
-        case .SQLITE_IOERR where folder.map(Self.hasNoRoom) == true: text = "the disk is full"
+        case .SQLITE_IOERR where systemErrno == ENOSPC: text = "the disk is full"
         case .SQLITE_READONLY: text = "it is read-only"
         case .SQLITE_CANTOPEN: text = "it cannot be opened (a missing or unwritable folder)"
         case .SQLITE_PERM, .SQLITE_AUTH: text = "permission denied"
@@ -41,12 +41,6 @@ public struct OutboxError: Error, Sendable, Hashable, CustomStringConvertible {
         }
         if systemErrno != 0 { text += " (\(String(cString: strerror(systemErrno))))" }
         return text
-    }
-
-    /// Whether the file system holding `folder` has no block left for this user.
-    static func hasNoRoom(_ folder: URL) -> Bool {
-        var info = statvfs()
-        return statvfs(folder.path, &info) == 0 && info.f_bavail == 0
     }
 
     /// Whether another try may succeed once the disk changes.

@@ -68,14 +68,8 @@ public enum MediaSniffer {
     /// Up to `count` bytes at `offset` (fewer at the end of the file), or nil on a read error.
     private static func read(_ fd: Int32, count: Int, at offset: Int) -> Data? {
         var data = Data(count: count)
-        var done = 0
-        while done < count {
-            let n = data.withUnsafeMutableBytes {
-                pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done))
-            }
-            if n > 0 { done += n } else if n == 0 { break } else if errno != EINTR { return nil }
-        }
-        return data.prefix(done)
+        let outcome = data.withUnsafeMutableBytes { Descriptor.readUpTo(fd, into: $0, at: Int64(offset)) }
+        return outcome.succeeded ? data.prefix(outcome.written) : nil
     }
 
     /// The size of the ID3v2 tag at the start of `head` (header, body and footer), if there is one.

@@ -29,11 +29,13 @@ public struct ServerConfiguration: Sendable {
     public var faults: FaultPlan
     /// A connection that sends nothing for this long (no request, headers or a body that never
     /// come, a keep-alive left open) is closed: idle sockets must not use up the server's files.
-    /// Never while it is answering.
+    /// An answer in progress is not, but a media client that takes nothing for four times as long
+    /// is given up (MediaFileResponse).
     public var idleTimeout: Double
     /// At most this many media answers at once (lowered to what the open-file limit allows); more
     /// get 503 SlowDown with Retry-After (MediaBudget).
     public var maxDownloads: Int
+    public static let defaultMaxDownloads = 512
     /// Logins, registrations and voucher redemptions one client may try a minute, each (0: no
     /// limit).
     public var guessesPerMinute: Int
@@ -46,7 +48,8 @@ public struct ServerConfiguration: Sendable {
         publicURL: String? = nil, dialect: APIDialect = .live, accessTokenTTL: Int = 900,
         refreshTokenTTL: Int = 7 * 24 * 3600, mediaURLTTL: Int = 24 * 3600, bcryptCost: Int = 10,
         reloadInterval: Double = 1, bodyLimit: Int = 100 * 1024, faults: FaultPlan = FaultPlan(),
-        idleTimeout: Double = 30, maxDownloads: Int = 512, guessesPerMinute: Int = 60, secretFile: URL? = nil
+        idleTimeout: Double = 30, maxDownloads: Int = defaultMaxDownloads, guessesPerMinute: Int = 60,
+        secretFile: URL? = nil
     ) {
         self.maxDownloads = maxDownloads
         self.secretFile = secretFile

@@ -14,7 +14,6 @@ import Synchronization
 /// descriptors an answer (its socket and its file), after a reserve for the server's own (its
 /// database, the tour folders' reloads, idle keep-alive connections).
 final class MediaBudget: Sendable {
-    static let defaultLimit = 512
     /// Descriptors kept beyond those open when the server starts.
     static let reserve = 32
 

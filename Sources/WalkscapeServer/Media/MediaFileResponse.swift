@@ -174,18 +174,10 @@ final class OpenedMedia: Sendable {
         return try await NIOThreadPool.singleton.runIfActive { [self] in
             var buffer = ByteBufferAllocator().buffer(capacity: wanted)
             let read = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: wanted) { raw in
-                var done = 0
-                while done < wanted {
-                    let n = pread(descriptor, raw.baseAddress! + done, wanted - done, off_t(offset) + off_t(done))
-                    if n > 0 {
-                        done += n
-                    } else if n == 0 {
-                        break
-                    } else if errno != EINTR {
-                        throw IOError(errnoCode: errno, reason: "pread")
-                    }
-                }
-                return done
+                let outcome = Descriptor.readUpTo(
+                    descriptor, into: UnsafeMutableRawBufferPointer(rebasing: raw[..<wanted]), at: offset)
+                guard outcome.succeeded else { throw IOError(errnoCode: outcome.error, reason: "pread") }
+                return outcome.written
             }
             return read > 0 ? buffer : nil
         }
