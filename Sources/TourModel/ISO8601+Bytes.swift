@@ -1,18 +1,21 @@
 import Foundation
 
 extension ISO8601 {
+    /// The decimal number written by `count` ASCII digits of `t` from `at`; nil if one is not a digit.
+    static func number(_ t: UnsafeBufferPointer<UInt8>, _ at: Int, _ count: Int) -> Int? {
+        guard at + count <= t.count else { return nil }
+        var v = 0
+        for i in at..<(at + count) {
+            let d = Int(t[i]) - 48
+            guard (0...9).contains(d) else { return nil }
+            v = v * 10 + d
+        }
+        return v
+    }
+
     /// The day a time starts with, `YYYY-MM-DD`, if it is one that exists.
     static func civilDay(_ t: UnsafeBufferPointer<UInt8>) -> (year: Int, month: Int, day: Int)? {
-        func digits(_ at: Int, _ count: Int) -> Int? {
-            guard at + count <= t.count else { return nil }
-            var v = 0
-            for i in at..<(at + count) {
-                let d = Int(t[i]) - 48
-                guard (0...9).contains(d) else { return nil }
-                v = v * 10 + d
-            }
-            return v
-        }
+        func digits(_ at: Int, _ count: Int) -> Int? { number(t, at, count) }
         guard t.count >= 10, let year = digits(0, 4), t[4] == 45, let month = digits(5, 2), t[7] == 45,
             let day = digits(8, 2), CivilDate.isValid(year: year, month: month, day: day)
         else { return nil }
@@ -23,16 +26,7 @@ extension ISO8601 {
     /// with optional fractional seconds and a `Z`, `±hh:mm` or `±hhmm` zone (none means UTC: a GPX
     /// time is UTC by the format's definition, unlike a time the service sends).
     public static func parse(_ t: UnsafeBufferPointer<UInt8>) -> Date? {
-        func digits(_ at: Int, _ count: Int) -> Int? {
-            guard at + count <= t.count else { return nil }
-            var v = 0
-            for i in at..<(at + count) {
-                let d = Int(t[i]) - 48
-                guard (0...9).contains(d) else { return nil }
-                v = v * 10 + d
-            }
-            return v
-        }
+        func digits(_ at: Int, _ count: Int) -> Int? { number(t, at, count) }
         guard t.count >= 19, let (year, month, day) = civilDay(t), t[10] == 84 || t[10] == 32,
             let hour = digits(11, 2), t[13] == 58, let minute = digits(14, 2), t[16] == 58, let second = digits(17, 2),
             (0..<24).contains(hour), (0..<60).contains(minute), (0...60).contains(second)
