@@ -132,8 +132,18 @@ public struct NMEAParser: Sendable {
         // start a sentence, so whatever came before was noise or a sentence cut off mid-line.
         var bodyStart = start
         var encapsulated = startsWithBang
-        var sum: UInt8 = 0
         var bodyEnd = start
+        // Eight bytes at a time while none of them is reserved (nearly the whole body: a sentence's
+        // only `*` is near its end), then byte by byte from the word that holds one.
+        var wide: UInt64 = 0
+        let raw = UnsafeRawPointer(p)
+        while bodyEnd + 8 <= lineEnd {
+            let word = raw.loadUnaligned(fromByteOffset: bodyEnd, as: UInt64.self)
+            if holdsReserved(word) { break }
+            wide ^= word
+            bodyEnd += 8
+        }
+        var sum = foldXOR(wide)
         while bodyEnd < lineEnd {
             let c = p[bodyEnd]
             if c == 42 { break }
@@ -468,6 +478,28 @@ public struct NMEAParser: Sendable {
             mode: mode, horizontalError: error, altitude: epoch.altitude, speed: epoch.speed,
             track: epoch.track, satellites: epoch.satellites, hdop: hdop, source: .nmea)
     }
+}
+
+/// Whether any of the eight bytes of `word` is `*`, `$` or `!`: a byte equal to `c` is a zero byte of
+/// `word ^ c...c`, and `(v - 0x01...01) & ~v & 0x80...80` is non-zero exactly when `v` has a zero byte.
+@inline(__always)
+private func holdsReserved(_ word: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    func holds(_ c: UInt8) -> Bool {
+        let v = word ^ (ones &* UInt64(c))
+        return (v &- ones) & ~v & highs != 0
+    }
+    return holds(42) || holds(36) || holds(33)
+}
+
+/// The XOR of the eight bytes of `word` (the checksum of eight bytes at once; XOR ignores their order).
+@inline(__always)
+private func foldXOR(_ word: UInt64) -> UInt8 {
+    var f = word ^ (word >> 32)
+    f ^= f >> 16
+    f ^= f >> 8
+    return UInt8(truncatingIfNeeded: f)
 }
 
 @inline(__always)

@@ -76,6 +76,31 @@ private func date(_ text: String) -> Date {
         #expect(fixes.count == 1)
     }
 
+    /// The checksum is taken eight bytes at a time up to the word that holds the `*` (or a `$` or
+    /// `!`, which restart the sentence): the `*` at every offset within a word, and a restart at
+    /// every offset, give what a byte-by-byte reading gives.
+    @Test func checksumAndRestartsHoldAtEveryOffsetWithinAWord() {
+        for extra in 0..<17 {
+            // Empty trailing fields move the `*` one byte at a time.
+            let body = Self.gga + String(repeating: ",", count: extra)
+            let good = sentence(body)
+            #expect(parse([good]).0.count == 1, "'*' after \(body.utf8.count) bytes")
+            let flipped = String(good.dropLast(2)) + String(format: "%02X", body.utf8.reduce(UInt8(0), ^) ^ 1)
+            let (none, stats) = parse([flipped])
+            #expect(none.isEmpty && stats.badChecksum == 1, "a wrong checksum after \(body.utf8.count) bytes")
+            // A sentence cut off by a later one on the same line: only the later one counts, and
+            // its checksum starts after its own `$`.
+            let cut = "$" + String(Self.rmc.prefix(extra))
+            #expect(parse([cut + good]).0.count == 1, "a restart after \(extra) bytes")
+            let (encapsulated, counted) = parse([
+                "$" + String(Self.gga.prefix(extra)) + "!AIVDM,1,1,,A,13aG?P0P00PD;88MD5MTDww@2<0L,0*71"
+            ])
+            #expect(
+                encapsulated.isEmpty && counted.unsupported == 1 && counted.badChecksum == 0, "'!' after \(extra) bytes"
+            )
+        }
+    }
+
     @Test func missingChecksumIsAccepted() {
         let (fixes, stats) = parse(["$" + Self.gga])
         #expect(fixes.count == 1)
