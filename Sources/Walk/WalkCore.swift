@@ -170,6 +170,16 @@ public struct WalkCore: Sendable {
         var sparse = -1
         let fixCosine = cos(fix.coordinate.latitude * Self.toRadians)
         for i in progress.nextIndex..<centres.count {
+            // Farther for certain than the radius and the error's allowance (at most half the
+            // radius): the streak ends, as the distance below would say, without its trigonometry.
+            // Most points are that far from the walker at any moment.
+            if Self.isSurelyFarther(
+                from: fix.coordinate, to: centres[i], than: radii[i] * 1.5 + 1,
+                cosines: (fixCosine, centreCosines[i]))
+            {
+                streaks[i] = 0
+                continue
+            }
             let d = Self.distance(
                 from: fix.coordinate, to: centres[i], within: radii[i], cosines: (fixCosine, centreCosines[i]))
             if d <= radii[i] {
@@ -228,6 +238,23 @@ public struct WalkCore: Sendable {
         let spherical = 2 * Geodesy.meanRadius * asin(min(1, h.squareRoot()))
         if spherical > radius * 1.01 + 1 { return spherical }
         return a.distance(to: b)
+    }
+
+    /// Whether `distance(from:to:within:cosines:)` is beyond `metres` for certain, from a lower bound
+    /// of it without trigonometry: the haversine `h = sin²(Δφ/2) + cos φa cos φb sin²(Δλ/2)` is at
+    /// least `(Δφ² + cos φa cos φb Δλ²) / π²` (`sin x ≥ 2x/π` on [0, π/2], Δλ taken within ±π), and
+    /// the distance `2R asin √h` at least `2R √h`; the ellipsoid's distance, used within the radius,
+    /// is never asked for out here. The bound is under 0.64 of the distance: a point this test
+    /// passes is well beyond `metres`, rounding included.
+    static func isSurelyFarther(
+        from a: Coordinate, to b: Coordinate, than metres: Double, cosines: (a: Double, b: Double)
+    ) -> Bool {
+        let dLat = (b.latitude - a.latitude) * toRadians
+        var dLng = abs(b.longitude - a.longitude) * toRadians
+        if dLng > .pi { dLng = 2 * .pi - dLng }
+        let scale = 2 * Geodesy.meanRadius / .pi
+        let bound = scale * scale * (dLat * dLat + cosines.a * cosines.b * dLng * dLng)
+        return bound > metres * metres
     }
 
     /// The first point, in order, that may trigger now: confirmed, its stretch of route reached,

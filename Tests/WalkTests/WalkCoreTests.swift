@@ -502,3 +502,44 @@ struct WalkCoreTests {
         #expect(back == started[0])
     }
 }
+
+/// The walk's far-away test stands in for the distance only where the distance is beyond the
+/// streak's limit for certain: anywhere on Earth (poles, the antimeridian, antipodes), at walking
+/// distances and across the globe.
+@Suite struct FarAwayBoundTests {
+    @Test func aPointPassedAsSurelyFartherIsFartherThanTheLimit() {
+        var rng = SplitMix64(seed: 20_261_126)
+        var passed = 0
+        for trial in 0..<100_000 {
+            let a = Coordinate(
+                latitude: Double.random(in: -90...90, using: &rng),
+                longitude: Double.random(in: -180...180, using: &rng))
+            // Half the pairs within a few kilometres (where walks are), half anywhere.
+            let spread = trial % 2 == 0 ? 0.05 : 360.0
+            let b = Coordinate(
+                latitude: min(90, max(-90, a.latitude + Double.random(in: -spread...spread, using: &rng) / 2)),
+                longitude: (a.longitude + Double.random(in: -spread...spread, using: &rng) + 540)
+                    .truncatingRemainder(dividingBy: 360) - 180)
+            let radius = Double.random(in: 1...200, using: &rng)
+            let limit = radius * 1.5 + 1
+            let cosines = (cos(a.latitude * WalkCore.toRadians), cos(b.latitude * WalkCore.toRadians))
+            guard WalkCore.isSurelyFarther(from: a, to: b, than: limit, cosines: cosines) else { continue }
+            passed += 1
+            let d = WalkCore.distance(from: a, to: b, within: radius, cosines: cosines)
+            #expect(d > limit, "\(a) to \(b): \(d) m, not beyond \(limit) m")
+            if d <= limit { return }
+        }
+        #expect(passed > 50_000)
+    }
+
+    @Test func aPointNearTheRadiusIsLeftToTheDistance() {
+        let centre = Coordinate(latitude: 45, longitude: 9)
+        let cosine = cos(45 * WalkCore.toRadians)
+        // 40 m north of a 30 m point: within 1.5 radii + 1 m, so the real distance decides.
+        let near = Coordinate(latitude: 45 + 40 / 111_132.0, longitude: 9)
+        #expect(!WalkCore.isSurelyFarther(from: near, to: centre, than: 46, cosines: (cosine, cosine)))
+        // 200 m east: surely beyond.
+        let far = Coordinate(latitude: 45, longitude: 9 + 200 / 78_847.0)
+        #expect(WalkCore.isSurelyFarther(from: far, to: centre, than: 46, cosines: (cosine, cosine)))
+    }
+}
