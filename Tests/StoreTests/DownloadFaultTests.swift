@@ -38,6 +38,43 @@ struct DownloadFaultTests {
         try harness.expectVerifyClean()
     }
 
+    /// The server killed mid-download and started again on its port a moment later (a restart,
+    /// a link dropping for a moment): the download waits for it and finishes, each file from the
+    /// byte it reached. It used to give up half a second after the first refused connection
+    /// ("cannot reach the service", exit 69).
+    @Test func aServerRestartedMidDownloadIsWaitedForAndTheDownloadFinishes() async throws {
+        let fixture = TourFixture(slug: "restart-walk", points: 4, audioBytes: 300_000)
+        let harness = try await StoreHarness(options: .init(throttleBytesPerSecond: 200_000)) { tours in
+            try fixture.write(in: tours)
+        }
+        let port = harness.server.port
+        let download = try harness.start(["download", "restart-walk", "--json"])
+        // A quarter of the tour received (its progress lines), then the server dies.
+        func received() -> Int {
+            download.output.split(separator: "\n").compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["received"] as? Int
+            }.max() ?? 0
+        }
+        let deadline = Date().addingTimeInterval(20)
+        while received() < 300_000, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(received() >= 300_000, "the download did not start: \(download.errorOutput)")
+        harness.server.signal(SIGKILL)
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(download.isRunning, "the download gave up while the server was down: \(download.errorOutput)")
+        try await harness.restartServer(.init(extraArguments: ["--port", String(port)]))
+        let status = await download.wait(timeout: 60)
+        #expect(status == 0, "\(download.errorOutput)")
+        let lines = download.output.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let installed = try #require(lines.last, "\(download.output)")
+        #expect(installed["event"] as? String == "installed", "\(download.output)")
+        // Every file once: what was on disk when the server died was not fetched again.
+        #expect(installed["bytesReceived"] as? Int == 1_200_000)
+        try harness.expectBlobsHashRight()
+        try harness.expectVerifyClean()
+    }
+
     @Test func cutConnectionsAndBurstsOfServerErrorsStillEndInACompleteCheckedTour() async throws {
         let fixture = TourFixture(
             slug: "stormy-walk", languages: ["en", "it"], points: 4, audioBytes: 150_000,

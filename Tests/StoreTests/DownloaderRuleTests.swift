@@ -19,7 +19,7 @@ import TourModel
         var manifests: [TourManifest]
         var points: [TourPoint]
         var detail: TourDetail
-        var script: [(URL, HTTPHeaderFields) -> HTTPResponse]
+        var script: [(URL, HTTPHeaderFields) throws(APIError) -> HTTPResponse]
         var requests: [(url: URL, headers: HTTPHeaderFields)] = []
         var manifestCalls = 0
         /// The rule for links (`TourSource.mediaLinkProblem`): none refused unless set.
@@ -29,7 +29,7 @@ import TourModel
 
         init(
             detail: TourDetail, points: [TourPoint], manifests: [TourManifest],
-            script: [(URL, HTTPHeaderFields) -> HTTPResponse]
+            script: [(URL, HTTPHeaderFields) throws(APIError) -> HTTPResponse]
         ) {
             self.detail = detail
             self.points = points
@@ -46,10 +46,11 @@ import TourModel
             }
         }
         func fetch(_ url: URL, headers: HTTPHeaderFields, timeout: Duration?) async throws(APIError) -> HTTPResponse {
-            lock.withLock {
+            let next = lock.withLock {
                 requests.append((url, headers))
-                return script.removeFirst()(url, headers)
+                return script.removeFirst()
             }
+            return try next(url, headers)
         }
     }
 
@@ -297,6 +298,75 @@ import TourModel
         // A pause before each attempt after the first, doubling from 0.2 s up to the 3 s cap.
         #expect(timer.sleeps == [200, 400, 800, 1600, 3000].map { Duration.milliseconds($0) }, "\(timer.sleeps)")
         #expect(try store.installedTours().isEmpty)
+    }
+
+    /// The media host restarting, or the link dropping for a moment, mid-download: connections
+    /// refused for a while are ridden out with the pauses of any other failure, and the file goes
+    /// on from its byte (a server restarted 3 s into a download ended it with exit 69, half a
+    /// second after the first refusal).
+    @Test func aHostThatRefusesConnectionsForAMomentIsWaitedForAndTheFileGoesOn() async throws {
+        let (store, folder) = try store()
+        _ = folder
+        let half = 4_000
+        let refused: (URL, HTTPHeaderFields) throws(APIError) -> HTTPResponse = { _, _ throws(APIError) in
+            throw APIError(
+                TransportError(.cannotConnect, "connection refused"), service: URL(string: "https://media.example.org")!
+            )
+        }
+        let source = ScriptedSource(
+            detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
+            script: [
+                { url, _ in
+                    HTTPResponse(
+                        status: 200, headers: ["Content-Length": "\(Self.bytes.count)", "ETag": "\"v1\""],
+                        body: Self.body(Self.bytes[..<half], thenBreak: true), url: url)
+                },
+                refused, refused,
+                { url, _ in
+                    HTTPResponse(
+                        status: 206,
+                        headers: ["Content-Range": "bytes \(half)-\(Self.bytes.count - 1)/\(Self.bytes.count)"],
+                        body: Self.body(Self.bytes[half...]), url: url)
+                },
+            ])
+        let timer = RecordedTimer()
+        let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil }, timer: timer)
+        let plan = try await downloader.plan(
+            tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
+        let report = try await downloader.install(plan)
+        #expect(source.requests.count == 4)
+        #expect(source.requests[3].headers["Range"] == "bytes=\(half)-")
+        #expect(timer.sleeps == [200, 400, 800].map { Duration.milliseconds($0) }, "\(timer.sleeps)")
+        #expect(report.bytesReceived == Int64(Self.bytes.count))
+        #expect(try store.installedTour(id: "t1") != nil)
+    }
+
+    /// A host that is never reachable is given up on after as many tries as any other failure,
+    /// with the reason it gave.
+    @Test func aHostThatNeverAcceptsAConnectionIsGivenUpOnAfterSixTries() async throws {
+        let (store, folder) = try store()
+        _ = folder
+        let refused: (URL, HTTPHeaderFields) throws(APIError) -> HTTPResponse = { _, _ throws(APIError) in
+            throw APIError(
+                TransportError(.cannotConnect, "connection refused"), service: URL(string: "https://media.example.org")!
+            )
+        }
+        let source = ScriptedSource(
+            detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
+            script: Array(repeating: refused, count: 6) + [Self.whole])
+        let timer = RecordedTimer()
+        let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil }, timer: timer)
+        let plan = try await downloader.plan(
+            tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
+        do {
+            _ = try await downloader.install(plan)
+            Issue.record("installed after \(source.requests.count) requests")
+        } catch {
+            #expect(error.message.contains("connection refused"), "\(error.message)")
+            #expect(error.kind == .service(.unavailable), "\(error.kind)")
+        }
+        #expect(source.requests.count == 6)
+        #expect(timer.sleeps == [200, 400, 800, 1600, 3000].map { Duration.milliseconds($0) }, "\(timer.sleeps)")
     }
 
     /// A host that answers every request, even the first (no `Range`), with a 206 for bytes it was

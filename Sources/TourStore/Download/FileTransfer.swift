@@ -127,7 +127,7 @@ struct FileTransfer: Sendable {
             } catch {
                 if Task.isCancelled { throw StoreError(.cancelled, "cancelled") }
                 failures += 1
-                guard error.kind == .temporary, failures < Self.maxFailures else { throw StoreError(error) }
+                guard Self.isWorthAnotherTry(error), failures < Self.maxFailures else { throw StoreError(error) }
                 try await pause(after: failures, reason: "\(error.message); trying again")
                 continue
             }
@@ -293,6 +293,15 @@ struct FileTransfer: Sendable {
         do { try await timer.sleep(for: .milliseconds(milliseconds)) } catch {
             throw StoreError(.cancelled, "cancelled")
         }
+    }
+
+    /// Whether a request that got no answer is tried again, after a pause: a temporary failure
+    /// (a timeout, a broken connection, a 5xx), and also a host that could not be reached at all,
+    /// which for a download under way is a server restarting or a link dropping for a moment (the
+    /// command's first requests to the service have reached it). A host that never answers is
+    /// given up on after `maxFailures` tries, in its own words.
+    static func isWorthAnotherTry(_ error: APIError) -> Bool {
+        error.kind == .temporary || (error.kind == .unavailable && error.transport == .cannotConnect)
     }
 
     /// The answer's validator for `If-Range`: a strong ETag, else Last-Modified (a weak ETag may
