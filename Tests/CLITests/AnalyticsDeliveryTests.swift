@@ -273,6 +273,36 @@ struct AnalyticsDeliveryTests {
         )
     }
 
+    /// `--max-time` is the time spent failing, as `sync --help` says, not the whole sync: a slow
+    /// service that takes every batch is sent everything, however long that takes. It stopped
+    /// after a second with exit 75, blaming the service ("did not answer: no answer within 0.1 s").
+    @Test func aSlowServiceThatTakesEveryBatchIsSentEverythingWhateverTheMaxTime() async throws {
+        var setup = try await Setup()
+        let events = Self.journalEvents(300)
+        try setup.writeJournal(events)
+        try await setup.restart(.init(latencyMilliseconds: 400))
+        let sync = try setup.walkscape(["sync", "--max-time", "1"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stdout == "Sent 300 events; 0 waiting, 0 quarantined.\n", "\(sync.stdout)")
+        let received = try setup.server.events().events.filter { $0.event.anonymousID == "journal" }
+        let inOrder = received.map(\.eventID) == events.map(\.eventID)
+        #expect(inOrder, "\(received.count) of \(events.count) received, each once and in order")
+    }
+
+    /// A batch still on its way when the time runs out is no failure of the service: the sync says
+    /// it ran out of time (it said the service "did not answer within 1 s").
+    @Test func aSyncThatRunsOutOfTimeSaysSoWithoutBlamingTheService() async throws {
+        var setup = try await Setup()
+        try setup.writeJournal(Self.journalEvents(3))
+        try await setup.restart(.init(latencyMilliseconds: 2500))
+        let sync = try setup.walkscape(["sync", "--max-time", "1", "--json"])
+        #expect(sync.status == 75, "\(sync.stderr)")
+        #expect(sync.stderr.contains("out of time"), "\(sync.stderr)")
+        #expect(!sync.stderr.contains("did not answer"), "\(sync.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: sync.stdoutData) as? [String: Any])
+        #expect((report["problem"] as? String)?.contains("out of time") == true, "\(report)")
+    }
+
     @Test func anEventTheServiceRefusesIsQuarantinedWithItsWordsWhileAllTheOthersArrive() async throws {
         let setup = try await Setup()
         // A future event name this service does not know: a 400 for any batch that holds it.

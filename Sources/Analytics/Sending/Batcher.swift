@@ -33,11 +33,19 @@ public struct Batcher: Sendable {
         public var schedule: SendSchedule?
         /// Give up after this many attempts in a row that could not connect at all.
         public var maxUnreachable: Int
+        /// When set, the deadline moves to this long after each batch the service takes: what is
+        /// limited is the time spent failing, not the whole flush (`sync --max-time`), so a slow
+        /// service that takes every batch is sent everything.
+        public var failureTime: TimeInterval?
 
-        public init(deadline: Date? = nil, schedule: SendSchedule? = nil, maxUnreachable: Int = 3) {
+        public init(
+            deadline: Date? = nil, schedule: SendSchedule? = nil, maxUnreachable: Int = 3,
+            failureTime: TimeInterval? = nil
+        ) {
             self.deadline = deadline
             self.schedule = schedule
             self.maxUnreachable = max(1, maxUnreachable)
+            self.failureTime = failureTime
         }
     }
 
@@ -76,6 +84,8 @@ public struct Batcher: Sendable {
     {
         DiskWait.start(after: headStart, body)
     }
+    /// Why a batch went unanswered when the time allowed ran out while it was on its way.
+    static let outOfTime = "out of time before the service answered"
     /// An attempt needs at least this much of the time left to be worth making.
     static let shortestAttempt = Duration.milliseconds(100)
 
@@ -137,13 +147,14 @@ public struct Batcher: Sendable {
         var forgetting: DiskJob<Void, OutboxError>?
         // Events failed on before the service took any other: set aside once it has, else waiting.
         var suspects: [Suspect] = []
+        var deadline = patience.deadline
         do throws(OutboxError) {
             while true {
                 if Task.isCancelled {
                     report.outcome = .stopped(reason: "cancelled", unreachable: false, retryAfter: nil)
                     break
                 }
-                if let deadline = patience.deadline, remaining(until: deadline) < Self.shortestAttempt {
+                if let deadline, remaining(until: deadline) < Self.shortestAttempt {
                     report.outcome = .stopped(reason: "out of time", unreachable: false, retryAfter: nil)
                     break
                 }
@@ -185,14 +196,18 @@ public struct Batcher: Sendable {
                 let attemptsBefore = report.attempts
                 // When this batch went: an answer that took `commitAfter` commits it at once.
                 let sentAt = timer.now()
+                let sentBefore = report.sent
                 let sent: Result<DeliveryResult?, OutboxError>
                 do {
                     sent = .success(
                         try await send(
-                            batch, report: &report, maxBytes: &maxBytes, deadline: patience.deadline,
+                            batch, report: &report, maxBytes: &maxBytes, deadline: deadline,
                             delivered: &delivered, suspects: &suspects, deferCommit: true))
                 } catch { sent = .failure(error) }
                 var stop = try sent.get()
+                if let failureTime = patience.failureTime, report.sent > sentBefore {
+                    deadline = timer.now().addingTimeInterval(failureTime)
+                }
                 if forgetting == nil, report.sent > 0 {
                     let (outbox, before) = (outbox, timer.now().addingTimeInterval(-Self.sentMemory))
                     forgetting = Self.beside { () throws(OutboxError) in
@@ -250,7 +265,7 @@ public struct Batcher: Sendable {
                     report.outcome = .stopped(reason: reason, unreachable: unreachable, retryAfter: after)
                     guard let schedule = patience.schedule, unreachableInRow < patience.maxUnreachable else { break }
                     let wait = schedule.wait(afterFailures: failures, retryAfter: after, fraction: jitter.fraction())
-                    if let deadline = patience.deadline, remaining(until: deadline) < wait + Self.shortestAttempt {
+                    if let deadline, remaining(until: deadline) < wait + Self.shortestAttempt {
                         break
                     }
                     do { try await timer.sleep(for: wait) } catch { break }
@@ -378,7 +393,13 @@ public struct Batcher: Sendable {
         }
         report.attempts += 1
         let timeout = deadline.map { remaining(until: $0) }
-        let result = await transport.deliver(batch: events, timeout: timeout)
+        var result = await transport.deliver(batch: events, timeout: timeout)
+        // The time allowed ran out while the batch was on its way: nothing says the service failed.
+        if case .retryLater(_, let unreachable, let after) = result, let deadline,
+            remaining(until: deadline) < Self.shortestAttempt
+        {
+            result = .retryLater(reason: Self.outOfTime, unreachable: unreachable, after: after)
+        }
         switch result {
         case .delivered:
             if deferCommit { delivered = events } else { try outbox.markSent(events, at: timer.now()) }

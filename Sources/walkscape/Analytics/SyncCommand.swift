@@ -13,7 +13,8 @@ struct SyncCommand: AsyncParsableCommand {
         discussion: """
             Events go in batches, oldest first. A batch the service cannot take now (it fails, is busy, \
             or cannot be reached) is tried again, with waits growing from a quarter second to 8 s, until \
-            --max-time; three tries in a row that cannot connect at all end it sooner. An event the \
+            --max-time has passed since the last batch went through (a slow service that takes every \
+            batch is sent everything); three tries in a row that cannot connect at all end it sooner. An event the \
             service refuses (HTTP 400) is quarantined with the service's words and not sent again \
             unless --retry-quarantined. Exit 0 when nothing waits any more; 69 when the service cannot \
             be reached, 75 when it failed, and the events wait for the next sync.
@@ -28,7 +29,9 @@ struct SyncCommand: AsyncParsableCommand {
 
     @Option(
         name: .long, parsing: .unconditional,
-        help: ArgumentHelp("Give up after this many seconds of failures (default 60).", valueName: "s"))
+        help: ArgumentHelp(
+            "Give up after this many seconds of failures (default 60), counted from the last batch the service took.",
+            valueName: "s"))
     var maxTime: Double = 60
 
     @Flag(name: .long, help: "Send the quarantined events again too (after the service was fixed, say).")
@@ -72,7 +75,8 @@ struct SyncCommand: AsyncParsableCommand {
             do { _ = try outbox.releaseQuarantined() } catch { throw AppError.failure(error.message) }
         }
         let patience = Batcher.Patience(
-            deadline: Date().addingTimeInterval(maxTime), schedule: .onDemand, maxUnreachable: 3)
+            deadline: Date().addingTimeInterval(maxTime), schedule: .onDemand, maxUnreachable: 3,
+            failureTime: maxTime)
         guard
             let flush = await AnalyticsStorage.flush(
                 outbox, settings: settings, analytics: analytics, patience: patience,
