@@ -65,6 +65,25 @@ struct RequestExecutorTests {
         #expect(down.requests.count == 4)
     }
 
+    /// A service that answered a 5xx was reached: a broken connection after it is part of the same
+    /// struggle, and gets the attempts the notice announced. It announced "attempt 4 of 10", then
+    /// gave up at attempt 4 on a reset (the bound of the last failure's kind only).
+    @Test func theAttemptsAnnouncedAreTheAttemptsMadeWhenFailuresOfBothKindsMix() async throws {
+        let persistent = RetryPolicy.persistent(policy)
+        let notices = NoticeLog()
+        let transport = ScriptedTransport(
+            [.fail(.connectionLost), .fail(.connectionLost), .answer(500)]
+                + Array(repeating: .fail(.connectionLost), count: 3) + [.answer(200)])
+        let executor = RequestExecutor(
+            transport: transport, policy: persistent, timer: RecordedTimer(), jitter: FixedJitter(value: 0),
+            onRetry: { notices.append($0) })
+        let response = try await executor.send(HTTPRequest(method: .get, url: url), idempotent: true)
+        #expect(response.status == 200)
+        #expect(transport.requests.count == 7)
+        #expect(notices.all.map(\.attempt) == Array(2...7))
+        #expect(notices.all.map(\.maxAttempts) == [4, 4, 10, 10, 10, 10], "\(notices.all.map(\.maxAttempts))")
+    }
+
     @Test func retryAfterSecondsAndDatesAreHonoured() async throws {
         let timer = RecordedTimer()
         let date = "Wed, 15 Jan 2027 08:00:03 GMT"

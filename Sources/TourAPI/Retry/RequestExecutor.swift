@@ -41,6 +41,10 @@ public struct RequestExecutor: Sendable {
         async throws(TransportError) -> HTTPResponse
     {
         var attempt = 1
+        // Once the service answered with a retryable status it was reached, only struggling: a
+        // broken connection after that belongs to the same struggle and gets as many attempts (the
+        // notices announced them).
+        var struggling = false
         while true {
             do {
                 var response = try await sendFollowingRedirects(request)
@@ -57,17 +61,20 @@ public struct RequestExecutor: Sendable {
                     return response
                 }
                 await response.body.discard()
+                struggling = true
                 try await pause(
                     wait, before: attempt + 1, of: attempts(serverError: true), request: request,
                     reason: "HTTP \(response.status)")
             } catch {
                 guard error.kind != .cancelled, error.isTransient, idempotent || error.requestWasNotSent,
-                    let wait = policy.delay(afterAttempt: attempt, retryAfter: nil, fraction: jitter.fraction())
+                    let wait = policy.delay(
+                        afterAttempt: attempt, retryAfter: nil, fraction: jitter.fraction(), serverError: struggling)
                 else {
                     throw error
                 }
                 try await pause(
-                    wait, before: attempt + 1, of: attempts(serverError: false), request: request, reason: error.detail)
+                    wait, before: attempt + 1, of: attempts(serverError: struggling), request: request,
+                    reason: error.detail)
             }
             attempt += 1
         }
