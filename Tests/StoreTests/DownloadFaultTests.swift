@@ -75,6 +75,45 @@ struct DownloadFaultTests {
         try harness.expectVerifyClean()
     }
 
+    /// While nothing arrives the progress goes on saying so (the rate falls to nothing), and once
+    /// bytes come again the rate is theirs, not an average over the stall. The progress used to
+    /// stop for the whole stall at its last healthy rate, then show a rate of a few kB/s and hours
+    /// left.
+    @Test func progressDuringAStallSaysNothingArrivesAndTheRateAfterItIsTheNewOne() async throws {
+        let fixture = TourFixture(slug: "stalled-walk", points: 2, audioBytes: 600_000)
+        let harness = try await StoreHarness(options: .init(throttleBytesPerSecond: 200_000)) { tours in
+            try fixture.write(in: tours)
+        }
+        let download = try harness.start(["download", "stalled-walk", "--json"])
+        func progress() -> [(received: Int, rate: Int)] {
+            download.output.split(separator: "\n").compactMap {
+                guard let line = try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any],
+                    line["event"] as? String == "progress", let received = line["received"] as? Int,
+                    let rate = line["bytesPerSecond"] as? Int
+                else { return nil }
+                return (received, rate)
+            }
+        }
+        let deadline = Date().addingTimeInterval(20)
+        while (progress().last?.received ?? 0) < 200_000, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        harness.server.signal(SIGSTOP)
+        try await Task.sleep(for: .seconds(5))
+        let during = progress()
+        harness.server.signal(SIGCONT)
+        let status = await download.wait(timeout: 60)
+        #expect(status == 0, "\(download.errorOutput)")
+        // Lines kept coming while nothing arrived, and the rate fell to nothing.
+        let stalledAt = during.last?.received ?? -1
+        let whileStalled = during.filter { $0.received == stalledAt }
+        #expect(whileStalled.count >= 4, "\(during.suffix(6))")
+        #expect(whileStalled.last?.rate == 0, "\(during.suffix(6))")
+        // After it, no rate computed over the stall (a few kB/s where 400 kB/s arrive).
+        let after = progress().filter { $0.received > stalledAt && $0.rate > 0 }
+        #expect(after.allSatisfy { $0.rate >= 100_000 }, "\(after.prefix(4))")
+    }
+
     @Test func cutConnectionsAndBurstsOfServerErrorsStillEndInACompleteCheckedTour() async throws {
         let fixture = TourFixture(
             slug: "stormy-walk", languages: ["en", "it"], points: 4, audioBytes: 150_000,

@@ -49,10 +49,22 @@ package final class DownloadReporter: @unchecked Sendable {
     private var samples: [(at: Date, bytes: Int64)] = []
     private var lastShown = Date.distantPast
     private var liveLineOpen = false
+    /// When the last bytes arrived: the progress says when nothing has for `stall`.
+    private var lastData = Date()
+    /// Draws the progress while nothing arrives (`tickEvery`), from the transfers' start to the
+    /// command's last word.
+    private var ticker: (any DispatchSourceTimer)?
+
+    /// No bytes for this long is a stall: the progress says so instead of a rate and a time left,
+    /// and the rate after it is measured from its end.
+    static let stall: TimeInterval = 3
+    static let tickEvery: TimeInterval = 1
 
     package init(mode: Mode) {
         self.mode = mode
     }
+
+    deinit { ticker?.cancel() }
 
     /// Bytes of the files under way that are on disk now (resumed plus received): what a stopped
     /// download keeps.
@@ -111,6 +123,7 @@ package final class DownloadReporter: @unchecked Sendable {
     package func finished(_ plan: DownloadPlan, _ report: InstallReport, seconds: Double, unplayable: [String]) {
         guard mode != .silent else { return }
         lock.withLock {
+            stopTicking()
             closeLiveLine()
             switch mode {
             case .json:
@@ -140,6 +153,7 @@ package final class DownloadReporter: @unchecked Sendable {
     /// Ctrl-C: what stays for the next run.
     package func stopped(command: String, keptBytes: Int64) {
         lock.withLock {
+            stopTicking()
             closeLiveLine()
             let text = "download stopped; `\(command)` resumes it (\(ByteCount.format(keptBytes)) kept)"
             if mode == .json {
@@ -153,6 +167,7 @@ package final class DownloadReporter: @unchecked Sendable {
 
     package func failed(_ message: String) {
         lock.withLock {
+            stopTicking()
             closeLiveLine()
             if mode == .json {
                 var line = Line("error")
@@ -183,7 +198,9 @@ package final class DownloadReporter: @unchecked Sendable {
                 total = bytes
                 received = resumed
                 started = now
+                lastData = now
                 samples = [(now, resumed)]
+                startTicking()
                 // The first progress line after an interval, not at the first chunk.
                 lastShown = now
                 if mode == .json {
@@ -194,7 +211,10 @@ package final class DownloadReporter: @unchecked Sendable {
                     emit(line)
                 }
             case .received(let bytes):
+                // The first bytes after a stall start the rate's window again.
+                if now.timeIntervalSince(lastData) >= Self.stall { samples = [(now, received)] }
                 received += bytes
+                lastData = now
                 showProgress(now)
             case .fileDone(let label, let bytes):
                 switch mode {
@@ -234,6 +254,7 @@ package final class DownloadReporter: @unchecked Sendable {
                         "  \(label): its link expired; a new one from the service, going on from byte \(atByte)")
                 }
             case .switched(let languages):
+                stopTicking()
                 if mode == .json {
                     var line = Line("switched")
                     line.languages = languages
@@ -244,6 +265,29 @@ package final class DownloadReporter: @unchecked Sendable {
     }
 
     // MARK: Rendering (under the lock)
+
+    /// The progress drawn every `tickEvery` while the transfers run, so that a stall shows.
+    private func startTicking() {
+        guard mode != .silent, ticker == nil else { return }
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + Self.tickEvery, repeating: Self.tickEvery)
+        timer.setEventHandler { [weak self] in self?.tick() }
+        ticker = timer
+        timer.resume()
+    }
+
+    private func tick() {
+        lock.withLock {
+            guard ticker != nil else { return }
+            showProgress(Date())
+        }
+    }
+
+    /// No more progress: the command's last words follow.
+    private func stopTicking() {
+        ticker?.cancel()
+        ticker = nil
+    }
 
     private func showProgress(_ now: Date) {
         let interval: TimeInterval =
@@ -270,19 +314,22 @@ package final class DownloadReporter: @unchecked Sendable {
             line.bytesPerSecond = Int64(rate)
             emit(line)
         case .plain:
-            say("  \(progressText(rate: rate))")
+            say("  \(progressText(rate: rate, now: now))")
         case .live:
-            writeRaw("\r\u{1B}[2K" + TerminalText.sanitized("\(name): \(progressText(rate: rate))"))
+            writeRaw("\r\u{1B}[2K" + TerminalText.sanitized("\(name): \(progressText(rate: rate, now: now))"))
             liveLineOpen = true
         case .silent:
             break
         }
     }
 
-    private func progressText(rate: Double) -> String {
+    private func progressText(rate: Double, now: Date) -> String {
         let percent = total > 0 ? Int(Double(received) * 100 / Double(total)) : 100
         var text = "\(ByteCount.format(received)) of \(ByteCount.format(total)) (\(percent)%)"
-        if rate > 0 {
+        let waited = now.timeIntervalSince(lastData)
+        if waited >= Self.stall {
+            text += ", nothing arriving for \(Self.duration(waited))"
+        } else if rate > 0 {
             text += ", \(ByteCount.format(Int64(rate)))/s"
             let left = Double(max(0, total - received)) / rate
             text += ", \(Self.duration(left)) left"
