@@ -126,6 +126,40 @@ struct APIClientTests {
         #expect(body == ["email": "ada@example.org", "password": "12345678"])
     }
 
+    /// A registration or a redemption cut off after it was sent may have gone through: it is not
+    /// sent again, and the error says so with the way to find out (it said "try again later",
+    /// and a second registration then met "exists already").
+    @Test func aRegistrationOrRedemptionWithoutAnAnswerSaysItMayHaveGoneThrough() async throws {
+        for kind in [TransportError.Kind.timedOut, .connectionLost] {
+            let registering = ScriptedTransport([.fail(kind)])
+            do {
+                _ = try await client(registering, MemoryCredentialStore()).register(
+                    Registration(email: "ada@example.org", password: "12345678"))
+                Issue.record("registered without an answer")
+            } catch {
+                #expect(error.kind == .temporary)
+                #expect(
+                    error.message.hasSuffix(
+                        "; the account for ada@example.org may have been made all the same: walkscape login tells"),
+                    "\(error.message)")
+                #expect(!error.message.contains("try again"), "\(error.message)")
+            }
+            #expect(registering.requests.count == 1)
+
+            let redeeming = ScriptedTransport([.fail(kind)])
+            do {
+                _ = try await client(redeeming, loggedIn()).redeem("WALK-2026")
+                Issue.record("redeemed without an answer")
+            } catch {
+                #expect(
+                    error.message.hasSuffix(
+                        "; voucher WALK-2026 may have been redeemed all the same: walkscape my-tours tells"),
+                    "\(error.message)")
+            }
+            #expect(redeeming.requests.count == 1)
+        }
+    }
+
     @Test func theStatusTableNamesEachFailure() {
         func kind(_ status: Int) -> APIError.Kind {
             APIError.status(status, body: nil, request: "GET /x", retryAfter: nil).kind

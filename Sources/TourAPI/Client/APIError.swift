@@ -80,6 +80,20 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { message }
 
+    /// For a request never sent twice (a registration, a redemption): cut off once it may have
+    /// reached the service, it may have gone through, and trying again is not the advice:
+    /// `outcome` says how to find out.
+    public func mayHaveGoneThrough(_ outcome: String) -> APIError {
+        guard transport == .timedOut || transport == .connectionLost else { return self }
+        var text = message
+        if let advice = ["; try again later", "; try again"].first(where: { text.hasSuffix($0) }) {
+            text.removeLast(advice.count)
+        }
+        var copy = self
+        copy.message = text + "; " + outcome
+        return copy
+    }
+
     public static let loginAgain = "log in again"
 
     public static var sessionExpired: APIError { APIError(.sessionExpired, loginAgain, remedy: .logIn) }
