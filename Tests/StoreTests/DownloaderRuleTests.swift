@@ -313,6 +313,11 @@ import TourModel
                 TransportError(.cannotConnect, "connection refused"), service: URL(string: "https://media.example.org")!
             )
         }
+        let silent: (URL, HTTPHeaderFields) throws(APIError) -> HTTPResponse = { _, _ throws(APIError) in
+            throw APIError(
+                TransportError(.connectTimeout, "no connection within 5 s"),
+                service: URL(string: "https://media.example.org")!)
+        }
         let source = ScriptedSource(
             detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
             script: [
@@ -321,7 +326,7 @@ import TourModel
                         status: 200, headers: ["Content-Length": "\(Self.bytes.count)", "ETag": "\"v1\""],
                         body: Self.body(Self.bytes[..<half], thenBreak: true), url: url)
                 },
-                refused, refused,
+                refused, silent,
                 { url, _ in
                     HTTPResponse(
                         status: 206,

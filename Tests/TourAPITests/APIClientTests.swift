@@ -160,6 +160,19 @@ struct APIClientTests {
         }
     }
 
+    /// "Cannot reach the service" is one condition whether the connection was refused or never
+    /// made in time: exit 69 both ways (a connect timeout was 75 in every command but `sync`).
+    @Test func aServiceThatCannotBeReachedIsUnavailableWhetherRefusedOrSilent() {
+        for kind in [TransportError.Kind.cannotConnect, .connectTimeout] {
+            let error = APIError(TransportError(kind, "no connection within 5 s"), service: Self.service)
+            #expect(error.kind == .unavailable, "\(kind)")
+            #expect(error.message.hasPrefix("cannot reach the service at api.example.org"), "\(error.message)")
+        }
+        // An answer that did not come in time is another matter: the service was reached.
+        let late = APIError(TransportError(.timedOut, "no answer within 20 s"), service: Self.service)
+        #expect(late.kind == .temporary)
+    }
+
     @Test func theStatusTableNamesEachFailure() {
         func kind(_ status: Int) -> APIError.Kind {
             APIError.status(status, body: nil, request: "GET /x", retryAfter: nil).kind

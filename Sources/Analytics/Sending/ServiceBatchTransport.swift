@@ -62,9 +62,8 @@ public struct ServiceBatchTransport: BatchTransport {
         case .temporary where (500...599).contains(error.status ?? 0):
             return .serviceFailed(status: error.status ?? 500, reason: error.message, after: error.retryAfter)
         case .temporary:
-            return .retryLater(
-                reason: error.message, unreachable: error.transport == .connectTimeout, after: error.retryAfter)
-        case .unavailable where error.transport == .cannotConnect:
+            return .retryLater(reason: error.message, unreachable: false, after: error.retryAfter)
+        case .unavailable where [.cannotConnect, .connectTimeout].contains(error.transport):
             return .retryLater(reason: error.message, unreachable: true, after: nil)
         case .local where error.transport == .cancelled:
             return .retryLater(reason: "cancelled", unreachable: false, after: nil)

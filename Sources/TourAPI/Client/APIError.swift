@@ -39,9 +39,10 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
         case rejected
         /// 413: a body larger than the service accepts.
         case tooLarge
-        /// The service cannot be reached at all: refused, no such host, no secure connection.
+        /// The service cannot be reached at all: refused, no connection within the connect
+        /// timeout, no such host, no secure connection.
         case unavailable
-        /// Worth trying again later: timed out, connection broken, busy (429) or failing (5xx).
+        /// Worth trying again later: no answer in time, connection broken, busy (429) or failing (5xx).
         case temporary
         /// An answer in neither dialect, or a status the contract does not have.
         case protocolError
@@ -109,7 +110,8 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
         case .cannotConnect:
             self.init(.unavailable, "cannot reach the service at \(origin) (\(error.detail))")
         case .connectTimeout:
-            self.init(.temporary, "cannot reach the service at \(origin): \(error.detail); try again later")
+            // Refused or silent, the service cannot be reached (exit 69, as `sync` always said).
+            self.init(.unavailable, "cannot reach the service at \(origin): \(error.detail); try again later")
         case .timedOut:
             self.init(.temporary, "the service at \(origin) did not answer: \(error.detail); try again later")
         case .connectionLost:

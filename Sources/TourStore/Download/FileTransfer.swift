@@ -301,7 +301,8 @@ struct FileTransfer: Sendable {
     /// command's first requests to the service have reached it). A host that never answers is
     /// given up on after `maxFailures` tries, in its own words.
     static func isWorthAnotherTry(_ error: APIError) -> Bool {
-        error.kind == .temporary || (error.kind == .unavailable && error.transport == .cannotConnect)
+        error.kind == .temporary
+            || (error.kind == .unavailable && [.cannotConnect, .connectTimeout].contains(error.transport))
     }
 
     /// The answer's validator for `If-Range`: a strong ETag, else Last-Modified (a weak ETag may
