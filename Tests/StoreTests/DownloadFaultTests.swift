@@ -114,6 +114,30 @@ struct DownloadFaultTests {
         #expect(after.allSatisfy { $0.rate >= 100_000 }, "\(after.prefix(4))")
     }
 
+    /// A body that stops mid-file is resumed, and the retry says what happened: the bytes stopped
+    /// coming. It said "no answer within 1 s", of an answer that had begun.
+    @Test func aBodyThatStopsMidFileIsResumedAndSaidToHaveStopped() async throws {
+        let fixture = TourFixture(slug: "paused-walk", points: 2, audioBytes: 600_000)
+        let harness = try await StoreHarness(options: .init(throttleBytesPerSecond: 200_000)) { tours in
+            try fixture.write(in: tours)
+        }
+        let download = try harness.start(["download", "paused-walk", "--json", "--timeout", "1"])
+        let deadline = Date().addingTimeInterval(20)
+        while !download.output.contains("\"progress\""), Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        harness.server.signal(SIGSTOP)
+        try await Task.sleep(for: .milliseconds(2500))
+        harness.server.signal(SIGCONT)
+        let status = await download.wait(timeout: 60)
+        #expect(status == 0, "\(download.errorOutput)")
+        let reasons = download.output.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["reason"] as? String
+        }
+        #expect(reasons.contains { $0.hasPrefix("nothing arrived for 1 s at byte ") }, "\(reasons)")
+        #expect(!reasons.contains { $0.contains("no answer within") && $0.contains("at byte") }, "\(reasons)")
+    }
+
     @Test func cutConnectionsAndBurstsOfServerErrorsStillEndInACompleteCheckedTour() async throws {
         let fixture = TourFixture(
             slug: "stormy-walk", languages: ["en", "it"], points: 4, audioBytes: 150_000,

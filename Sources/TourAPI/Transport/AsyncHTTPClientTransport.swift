@@ -72,6 +72,10 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                     let chunk: BodyChunk?
                     do {
                         chunk = try await chunks.next().map { BodyChunk(buffer: $0) }
+                    } catch let error as HTTPClientError where error == .readTimeout {
+                        // Mid-body the answer had come: its bytes stopped.
+                        throw TransportError(
+                            .timedOut, "nothing arrived for \(Self.seconds(configuration.readTimeout))")
                     } catch {
                         throw Self.classify(error, timeout: timeout, configuration: configuration)
                     }
