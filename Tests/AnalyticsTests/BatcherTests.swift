@@ -37,6 +37,73 @@ import TourModel
         #expect(try outbox.summary(for: F.service).sentTotal == 120)
     }
 
+    /// `sync --max-time` limits the time spent failing: batches the service takes, however slowly,
+    /// do not count against it, while a service that fails mostly still meets it.
+    @Test func onlyTheTimeSpentFailingCountsAgainstTheDeadline() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...5)
+        let timer = RecordedTimer()
+        let slow = ScriptedBatchTransport { _, _ in
+            timer.advance(by: 30)
+            return .delivered
+        }
+        let start = timer.now()
+        let patience = Batcher.Patience(
+            deadline: start + 60, schedule: .onDemand, maxUnreachable: 3, deliveriesDoNotCount: true)
+        let report = await batcher(outbox, slow, timer: timer, limits: BatchLimits(maxEvents: 1)).flush(patience)
+        #expect(report.outcome == .emptied && report.sent == 5, "\(report)")
+        // Counted, the same slow service would have had time for two.
+        try F.fill(outbox, 6...10)
+        let counted = await batcher(outbox, slow, timer: timer, limits: BatchLimits(maxEvents: 1))
+            .flush(.init(deadline: timer.now() + 60, schedule: .onDemand, maxUnreachable: 3))
+        #expect(counted.sent == 2, "\(counted)")
+
+        // One batch in three taken, each failure taking 10 s: the failing time in all stays within
+        // the deadline (plus at most one wait), whatever the deliveries.
+        let fresh = try TemporaryDirectory()
+        let busy = try F.outbox(fresh)
+        try F.fill(busy, 1...100)
+        let clock = RecordedTimer()
+        let delivering = Mutex(0.0)
+        let mostlyFailing = ScriptedBatchTransport { _, attempt in
+            clock.advance(by: 10)
+            guard attempt % 3 == 0 else { return .retryLater(reason: "HTTP 503", unreachable: false, after: nil) }
+            delivering.withLock { $0 += 10 }
+            return .delivered
+        }
+        let began = clock.now()
+        let bounded = await batcher(busy, mostlyFailing, timer: clock, limits: BatchLimits(maxEvents: 1))
+            .flush(.init(deadline: began + 60, schedule: .onDemand, maxUnreachable: 3, deliveriesDoNotCount: true))
+        #expect(bounded.sent > 0 && bounded.sent < 100, "\(bounded)")
+        let failing = clock.now().timeIntervalSince(began) - delivering.withLock { $0 }
+        #expect(failing <= 60 + 8, "\(failing) s spent failing")
+    }
+
+    /// Only a batch that used up the time left without an answer is "out of time"; one refused
+    /// just before the deadline says it was refused.
+    @Test func outOfTimeIsSaidOnlyOfABatchThatUsedUpTheTimeLeft() async throws {
+        let home = try TemporaryDirectory()
+        let outbox = try F.outbox(home)
+        try F.fill(outbox, 1...1)
+        let timer = RecordedTimer()
+        let refused = ScriptedBatchTransport { _, _ in
+            timer.advance(by: 0.92)
+            return .retryLater(reason: "refused", unreachable: true, after: nil)
+        }
+        let early = await batcher(outbox, refused, timer: timer).flush(.init(deadline: timer.now() + 1))
+        #expect(early.outcome == .stopped(reason: "refused", unreachable: true, retryAfter: nil), "\(early)")
+        let late = ScriptedBatchTransport { _, _ in
+            timer.advance(by: 1)
+            return .retryLater(reason: "no answer within 1 s", unreachable: false, after: nil)
+        }
+        let cut = await batcher(outbox, late, timer: timer).flush(.init(deadline: timer.now() + 1))
+        #expect(
+            cut.outcome
+                == .stopped(reason: "out of time before the service answered", unreachable: false, retryAfter: nil),
+            "\(cut)")
+    }
+
     @Test func refusedEventsAreBisectedOutAndQuarantinedWithTheServicesWordsTheRestDeliveredInOrder() async throws {
         let home = try TemporaryDirectory()
         let outbox = try F.outbox(home)

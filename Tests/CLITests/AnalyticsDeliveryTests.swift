@@ -274,14 +274,15 @@ struct AnalyticsDeliveryTests {
     }
 
     /// `--max-time` is the time spent failing, as `sync --help` says, not the whole sync: a slow
-    /// service that takes every batch is sent everything, however long that takes. It stopped
-    /// after a second with exit 75, blaming the service ("did not answer: no answer within 0.1 s").
+    /// service that takes every batch is sent everything, however long that takes (6 batches at
+    /// 0.7 s). It stopped at the limit with exit 75, blaming the service ("did not answer: no answer
+    /// within 0.1 s").
     @Test func aSlowServiceThatTakesEveryBatchIsSentEverythingWhateverTheMaxTime() async throws {
         var setup = try await Setup()
         let events = Self.journalEvents(300)
         try setup.writeJournal(events)
-        try await setup.restart(.init(latencyMilliseconds: 400))
-        let sync = try setup.walkscape(["sync", "--max-time", "1"])
+        try await setup.restart(.init(latencyMilliseconds: 700))
+        let sync = try setup.walkscape(["sync", "--max-time", "2"])
         #expect(sync.status == 0, "\(sync.stderr)")
         #expect(sync.stdout == "Sent 300 events; 0 waiting, 0 quarantined.\n", "\(sync.stdout)")
         let received = try setup.server.events().events.filter { $0.event.anonymousID == "journal" }

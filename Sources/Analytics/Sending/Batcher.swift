@@ -33,19 +33,20 @@ public struct Batcher: Sendable {
         public var schedule: SendSchedule?
         /// Give up after this many attempts in a row that could not connect at all.
         public var maxUnreachable: Int
-        /// When set, the deadline moves to this long after each batch the service takes: what is
-        /// limited is the time spent failing, not the whole flush (`sync --max-time`), so a slow
-        /// service that takes every batch is sent everything.
-        public var failureTime: TimeInterval?
+        /// When set, the time a batch the service took spent on its way does not count: the
+        /// deadline moves on by as much. What is limited is the time spent failing (`sync
+        /// --max-time`), in all, not the whole flush: a slow service that takes every batch is sent
+        /// everything, and one that fails mostly still meets the deadline.
+        public var deliveriesDoNotCount: Bool
 
         public init(
             deadline: Date? = nil, schedule: SendSchedule? = nil, maxUnreachable: Int = 3,
-            failureTime: TimeInterval? = nil
+            deliveriesDoNotCount: Bool = false
         ) {
             self.deadline = deadline
             self.schedule = schedule
             self.maxUnreachable = max(1, maxUnreachable)
-            self.failureTime = failureTime
+            self.deliveriesDoNotCount = deliveriesDoNotCount
         }
     }
 
@@ -205,8 +206,8 @@ public struct Batcher: Sendable {
                             delivered: &delivered, suspects: &suspects, deferCommit: true))
                 } catch { sent = .failure(error) }
                 var stop = try sent.get()
-                if let failureTime = patience.failureTime, report.sent > sentBefore {
-                    deadline = timer.now().addingTimeInterval(failureTime)
+                if patience.deliveriesDoNotCount, report.sent > sentBefore {
+                    deadline = deadline?.addingTimeInterval(timer.now().timeIntervalSince(sentAt))
                 }
                 if forgetting == nil, report.sent > 0 {
                     let (outbox, before) = (outbox, timer.now().addingTimeInterval(-Self.sentMemory))
@@ -393,10 +394,14 @@ public struct Batcher: Sendable {
         }
         report.attempts += 1
         let timeout = deadline.map { remaining(until: $0) }
+        let began = timer.now()
         var result = await transport.deliver(batch: events, timeout: timeout)
-        // The time allowed ran out while the batch was on its way: nothing says the service failed.
-        if case .retryLater(_, let unreachable, let after) = result, let deadline,
-            remaining(until: deadline) < Self.shortestAttempt
+        // The batch took all the time that was left and got nothing back: the time ran out while
+        // it was on its way, which says nothing of the service (a refusal or a 429 says more).
+        if case .retryLater(_, let unreachable, let after) = result, let deadline, let timeout,
+            remaining(until: deadline) < Self.shortestAttempt,
+            timer.now().timeIntervalSince(began) >= Double(timeout.components.seconds)
+                + Double(timeout.components.attoseconds) / 1e18 - 0.05
         {
             result = .retryLater(reason: Self.outOfTime, unreachable: unreachable, after: after)
         }

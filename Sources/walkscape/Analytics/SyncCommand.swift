@@ -13,8 +13,9 @@ struct SyncCommand: AsyncParsableCommand {
         discussion: """
             Events go in batches, oldest first. A batch the service cannot take now (it fails, is busy, \
             or cannot be reached) is tried again, with waits growing from a quarter second to 8 s, until \
-            --max-time has passed since the last batch went through (a slow service that takes every \
-            batch is sent everything); three tries in a row that cannot connect at all end it sooner. An event the \
+            --max-time of failures in all (the time batches the service took spent on their way does \
+            not count: a slow service that takes every batch is sent everything); three tries in a row \
+            that cannot connect at all end it sooner. An event the \
             service refuses (HTTP 400) is quarantined with the service's words and not sent again \
             unless --retry-quarantined. Exit 0 when nothing waits any more; 69 when the service cannot \
             be reached, 75 when it failed, and the events wait for the next sync.
@@ -30,7 +31,7 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(
         name: .long, parsing: .unconditional,
         help: ArgumentHelp(
-            "Give up after this many seconds of failures (default 60), counted from the last batch the service took.",
+            "Give up after this many seconds of failures in all (default 60); batches the service takes do not count.",
             valueName: "s"))
     var maxTime: Double = 60
 
@@ -76,7 +77,7 @@ struct SyncCommand: AsyncParsableCommand {
         }
         let patience = Batcher.Patience(
             deadline: Date().addingTimeInterval(maxTime), schedule: .onDemand, maxUnreachable: 3,
-            failureTime: maxTime)
+            deliveriesDoNotCount: true)
         guard
             let flush = await AnalyticsStorage.flush(
                 outbox, settings: settings, analytics: analytics, patience: patience,
