@@ -160,6 +160,26 @@ struct APIClientTests {
         }
     }
 
+    /// A token renewal cut off before a redemption is not the redemption: the voucher was never
+    /// sent, and the error does not say it may have been redeemed.
+    @Test func aRenewalCutOffBeforeARedemptionIsNotSaidToHaveRedeemed() async throws {
+        let stale = MemoryCredentialStore(
+            Credentials(
+                service: ServiceURL.key(Self.service), email: "ada@example.org", userID: "u1",
+                tokens: AuthTokens(
+                    accessToken: TestToken.make(
+                        issuedAt: now.addingTimeInterval(-1000), expiresAt: now.addingTimeInterval(-100)),
+                    refreshToken: TestToken.make(issuedAt: now, expiresAt: now.addingTimeInterval(86_400)))))
+        let transport = ScriptedTransport([.fail(.timedOut)])
+        do {
+            _ = try await client(transport, stale).redeem("WALK-2026")
+            Issue.record("redeemed")
+        } catch {
+            #expect(!error.message.contains("may have been redeemed"), "\(error.message)")
+        }
+        #expect(transport.requests.allSatisfy { !$0.url.path.hasSuffix("/vouchers/validate") })
+    }
+
     /// "Cannot reach the service" is one condition whether the connection was refused or never
     /// made in time: exit 69 both ways (a connect timeout was 75 in every command but `sync`).
     @Test func aServiceThatCannotBeReachedIsUnavailableWhetherRefusedOrSilent() {

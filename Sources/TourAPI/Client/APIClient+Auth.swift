@@ -5,27 +5,21 @@ extension APIClient {
     /// `POST /auth/register`: creates the account and keeps its session. Never re-sent once it may
     /// have reached the server.
     public func register(_ registration: Registration) async throws(APIError) -> AuthSession {
-        let answer: ServiceAnswer
-        do {
-            answer = try await call(
-                .post, "/auth/register", json: ServiceChannel.json(registration), auth: .none,
-                idempotent: false
-            ) { answer in
-                switch answer.status {
-                case 409:
-                    APIError(
-                        .alreadyExists, "an account for \(registration.email) exists already", status: 409,
-                        remedy: .logIn)
-                case 400:
-                    APIError(
-                        .rejected, "registration refused: \(answer.errorBody?.summary ?? "invalid details")",
-                        status: 400, serverMessages: answer.errorBody?.messages ?? [])
-                default: nil
-                }
+        let answer = try await call(
+            .post, "/auth/register", json: ServiceChannel.json(registration), auth: .none, idempotent: false,
+            ifCutOff: "the account for \(registration.email) may have been made all the same: walkscape login tells"
+        ) { answer in
+            switch answer.status {
+            case 409:
+                APIError(
+                    .alreadyExists, "an account for \(registration.email) exists already", status: 409,
+                    remedy: .logIn)
+            case 400:
+                APIError(
+                    .rejected, "registration refused: \(answer.errorBody?.summary ?? "invalid details")",
+                    status: 400, serverMessages: answer.errorBody?.messages ?? [])
+            default: nil
             }
-        } catch {
-            throw error.mayHaveGoneThrough(
-                "the account for \(registration.email) may have been made all the same: walkscape login tells")
         }
         let auth = try channel.decode(AuthSession.self, from: answer)
         try await session.begin(auth, email: registration.email)

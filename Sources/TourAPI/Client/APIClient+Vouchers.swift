@@ -7,27 +7,20 @@ extension APIClient {
     /// except after a 401, which says the service did not act on it.
     public func redeem(_ code: String) async throws(APIError) -> VoucherRedemption {
         let code = code.trimmingCharacters(in: .whitespacesAndNewlines)
-        let answer: ServiceAnswer
-        do {
-            answer = try await call(
-                .post, "/vouchers/validate", json: ServiceChannel.json(["code": code]),
-                auth: .required, idempotent: false
-            ) { answer in
-                let said = answer.errorBody?.summary
-                return switch answer.status {
-                case 404: APIError(.notFound, "no voucher \(code): check the code", status: 404)
-                case 400:
-                    APIError(
-                        .rejected, "voucher \(code) cannot be used: \(said ?? "expired or used up")", status: 400,
-                        serverMessages: answer.errorBody?.messages ?? [])
-                case 409:
-                    APIError(.alreadyExists, "the tour of voucher \(code) is already unlocked for you", status: 409)
-                default: nil
-                }
+        let answer = try await call(
+            .post, "/vouchers/validate", json: ServiceChannel.json(["code": code]), auth: .required,
+            idempotent: false, ifCutOff: "voucher \(code) may have been redeemed all the same: walkscape my-tours tells"
+        ) { answer in
+            let said = answer.errorBody?.summary
+            return switch answer.status {
+            case 404: APIError(.notFound, "no voucher \(code): check the code", status: 404)
+            case 400:
+                APIError(
+                    .rejected, "voucher \(code) cannot be used: \(said ?? "expired or used up")", status: 400,
+                    serverMessages: answer.errorBody?.messages ?? [])
+            case 409: APIError(.alreadyExists, "the tour of voucher \(code) is already unlocked for you", status: 409)
+            default: nil
             }
-        } catch {
-            throw error.mayHaveGoneThrough(
-                "voucher \(code) may have been redeemed all the same: walkscape my-tours tells")
         }
         return try channel.decode(VoucherRedemption.self, from: answer)
     }

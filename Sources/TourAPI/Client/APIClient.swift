@@ -49,9 +49,20 @@ public struct APIClient: Sendable {
     /// named by `explain` when it has a better word than the contract's status table.
     public func call(
         _ method: HTTPRequest.Method, _ path: String, query: [URLQueryItem] = [], json body: Data? = nil,
-        auth: Authentication, idempotent: Bool, timeout: Duration? = nil,
+        auth: Authentication, idempotent: Bool, timeout: Duration? = nil, ifCutOff outcome: String? = nil,
         explain: (ServiceAnswer) -> APIError? = { _ in nil }
     ) async throws(APIError) -> ServiceAnswer {
+        // `outcome`: what to say when this request (not a token renewal before it) is cut off once
+        // it may have reached the service (`APIError.mayHaveGoneThrough`).
+        func perform(_ token: String?) async throws(APIError) -> ServiceAnswer {
+            do {
+                return try await channel.perform(
+                    channel.request(method, path, query: query, json: body, token: token, timeout: timeout),
+                    idempotent: idempotent)
+            } catch {
+                throw outcome.map { error.mayHaveGoneThrough($0) } ?? error
+            }
+        }
         var token: String?
         switch auth {
         case .none:
@@ -64,15 +75,11 @@ public struct APIClient: Sendable {
             token = try await session.accessToken()
             if token == nil { throw try await notLoggedIn() }
         }
-        var answer = try await channel.perform(
-            channel.request(method, path, query: query, json: body, token: token, timeout: timeout),
-            idempotent: idempotent)
+        var answer = try await perform(token)
         if answer.status == 401, let sent = token {
             // A 401 is the server saying it did not act, so even a voucher may be sent again.
             let renewed = try await session.accessToken(afterRejecting: sent)
-            answer = try await channel.perform(
-                channel.request(method, path, query: query, json: body, token: renewed, timeout: timeout),
-                idempotent: idempotent)
+            answer = try await perform(renewed)
             if answer.status == 401 { throw APIError.sessionExpired }
         }
         if answer.isSuccess { return answer }
