@@ -244,8 +244,9 @@ public struct WalkCore: Sendable {
     /// of it without trigonometry: the haversine `h = sin²(Δφ/2) + cos φa cos φb sin²(Δλ/2)` is at
     /// least `(Δφ² + cos φa cos φb Δλ²) / π²` (`sin x ≥ 2x/π` on [0, π/2], Δλ taken within ±π), and
     /// the distance `2R asin √h` at least `2R √h`; the ellipsoid's distance, used within the radius,
-    /// is never asked for out here. The bound is under 0.64 of the distance: a point this test
-    /// passes is well beyond `metres`, rounding included.
+    /// is never asked for out here. The bound is about 2/π (0.64) of the distance at walking
+    /// distances away from the poles, and never more than it (close to 1.0 for two points either
+    /// side of a pole): the metre the walk adds to its limit covers rounding.
     static func isSurelyFarther(
         from a: Coordinate, to b: Coordinate, than metres: Double, cosines: (a: Double, b: Double)
     ) -> Bool {

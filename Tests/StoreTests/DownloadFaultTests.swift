@@ -99,8 +99,16 @@ struct DownloadFaultTests {
             try await Task.sleep(for: .milliseconds(20))
         }
         harness.server.signal(SIGSTOP)
-        try await Task.sleep(for: .seconds(5))
-        let during = progress()
+        // Until the lines have said for a while that nothing arrives (bytes already on their way
+        // still come in at first), at most 15 s.
+        var during = progress()
+        let stalledUntil = Date().addingTimeInterval(15)
+        while Date() < stalledUntil {
+            during = progress()
+            let last = during.last?.received ?? -1
+            if during.filter({ $0.received == last }).count >= 5, during.last?.rate == 0 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
         harness.server.signal(SIGCONT)
         let status = await download.wait(timeout: 60)
         #expect(status == 0, "\(download.errorOutput)")

@@ -346,6 +346,34 @@ import TourModel
         #expect(try store.installedTour(id: "t1") != nil)
     }
 
+    /// The end of the transfers is said as the last file is in, before the narrations are
+    /// checked and the tour switched: the progress stops there (it went on saying "nothing
+    /// arriving" while the checks ran).
+    @Test func theEndOfTheTransfersIsSaidBeforeTheChecksAndTheSwitch() async throws {
+        let (store, folder) = try store()
+        _ = folder
+        let source = ScriptedSource(
+            detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
+            script: [Self.whole])
+        let events = Mutex<[String]>([])
+        let downloader = TourDownloader(
+            store: store, source: source, audioCheck: { _ in nil },
+            report: { event in
+                let name: String? =
+                    switch event {
+                    case .fileDone: "file"
+                    case .transfersEnded: "ended"
+                    case .switched: "switched"
+                    default: nil
+                    }
+                if let name { events.withLock { $0.append(name) } }
+            })
+        _ = try await downloader.install(
+            try await downloader.plan(
+                tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"]))
+        #expect(events.withLock { $0 } == ["file", "ended", "switched"])
+    }
+
     /// A host that is never reachable is given up on after as many tries as any other failure,
     /// with the reason it gave.
     @Test func aHostThatNeverAcceptsAConnectionIsGivenUpOnAfterSixTries() async throws {

@@ -541,5 +541,12 @@ struct WalkCoreTests {
         // 200 m east: surely beyond.
         let far = Coordinate(latitude: 45, longitude: 9 + 200 / 78_847.0)
         #expect(WalkCore.isSurelyFarther(from: far, to: centre, than: 46, cosines: (cosine, cosine)))
+        // Either side of a pole, where the bound is nearly the whole distance: still below it.
+        let north = Coordinate(latitude: 89.9995, longitude: 0), beyond = Coordinate(latitude: 89.9995, longitude: 180)
+        let polar = (cos(89.9995 * WalkCore.toRadians), cos(89.9995 * WalkCore.toRadians))
+        for limit in stride(from: 100.0, through: 120.0, by: 0.5)
+        where WalkCore.isSurelyFarther(from: north, to: beyond, than: limit, cosines: polar) {
+            #expect(WalkCore.distance(from: north, to: beyond, within: (limit - 1) / 1.5, cosines: polar) > limit)
+        }
     }
 }

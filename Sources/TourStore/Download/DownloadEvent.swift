@@ -13,6 +13,8 @@ public enum DownloadEvent: Sendable {
     /// A signed URL expired (or was refused): a new manifest was fetched and the file goes on
     /// from the same byte.
     case linkRenewed(label: String, atByte: Int64)
+    /// Every file is in: nothing more arrives (the narrations may still be being checked).
+    case transfersEnded
     /// The tour now plays the new version.
     case switched(languages: [String])
 }

@@ -258,6 +258,7 @@ public struct TourDownloader: Sendable {
                     break  // a narration judged
                 case .success(let (transfer, sha)?):
                     done[transfer.identity] = sha
+                    if done.count == transfers.count { report(.transfersEnded) }
                     if failure == nil, transfer.isNarration {
                         _ = group.addTaskUnlessCancelled {
                             await judge.judgeAside(sha, at: media.url(of: sha))

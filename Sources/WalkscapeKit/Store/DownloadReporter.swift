@@ -253,6 +253,8 @@ package final class DownloadReporter: @unchecked Sendable {
                     sayAboveLiveLine(
                         "  \(label): its link expired; a new one from the service, going on from byte \(atByte)")
                 }
+            case .transfersEnded:
+                stopTicking()
             case .switched(let languages):
                 stopTicking()
                 if mode == .json {

@@ -121,9 +121,15 @@ struct VerifyCommand: AsyncParsableCommand {
             try await ServiceConnection.run(settings) { client in
                 for (tour, languages) in targets {
                     let installation = TourInstallation(settings: settings, store: store, reporter: reporter)
-                    try await installation.run(
-                        client: client, tourID: tour.id, slug: tour.slug,
-                        isProtected: tour.isProtected, languages: languages)
+                    do {
+                        try await installation.run(
+                            client: client, tourID: tour.id, slug: tour.slug,
+                            isProtected: tour.isProtected, languages: languages)
+                    } catch {
+                        // The progress stops before the error is said.
+                        reporter.failed((error as? AppError)?.message ?? "\(error)")
+                        throw error
+                    }
                 }
             }
         }
