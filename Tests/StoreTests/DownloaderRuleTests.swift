@@ -102,6 +102,34 @@ import TourModel
                 tourID: tourID, slug: slug, isProtected: false, service: "test", languages: ["en"]))
     }
 
+    /// A media host that cannot be reached: the transport's failure, as the client names it.
+    static func unreachable(_ kind: TransportError.Kind, _ detail: String) -> (URL, HTTPHeaderFields) throws(APIError)
+        -> HTTPResponse
+    {
+        { _, _ throws(APIError) in
+            throw APIError(TransportError(kind, detail), service: URL(string: "https://media.example.org")!)
+        }
+    }
+
+    /// Installs the one-file tour from `script`, which must fail: the error, the requests made and
+    /// the pauses between them.
+    func failedInstall(
+        _ script: [(URL, HTTPHeaderFields) throws(APIError) -> HTTPResponse]
+    ) async throws -> (error: StoreError?, requests: Int, sleeps: [Duration], installed: Bool) {
+        let (store, folder) = try store()
+        _ = folder
+        let source = ScriptedSource(
+            detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
+            script: script)
+        let timer = RecordedTimer()
+        let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil }, timer: timer)
+        let plan = try await downloader.plan(
+            tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
+        var failure: StoreError?
+        do { _ = try await downloader.install(plan) } catch { failure = error }
+        return (failure, source.requests.count, timer.sleeps, !(try store.installedTours().isEmpty))
+    }
+
     func store() throws -> (TourStore, TemporaryDirectory) {
         let folder = try TemporaryDirectory(prefix: "walkscape-store-unit")
         return (try TourStore.open(StoreLocation(dataFolder: folder.url)), folder)
@@ -271,8 +299,6 @@ import TourModel
     }
 
     @Test func aHostThatIgnoresRangeAndBreaksOffIsGivenUpOnNotFetchedForever() async throws {
-        let (store, folder) = try store()
-        _ = folder
         // Every answer is the whole file from byte 0 (Range ignored), cut after 4,000 bytes: each
         // attempt starts over and ends where the last one did. After 30 of them the host would
         // behave, but a downloader that counts re-sent bytes as progress never stops on its own.
@@ -281,23 +307,13 @@ import TourModel
                 status: 200, headers: ["Content-Length": "\(Self.bytes.count)", "ETag": "\"v1\""],
                 body: Self.body(Self.bytes[..<4_000], thenBreak: true), url: url)
         }
-        let source = ScriptedSource(
-            detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
-            script: Array(repeating: cut, count: 30) + [Self.whole])
-        let timer = RecordedTimer()
-        let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil }, timer: timer)
-        let plan = try await downloader.plan(
-            tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
-        do {
-            _ = try await downloader.install(plan)
-            Issue.record("the download went on for \(source.requests.count) requests")
-        } catch {
-            #expect(error.message.contains("the download keeps breaking off"), "\(error.message)")
-        }
-        #expect(source.requests.count == 6, "\(source.requests.count) requests")
+        let outcome = try await failedInstall(Array(repeating: cut, count: 30) + [Self.whole])
+        let message = outcome.error?.message ?? "installed after \(outcome.requests) requests"
+        #expect(message.contains("the download keeps breaking off"), "\(message)")
+        #expect(outcome.requests == 6, "\(outcome.requests) requests")
         // A pause before each attempt after the first, doubling from 0.2 s up to the 3 s cap.
-        #expect(timer.sleeps == [200, 400, 800, 1600, 3000].map { Duration.milliseconds($0) }, "\(timer.sleeps)")
-        #expect(try store.installedTours().isEmpty)
+        #expect(outcome.sleeps == [200, 400, 800, 1600, 3000].map { Duration.milliseconds($0) }, "\(outcome.sleeps)")
+        #expect(!outcome.installed)
     }
 
     /// The media host restarting, or the link dropping for a moment, mid-download: connections
@@ -308,16 +324,8 @@ import TourModel
         let (store, folder) = try store()
         _ = folder
         let half = 4_000
-        let refused: (URL, HTTPHeaderFields) throws(APIError) -> HTTPResponse = { _, _ throws(APIError) in
-            throw APIError(
-                TransportError(.cannotConnect, "connection refused"), service: URL(string: "https://media.example.org")!
-            )
-        }
-        let silent: (URL, HTTPHeaderFields) throws(APIError) -> HTTPResponse = { _, _ throws(APIError) in
-            throw APIError(
-                TransportError(.connectTimeout, "no connection within 5 s"),
-                service: URL(string: "https://media.example.org")!)
-        }
+        let refused = Self.unreachable(.cannotConnect, "connection refused")
+        let silent = Self.unreachable(.connectTimeout, "no connection within 5 s")
         let source = ScriptedSource(
             detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
             script: [
@@ -377,29 +385,13 @@ import TourModel
     /// A host that is never reachable is given up on after as many tries as any other failure,
     /// with the reason it gave.
     @Test func aHostThatNeverAcceptsAConnectionIsGivenUpOnAfterSixTries() async throws {
-        let (store, folder) = try store()
-        _ = folder
-        let refused: (URL, HTTPHeaderFields) throws(APIError) -> HTTPResponse = { _, _ throws(APIError) in
-            throw APIError(
-                TransportError(.cannotConnect, "connection refused"), service: URL(string: "https://media.example.org")!
-            )
-        }
-        let source = ScriptedSource(
-            detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
-            script: Array(repeating: refused, count: 6) + [Self.whole])
-        let timer = RecordedTimer()
-        let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil }, timer: timer)
-        let plan = try await downloader.plan(
-            tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
-        do {
-            _ = try await downloader.install(plan)
-            Issue.record("installed after \(source.requests.count) requests")
-        } catch {
-            #expect(error.message.contains("connection refused"), "\(error.message)")
-            #expect(error.kind == .service(.unavailable), "\(error.kind)")
-        }
-        #expect(source.requests.count == 6)
-        #expect(timer.sleeps == [200, 400, 800, 1600, 3000].map { Duration.milliseconds($0) }, "\(timer.sleeps)")
+        let refused = Self.unreachable(.cannotConnect, "connection refused")
+        let outcome = try await failedInstall(Array(repeating: refused, count: 6) + [Self.whole])
+        let error = try #require(outcome.error, "installed after \(outcome.requests) requests")
+        #expect(error.message.contains("connection refused"), "\(error.message)")
+        #expect(error.kind == .service(.unavailable), "\(error.kind)")
+        #expect(outcome.requests == 6)
+        #expect(outcome.sleeps == [200, 400, 800, 1600, 3000].map { Duration.milliseconds($0) }, "\(outcome.sleeps)")
     }
 
     /// A host that answers every request, even the first (no `Range`), with a 206 for bytes it was
