@@ -25,8 +25,11 @@ package enum ServiceConnection {
     /// `policy`: how the client retries a request (the analytics sender keeps its own schedule
     /// between attempts and asks for `.once`, so a request is never retried inside a retry).
     /// `timer`: the clock the client reads (token expiry, `Retry-After`) and waits on; tests move it.
+    /// `notices`: where a retry's notice goes (standard error unless a download's progress line
+    /// must be moved out of its way first: `DownloadReporter.warn`).
     package static func open(
-        _ settings: Settings, policy: RetryPolicy = RetryPolicy(), timer: any RetryTimer = SystemRetryTimer()
+        _ settings: Settings, policy: RetryPolicy = RetryPolicy(), timer: any RetryTimer = SystemRetryTimer(),
+        notices: (@Sendable (String) -> Void)? = nil
     ) throws(AppError)
         -> (client: APIClient, transport: AsyncHTTPClientTransport)
     {
@@ -38,9 +41,9 @@ package enum ServiceConnection {
             transport: transport, policy: policy, redirects: redirects, timer: timer,
             onRetry: { notice in
                 let wait = Double(notice.delay.components.seconds) + Double(notice.delay.components.attoseconds) / 1e18
-                Console.err(
+                let text =
                     "walkscape: \(notice.request): \(notice.reason); trying again in \(String(format: "%.1f", wait)) s (attempt \(notice.attempt) of \(notice.maxAttempts))"
-                )
+                if let notices { notices(text) } else { Console.err(text) }
             })
         let channel = ServiceChannel(
             service: service, executor: executor, userAgent: "walkscape/\(WalkscapeVersion.current) (linux)")
@@ -52,9 +55,10 @@ package enum ServiceConnection {
     /// Runs `body` with a client of the configured service. API failures leave as `AppError`s
     /// with their exit codes; retries are announced on stderr so a wait is never a mystery.
     package static func run<T>(
-        _ settings: Settings, timer: any RetryTimer = SystemRetryTimer(), _ body: (APIClient) async throws -> T
+        _ settings: Settings, timer: any RetryTimer = SystemRetryTimer(), notices: (@Sendable (String) -> Void)? = nil,
+        _ body: (APIClient) async throws -> T
     ) async throws -> T {
-        let (client, transport) = try open(settings, timer: timer)
+        let (client, transport) = try open(settings, timer: timer, notices: notices)
         let result: T
         do {
             result = try await body(client)

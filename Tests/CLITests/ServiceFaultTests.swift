@@ -1,6 +1,8 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
+import TourAPI
 import WalkscapeKit
 
 #if canImport(Glibc)
@@ -169,4 +171,31 @@ struct ServiceFaultTests {
             (api["detail"] as? String)?.hasSuffix("did not answer: no answer within 0.5 s; try again later") == true,
             "\(api)")
     }
+}
+
+/// A retry's notice goes where the command says: a download hands it to its progress, which moves
+/// its live line out of the way first (the notices were written on top of that line).
+@Suite struct RetryNoticeTests {
+    @Test func retryNoticesGoWhereTheCommandSends() async throws {
+        let home = try TemporaryDirectory(prefix: "walkscape-notices")
+        // Port 9 (discard) has no listener here: every connection is refused.
+        let settings = try Settings.resolve(
+            flags: SettingsFlags(home: home.path, apiURL: "http://127.0.0.1:9"), environment: [:])
+        let said = Mutex<[String]>([])
+        await #expect(throws: AppError.self) {
+            try await ServiceConnection.run(
+                settings, timer: NoWaiting(), notices: { text in said.withLock { $0.append(text) } }
+            ) { client in try await client.tours() }
+        }
+        let notices = said.withLock { $0 }
+        #expect(notices.count == 3, "\(notices)")
+        #expect(
+            notices.allSatisfy { $0.hasPrefix("walkscape: GET /tours: ") && $0.contains("trying again") }, "\(notices)")
+    }
+}
+
+/// A clock whose waits take no time.
+private struct NoWaiting: RetryTimer {
+    func now() -> Date { Date() }
+    func sleep(for duration: Duration) async throws {}
 }

@@ -48,7 +48,7 @@ struct DownloadCommand: AsyncParsableCommand {
             try await Interruptible.run(onStop: {
                 reporter.stopped(command: "walkscape download \(tour)", keptBytes: reporter.keptBytes)
             }) {
-                try await ServiceConnection.run(settings) { client in
+                try await ServiceConnection.run(settings, notices: reporter.warn) { client in
                     // The catalog is asked for while the store opens (is made, the first time).
                     async let catalogAnswer = client.persistent.tours()
                     let store = try StoreAccess.openLocked(settings)

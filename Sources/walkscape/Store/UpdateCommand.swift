@@ -46,7 +46,7 @@ struct UpdateCommand: AsyncParsableCommand {
         let failures = try await Interruptible.run(onStop: {
             reporter.stopped(command: command, keptBytes: reporter.keptBytes)
         }) { () async throws -> [AppError] in
-            try await ServiceConnection.run(settings) { client in
+            try await ServiceConnection.run(settings, notices: reporter.warn) { client in
                 var failures: [AppError] = []
                 for target in targets {
                     do {

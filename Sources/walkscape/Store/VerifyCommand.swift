@@ -118,7 +118,7 @@ struct VerifyCommand: AsyncParsableCommand {
         try await Interruptible.run(onStop: {
             reporter.stopped(command: "walkscape verify --repair", keptBytes: reporter.keptBytes)
         }) {
-            try await ServiceConnection.run(settings) { client in
+            try await ServiceConnection.run(settings, notices: reporter.warn) { client in
                 for (tour, languages) in targets {
                     let installation = TourInstallation(settings: settings, store: store, reporter: reporter)
                     do {
