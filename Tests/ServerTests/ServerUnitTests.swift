@@ -1,6 +1,8 @@
 import Crypto
 import FileAccess
 import Foundation
+import HTTPTypes
+import Hummingbird
 import NIOCore
 import TestSupport
 import Testing
@@ -205,5 +207,35 @@ struct ServerUnitTests {
         }
         let ok = try AnalyticsRoutes.validate(["events": [["name": "login", "offline": false]]], dialect: .live)
         #expect(ok == [AnalyticsEvent(name: "login", offline: false)])
+    }
+}
+
+/// `--throttle` paces like a slow link: after a reader that stopped taking bytes for a while, the
+/// rest goes at the same pace, not in a burst that catches up on the pause (it sent 12 MB in 5 s
+/// at 800 kB/s after a 10 s stop).
+@Suite struct PacingTests {
+    /// Takes every write at once, but the first, which waits as a stalled reader makes it wait.
+    final class StallingWriter: ResponseBodyWriter, @unchecked Sendable {
+        var writes = 0
+        let stall: Duration
+        init(stall: Duration) { self.stall = stall }
+        func write(_ buffer: ByteBuffer) async throws {
+            writes += 1
+            if writes == 1 { try await Task.sleep(for: stall) }
+        }
+        func finish(_ trailingHeaders: HTTPFields?) async throws {}
+    }
+
+    @Test func aReaderThatStoppedAWhileIsNotSentTheBacklogInABurst() async throws {
+        let inner = StallingWriter(stall: .milliseconds(800))
+        // 100 kB/s, written in slices of 10 kB: 10 slices a second.
+        var paced = PacedBodyWriter(inner: inner, bytesPerSecond: 100_000)
+        try await paced.write(ByteBuffer(repeating: 0, count: 10_000))
+        let clock = ContinuousClock()
+        let elapsed = try await clock.measure {
+            try await paced.write(ByteBuffer(repeating: 0, count: 50_000))
+        }
+        // Five slices at the pace: at least 0.4 s (one slice may go at once), however long the stall.
+        #expect(elapsed >= .milliseconds(380), "\(elapsed)")
     }
 }

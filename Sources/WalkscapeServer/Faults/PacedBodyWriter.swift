@@ -7,8 +7,10 @@ import NIOCore
 struct PacedBodyWriter: ResponseBodyWriter {
     var inner: any ResponseBodyWriter
     let bytesPerSecond: Int
-    private let start = ContinuousClock.now
-    private var sent = 0
+    /// When the next slice may go. A reader that stopped taking bytes (or a server that was
+    /// stopped) does not earn a burst that catches up on the pause: the schedule is never more
+    /// than one slice behind now, as a slow link's is not.
+    private var due = ContinuousClock.now
 
     init(inner: any ResponseBodyWriter, bytesPerSecond: Int) {
         self.inner = inner
@@ -23,9 +25,10 @@ struct PacedBodyWriter: ResponseBodyWriter {
             guard let part = buffer.getSlice(at: buffer.readerIndex + offset, length: length) else { break }
             try await inner.write(part)
             offset += length
-            sent += length
-            let due = start + .nanoseconds(Int64(Double(sent) / Double(bytesPerSecond) * 1e9))
-            if due > .now { try await Task.sleep(until: due, clock: .continuous) }
+            let now = ContinuousClock.now
+            let slot = Duration.nanoseconds(Int64(Double(length) / Double(bytesPerSecond) * 1e9))
+            due = max(due, now - slot) + slot
+            if due > now { try await Task.sleep(until: due, clock: .continuous) }
         }
     }
 
