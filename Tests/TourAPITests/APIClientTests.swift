@@ -158,6 +158,16 @@ struct APIClientTests {
             }
             #expect(redeeming.requests.count == 1)
         }
+        // A gateway whose service went quiet may have passed the registration on.
+        let gateway = ScriptedTransport([.answer(504)])
+        do {
+            _ = try await client(gateway, MemoryCredentialStore()).register(
+                Registration(email: "ada@example.org", password: "12345678"))
+            Issue.record("registered on a 504")
+        } catch {
+            #expect(error.message.contains("may have been made all the same"), "\(error.message)")
+        }
+        #expect(gateway.requests.count == 1)
     }
 
     /// A token renewal cut off before a redemption is not the redemption: the voucher was never

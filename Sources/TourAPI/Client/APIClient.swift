@@ -85,7 +85,8 @@ public struct APIClient: Sendable {
         if answer.isSuccess { return answer }
         if let explained = explain(answer) { throw explained }
         if answer.status == 401, auth == .required || token != nil { throw APIError.sessionExpired }
-        throw answer.error(now: channel.executor.timer.now())
+        let failure = answer.error(now: channel.executor.timer.now())
+        throw outcome.map { failure.mayHaveGoneThrough($0) } ?? failure
     }
 
     private func notLoggedIn() async throws(APIError) -> APIError {

@@ -82,10 +82,12 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String { message }
 
     /// For a request never sent twice (a registration, a redemption): cut off once it may have
-    /// reached the service, it may have gone through, and trying again is not the advice:
-    /// `outcome` says how to find out.
+    /// reached the service, or answered by a gateway whose service went quiet (502, 504), it may
+    /// have gone through, and trying again is not the advice: `outcome` says how to find out.
     public func mayHaveGoneThrough(_ outcome: String) -> APIError {
-        guard transport == .timedOut || transport == .connectionLost else { return self }
+        guard transport == .timedOut || transport == .connectionLost || status == 502 || status == 504 else {
+            return self
+        }
         var text = message
         if let advice = ["; try again later", "; try again"].first(where: { text.hasSuffix($0) }) {
             text.removeLast(advice.count)
