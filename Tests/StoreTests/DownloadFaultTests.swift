@@ -125,7 +125,7 @@ struct DownloadFaultTests {
     /// A body that stops mid-file is resumed, and the retry says what happened: the bytes stopped
     /// coming. It said "no answer within 1 s", of an answer that had begun.
     @Test func aBodyThatStopsMidFileIsResumedAndSaidToHaveStopped() async throws {
-        let fixture = TourFixture(slug: "paused-walk", points: 2, audioBytes: 600_000)
+        let fixture = TourFixture(slug: "paused-walk", points: 2, audioBytes: 250_000)
         let harness = try await StoreHarness(options: .init(throttleBytesPerSecond: 200_000)) { tours in
             try fixture.write(in: tours)
         }
