@@ -400,8 +400,7 @@ public struct Batcher: Sendable {
         // it was on its way, which says nothing of the service (a refusal or a 429 says more).
         if case .retryLater(_, let unreachable, let after) = result, let deadline, let timeout,
             remaining(until: deadline) < Self.shortestAttempt,
-            timer.now().timeIntervalSince(began) >= Double(timeout.components.seconds)
-                + Double(timeout.components.attoseconds) / 1e18 - 0.05
+            timeout - elapsed(since: began) <= .milliseconds(50)
         {
             result = .retryLater(reason: Self.outOfTime, unreachable: unreachable, after: after)
         }
@@ -489,6 +488,10 @@ public struct Batcher: Sendable {
                 + " it may no longer know the tour, point or account it names",
             at: timer.now())
         report.quarantined += 1
+    }
+
+    private func elapsed(since start: Date) -> Duration {
+        .milliseconds(Int64(max(0, timer.now().timeIntervalSince(start)) * 1000))
     }
 
     private func remaining(until deadline: Date) -> Duration {

@@ -256,7 +256,6 @@ package final class DownloadReporter: @unchecked Sendable {
             case .transfersEnded:
                 stopTicking()
             case .switched(let languages):
-                stopTicking()
                 if mode == .json {
                     var line = Line("switched")
                     line.languages = languages
