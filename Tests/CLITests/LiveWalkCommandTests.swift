@@ -342,7 +342,18 @@ struct LiveWalkCommandTests {
                 "-c", "exec \"$@\" > /dev/full", "sh", TestPaths.walkscape.path, "walk", tour.path,
                 "--no-input", "--no-audio", "--gpsd-port", "\(gpsd.port)", "--home", home.path,
             ])
-        try await Task.sleep(for: .seconds(1))
+        // Its output goes nowhere, so the sign it started is its walk's lock (state/progress),
+        // taken just before it connects to gpsd; gpsd greets it about 0.15 s later.
+        let progressFolder = home.file("state/progress").path
+        let started = Date()
+        while child.isRunning, Date().timeIntervalSince(started) < 20,
+            !((try? FileManager.default.contentsOfDirectory(atPath: progressFolder)) ?? []).contains(where: {
+                $0.hasSuffix(".lock")
+            })
+        {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        try await Task.sleep(for: .milliseconds(300))
         // The events are read from the outbox (the output goes nowhere): every tenth epoch is enough.
         var epochs = 0
         _ = await feed(gpsd, 0..<Self.epochs.count) {

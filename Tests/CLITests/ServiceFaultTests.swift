@@ -119,7 +119,7 @@ struct ServiceFaultTests {
 
     @Test func anAnswerSlowerThanTheTimeoutIsATemporaryFailure() async throws {
         let tours = try TemporaryDirectory()
-        let server = try await server(.init(latencyMilliseconds: 800), tours: tours)
+        let server = try await server(.init(latencyMilliseconds: 400), tours: tours)
         let walker = try ServiceWalker(server)
         let started = ContinuousClock.now
         let slow = try walker.run(["tours", "--timeout", "0.3"])

@@ -127,9 +127,10 @@ struct SessionRenewalTests {
         let tours = try TemporaryDirectory()
         let walker = try await unlockedWalker(.init(tokenTTL: 2), tours: tours)
         let refreshesBefore = try #require(try walker.server.stats()["refreshes"])
-        // A 2 s token is renewed in its last quarter (0.5 s): 1.6 s after it was issued, every
+        // A 2 s token is renewed in its last quarter (0.5 s before its exp): 0.1 s into it, every
         // command must renew it.
-        try await Task.sleep(for: .milliseconds(1600))
+        let expiry = try #require(walker.credentials?.tokens.accessExpiresAt)
+        try await Task.sleep(for: .seconds(max(0, expiry.timeIntervalSinceNow - 0.4)))
         let commands = [
             ["whoami"], ["my-tours"], ["tours"], ["show", "secret-garden"], ["whoami", "--json"],
             ["my-tours", "--json"],

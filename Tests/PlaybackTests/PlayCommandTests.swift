@@ -63,10 +63,10 @@ import Testing
 
     /// Cues reach a pipe when they are heard, not when the process exits.
     @Test func cuesArriveInTimeThroughAPipe() async throws {
-        let tone = try FixtureAudio.tone(seconds: 1.6)
+        let tone = try FixtureAudio.tone(seconds: 1.0)
         let home = try TemporaryDirectory()
         let srt = try home.write(
-            "t.srt", "1\n00:00:00,100 --> 00:00:00,500\nEarly\n\n2\n00:00:01,100 --> 00:00:01,500\nLate\n")
+            "t.srt", "1\n00:00:00,100 --> 00:00:00,500\nEarly\n\n2\n00:00:00,600 --> 00:00:00,800\nLate\n")
         let arrivals: [(line: String, at: Duration)] = try await withCheckedThrowingContinuation { continuation in
             Thread {
                 continuation.resume(
@@ -99,10 +99,10 @@ import Testing
                     })
             }.start()
         }
-        #expect(arrivals.map(\.line) == ["▶ \(tone.mp3.path)", "[0:00.100] Early", "[0:01.100] Late", "exit 0"])
+        #expect(arrivals.map(\.line) == ["▶ \(tone.mp3.path)", "[0:00.100] Early", "[0:00.600] Late", "exit 0"])
         guard arrivals.count == 4 else { return }
         let early = arrivals[1].at, late = arrivals[2].at, exit = arrivals[3].at
-        #expect(late - early >= .milliseconds(800))
+        #expect(late - early >= .milliseconds(400))
         #expect(exit - late >= .milliseconds(200))
     }
 

@@ -175,7 +175,7 @@ struct IdleConnectionTests {
         let dir = try TemporaryDirectory()
         let (fixture, root, _) = try Self.tourWithA24MBNarration(in: dir)
         var options = ServerProcess.Options(tours: [root], logLevel: "notice")
-        options.extraArguments = ["--idle-timeout", "1", "--max-downloads", "1"]
+        options.extraArguments = ["--idle-timeout", "0.5", "--max-downloads", "1"]
         let server = try await ServerProcess.start(options)
         let manifest = try RawHTTP.get(port: server.port, "/tours/\(fixture.id)/manifest?language=en")
         let link = try #require(try JSONDecoder().decode(TourManifest.self, from: manifest.body).audio.first?.url)
@@ -187,7 +187,7 @@ struct IdleConnectionTests {
         // Its place is taken: another download is told to try again.
         let first100 = ["Range: bytes=0-99"]
         #expect(try RawHTTP.get(port: server.port, path, headers: first100).status == 503)
-        // Given up about 4 s on (looked at each second): the place is free again.
+        // Given up about 2 s on (4 x the idle timeout, looked at each half second): the place is free again.
         let start = ContinuousClock.now
         var status = 0
         while ContinuousClock.now - start < .seconds(12) {
@@ -196,7 +196,7 @@ struct IdleConnectionTests {
             if status == 206 { break }
         }
         #expect(status == 206)
-        #expect(ContinuousClock.now - start >= .seconds(2), "given up before it had stalled")
+        #expect(ContinuousClock.now - start >= .seconds(1), "given up before it had stalled")
         #expect(Self.closedByServer(stalled))
         await server.stop()
         #expect(server.log.contains("media client took nothing for the stall timeout"), "\(server.log)")
@@ -204,7 +204,7 @@ struct IdleConnectionTests {
 
     @Test func everyKindOfIdleConnectionIsClosedAndTheServerStillAnswers() async throws {
         var options = ServerProcess.Options()
-        options.extraArguments = ["--idle-timeout", "1"]
+        options.extraArguments = ["--idle-timeout", "0.5"]
         let server = try await ServerProcess.start(options)
         let silent = try Self.connect(server.port)
         let halfHeaders = try Self.connect(server.port)
@@ -230,11 +230,11 @@ struct IdleConnectionTests {
     }
 
     @Test func aSlowAnswerIsNotCutByTheIdleTimeout() async throws {
-        // Media throttled to 80 kB/s takes longer than the idle timeout to send (more than 1 s
+        // Media throttled to 160 kB/s takes longer than the idle timeout to send (more than 0.5 s
         // for the largest narration, 108 kB): it is an answer in progress, not an idle connection.
         var options = ServerProcess.Options()
-        options.extraArguments = ["--idle-timeout", "0.5"]
-        options.throttleBytesPerSecond = 80_000
+        options.extraArguments = ["--idle-timeout", "0.25"]
+        options.throttleBytesPerSecond = 160_000
         let server = try await ServerProcess.start(options)
         let http = HTTPTestClient(server)
         let manifest = try await http.manifest(TourTests.demoID)
@@ -245,7 +245,7 @@ struct IdleConnectionTests {
         )
         #expect(media.status == 200 && media.complete)
         #expect(Int64(media.body.count) == file.sizeBytes)
-        #expect((file.sizeBytes ?? 0) > 80_000, "the answer takes more than a second: twice the idle timeout")
+        #expect((file.sizeBytes ?? 0) > 80_000, "the answer takes more than 0.5 s: twice the idle timeout")
         #expect(await server.stop() == 0)
     }
 }

@@ -11,7 +11,7 @@ import Testing
 @Suite(.serialized)
 struct StoreCommandTests {
     @Test func onATerminalADownloadShowsOneLiveLineWithBytesRateAndTimeLeft() async throws {
-        let fixture = TourFixture(slug: "watched-walk", points: 2, audioBytes: 300_000)
+        let fixture = TourFixture(slug: "watched-walk", points: 2, audioBytes: 150_000)
         let harness = try await StoreHarness(options: .init(throttleBytesPerSecond: 300_000)) { tours in
             try fixture.write(in: tours)
         }
@@ -28,7 +28,7 @@ struct StoreCommandTests {
         #expect(redraws.count >= 3, "\(output.debugDescription)")
         #expect(
             redraws.contains {
-                $0.contains("watched-walk (en) (en): ") && $0.contains(" of 600.0 kB (") && $0.contains("/s, ")
+                $0.contains("watched-walk (en) (en): ") && $0.contains(" of 300.0 kB (") && $0.contains("/s, ")
                     && $0.contains(" left")
             })
         #expect(!output.contains("done: "), "a terminal gets no line per file")
@@ -36,7 +36,7 @@ struct StoreCommandTests {
     }
 
     @Test func theInstalledListingSaysWhatIsHereAndASecondWriterIsToldWhoHoldsTheStore() async throws {
-        let fixture = TourFixture(slug: "listed-walk", languages: ["en", "it"], points: 2, audioBytes: 150_000)
+        let fixture = TourFixture(slug: "listed-walk", languages: ["en", "it"], points: 2, audioBytes: 100_000)
         let harness = try await StoreHarness(options: .init(throttleBytesPerSecond: 200_000)) { tours in
             try fixture.write(in: tours)
         }
@@ -60,9 +60,9 @@ struct StoreCommandTests {
         #expect(rows.first?["id"] as? String == fixture.id)
         #expect(rows.first?["languages"] as? [String] == ["en", "it"])
         #expect((rows.first?["versions"] as? [String: String])?.keys.sorted() == ["en", "it"])
-        #expect(rows.first?["bytes"] as? Int == 4 * 150_000 - 2 * 150_000, "identical narration counted twice")
+        #expect(rows.first?["bytes"] as? Int == 4 * 100_000 - 2 * 100_000, "identical narration counted twice")
         let table = try harness.run(["tours", "--installed", "-l", "it"]).stdout
-        #expect(table.contains("listed-walk (it)") && table.contains("en,it") && table.contains("300.0 kB"))
+        #expect(table.contains("listed-walk (it)") && table.contains("en,it") && table.contains("200.0 kB"))
         // When, as every date at the terminal reads: local time, year first, whatever the locale.
         #expect(table.range(of: #"  \d{4}-\d{2}-\d{2} \d{2}:\d{2}\n"#, options: .regularExpression) != nil, "\(table)")
     }

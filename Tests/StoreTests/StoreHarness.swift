@@ -20,7 +20,8 @@ final class StoreHarness: @unchecked Sendable {
     static let demoPointIDs = (1...5).map { "7c1e0b52-5d0a-4f3e-9a61-0d1f0000000\($0)" }
 
     /// Serves `folders` (written into a parent folder of this harness) with `options`; the log at
-    /// info level, so each media request is a line a test can count.
+    /// info level, so each media request is a line a test can count. The folders are checked for
+    /// changes at each request (reload interval 0): a republished file is served at once.
     init(
         options: ServerProcess.Options = ServerProcess.Options(), home: TemporaryDirectory? = nil,
         folders: (URL) throws -> Void
@@ -33,7 +34,7 @@ final class StoreHarness: @unchecked Sendable {
         var options = options
         options.tours = [tours]
         options.logLevel = "info"
-        options.reloadInterval = options.reloadInterval ?? 0.2
+        options.reloadInterval = options.reloadInterval ?? 0
         server = try await ServerProcess.start(options)
     }
 
@@ -52,7 +53,7 @@ final class StoreHarness: @unchecked Sendable {
         var options = options
         options.tours = [tours]
         options.logLevel = "info"
-        options.reloadInterval = options.reloadInterval ?? 0.2
+        options.reloadInterval = options.reloadInterval ?? 0
         server = try await ServerProcess.start(options, data: server.dataDirectory)
     }
 
@@ -164,7 +165,7 @@ final class StoreHarness: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if try manifestVersion(tourID: tourID, language: language) != old { return true }
-            try await Task.sleep(for: .milliseconds(100))
+            try await Task.sleep(for: .milliseconds(20))
         }
         return false
     }

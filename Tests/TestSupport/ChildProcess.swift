@@ -100,6 +100,7 @@ public final class ChildProcess: @unchecked Sendable {
                     break  // EOF, or EIO once the pty's last writer is gone
                 }
             }
+            sink.end()
         }
         thread.start()
         return thread
@@ -138,8 +139,11 @@ public final class ChildProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if output.contains(text) { return true }
-            if !isRunning { return output.contains(text) }
-            try? await Task.sleep(for: .milliseconds(20))
+            if !isRunning {
+                await drained()
+                return output.contains(text)
+            }
+            try? await Task.sleep(for: .milliseconds(5))
         }
         return false
     }
@@ -158,12 +162,24 @@ public final class ChildProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if !isRunning {
-                try? await Task.sleep(for: .milliseconds(50))  // let the reader drain what the child wrote last
+                await drained()
                 return Self.code(lock.withLock { exitStatus! })
             }
-            try? await Task.sleep(for: .milliseconds(10))
+            try? await Task.sleep(for: .milliseconds(2))
         }
         return nil
+    }
+
+    /// Once the child has exited: waits (50 ms at most) for the readers to reach the end of what it
+    /// wrote. A pipe's reader sees EOF when the last writer is gone, usually within a millisecond; a
+    /// grandchild still holding the pipe, or a pty (whose child side this process keeps open, so its
+    /// reader never sees EOF), takes the whole 50 ms.
+    private func drained() async {
+        let deadline = Date().addingTimeInterval(0.05)
+        while Date() < deadline {
+            if terminalFD == nil, collected.ended, errorFD == nil || collectedErrors.ended { return }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
     }
 
     static func code(_ status: Int32) -> Int32 {
@@ -175,8 +191,13 @@ public final class ChildProcess: @unchecked Sendable {
 final class OutputBuffer: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
+    private var finished = false
     func append(_ bytes: ArraySlice<UInt8>) { lock.withLock { data.append(contentsOf: bytes) } }
     var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+    /// Marks the end of the input: everything read has been appended.
+    func end() { lock.withLock { finished = true } }
+    /// Whether the reader reached the end of its input.
+    var ended: Bool { lock.withLock { finished } }
 }
 
 /// openpty(3) without libutil: the pty calls are looked up in libc by name (Glibc's Swift module

@@ -154,7 +154,7 @@ public final class ServerProcess: @unchecked Sendable {
                 _ = await child.wait(timeout: 1)
                 throw StartFailure(description: "walkscape-server exited before listening: \(child.errorOutput)")
             }
-            try await Task.sleep(for: .milliseconds(10))
+            try await Task.sleep(for: .milliseconds(2))
         }
         throw StartFailure(
             description: "walkscape-server did not print its base URL within \(timeout) s: \(child.errorOutput)")

@@ -115,7 +115,7 @@ public func run(
     var timedOut = false
     if let timeout {
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
+        while process.isRunning, Date() < deadline { usleep(2_000) }
         if process.isRunning {
             timedOut = true
             kill(process.processIdentifier, SIGKILL)

@@ -17,9 +17,10 @@ struct LiveSessionTests {
             userAgent: "walkscape-tests")
         let client = APIClient(channel: channel, credentials: MemoryCredentialStore())
         do {
-            _ = try await client.login(email: "ada@example.org", password: "correct horse battery")
-            // A 2 s token is renewed in its last quarter (0.5 s): due 1.6 s after it was issued.
-            try await Task.sleep(for: .milliseconds(1600))
+            let session = try await client.login(email: "ada@example.org", password: "correct horse battery")
+            // A 2 s token is renewed in its last quarter (0.5 s before its exp): 0.1 s into it.
+            let expiry = try #require(session.tokens.accessExpiresAt)
+            try await Task.sleep(for: .seconds(max(0, expiry.timeIntervalSinceNow - 0.4)))
             let emails = try await withThrowingTaskGroup(of: String.self) { group in
                 for _ in 0..<16 { group.addTask { try await client.me().email } }
                 return try await group.reduce(into: [String]()) { $0.append($1) }

@@ -340,16 +340,16 @@ struct PreviewCommandTests {
         let started = ContinuousClock.now
         let result = try runWalkscape([
             "preview", root.path, "--trace", root.appendingPathComponent("walk.gpx").path,
-            "--speed", "240", "--no-audio",
+            "--speed", "1000", "--no-audio",
         ])
         let elapsed = ContinuousClock.now - started
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("“Subtitle of point 1”"))
         #expect(result.stdout.contains("“Subtitle of point 2”"))
         #expect(result.stdout.contains("points heard 2/2"))
-        // One second of narration at 1x plus about 110 s of walking at 240x (~0.46 s); the whole
-        // at 240x would take half a second.
-        #expect(elapsed > .milliseconds(1300), "took \(elapsed)")
+        // One second of narration at 1x plus about 110 s of walking at 1000x (~0.11 s); the whole
+        // at 1000x would take a tenth of a second.
+        #expect(elapsed > .milliseconds(950), "took \(elapsed)")
         #expect(elapsed < .seconds(12), "took \(elapsed)")
     }
 
@@ -373,7 +373,7 @@ struct PreviewCommandTests {
         let started = ContinuousClock.now
         let result = try runWalkscape([
             "preview", root.path, "--trace", root.appendingPathComponent("walk.gpx").path,
-            "--speed", "100", "--no-audio",
+            "--speed", "400", "--no-audio",
         ])
         let elapsed = ContinuousClock.now - started
         #expect(result.status == 0, "\(result.stderr)")
@@ -382,7 +382,7 @@ struct PreviewCommandTests {
         #expect(result.stdout.contains("             Text of one."))
         #expect(result.stdout.contains("             Text of two."))
         #expect(result.stdout.contains("points heard 0/2 (+2 announced without audio)"))
-        #expect(elapsed < .seconds(15), "walking after a failed narration must stay at 100x; took \(elapsed)")
+        #expect(elapsed < .seconds(15), "walking after a failed narration must stay at 400x; took \(elapsed)")
     }
 
     @Test("--speed with sound plays the narration through ALSA (the null device) and waits for it")
@@ -391,7 +391,7 @@ struct PreviewCommandTests {
         let root = try Self.smallTour(in: dir, narration: 0.5)
         let result = try runWalkscape([
             "preview", root.path, "--trace", root.appendingPathComponent("walk.gpx").path,
-            "--speed", "240", "--audio-device", "null",
+            "--speed", "1000", "--audio-device", "null",
         ])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
