@@ -78,6 +78,26 @@ struct DownloadFaultTests {
         try harness.expectVerifyClean()
     }
 
+    /// A media link on a host that the name service says does not exist (a mistyped or retired
+    /// media host) fails at once, in words that say so: it was retried like a link down, for about
+    /// ten seconds, then called a service that cannot be reached. The service's own host alike.
+    @Test func aHostWithNoSuchNameIsSaidAtOnceNotRetried() async throws {
+        let fixture = TourFixture(slug: "nowhere-walk", points: 2, audioBytes: 20_000)
+        let harness = try await StoreHarness(options: .init(publicURL: "https://media.nohost.invalid")) { tours in
+            try fixture.write(in: tours)
+        }
+        let download = try harness.run(["download", "nowhere-walk"])
+        #expect(download.status == 69, "\(download.stderr)")
+        #expect(download.stderr.contains("no host is named media.nohost.invalid"), "\(download.stderr)")
+        #expect(!download.stderr.contains("trying again"), "\(download.stderr)")
+        #expect(try harness.installed().isEmpty)
+
+        let tours = try harness.run(["tours"], apiURL: "https://api.nohost.invalid")
+        #expect(tours.status == 69, "\(tours.stderr)")
+        #expect(tours.stderr.contains("no host is named api.nohost.invalid"), "\(tours.stderr)")
+        #expect(!tours.stderr.contains("trying again"), "\(tours.stderr)")
+    }
+
     /// While nothing arrives the progress goes on saying so (the rate falls to nothing), and once
     /// bytes come again the rate is theirs, not an average over the stall. The progress used to
     /// stop for the whole stall at its last healthy rate, then show a rate of a few kB/s and hours

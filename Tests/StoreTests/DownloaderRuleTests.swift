@@ -394,6 +394,18 @@ import TourModel
         #expect(outcome.sleeps == [200, 400, 800, 1600, 3000].map { Duration.milliseconds($0) }, "\(outcome.sleeps)")
     }
 
+    /// A media host the name service says does not exist is not waited for: one request, no
+    /// pause, its words (the pauses of a link down came to about ten seconds).
+    @Test func aHostWithNoSuchNameIsGivenUpOnAtOnce() async throws {
+        let nameless = Self.unreachable(.noSuchHost, "no host is named media.example.org")
+        let outcome = try await failedInstall([nameless, Self.whole])
+        let error = try #require(outcome.error, "installed after \(outcome.requests) requests")
+        #expect(error.message.contains("no host is named media.example.org"), "\(error.message)")
+        #expect(error.kind == .service(.unavailable), "\(error.kind)")
+        #expect(outcome.requests == 1)
+        #expect(outcome.sleeps.isEmpty, "\(outcome.sleeps)")
+    }
+
     /// A host that answers every request, even the first (no `Range`), with a 206 for bytes it was
     /// not asked for is given up on after six tries, in words that say so (it was "keeps breaking
     /// off", exit 75, after the connection was called closed).

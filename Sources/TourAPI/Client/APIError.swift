@@ -109,7 +109,7 @@ public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
     public init(_ error: TransportError, service: URL) {
         let origin = ServiceURL.origin(service)
         switch error.kind {
-        case .cannotConnect:
+        case .cannotConnect, .noSuchHost:
             self.init(.unavailable, "cannot reach the service at \(origin) (\(error.detail))")
         case .connectTimeout:
             // Refused or silent, the service cannot be reached (exit 69, as `sync` always said).

@@ -119,6 +119,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             }
         case let error as NIOConnectionError:
             if error.connectionErrors.isEmpty, error.dnsAError != nil || error.dnsAAAAError != nil {
+                // "No such name" from the name service is an answer; a lookup that could not be
+                // made (no network, no name server: EAI_AGAIN) may work on the next try.
+                let answers = [error.dnsAError, error.dnsAAAAError].compactMap { $0 }
+                if answers.allSatisfy({ Self.saysNoSuchName($0) }) {
+                    return TransportError(.noSuchHost, "no host is named \(error.host)")
+                }
                 return TransportError(.cannotConnect, "the host name \(error.host) does not resolve")
             }
             let reasons = error.connectionErrors.map { failure in
@@ -145,6 +151,13 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         default:
             return TransportError(.connectionLost, "the exchange failed (\(error))")
         }
+    }
+
+    /// Whether a lookup's failure is the name service saying the name does not exist
+    /// (`EAI_NONAME`), or has no address (`EAI_NODATA`, -5 in glibc, named only under `_GNU_SOURCE`).
+    static func saysNoSuchName(_ error: any Error) -> Bool {
+        guard let lookup = error as? SocketAddressError.UnknownHost else { return false }
+        return lookup.errorCode == Int(EAI_NONAME) || lookup.errorCode == -5
     }
 
     static func timeAmount(_ duration: Duration) -> TimeAmount {

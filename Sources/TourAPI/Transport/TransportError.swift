@@ -1,8 +1,12 @@
 /// Why an exchange failed below HTTP: no status was received, or the body broke off.
 public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {
-        /// Refused, unreachable, or the host name does not resolve: nothing was sent.
+        /// Refused, unreachable, or the host name could not be looked up (no name service to ask,
+        /// or it failed): nothing was sent.
         case cannotConnect
+        /// The name service answered that no host has this name: nothing was sent, and asking
+        /// again will not make one (a mistyped or retired host, not a link down).
+        case noSuchHost
         /// No connection within the connect timeout: nothing was sent.
         case connectTimeout
         /// Connected, but the answer (or the next bytes of its body) did not come in time.
@@ -31,13 +35,13 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
 
     /// True when the request cannot have reached the server, so even a request that must not be
     /// repeated (a login, a voucher) may be sent again.
-    public var requestWasNotSent: Bool { kind == .cannotConnect || kind == .connectTimeout }
+    public var requestWasNotSent: Bool { [.cannotConnect, .noSuchHost, .connectTimeout].contains(kind) }
 
     /// True for failures that another attempt may not meet.
     public var isTransient: Bool {
         switch kind {
         case .cannotConnect, .connectTimeout, .timedOut, .connectionLost: true
-        case .tls, .tooLarge, .invalidRequest, .redirectLoop, .cancelled: false
+        case .noSuchHost, .tls, .tooLarge, .invalidRequest, .redirectLoop, .cancelled: false
         }
     }
 

@@ -299,7 +299,9 @@ struct FileTransfer: Sendable {
     /// (a timeout, a broken connection, a 5xx), and also a host that could not be reached at all,
     /// which for a download under way is a server restarting or a link dropping for a moment (the
     /// command's first requests to the service have reached it). A host that never answers is
-    /// given up on after `maxFailures` tries, in its own words.
+    /// given up on after `maxFailures` tries, in its own words. A host the name service says does
+    /// not exist is not waited for: a media link on a mistyped host fails at once, not after
+    /// ten seconds of pauses.
     static func isWorthAnotherTry(_ error: APIError) -> Bool {
         error.kind == .temporary
             || (error.kind == .unavailable && [.cannotConnect, .connectTimeout].contains(error.transport))
