@@ -12,11 +12,12 @@ import TourModel
 ///     api-timeout = 20
 ///     allow-insecure-http = false
 ///     loudness = -16        # LUFS, or off
+///     ca-file = /etc/ssl/staging-ca.pem   # an authority trusted besides the system's
 package struct ConfigFile: Sendable, Hashable {
     package static let knownKeys: Set<String> = [
         "api-url", "gpsd-host", "gpsd-port", "audio-device", "language",
         "allow-insecure-http", "api-timeout", "max-error", "missed", "loudness",
-        "analytics", "analytics-dialect", "analytics-batch-bytes",
+        "analytics", "analytics-dialect", "analytics-batch-bytes", "ca-file",
     ]
     package var values: [String: String] = [:]
 

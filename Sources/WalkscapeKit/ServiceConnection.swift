@@ -15,10 +15,12 @@ package enum ServiceConnection {
     }
 
     package static func transportConfiguration(_ settings: Settings) throws(AppError) -> TransportConfiguration {
-        guard let seconds = try settings.apiTimeout() else { return TransportConfiguration() }
+        let authorities = settings.authorities()
+        guard let seconds = try settings.apiTimeout() else { return TransportConfiguration(authorities: authorities) }
         let timeout = Duration.milliseconds(Int64(seconds * 1000))
         return TransportConfiguration(
-            connectTimeout: min(.seconds(5), timeout), readTimeout: timeout, requestTimeout: timeout)
+            connectTimeout: min(.seconds(5), timeout), readTimeout: timeout, requestTimeout: timeout,
+            authorities: authorities)
     }
 
     /// A client of the configured service, and the transport to shut down when done with it.

@@ -1,4 +1,5 @@
 import Foundation
+import TourAPI
 import TourModel
 import Walk
 
@@ -94,6 +95,12 @@ package struct Settings: Sendable {
         raw["analytics-dialect"] = pick("analytics-dialect", flag: nil, env: "WALKSCAPE_ANALYTICS_DIALECT")
         raw["loudness"] = pick("loudness", flag: nil, env: "WALKSCAPE_LOUDNESS")
         raw["analytics-batch-bytes"] = pick("analytics-batch-bytes", flag: nil, env: "WALKSCAPE_ANALYTICS_BATCH_BYTES")
+        raw["ca-file"] = pick("ca-file", flag: nil, env: "WALKSCAPE_CA_FILE")
+        // OpenSSL's (and curl's) variable: a bundle of authorities used instead of the system's.
+        if let bundle = environment["SSL_CERT_FILE"], !bundle.isEmpty {
+            raw["ssl-cert-file"] = bundle
+            origins["ssl-cert-file"] = "SSL_CERT_FILE"
+        }
         // The convention of consoledonottrack.com: any value but empty or 0 opts out, whatever else says.
         doNotTrack = environment["DO_NOT_TRACK"].map { !["", "0", "false", "no"].contains($0.lowercased()) } ?? false
         self.raw = raw
@@ -118,6 +125,25 @@ package struct Settings: Sendable {
         if ["1", "true", "yes"].contains(text) { return true }
         if ["0", "false", "no"].contains(text) { return false }
         throw invalid("allow-insecure-http", "is not true or false")
+    }
+
+    /// The authorities a secure connection's certificate must come from: the system's (or the
+    /// bundle `SSL_CERT_FILE` names instead), and those in `ca-file`. A file that cannot be had
+    /// is said at the first secure connection (exit 64), not before: a plain-HTTP service needs none.
+    package func authorities() -> TrustedAuthorities {
+        var authorities = TrustedAuthorities.system
+        if let bundle = raw["ssl-cert-file"] {
+            do { authorities = try authorities.replacingSystem(withPEMFile: bundle) } catch {
+                authorities.problem = "SSL_CERT_FILE: \(error.detail)"
+                return authorities
+            }
+        }
+        if let file = raw["ca-file"] {
+            do { authorities = try authorities.adding(pemFile: file) } catch {
+                authorities.problem = "ca-file (from \(origins["ca-file"] ?? "?")): \(error.detail)"
+            }
+        }
+        return authorities
     }
 
     /// Seconds the API may take to answer; nil for the client's own timeouts.

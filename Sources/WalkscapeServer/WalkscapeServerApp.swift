@@ -1,9 +1,11 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOSSL
 import ServiceLifecycle
 import TourModel
 import UnixSignals
@@ -20,6 +22,8 @@ public enum WalkscapeServerApp {
     ) async throws {
         // Trap SIGHUP before anything else, so an early one reloads rather than kills.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
+        // The certificate and key first: a mistake there touches nothing in the data folder.
+        let server = try httpServer(configuration)
         let descriptorLimit = MediaBudget.raiseDescriptorLimit()
         let services = try await makeServices(configuration, logger: logger)
         let router = makeRouter(services)
@@ -31,13 +35,14 @@ public enum WalkscapeServerApp {
                 metadata: ["open-file-limit": "\(descriptorLimit)", "max-downloads": "\(configuration.maxDownloads)"])
         }
         let app = Application(
-            router: router, server: httpServer(configuration),
+            router: router, server: server,
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port)),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 let host =
                     configuration.host == "0.0.0.0" || configuration.host == "::" ? "127.0.0.1" : configuration.host
-                let bound = host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
+                let scheme = configuration.tls == nil ? "http" : "https"
+                let bound = host.contains(":") ? "\(scheme)://[\(host)]:\(port)" : "\(scheme)://\(host):\(port)"
                 services.listening.withLockedValue { $0 = bound }
                 listening(bound)
                 logger.notice(
@@ -74,18 +79,53 @@ public enum WalkscapeServerApp {
     public static func application(_ configuration: ServerConfiguration, logger: Logger) async throws
         -> some ApplicationProtocol
     {
+        let server = try httpServer(configuration)
         let services = try await makeServices(configuration, logger: logger)
         return Application(
-            router: makeRouter(services), server: httpServer(configuration),
+            router: makeRouter(services), server: server,
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port)),
             logger: logger)
     }
 
-    /// HTTP/1.1 with the idle timeout (docs/server.md).
-    static func httpServer(_ configuration: ServerConfiguration) -> HTTPServerBuilder {
-        .http1(
+    /// HTTP/1.1 with the idle timeout (docs/server.md), over TLS when a certificate is given.
+    static func httpServer(_ configuration: ServerConfiguration) throws(ServerError) -> HTTPServerBuilder {
+        let http = HTTPServerBuilder.http1(
             configuration: HTTP1Channel.Configuration(
                 idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000))))
+        guard let tls = configuration.tls else { return http }
+        let chain: [NIOSSLCertificate]
+        do { chain = try NIOSSLCertificate.fromPEMFile(tls.certificate.path) } catch {
+            throw ServerError(
+                .usage, "\(tls.certificate.path): \(Self.pemProblem(tls.certificate.path, "certificate"))")
+        }
+        guard !chain.isEmpty else {
+            throw ServerError(.usage, "\(tls.certificate.path): holds no PEM certificate")
+        }
+        let key: NIOSSLPrivateKey
+        do { key = try NIOSSLPrivateKey(file: tls.key.path, format: .pem) } catch {
+            throw ServerError(.usage, "\(tls.key.path): \(Self.pemProblem(tls.key.path, "private key"))")
+        }
+        let settings = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        // Made once here, so that a key that is not the certificate's is said before listening.
+        do { _ = try NIOSSLContext(configuration: settings) } catch {
+            throw ServerError(
+                .usage,
+                "\(tls.key.path) does not go with the certificate in \(tls.certificate.path), or cannot be used with it"
+            )
+        }
+        do { return try .tls(http, tlsConfiguration: settings) } catch {
+            throw ServerError(.usage, "the certificate and key do not make a TLS service")
+        }
+    }
+
+    /// Why a PEM file was refused: it cannot be read, or it holds no such thing.
+    static func pemProblem(_ path: String, _ what: String) -> String {
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            return FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
+        }
+        return what == "private key"
+            ? "holds no PEM private key that can be read (one under a passphrase cannot)" : "holds no PEM \(what)"
     }
 
     static func makeServices(_ configuration: ServerConfiguration, logger: Logger) async throws -> ServerServices {

@@ -53,6 +53,17 @@ struct ServeCommand: AsyncParsableCommand {
     var secretFile: String?
 
     @Option(
+        name: .customLong("tls-certificate"),
+        help: ArgumentHelp(
+            "Serve HTTPS with this certificate (PEM, the chain after it); needs --tls-key.", valueName: "file"))
+    var tlsCertificate: String?
+
+    @Option(
+        name: .customLong("tls-key"),
+        help: ArgumentHelp("The private key (PEM) of --tls-certificate.", valueName: "file"))
+    var tlsKey: String?
+
+    @Option(
         name: .customLong("public-url"),
         help: ArgumentHelp(
             "Base URL signed into media links (default: the address each client used).",
@@ -207,6 +218,9 @@ struct ServeCommand: AsyncParsableCommand {
             try merged.check("public-url", good, "must be an http:// or https:// URL like http://192.168.1.20:8080")
         }
         let secretFile = try merged.pick(secretFile.map { Optional($0) }, "secret-file", nil) { Optional($0) }
+        let certificate = try merged.pick(tlsCertificate.map { Optional($0) }, "tls-certificate", nil) { Optional($0) }
+        let key = try merged.pick(tlsKey.map { Optional($0) }, "tls-key", nil) { Optional($0) }
+        try merged.check("tls-key", (certificate == nil) == (key == nil), "and tls-certificate go together")
         return ServerConfiguration(
             tourPaths: tourPaths.map { URL(fileURLWithPath: $0, isDirectory: true) }, host: host, port: port,
             dataDirectory: data.directory(file), publicURL: publicURL, dialect: dialect, accessTokenTTL: tokenTTL,
@@ -216,7 +230,10 @@ struct ServeCommand: AsyncParsableCommand {
                 throttleBytesPerSecond: throttle, rateLimitPerSecond: rateLimit,
                 misdeclareSize: misdeclareSize, seed: faultSeed), idleTimeout: idleTimeout,
             maxDownloads: maxDownloads, guessesPerMinute: guesses,
-            secretFile: secretFile.map { URL(fileURLWithPath: $0) })
+            secretFile: secretFile.map { URL(fileURLWithPath: $0) },
+            tls: certificate.flatMap { certificate in
+                key.map { (URL(fileURLWithPath: certificate), URL(fileURLWithPath: $0)) }
+            })
     }
 
     /// Ten years, the longest a token or a media link may last.

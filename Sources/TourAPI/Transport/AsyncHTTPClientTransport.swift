@@ -30,6 +30,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             read: Self.timeAmount(configuration.readTimeout))
         ahc.connectionPool.retryConnectionEstablishment = false
         ahc.decompression = .disabled
+        ahc.tlsConfiguration = configuration.authorities.tlsConfiguration
         // Reads of up to 1 MiB instead of NIO's 64 KiB: a media body is handed to its reader one
         // read at a time (AsyncHTTPClient buffers one), so a 200 MB download is 16x fewer
         // hand-offs between the event loop and the download task. The buffer grows only for a
@@ -48,6 +49,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         guard request.url.hasUsablePort else {
             throw TransportError(.invalidRequest, "the port of \(ServiceURL.origin(request.url)) is not one (1-65535)")
         }
+        if request.url.scheme?.lowercased() == "https", let problem = configuration.authorities.problem {
+            throw TransportError(.invalidRequest, problem)
+        }
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
         for field in request.headers { outgoing.headers.add(name: field.name, value: field.value) }
@@ -58,7 +62,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         do {
             response = try await client.execute(outgoing, timeout: Self.timeAmount(timeout))
         } catch {
-            throw Self.classify(error, timeout: timeout, configuration: configuration)
+            let failure = Self.classify(error, timeout: timeout, configuration: configuration)
+            if failure.kind == .tls, let refusal = Self.refusal(error), let host = request.url.host {
+                throw await untrusted(host: host, port: request.url.port ?? 443, refusal: refusal)
+            }
+            throw failure
         }
         var headers = HTTPHeaderFields()
         for (name, value) in response.headers { headers.add(name, value) }
@@ -144,13 +152,83 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 return TransportError(.connectionLost, "the connection closed before the answer was complete")
             }
             return TransportError(.connectionLost, "the answer was not valid HTTP (\(error))")
-        case is NIOSSLError, is BoringSSLError:
-            return TransportError(.tls, "the secure connection failed (\(error))")
+        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
+            return tlsFailure(error)
         case is CancellationError:
             return TransportError(.cancelled, "cancelled")
         default:
             return TransportError(.connectionLost, "the exchange failed (\(error))")
         }
+    }
+
+    /// The certificate of `host:port` was refused: why, and how to trust an authority of one's own
+    /// where that could help.
+    func untrusted(host: String, port: Int, refusal: CertificateDiagnosis.Refusal) async -> TransportError {
+        let reason =
+            await CertificateDiagnosis.reason(
+                host: host, port: port, refusal: refusal, group: Self.group, timeout: configuration.connectTimeout)
+            ?? (refusal == .hostName
+                ? ("its certificate is for another host", false) : ("its certificate could not be verified", true))
+        let advice =
+            reason.authorityMayHelp
+            ? " (to trust an authority of your own: `ca-file = PATH`, its certificate in PEM, in walkscape's settings)"
+            : ""
+        return TransportError(.tls, reason.words + advice)
+    }
+
+    /// How the host's certificate was refused, if that is what failed.
+    static func refusal(_ error: any Error) -> CertificateDiagnosis.Refusal? {
+        if (error as? NIOSSLExtraError) == .failedToValidateHostname { return .hostName }
+        return tlsToken(error) == "CERTIFICATE_VERIFY_FAILED" ? .chain : nil
+    }
+
+    /// BoringSSL's name for what failed (`CERTIFICATE_VERIFY_FAILED`, `WRONG_VERSION_NUMBER`), if
+    /// the error holds one.
+    static func tlsToken(_ error: any Error) -> String? {
+        let text = String(describing: error)
+        guard let marker = text.range(of: "OPENSSL_internal:") else { return nil }
+        let token = text[marker.upperBound...].prefix { $0.isUppercase || $0.isNumber || $0 == "_" }
+        return token.isEmpty ? nil : String(token)
+    }
+
+    /// A TLS failure in words, never the library's own text (which names the build's source paths
+    /// and its types). A connection that closed during the handshake, or mid-answer, is a broken
+    /// connection like any other (tried again); the rest are not.
+    static func tlsFailure(_ error: any Error) -> TransportError {
+        if let ssl = error as? NIOSSLError {
+            switch ssl {
+            case .uncleanShutdown:
+                return TransportError(.connectionLost, "the connection closed before the answer was complete")
+            case .handshakeFailed where tlsToken(error) == nil:
+                // EOF during the handshake, a reset: nothing of BoringSSL's own to say.
+                return TransportError(.connectionLost, "the connection closed during the secure handshake")
+            case .failedToLoadCertificate, .noSuchFilesystemObject:
+                return TransportError(
+                    .tls,
+                    "no certificate authorities to check it against (install ca-certificates, or set SSL_CERT_FILE)")
+            default: break
+            }
+        }
+        if let extra = error as? NIOSSLExtraError {
+            switch extra {
+            case .failedToValidateHostname: return TransportError(.tls, "its certificate is for another host")
+            case .serverHostnameImpossibleToMatch, .invalidSNIHostname, .cannotUseIPAddressInSNI:
+                return TransportError(.tls, "its host name cannot be checked against a certificate")
+            default: return TransportError(.tls, "the secure connection failed")
+            }
+        }
+        if let token = tlsToken(error) {
+            switch token {
+            case "CERTIFICATE_VERIFY_FAILED": return TransportError(.tls, "its certificate could not be verified")
+            case "WRONG_VERSION_NUMBER", "HTTP_REQUEST", "UNEXPECTED_RECORD":
+                return TransportError(.tls, "it does not speak TLS on that port (plain http?)")
+            default:
+                return TransportError(
+                    .tls,
+                    "the secure connection failed (\(token.lowercased().replacingOccurrences(of: "_", with: " ")))")
+            }
+        }
+        return TransportError(.tls, "the secure connection failed")
     }
 
     /// Whether a lookup's failure is the name service saying the name does not exist

@@ -7,13 +7,16 @@ public struct TransportConfiguration: Sendable, Hashable {
     /// How long an exchange may take until the answer's head has arrived, when the request does
     /// not say.
     public var requestTimeout: Duration
+    /// Whom a secure connection's certificate must come from.
+    public var authorities: TrustedAuthorities
 
     public init(
         connectTimeout: Duration = .seconds(5), readTimeout: Duration = .seconds(20),
-        requestTimeout: Duration = .seconds(30)
+        requestTimeout: Duration = .seconds(30), authorities: TrustedAuthorities = .system
     ) {
         self.connectTimeout = connectTimeout
         self.readTimeout = readTimeout
         self.requestTimeout = requestTimeout
+        self.authorities = authorities
     }
 }

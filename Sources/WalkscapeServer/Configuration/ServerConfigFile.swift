@@ -18,10 +18,10 @@ import TourModel
 public struct ServerConfigFile: Sendable {
     public static let knownKeys: Set<String> = [
         "tours", "host", "port", "data", "public-url", "secret-file", "dialect", "token-ttl", "refresh-ttl",
-        "url-ttl", "log-level", "idle-timeout", "max-downloads", "guesses-per-minute",
+        "url-ttl", "log-level", "idle-timeout", "max-downloads", "guesses-per-minute", "tls-certificate", "tls-key",
     ]
     /// Keys whose values are paths, resolved against the file's folder.
-    static let pathKeys: Set<String> = ["tours", "data", "secret-file"]
+    static let pathKeys: Set<String> = ["tours", "data", "secret-file", "tls-certificate", "tls-key"]
 
     public var path: String
     /// The last value of each key, and the line it is on.

@@ -42,6 +42,8 @@ public struct ServerConfiguration: Sendable {
     /// The signing secret's file when it is not the data folder's (the Debian package keeps it in
     /// /etc/walkscape-server, made at install): read, never made.
     public var secretFile: URL?
+    /// HTTPS: the certificate chain and private key (PEM) the server presents; nil for plain HTTP.
+    public var tls: (certificate: URL, key: URL)?
 
     public init(
         tourPaths: [URL], host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL,
@@ -49,8 +51,9 @@ public struct ServerConfiguration: Sendable {
         refreshTokenTTL: Int = 7 * 24 * 3600, mediaURLTTL: Int = 24 * 3600, bcryptCost: Int = 10,
         reloadInterval: Double = 1, bodyLimit: Int = 100 * 1024, faults: FaultPlan = FaultPlan(),
         idleTimeout: Double = 30, maxDownloads: Int = defaultMaxDownloads, guessesPerMinute: Int = 60,
-        secretFile: URL? = nil
+        secretFile: URL? = nil, tls: (certificate: URL, key: URL)? = nil
     ) {
+        self.tls = tls
         self.maxDownloads = maxDownloads
         self.secretFile = secretFile
         self.idleTimeout = idleTimeout

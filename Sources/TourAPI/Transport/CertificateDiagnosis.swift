@@ -1,0 +1,193 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
+import Synchronization
+import TourModel
+
+/// Why a host's certificate was refused, in words a walker can act on: TLS libraries say only
+/// "CERTIFICATE_VERIFY_FAILED". Found by a second handshake that keeps the certificates the host
+/// presents (and trusts none), then reading them. The chain failed to verify: a certificate in it
+/// expired or not yet valid, the host's certificate self-signed, or from an authority this machine
+/// does not trust. The host name did not match (checked apart, after the chain): the names it is for.
+enum CertificateDiagnosis {
+    enum Refusal {
+        /// The chain did not verify.
+        case chain
+        /// The chain verified; the host name is not among the certificate's.
+        case hostName
+    }
+
+    /// The reason for `host:port`, and whether trusting an authority of one's own could help; nil
+    /// when its certificates cannot be had again.
+    static func reason(
+        host: String, port: Int, refusal: Refusal, group: any EventLoopGroup, timeout: Duration
+    ) async -> (words: String, authorityMayHelp: Bool)? {
+        guard let chain = await presented(host: host, port: port, group: group, timeout: timeout) else { return nil }
+        return reason(chain: chain, host: host, refusal: refusal, now: Date())
+    }
+
+    /// The reason, from the certificates presented (the host's first).
+    static func reason(chain: [NIOSSLCertificate], host: String, refusal: Refusal, now: Date) -> (
+        words: String, authorityMayHelp: Bool
+    ) {
+        guard let leaf = chain.first else { return ("it presented no certificate", false) }
+        if refusal == .hostName {
+            let names = self.names(leaf)
+            let listed = names.isEmpty ? "no host name" : names.prefix(4).joined(separator: ", ")
+            return ("its certificate is for \(shown(listed)), not \(shown(host))", false)
+        }
+        let seconds = now.timeIntervalSince1970
+        for (index, certificate) in chain.enumerated() {
+            let whose = index == 0 ? "its certificate" : "a certificate of its chain"
+            if seconds > Double(certificate.notValidAfter) {
+                return ("\(whose) expired on \(day(certificate.notValidAfter))", false)
+            }
+            if seconds < Double(certificate.notValidBefore) {
+                return (
+                    "\(whose) is valid only from \(day(certificate.notValidBefore)) (is this machine's clock right?)",
+                    false
+                )
+            }
+        }
+        let der = (try? leaf.toDERBytes()).map(Names.init)
+        if chain.count == 1, let der, let subject = der.subject, subject == der.issuer {
+            return ("its certificate is self-signed", true)
+        }
+        let top = chain.count > 1 ? ((try? chain[chain.count - 1].toDERBytes()).map(Names.init)) : der
+        let authority = top?.issuerCommonName.map { shown($0) } ?? "an authority"
+        return ("its certificate comes from \(authority), which is not among the authorities this machine trusts", true)
+    }
+
+    /// The DNS names and IP addresses the certificate is for (its subject's common name when it
+    /// names none, as old certificates do).
+    static func names(_ certificate: NIOSSLCertificate) -> [String] {
+        let alternatives = certificate._subjectAlternativeNames().compactMap { name -> String? in
+            let bytes = Array(name.contents)
+            switch name.nameType {
+            case .dnsName: return String(decoding: bytes, as: UTF8.self).lowercased()
+            case .ipAddress where bytes.count == 4: return bytes.map(String.init).joined(separator: ".")
+            case .ipAddress where bytes.count == 16:
+                var address = in6_addr()
+                withUnsafeMutableBytes(of: &address) { $0.copyBytes(from: bytes) }
+                var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+                guard inet_ntop(AF_INET6, &address, &text, socklen_t(text.count)) != nil else { return nil }
+                return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            default: return nil
+            }
+        }
+        if alternatives.isEmpty, let common = (try? certificate.toDERBytes()).map(Names.init)?.subjectCommonName {
+            return [common]
+        }
+        return alternatives
+    }
+
+    /// A name from the certificate or the URL, printable and not too long.
+    static func shown(_ text: String) -> String { TerminalText.line(String(text.prefix(100))) }
+
+    static func day(_ time: time_t) -> String {
+        var seconds = time
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        return String(format: "%04d-%02d-%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday))
+    }
+
+    /// A certificate's issuer and subject, read from its DER (RFC 5280: the signed part holds an
+    /// optional version, the serial number, the signature's algorithm, the issuer, the validity,
+    /// the subject).
+    struct Names {
+        var issuer: ArraySlice<UInt8>?
+        var subject: ArraySlice<UInt8>?
+
+        init(_ der: [UInt8]) {
+            guard let certificate = Self.element(der, at: 0),
+                let signed = Self.element(der, at: certificate.content.lowerBound)
+            else { return }
+            var fields: [Range<Int>] = []
+            var at = signed.content.lowerBound
+            while at < signed.content.upperBound, let field = Self.element(der, at: at) {
+                if !(fields.isEmpty && field.tag == 0xA0) { fields.append(at..<field.end) }
+                at = field.end
+            }
+            // serial, algorithm, issuer, validity, subject
+            guard fields.count >= 5 else { return }
+            issuer = der[fields[2]]
+            subject = der[fields[4]]
+        }
+
+        var issuerCommonName: String? { issuer.flatMap(Self.commonName) }
+        var subjectCommonName: String? { subject.flatMap(Self.commonName) }
+
+        /// A name's common name (OID 2.5.4.3), if it has one.
+        static func commonName(_ name: ArraySlice<UInt8>) -> String? {
+            let bytes = Array(name)
+            let oid: [UInt8] = [0x06, 0x03, 0x55, 0x04, 0x03]
+            var index = 0
+            while index + oid.count < bytes.count {
+                if Array(bytes[index..<index + oid.count]) == oid,
+                    let value = element(bytes, at: index + oid.count)
+                {
+                    return String(decoding: bytes[value.content], as: UTF8.self)
+                }
+                index += 1
+            }
+            return nil
+        }
+
+        /// The element at `index`: its tag, where its content lies, where the next one starts.
+        static func element(_ bytes: [UInt8], at index: Int) -> (tag: UInt8, content: Range<Int>, end: Int)? {
+            guard index + 2 <= bytes.count else { return nil }
+            var length = Int(bytes[index + 1])
+            var start = index + 2
+            if length & 0x80 != 0 {
+                let count = length & 0x7f
+                guard (1...4).contains(count), start + count <= bytes.count else { return nil }
+                length = bytes[start..<start + count].reduce(0) { $0 << 8 | Int($1) }
+                start += count
+            }
+            guard length >= 0, start + length <= bytes.count else { return nil }
+            return (bytes[index], start..<start + length, start + length)
+        }
+    }
+
+    /// The certificates `host:port` presents, by a handshake that keeps them and goes no further.
+    static func presented(host: String, port: Int, group: any EventLoopGroup, timeout: Duration) async
+        -> [NIOSSLCertificate]?
+    {
+        let kept = Mutex<[NIOSSLCertificate]?>(nil)
+        let context: NIOSSLContext
+        var trustingNone = TLSConfiguration.makeClientConfiguration()
+        trustingNone.trustRoots = .certificates([])
+        do { context = try NIOSSLContext(configuration: trustingNone) } catch { return nil }
+        var scratch = in_addr()
+        let isAddress = inet_pton(AF_INET, host, &scratch) == 1 || host.contains(":")
+        let bootstrap = ClientBootstrap(group: group)
+            .connectTimeout(AsyncHTTPClientTransport.timeAmount(timeout))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let handler = try NIOSSLClientHandler(
+                        context: context, serverHostname: isAddress ? nil : host,
+                        customVerificationCallback: { certificates, promise in
+                            kept.withLock { $0 = certificates }
+                            promise.succeed(.failed)
+                        })
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                }
+            }
+        do {
+            let channel = try await bootstrap.connect(
+                host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port
+            ).get()
+            // The handshake ends in failure once the certificates are kept: the channel closes.
+            let closing = channel.closeFuture
+            let bound = channel.eventLoop.scheduleTask(in: AsyncHTTPClientTransport.timeAmount(timeout)) {
+                channel.close(promise: nil)
+            }
+            try? await closing.get()
+            bound.cancel()
+        } catch {
+            return nil
+        }
+        return kept.withLock { $0 }
+    }
+}

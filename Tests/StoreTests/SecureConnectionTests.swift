@@ -1,0 +1,142 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The service over HTTPS, as the live one is: walkscape-server with a certificate (signed by a
+/// test authority of our own, made with openssl), the client trusting that authority through
+/// `ca-file` or `SSL_CERT_FILE`, and a refused certificate said in words with the way to trust it
+/// (it was BoringSSL's dump, "handshakeFailed(...CERTIFICATE_VERIFY_FAILED at <source path>)").
+@Suite(.serialized)
+struct SecureConnectionTests {
+    static let fixture = TourFixture(slug: "secure-walk", points: 2, audioBytes: 40_000)
+
+    func harness(_ pair: TestCertificates.Pair) async throws -> StoreHarness {
+        try await StoreHarness(options: .init(extraArguments: pair.serverArguments)) { tours in
+            try Self.fixture.write(in: tours)
+        }
+    }
+
+    /// Nothing of the TLS library's own text reaches the walker.
+    func expectPlainWords(_ stderr: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        for leak in ["OPENSSL", "BoringSSL", "handshakeFailed", ".build", "NIOSSL"] {
+            #expect(!stderr.contains(leak), "\(stderr)", sourceLocation: sourceLocation)
+        }
+        #expect(stderr.split(separator: "\n").count == 1, "\(stderr)", sourceLocation: sourceLocation)
+    }
+
+    @Test func aServiceOverHTTPSIsUsedOnceItsAuthorityIsTrusted() async throws {
+        let certificates = try TestCertificates()
+        let harness = try await harness(certificates.good)
+        #expect(harness.server.baseURL.hasPrefix("https://127.0.0.1:"))
+
+        let refused = try harness.run(["tours"])
+        #expect(refused.status == 69, "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains(
+                "its certificate comes from Walk Test Authority, which is not among the authorities this machine trusts"
+            ),
+            "\(refused.stderr)")
+        #expect(refused.stderr.contains("ca-file = PATH"), "\(refused.stderr)")
+        expectPlainWords(refused.stderr)
+
+        // The authority in the process's environment, as OpenSSL and curl read it.
+        let bundle = try harness.run(["tours"], environment: ["SSL_CERT_FILE": certificates.authority.path])
+        #expect(bundle.status == 0, "\(bundle.stderr)")
+        #expect(bundle.stdout.contains("secure-walk"))
+
+        // The authority in the settings: everything goes over HTTPS, the media links too.
+        try harness.home.write("config/config", "ca-file = \(certificates.authority.path)\n")
+        let download = try harness.run(["download", "secure-walk", "--json"])
+        #expect(download.status == 0, "\(download.stderr)")
+        let installed = try #require(StoreHarness.jsonLines(download).last)
+        #expect(installed["event"] as? String == "installed", "\(download.stdout)")
+        #expect(installed["bytesReceived"] as? Int == 2 * Self.fixture.audioBytes)
+        try harness.expectBlobsHashRight()
+        try harness.expectVerifyClean()
+    }
+
+    /// Each refusal says why: self-signed, for another name, expired, or a port that speaks plain
+    /// HTTP.
+    @Test func aRefusedCertificateSaysWhy() async throws {
+        let certificates = try TestCertificates()
+        // The reason, and whether trusting an authority of one's own is offered as the way out.
+        let cases: [(TestCertificates.Pair, String, Bool)] = [
+            (certificates.selfSigned, "its certificate is self-signed", true),
+            (certificates.otherName, "its certificate is for other.example.org, not 127.0.0.1", false),
+            (certificates.expired, "its certificate expired on ", false),
+        ]
+        for (pair, reason, advised) in cases {
+            let harness = try await harness(pair)
+            // Trusting the authority does not make a certificate for another name or an expired
+            // one good.
+            try harness.home.write("config/config", "ca-file = \(certificates.authority.path)\n")
+            let result = try harness.run(["tours"])
+            #expect(result.status == 69, "\(result.stderr)")
+            #expect(result.stderr.contains("no secure connection to 127.0.0.1:"), "\(result.stderr)")
+            #expect(result.stderr.contains(reason), "\(reason): \(result.stderr)")
+            #expect(result.stderr.contains("ca-file = PATH") == advised, "\(result.stderr)")
+            expectPlainWords(result.stderr)
+        }
+
+        let plain = try await StoreHarness { tours in try Self.fixture.write(in: tours) }
+        let https = plain.server.baseURL.replacingOccurrences(of: "http://", with: "https://")
+        let result = try plain.run(["tours"], apiURL: https)
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("it does not speak TLS on that port (plain http?)"), "\(result.stderr)")
+        expectPlainWords(result.stderr)
+    }
+
+    /// A `ca-file` that is not there, or holds no certificate, is a usage error naming it, at the
+    /// first secure connection: a plain-HTTP service does not need it.
+    @Test func aCAFileThatHoldsNoCertificateIsSaid() async throws {
+        let home = try TemporaryDirectory()
+        let notPEM = try home.write("not.pem", "hello\n")
+        for (file, words) in [(notPEM.path, "holds no PEM certificate"), ("/nonexistent/ca.pem", "cannot read")] {
+            try home.write("config/config", "ca-file = \(file)\n")
+            let result = try runWalkscape(
+                ["tours"], home: home, environment: ["WALKSCAPE_API_URL": "https://127.0.0.1:9"], timeout: 60)
+            #expect(result.status == 64, "\(result.stderr)")
+            #expect(
+                result.stderr.contains("ca-file (from config file)") && result.stderr.contains(words),
+                "\(result.stderr)")
+        }
+        let plain = try runWalkscape(
+            ["tours"], home: home, environment: ["WALKSCAPE_API_URL": "http://127.0.0.1:9"], timeout: 60)
+        #expect(plain.status == 69, "\(plain.stderr)")
+        #expect(!plain.stderr.contains("ca-file"), "\(plain.stderr)")
+    }
+
+    /// The server refuses a key that is not its certificate's, a missing file, and a certificate
+    /// without its key, before listening.
+    @Test func theServerSaysWhatIsWrongWithItsCertificate() async throws {
+        let certificates = try TestCertificates()
+        let tours = try TemporaryDirectory()
+        try Self.fixture.write(in: tours.url)
+        let data = try TemporaryDirectory()
+        let base = [tours.path, "--port", "0", "--data", data.path]
+        let cases: [([String], String)] = [
+            (
+                [
+                    "--tls-certificate", certificates.good.certificate.path, "--tls-key",
+                    certificates.selfSigned.key.path,
+                ],
+                "does not go with the certificate in"
+            ),
+            (
+                ["--tls-certificate", tours.file("none.crt").path, "--tls-key", certificates.good.key.path],
+                "no such file"
+            ),
+            (
+                ["--tls-certificate", certificates.good.key.path, "--tls-key", certificates.good.key.path],
+                "holds no PEM certificate"
+            ),
+            (["--tls-certificate", certificates.good.certificate.path], "--tls-key and tls-certificate go together"),
+        ]
+        for (arguments, words) in cases {
+            let result = try run(TestPaths.walkscapeServer, base + arguments, timeout: 30)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(words), "\(arguments): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        }
+    }
+}

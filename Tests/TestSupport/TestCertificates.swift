@@ -1,0 +1,61 @@
+import Foundation
+
+/// Certificates for HTTPS tests, made with `openssl` in a temporary folder: an authority of our
+/// own ("Walk Test Authority") and server certificates for 127.0.0.1 and localhost signed by it,
+/// one self-signed, one for another host name, one expired.
+public struct TestCertificates: Sendable {
+    public let folder: TemporaryDirectory
+    /// The authority's certificate (PEM): what a client must be told to trust.
+    public var authority: URL { folder.file("authority.crt") }
+
+    /// A certificate and its key, as `walkscape-server --tls-certificate/--tls-key` take them.
+    public struct Pair: Sendable {
+        public let certificate: URL
+        public let key: URL
+        public var serverArguments: [String] { ["--tls-certificate", certificate.path, "--tls-key", key.path] }
+    }
+
+    /// Signed by the authority, for 127.0.0.1 and localhost.
+    public var good: Pair { pair("good") }
+    /// Signed by itself, for 127.0.0.1 and localhost.
+    public var selfSigned: Pair { pair("self") }
+    /// Signed by the authority, for other.example.org only.
+    public var otherName: Pair { pair("other") }
+    /// Signed by the authority, for 127.0.0.1 and localhost, expired the day before it was made.
+    public var expired: Pair { pair("expired") }
+
+    func pair(_ name: String) -> Pair { Pair(certificate: folder.file("\(name).crt"), key: folder.file("\(name).key")) }
+
+    public init() throws {
+        folder = try TemporaryDirectory()
+        let local = "subjectAltName=DNS:localhost,IP:127.0.0.1\n"
+        try folder.write("local.ext", local)
+        try folder.write("other.ext", "subjectAltName=DNS:other.example.org\n")
+        try openssl(
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "authority.key", "-out", "authority.crt",
+            "-days", "30", "-subj", "/CN=Walk Test Authority")
+        try openssl(
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "self.key", "-out", "self.crt", "-days", "30",
+            "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1")
+        for (name, ext, days) in [
+            ("good", "local.ext", "30"), ("other", "other.ext", "30"), ("expired", "local.ext", "-1"),
+        ] {
+            try openssl(
+                "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(name).key", "-out", "\(name).csr",
+                "-subj", "/CN=\(name)")
+            try openssl(
+                "x509", "-req", "-in", "\(name).csr", "-CA", "authority.crt", "-CAkey", "authority.key",
+                "-CAcreateserial", "-out", "\(name).crt", "-days", days, "-extfile", ext)
+        }
+    }
+
+    private func openssl(_ arguments: String...) throws {
+        guard let openssl = which("openssl") else { throw Failure(description: "openssl is not installed") }
+        let result = try run(openssl, arguments, currentDirectory: folder.url, timeout: 60)
+        guard result.status == 0 else {
+            throw Failure(description: "openssl \(arguments.joined(separator: " ")): \(result.stderr)")
+        }
+    }
+
+    struct Failure: Error, CustomStringConvertible { var description: String }
+}
