@@ -25,7 +25,7 @@ struct SecureConnectionTests {
     }
 
     @Test func aServiceOverHTTPSIsUsedOnceItsAuthorityIsTrusted() async throws {
-        let certificates = try TestCertificates()
+        let certificates = try TestCertificates.shared()
         let harness = try await harness(certificates.good)
         #expect(harness.server.baseURL.hasPrefix("https://127.0.0.1:"))
 
@@ -58,7 +58,7 @@ struct SecureConnectionTests {
     /// Each refusal says why: self-signed, for another name, expired, or a port that speaks plain
     /// HTTP.
     @Test func aRefusedCertificateSaysWhy() async throws {
-        let certificates = try TestCertificates()
+        let certificates = try TestCertificates.shared()
         // The reason, and whether trusting an authority of one's own is offered as the way out.
         let cases: [(TestCertificates.Pair, String, Bool)] = [
             (certificates.selfSigned, "its certificate is self-signed", true),
@@ -84,6 +84,15 @@ struct SecureConnectionTests {
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("it does not speak TLS on that port (plain http?)"), "\(result.stderr)")
         expectPlainWords(result.stderr)
+
+        // A plain-HTTP service needs no authority: a ca-file that holds none is not read for it,
+        // and is said at the first secure connection.
+        try plain.home.write("config/config", "ca-file = \(plain.home.file("config/config").path)\n")
+        let overHTTP = try plain.run(["tours"])
+        #expect(overHTTP.status == 0, "\(overHTTP.stderr)")
+        let overHTTPS = try plain.run(["tours"], apiURL: https)
+        #expect(overHTTPS.status == 64, "\(overHTTPS.stderr)")
+        #expect(overHTTPS.stderr.contains("ca-file (from config file)"), "\(overHTTPS.stderr)")
     }
 
     /// A `ca-file` that is not there, or holds no certificate, is a usage error naming it, at the
@@ -100,16 +109,12 @@ struct SecureConnectionTests {
                 result.stderr.contains("ca-file (from config file)") && result.stderr.contains(words),
                 "\(result.stderr)")
         }
-        let plain = try runWalkscape(
-            ["tours"], home: home, environment: ["WALKSCAPE_API_URL": "http://127.0.0.1:9"], timeout: 60)
-        #expect(plain.status == 69, "\(plain.stderr)")
-        #expect(!plain.stderr.contains("ca-file"), "\(plain.stderr)")
     }
 
     /// The server refuses a key that is not its certificate's, a missing file, and a certificate
     /// without its key, before listening.
     @Test func theServerSaysWhatIsWrongWithItsCertificate() async throws {
-        let certificates = try TestCertificates()
+        let certificates = try TestCertificates.shared()
         let tours = try TemporaryDirectory()
         try Self.fixture.write(in: tours.url)
         let data = try TemporaryDirectory()

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Certificates for HTTPS tests, made with `openssl` in a temporary folder: an authority of our
 /// own ("Walk Test Authority") and server certificates for 127.0.0.1 and localhost signed by it,
@@ -26,22 +27,36 @@ public struct TestCertificates: Sendable {
 
     func pair(_ name: String) -> Pair { Pair(certificate: folder.file("\(name).crt"), key: folder.file("\(name).key")) }
 
+    /// One set for the whole run: making them takes openssl several processes.
+    public static func shared() throws -> TestCertificates {
+        try made.withLock { made in
+            if let made { return made }
+            let certificates = try TestCertificates()
+            made = certificates
+            return certificates
+        }
+    }
+    private static let made = Mutex<TestCertificates?>(nil)
+
     public init() throws {
         folder = try TemporaryDirectory()
         let local = "subjectAltName=DNS:localhost,IP:127.0.0.1\n"
         try folder.write("local.ext", local)
         try folder.write("other.ext", "subjectAltName=DNS:other.example.org\n")
         try openssl(
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "authority.key", "-out", "authority.crt",
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+            "authority.key", "-out", "authority.crt",
             "-days", "30", "-subj", "/CN=Walk Test Authority")
         try openssl(
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "self.key", "-out", "self.crt", "-days", "30",
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+            "self.key", "-out", "self.crt", "-days", "30",
             "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1")
         for (name, ext, days) in [
             ("good", "local.ext", "30"), ("other", "other.ext", "30"), ("expired", "local.ext", "-1"),
         ] {
             try openssl(
-                "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(name).key", "-out", "\(name).csr",
+                "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "\(name).key",
+                "-out", "\(name).csr",
                 "-subj", "/CN=\(name)")
             try openssl(
                 "x509", "-req", "-in", "\(name).csr", "-CA", "authority.crt", "-CAkey", "authority.key",
