@@ -93,25 +93,36 @@ public enum WalkscapeServerApp {
             configuration: HTTP1Channel.Configuration(
                 idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000))))
         guard let tls = configuration.tls else { return http }
+        // Paths as given may hold anything; a FIFO would hang the start.
+        for file in [tls.certificate.path, tls.key.path] {
+            var status = stat()
+            if stat(file, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+                throw ServerError(.usage, "\(TerminalText.line(file)): not a regular file")
+            }
+        }
         let chain: [NIOSSLCertificate]
         do { chain = try NIOSSLCertificate.fromPEMFile(tls.certificate.path) } catch {
             throw ServerError(
-                .usage, "\(tls.certificate.path): \(Self.pemProblem(tls.certificate.path, "certificate"))")
+                .usage,
+                "\(TerminalText.line(tls.certificate.path)): \(Self.pemProblem(tls.certificate.path, "certificate"))")
         }
         guard !chain.isEmpty else {
-            throw ServerError(.usage, "\(tls.certificate.path): holds no PEM certificate")
+            throw ServerError(.usage, "\(TerminalText.line(tls.certificate.path)): holds no PEM certificate")
         }
         let key: NIOSSLPrivateKey
         do { key = try NIOSSLPrivateKey(file: tls.key.path, format: .pem) } catch {
-            throw ServerError(.usage, "\(tls.key.path): \(Self.pemProblem(tls.key.path, "private key"))")
+            throw ServerError(
+                .usage, "\(TerminalText.line(tls.key.path)): \(Self.pemProblem(tls.key.path, "private key"))")
         }
-        let settings = TLSConfiguration.makeServerConfiguration(
+        var settings = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        // TLS 1.0 and 1.1 are retired (RFC 8996).
+        settings.minimumTLSVersion = .tlsv12
         // Made once here, so that a key that is not the certificate's is said before listening.
         do { _ = try NIOSSLContext(configuration: settings) } catch {
             throw ServerError(
                 .usage,
-                "\(tls.key.path) does not go with the certificate in \(tls.certificate.path), or cannot be used with it"
+                "\(TerminalText.line(tls.key.path)) does not go with the first certificate in \(TerminalText.line(tls.certificate.path)) (the server's own comes first, then its chain), or cannot be used with it"
             )
         }
         do { return try .tls(http, tlsConfiguration: settings) } catch {

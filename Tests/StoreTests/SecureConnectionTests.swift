@@ -64,6 +64,10 @@ struct SecureConnectionTests {
             (certificates.selfSigned, "its certificate is self-signed", true),
             (certificates.otherName, "its certificate is for other.example.org, not 127.0.0.1", false),
             (certificates.expired, "its certificate expired on ", false),
+            (
+                certificates.commonNameOnly,
+                "its certificate names 127.0.0.1 only as its common name, which is not checked", false
+            ),
         ]
         for (pair, reason, advised) in cases {
             let harness = try await harness(pair)
@@ -95,12 +99,54 @@ struct SecureConnectionTests {
         #expect(overHTTPS.stderr.contains("ca-file (from config file)"), "\(overHTTPS.stderr)")
     }
 
+    /// TLS 1.0 and 1.1 are retired: walkscape does not talk to a server that offers nothing newer
+    /// (openssl s_server), and walkscape-server does not answer a client that asks for TLS 1.0
+    /// (openssl s_client), while TLS 1.2 goes through. Both took TLS 1.0.
+    @Test func tlsOlderThan1Point2IsRefusedBothWays() async throws {
+        let certificates = try TestCertificates.shared()
+        guard let openssl = which("openssl") else { Issue.record("openssl is not installed"); return }
+        // A TLS 1.0-only server on a free port.
+        let port = try freeTCPPort()
+        let old = try ChildProcess(
+            openssl,
+            [
+                "s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificates.good.certificate.path, "-key",
+                certificates.good.key.path, "-tls1", "-cipher", "DEFAULT@SECLEVEL=0", "-www", "-quiet",
+            ], separateErrorOutput: true)
+        defer { old.signal(SIGKILL) }
+        var connected = false
+        for _ in 0..<200 where !connected {
+            connected = isListening(port: port)
+            if !connected { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(connected, "openssl s_server: \(old.errorOutput)")
+        let home = try TemporaryDirectory()
+        try home.write("config/config", "ca-file = \(certificates.authority.path)\n")
+        let result = try runWalkscape(
+            ["tours"], home: home, environment: ["WALKSCAPE_API_URL": "https://127.0.0.1:\(port)"], timeout: 60)
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("no secure connection to 127.0.0.1:"), "\(result.stderr)")
+
+        let harness = try await harness(certificates.good)
+        let address = "127.0.0.1:\(harness.server.port)"
+        for (version, answered) in [("-tls1", false), ("-tls1_2", true)] {
+            let hello = try run(
+                openssl, ["s_client", "-connect", address, version, "-cipher", "DEFAULT@SECLEVEL=0", "-brief"],
+                stdin: Data(), timeout: 30)
+            let said = hello.stdout + hello.stderr
+            #expect(said.contains("Protocol version:") == answered, "\(version): \(said)")
+        }
+    }
+
     /// A `ca-file` that is not there, or holds no certificate, is a usage error naming it, at the
     /// first secure connection: a plain-HTTP service does not need it.
     @Test func aCAFileThatHoldsNoCertificateIsSaid() async throws {
         let home = try TemporaryDirectory()
         let notPEM = try home.write("not.pem", "hello\n")
-        for (file, words) in [(notPEM.path, "holds no PEM certificate"), ("/nonexistent/ca.pem", "cannot read")] {
+        for (file, words) in [
+            (notPEM.path, "holds no PEM certificate"), ("/nonexistent/ca.pem", "cannot read"),
+            (home.path, "is a folder, not a file"), ("/dev/zero", "is not a regular file"),
+        ] {
             try home.write("config/config", "ca-file = \(file)\n")
             let result = try runWalkscape(
                 ["tours"], home: home, environment: ["WALKSCAPE_API_URL": "https://127.0.0.1:9"], timeout: 60)
@@ -125,7 +171,7 @@ struct SecureConnectionTests {
                     "--tls-certificate", certificates.good.certificate.path, "--tls-key",
                     certificates.selfSigned.key.path,
                 ],
-                "does not go with the certificate in"
+                "does not go with the first certificate in"
             ),
             (
                 ["--tls-certificate", tours.file("none.crt").path, "--tls-key", certificates.good.key.path],

@@ -24,6 +24,8 @@ public struct TestCertificates: Sendable {
     public var otherName: Pair { pair("other") }
     /// Signed by the authority, for 127.0.0.1 and localhost, expired the day before it was made.
     public var expired: Pair { pair("expired") }
+    /// Signed by the authority, naming 127.0.0.1 only as its common name (no subjectAltName).
+    public var commonNameOnly: Pair { pair("cn") }
 
     func pair(_ name: String) -> Pair { Pair(certificate: folder.file("\(name).crt"), key: folder.file("\(name).key")) }
 
@@ -51,13 +53,15 @@ public struct TestCertificates: Sendable {
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
             "self.key", "-out", "self.crt", "-days", "30",
             "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1")
+        try folder.write("none.ext", "basicConstraints=CA:FALSE\n")
         for (name, ext, days) in [
             ("good", "local.ext", "30"), ("other", "other.ext", "30"), ("expired", "local.ext", "-1"),
+            ("cn", "none.ext", "30"),
         ] {
             try openssl(
                 "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "\(name).key",
                 "-out", "\(name).csr",
-                "-subj", "/CN=\(name)")
+                "-subj", name == "cn" ? "/CN=127.0.0.1" : "/CN=\(name)")
             try openssl(
                 "x509", "-req", "-in", "\(name).csr", "-CA", "authority.crt", "-CAkey", "authority.key",
                 "-CAcreateserial", "-out", "\(name).crt", "-days", days, "-extfile", ext)

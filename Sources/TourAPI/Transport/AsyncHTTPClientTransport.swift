@@ -166,7 +166,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     func untrusted(host: String, port: Int, refusal: CertificateDiagnosis.Refusal) async -> TransportError {
         let reason =
             await CertificateDiagnosis.reason(
-                host: host, port: port, refusal: refusal, group: Self.group, timeout: configuration.connectTimeout)
+                host: host, port: port, refusal: refusal, trusted: configuration.authorities.named, group: Self.group,
+                timeout: configuration.connectTimeout)
             ?? (refusal == .hostName
                 ? ("its certificate is for another host", false) : ("its certificate could not be verified", true))
         let advice =

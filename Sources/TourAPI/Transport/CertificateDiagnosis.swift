@@ -19,50 +19,70 @@ enum CertificateDiagnosis {
     }
 
     /// The reason for `host:port`, and whether trusting an authority of one's own could help; nil
-    /// when its certificates cannot be had again.
+    /// when its certificates cannot be had again. `trusted`: the authorities named in the settings.
     static func reason(
-        host: String, port: Int, refusal: Refusal, group: any EventLoopGroup, timeout: Duration
+        host: String, port: Int, refusal: Refusal, trusted: [NIOSSLCertificate], group: any EventLoopGroup,
+        timeout: Duration
     ) async -> (words: String, authorityMayHelp: Bool)? {
         guard let chain = await presented(host: host, port: port, group: group, timeout: timeout) else { return nil }
-        return reason(chain: chain, host: host, refusal: refusal, now: Date())
+        return reason(chain: chain, host: host, refusal: refusal, trusted: trusted, now: Date())
     }
 
-    /// The reason, from the certificates presented (the host's first).
-    static func reason(chain: [NIOSSLCertificate], host: String, refusal: Refusal, now: Date) -> (
-        words: String, authorityMayHelp: Bool
-    ) {
+    /// The reason, from the certificates presented (the host's first). Only what the certificates
+    /// show for certain is said as certain: the host's own dates, self-signed, the names; what a
+    /// chain's other certificates show is said as what may be.
+    static func reason(
+        chain: [NIOSSLCertificate], host: String, refusal: Refusal, trusted: [NIOSSLCertificate] = [], now: Date
+    ) -> (words: String, authorityMayHelp: Bool) {
         guard let leaf = chain.first else { return ("it presented no certificate", false) }
+        let der = (try? leaf.toDERBytes()).map(Names.init)
         if refusal == .hostName {
-            let names = self.names(leaf)
-            let listed = names.isEmpty ? "no host name" : names.prefix(4).joined(separator: ", ")
-            return ("its certificate is for \(shown(listed)), not \(shown(host))", false)
-        }
-        let seconds = now.timeIntervalSince1970
-        for (index, certificate) in chain.enumerated() {
-            let whose = index == 0 ? "its certificate" : "a certificate of its chain"
-            if seconds > Double(certificate.notValidAfter) {
-                return ("\(whose) expired on \(day(certificate.notValidAfter))", false)
-            }
-            if seconds < Double(certificate.notValidBefore) {
+            let alternatives = self.alternativeNames(leaf)
+            if alternatives.isEmpty, let common = der?.subjectCommonName {
                 return (
-                    "\(whose) is valid only from \(day(certificate.notValidBefore)) (is this machine's clock right?)",
+                    "its certificate names \(shown(common)) only as its common name, which is not checked: the name must be in its subjectAltName",
                     false
                 )
             }
+            let listed = alternatives.isEmpty ? "no host name" : alternatives.prefix(4).joined(separator: ", ")
+            return ("its certificate is for \(shown(listed)), not \(shown(host))", false)
         }
-        let der = (try? leaf.toDERBytes()).map(Names.init)
+        let seconds = now.timeIntervalSince1970
+        if seconds > Double(leaf.notValidAfter) {
+            return ("its certificate expired on \(day(leaf.notValidAfter))", false)
+        }
+        if seconds < Double(leaf.notValidBefore) {
+            return (
+                "its certificate is valid only from \(day(leaf.notValidBefore)) (is this machine's clock right?)", false
+            )
+        }
         if chain.count == 1, let der, let subject = der.subject, subject == der.issuer {
             return ("its certificate is self-signed", true)
         }
+        for certificate in chain.dropFirst() {
+            if seconds > Double(certificate.notValidAfter) {
+                return (
+                    "its chain could not be verified: a certificate in it expired on \(day(certificate.notValidAfter)), or the authority it leads to is not trusted here",
+                    true
+                )
+            }
+        }
         let top = chain.count > 1 ? ((try? chain[chain.count - 1].toDERBytes()).map(Names.init)) : der
         let authority = top?.issuerCommonName.map { shown($0) } ?? "an authority"
+        let trustedSubjects = trusted.compactMap { (try? $0.toDERBytes()).map(Names.init)?.subject }
+        if let issuer = top?.issuer, trustedSubjects.contains(issuer) {
+            return (
+                "its chain could not be verified, though \(authority) is trusted here: a certificate in it may not be allowed to serve a host, or to sign others",
+                false
+            )
+        }
         return ("its certificate comes from \(authority), which is not among the authorities this machine trusts", true)
     }
 
-    /// The DNS names and IP addresses the certificate is for (its subject's common name when it
-    /// names none, as old certificates do).
-    static func names(_ certificate: NIOSSLCertificate) -> [String] {
-        let alternatives = certificate._subjectAlternativeNames().compactMap { name -> String? in
+    /// The DNS names and IP addresses the certificate is for (its subjectAltName: a common name is
+    /// not checked).
+    static func alternativeNames(_ certificate: NIOSSLCertificate) -> [String] {
+        certificate._subjectAlternativeNames().compactMap { name -> String? in
             let bytes = Array(name.contents)
             switch name.nameType {
             case .dnsName: return String(decoding: bytes, as: UTF8.self).lowercased()
@@ -76,10 +96,6 @@ enum CertificateDiagnosis {
             default: return nil
             }
         }
-        if alternatives.isEmpty, let common = (try? certificate.toDERBytes()).map(Names.init)?.subjectCommonName {
-            return [common]
-        }
-        return alternatives
     }
 
     /// A name from the certificate or the URL, printable and not too long.

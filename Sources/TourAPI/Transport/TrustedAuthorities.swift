@@ -36,11 +36,28 @@ public struct TrustedAuthorities: Sendable, Hashable {
         return copy
     }
 
+    /// A bundle larger than this is not a bundle of authorities (Debian's whole one is 200 kB).
+    static let largest = 10 << 20
+
     static func certificates(_ path: String) throws(TransportError) -> [NIOSSLCertificate] {
+        let shown = TerminalText.echo(path)
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw TransportError(
+                .invalidRequest, "cannot read \(shown): \(String(cString: strerror(errno)).lowercased())")
+        }
+        if status.st_mode & S_IFMT == S_IFDIR {
+            throw TransportError(.invalidRequest, "\(shown) is a folder, not a file")
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw TransportError(.invalidRequest, "\(shown) is not a regular file")
+        }
+        guard status.st_size <= Self.largest else {
+            throw TransportError(.invalidRequest, "\(shown) is larger than 10 MB: not a bundle of certificates")
+        }
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw TransportError(
-                .invalidRequest, "cannot read \(TerminalText.echo(path)): \(error.localizedDescription)")
+            throw TransportError(.invalidRequest, "cannot read \(shown)")
         }
         let certificates: [NIOSSLCertificate]
         do { certificates = try NIOSSLCertificate.fromPEMBytes(Array(data)) } catch {
@@ -52,8 +69,13 @@ public struct TrustedAuthorities: Sendable, Hashable {
         return certificates
     }
 
+    /// The authorities named in the settings (not the system's).
+    var named: [NIOSSLCertificate] { (replacement ?? []) + added }
+
     var tlsConfiguration: TLSConfiguration {
         var configuration = TLSConfiguration.makeClientConfiguration()
+        // TLS 1.0 and 1.1 are retired (RFC 8996); curl refuses them too.
+        configuration.minimumTLSVersion = .tlsv12
         if let replacement { configuration.trustRoots = .certificates(replacement) }
         if !added.isEmpty { configuration.additionalTrustRoots = [.certificates(added)] }
         return configuration
