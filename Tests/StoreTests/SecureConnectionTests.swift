@@ -39,6 +39,11 @@ struct SecureConnectionTests {
         #expect(refused.stderr.contains("ca-file = PATH"), "\(refused.stderr)")
         expectPlainWords(refused.stderr)
 
+        // doctor says the same, and where an authority of one's own goes.
+        let doctor = try harness.run(["doctor"])
+        #expect(doctor.stdout.contains("which is not among the authorities this machine trusts"), "\(doctor.stdout)")
+        #expect(doctor.stdout.contains("an authority of your own goes in ca-file"), "\(doctor.stdout)")
+
         // The authority in the process's environment, as OpenSSL and curl read it.
         let bundle = try harness.run(["tours"], environment: ["SSL_CERT_FILE": certificates.authority.path])
         #expect(bundle.status == 0, "\(bundle.stderr)")

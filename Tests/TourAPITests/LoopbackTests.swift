@@ -34,3 +34,15 @@ struct LoopbackTests {
         #expect(ServiceURL.permits(try #require(URL(string: "http://[::1]:8080/m/1.mp3")), allowInsecureHTTP: false))
     }
 }
+
+/// An origin as messages name it: an IPv6 address keeps its brackets ("::1:44849" read as an
+/// address).
+struct OriginTests {
+    @Test(arguments: [
+        ("https://[::1]:8443/tours", "[::1]:8443"), ("http://127.0.0.1:8080", "127.0.0.1:8080"),
+        ("https://walks.example.org/v1", "walks.example.org"), ("https://[fe80::1]/", "[fe80::1]"),
+    ])
+    func anOriginIsHostAndPort(url: String, origin: String) throws {
+        #expect(ServiceURL.origin(try #require(URL(string: url))) == origin)
+    }
+}

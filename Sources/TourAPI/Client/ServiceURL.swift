@@ -94,7 +94,9 @@ public enum ServiceURL {
 
     /// `host:port` (or `host`) for messages.
     public static func origin(_ url: URL) -> String {
-        let host = url.host ?? url.absoluteString
+        guard let name = url.host else { return url.absoluteString }
+        // An IPv6 address keeps its brackets, or its port would read as part of it.
+        let host = name.contains(":") ? "[\(name)]" : name
         return url.port.map { "\(host):\($0)" } ?? host
     }
 }

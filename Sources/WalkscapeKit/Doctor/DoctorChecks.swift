@@ -266,9 +266,12 @@ package struct DoctorChecks {
                 hint: "the service reports a problem of its own; try again later")
         } catch {
             let message = (error as? AppError)?.message ?? "\(error)"
+            let secure = message.contains("no secure connection")
             return DoctorCheck(
                 name: "api", status: .fail, detail: "\(origin): \(message)",
-                hint: "check the URL and the network; a local server runs with walkscape-server TOURS --port 8080")
+                hint: secure
+                    ? "the service's certificate is refused, for the reason given; an authority of your own goes in ca-file"
+                    : "check the URL and the network; a local server runs with walkscape-server TOURS --port 8080")
         }
     }
 
