@@ -89,10 +89,11 @@ public enum WalkscapeServerApp {
 
     /// HTTP/1.1 with the idle timeout (docs/server.md), over TLS when a certificate is given.
     static func httpServer(_ configuration: ServerConfiguration) throws(ServerError) -> HTTPServerBuilder {
-        let http = HTTPServerBuilder.http1(
-            configuration: HTTP1Channel.Configuration(
-                idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000))))
-        guard let tls = configuration.tls else { return http }
+        guard let tls = configuration.tls else {
+            return .http1(
+                configuration: HTTP1Channel.Configuration(
+                    idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000))))
+        }
         // Paths as given may hold anything; a FIFO would hang the start.
         for file in [tls.certificate.path, tls.key.path] {
             var status = stat()
@@ -125,8 +126,12 @@ public enum WalkscapeServerApp {
                 "\(TerminalText.line(tls.key.path)) does not go with the first certificate in \(TerminalText.line(tls.certificate.path)) (the server's own comes first, then its chain), or cannot be used with it"
             )
         }
-        do { return try .tls(http, tlsConfiguration: settings) } catch {
-            throw ServerError(.usage, "the certificate and key do not make a TLS service")
+        let http1 = HTTP1Channel.Configuration(idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000)))
+        let tlsSettings = settings
+        return HTTPServerBuilder { responder in
+            PlainHTTPOnTLSPort(
+                base: try TLSChannel(
+                    HTTP1Channel(responder: responder, configuration: http1), tlsConfiguration: tlsSettings))
         }
     }
 

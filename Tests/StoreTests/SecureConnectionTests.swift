@@ -49,6 +49,14 @@ struct SecureConnectionTests {
         #expect(bundle.status == 0, "\(bundle.stderr)")
         #expect(bundle.stdout.contains("secure-walk"))
 
+        // http:// to the HTTPS port: the server answers in plain HTTP that it speaks HTTPS, once
+        // (it closed the connection unanswered, which the client retried as a broken one: exit 75).
+        let plain = try harness.run(
+            ["tours"], apiURL: harness.server.baseURL.replacingOccurrences(of: "https://", with: "http://"))
+        #expect(plain.status == 65, "\(plain.stderr)")
+        #expect(plain.stderr.contains("This port speaks HTTPS: use https://"), "\(plain.stderr)")
+        #expect(!plain.stderr.contains("trying again"), "\(plain.stderr)")
+
         // The authority in the settings: everything goes over HTTPS, the media links too.
         try harness.home.write("config/config", "ca-file = \(certificates.authority.path)\n")
         let download = try harness.run(["download", "secure-walk", "--json"])

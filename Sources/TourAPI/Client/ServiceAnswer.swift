@@ -11,9 +11,16 @@ public struct ServiceAnswer: Sendable {
 
     public var isSuccess: Bool { (200..<300).contains(status) }
 
-    /// The contract's error body, when there is one.
+    /// The contract's error body, when there is one; else a short plain-text answer's first line
+    /// (a server's or a proxy's own words, such as "This port speaks HTTPS").
     public var errorBody: APIErrorBody? {
-        data.isEmpty ? nil : try? JSONDecoder().decode(APIErrorBody.self, from: data)
+        if data.isEmpty { return nil }
+        if let body = try? JSONDecoder().decode(APIErrorBody.self, from: data) { return body }
+        guard data.count <= 300, headers["Content-Type"]?.lowercased().hasPrefix("text/plain") == true,
+            let line = String(data: data, encoding: .utf8)?.split(whereSeparator: \.isNewline).first
+        else { return nil }
+        let said = TerminalText.line(String(line)).trimmingCharacters(in: .whitespaces)
+        return said.isEmpty ? nil : APIErrorBody(statusCode: status, messages: [said], error: nil, messageIsList: false)
     }
 
     public func retryAfter(now: Date) -> Duration? {
