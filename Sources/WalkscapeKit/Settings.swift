@@ -138,7 +138,11 @@ package struct Settings: Sendable {
                 return authorities
             }
         }
-        if let file = raw["ca-file"] {
+        if var file = raw["ca-file"] {
+            // A relative path in the config file is the config file's folder's, as the server's are.
+            if origins["ca-file"] == "config file", !file.hasPrefix("/") {
+                file = paths.configFile.deletingLastPathComponent().appendingPathComponent(file).path
+            }
             do { authorities = try authorities.adding(pemFile: file) } catch {
                 authorities.problem = "ca-file (from \(origins["ca-file"] ?? "?")): \(error.detail)"
             }

@@ -57,8 +57,10 @@ struct SecureConnectionTests {
         #expect(plain.stderr.contains("This port speaks HTTPS: use https://"), "\(plain.stderr)")
         #expect(!plain.stderr.contains("trying again"), "\(plain.stderr)")
 
-        // The authority in the settings: everything goes over HTTPS, the media links too.
-        try harness.home.write("config/config", "ca-file = \(certificates.authority.path)\n")
+        // The authority in the settings, named from the config file's folder: everything goes over
+        // HTTPS, the media links too.
+        try harness.home.write("config/config", "ca-file = authority.pem\n")
+        try FileManager.default.copyItem(at: certificates.authority, to: harness.home.file("config/authority.pem"))
         let download = try harness.run(["download", "secure-walk", "--json"])
         #expect(download.status == 0, "\(download.stderr)")
         let installed = try #require(StoreHarness.jsonLines(download).last)
