@@ -158,8 +158,13 @@ struct SecureConnectionTests {
     @Test func aCAFileThatHoldsNoCertificateIsSaid() async throws {
         let home = try TemporaryDirectory()
         let notPEM = try home.write("not.pem", "hello\n")
+        // Two good authorities around a broken block: which one is said.
+        let authority = try String(contentsOf: TestCertificates.shared().authority, encoding: .utf8)
+        let broken = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n"
+        let mixed = try home.write("mixed.pem", authority + broken + authority)
         for (file, words) in [
             (notPEM.path, "holds no PEM certificate"), ("/nonexistent/ca.pem", "cannot read"),
+            (mixed.path, "certificate 2 of its 3 cannot be read"),
             (home.path, "is a folder, not a file"), ("/dev/zero", "is not a regular file"),
         ] {
             try home.write("config/config", "ca-file = \(file)\n")

@@ -59,14 +59,31 @@ public struct TrustedAuthorities: Sendable, Hashable {
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw TransportError(.invalidRequest, "cannot read \(shown)")
         }
-        let certificates: [NIOSSLCertificate]
-        do { certificates = try NIOSSLCertificate.fromPEMBytes(Array(data)) } catch {
-            throw TransportError(.invalidRequest, "\(TerminalText.echo(path)) holds no PEM certificate")
+        do { return try NIOSSLCertificate.fromPEMBytes(Array(data)).nonEmpty() } catch {
+            // Which block is wrong, when there are several: the whole bundle is refused for one,
+            // and a person must be able to find it.
+            let blocks = Self.pemBlocks(String(decoding: data, as: UTF8.self))
+            if blocks.count > 1,
+                let bad = blocks.firstIndex(where: { (try? NIOSSLCertificate.fromPEMBytes(Array($0.utf8))) == nil })
+            {
+                throw TransportError(
+                    .invalidRequest, "\(shown): certificate \(bad + 1) of its \(blocks.count) cannot be read")
+            }
+            throw TransportError(.invalidRequest, "\(shown) holds no PEM certificate")
         }
-        guard !certificates.isEmpty else {
-            throw TransportError(.invalidRequest, "\(TerminalText.echo(path)) holds no PEM certificate")
+    }
+
+    /// The `-----BEGIN CERTIFICATE-----` ... `-----END CERTIFICATE-----` blocks of a PEM text.
+    static func pemBlocks(_ text: String) -> [String] {
+        var blocks: [String] = []
+        var rest = text[...]
+        while let begin = rest.range(of: "-----BEGIN CERTIFICATE-----"),
+            let end = rest.range(of: "-----END CERTIFICATE-----", range: begin.upperBound..<rest.endIndex)
+        {
+            blocks.append(String(rest[begin.lowerBound..<end.upperBound]) + "\n")
+            rest = rest[end.upperBound...]
         }
-        return certificates
+        return blocks
     }
 
     /// The authorities named in the settings (not the system's).
@@ -79,5 +96,13 @@ public struct TrustedAuthorities: Sendable, Hashable {
         if let replacement { configuration.trustRoots = .certificates(replacement) }
         if !added.isEmpty { configuration.additionalTrustRoots = [.certificates(added)] }
         return configuration
+    }
+}
+
+extension Array where Element == NIOSSLCertificate {
+    /// Itself when it holds a certificate; a PEM text with none is an error, like a broken one.
+    fileprivate func nonEmpty() throws -> Self {
+        guard !isEmpty else { throw NIOSSLError.failedToLoadCertificate }
+        return self
     }
 }
