@@ -63,7 +63,7 @@ public struct ServiceBatchTransport: BatchTransport {
             return .serviceFailed(status: error.status ?? 500, reason: error.message, after: error.retryAfter)
         case .temporary:
             return .retryLater(reason: error.message, unreachable: false, after: error.retryAfter)
-        case .unavailable where [.cannotConnect, .noSuchHost, .connectTimeout].contains(error.transport):
+        case .unavailable where error.transport?.requestWasNotSent == true:
             return .retryLater(reason: error.message, unreachable: true, after: nil)
         case .local where error.transport == .cancelled:
             return .retryLater(reason: "cancelled", unreachable: false, after: nil)

@@ -35,15 +35,25 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
 
     /// True when the request cannot have reached the server, so even a request that must not be
     /// repeated (a login, a voucher) may be sent again.
-    public var requestWasNotSent: Bool { [.cannotConnect, .noSuchHost, .connectTimeout].contains(kind) }
+    public var requestWasNotSent: Bool { kind.requestWasNotSent }
 
     /// True for failures that another attempt may not meet.
+    public var isTransient: Bool { kind.isTransient }
+
+    public var description: String { detail }
+}
+
+/// The rules of a kind, in one place: the client's retries, a download's patience and the
+/// analytics sender's "unreachable" all read them (an `APIError` keeps the kind alone).
+extension TransportError.Kind {
+    /// No connection was made, so nothing was sent.
+    public var requestWasNotSent: Bool { [.cannotConnect, .noSuchHost, .connectTimeout].contains(self) }
+
+    /// Another attempt may not meet it.
     public var isTransient: Bool {
-        switch kind {
+        switch self {
         case .cannotConnect, .connectTimeout, .timedOut, .connectionLost: true
         case .noSuchHost, .tls, .tooLarge, .invalidRequest, .redirectLoop, .cancelled: false
         }
     }
-
-    public var description: String { detail }
 }

@@ -304,7 +304,7 @@ struct FileTransfer: Sendable {
     /// ten seconds of pauses.
     static func isWorthAnotherTry(_ error: APIError) -> Bool {
         error.kind == .temporary
-            || (error.kind == .unavailable && [.cannotConnect, .connectTimeout].contains(error.transport))
+            || (error.kind == .unavailable && error.transport.map { $0.requestWasNotSent && $0.isTransient } == true)
     }
 
     /// The answer's validator for `If-Range`: a strong ETag, else Last-Modified (a weak ETag may
