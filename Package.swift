@@ -101,7 +101,7 @@ let package = Package(
         .target(
             name: "TourAPI",
             dependencies: [
-                "TourModel",
+                "TourModel", "FileAccess",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -41,7 +42,7 @@ public enum WalkscapeServerApp {
                 let port = channel.localAddress?.port ?? configuration.port
                 let host =
                     configuration.host == "0.0.0.0" || configuration.host == "::" ? "127.0.0.1" : configuration.host
-                let scheme = configuration.tls == nil ? "http" : "https"
+                let scheme = configuration.scheme
                 let bound = host.contains(":") ? "\(scheme)://[\(host)]:\(port)" : "\(scheme)://\(host):\(port)"
                 services.listening.withLockedValue { $0 = bound }
                 listening(bound)
@@ -89,31 +90,16 @@ public enum WalkscapeServerApp {
 
     /// HTTP/1.1 with the idle timeout (docs/server.md), over TLS when a certificate is given.
     static func httpServer(_ configuration: ServerConfiguration) throws(ServerError) -> HTTPServerBuilder {
-        guard let tls = configuration.tls else {
-            return .http1(
-                configuration: HTTP1Channel.Configuration(
-                    idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000))))
-        }
-        // Paths as given may hold anything; a FIFO would hang the start.
-        for file in [tls.certificate.path, tls.key.path] {
-            var status = stat()
-            if stat(file, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
-                throw ServerError(.usage, "\(TerminalText.line(file)): not a regular file")
-            }
-        }
-        let chain: [NIOSSLCertificate]
-        do { chain = try NIOSSLCertificate.fromPEMFile(tls.certificate.path) } catch {
+        let http1 = HTTP1Channel.Configuration(idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000)))
+        guard let tls = configuration.tls else { return .http1(configuration: http1) }
+        let certificate = TerminalText.line(tls.certificate.path)
+        let keyFile = TerminalText.line(tls.key.path)
+        let (chainBytes, keyBytes) = (try pemFile(tls.certificate), try pemFile(tls.key))
+        let chain = (try? NIOSSLCertificate.fromPEMBytes(chainBytes)) ?? []
+        guard !chain.isEmpty else { throw ServerError(.usage, "\(certificate): holds no PEM certificate") }
+        guard let key = try? NIOSSLPrivateKey(bytes: keyBytes, format: .pem) else {
             throw ServerError(
-                .usage,
-                "\(TerminalText.line(tls.certificate.path)): \(Self.pemProblem(tls.certificate.path, "certificate"))")
-        }
-        guard !chain.isEmpty else {
-            throw ServerError(.usage, "\(TerminalText.line(tls.certificate.path)): holds no PEM certificate")
-        }
-        let key: NIOSSLPrivateKey
-        do { key = try NIOSSLPrivateKey(file: tls.key.path, format: .pem) } catch {
-            throw ServerError(
-                .usage, "\(TerminalText.line(tls.key.path)): \(Self.pemProblem(tls.key.path, "private key"))")
+                .usage, "\(keyFile): holds no PEM private key that can be read (one under a passphrase cannot)")
         }
         var settings = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
@@ -123,10 +109,9 @@ public enum WalkscapeServerApp {
         do { _ = try NIOSSLContext(configuration: settings) } catch {
             throw ServerError(
                 .usage,
-                "\(TerminalText.line(tls.key.path)) does not go with the first certificate in \(TerminalText.line(tls.certificate.path)) (the server's own comes first, then its chain), or cannot be used with it"
+                "\(keyFile) does not go with the first certificate in \(certificate) (the server's own comes first, then its chain), or cannot be used with it"
             )
         }
-        let http1 = HTTP1Channel.Configuration(idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000)))
         let tlsSettings = settings
         return HTTPServerBuilder { responder in
             PlainHTTPOnTLSPort(
@@ -135,13 +120,11 @@ public enum WalkscapeServerApp {
         }
     }
 
-    /// Why a PEM file was refused: it cannot be read, or it holds no such thing.
-    static func pemProblem(_ path: String, _ what: String) -> String {
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            return FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
+    /// A PEM file's bytes, read as every input file is (a regular file only: a FIFO hung the start).
+    static func pemFile(_ url: URL) throws(ServerError) -> [UInt8] {
+        do { return Array(try InputFile.contents(of: url.path)) } catch {
+            throw ServerError(.usage, TerminalText.line(error.message))
         }
-        return what == "private key"
-            ? "holds no PEM private key that can be read (one under a passphrase cannot)" : "holds no PEM \(what)"
     }
 
     static func makeServices(_ configuration: ServerConfiguration, logger: Logger) async throws -> ServerServices {

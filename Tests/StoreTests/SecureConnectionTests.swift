@@ -165,7 +165,7 @@ struct SecureConnectionTests {
         for (file, words) in [
             (notPEM.path, "holds no PEM certificate"), ("/nonexistent/ca.pem", "cannot read"),
             (mixed.path, "certificate 2 of its 3 cannot be read"),
-            (home.path, "is a folder, not a file"), ("/dev/zero", "is not a regular file"),
+            (home.path, "is a folder, not a file"), ("/dev/zero", "is a character device, not a regular file"),
         ] {
             try home.write("config/config", "ca-file = \(file)\n")
             let result = try runWalkscape(

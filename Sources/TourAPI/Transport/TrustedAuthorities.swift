@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import NIOSSL
 import TourModel
@@ -41,24 +42,16 @@ public struct TrustedAuthorities: Sendable, Hashable {
 
     static func certificates(_ path: String) throws(TransportError) -> [NIOSSLCertificate] {
         let shown = TerminalText.echo(path)
-        var status = stat()
-        guard stat(path, &status) == 0 else {
-            throw TransportError(
-                .invalidRequest, "cannot read \(shown): \(String(cString: strerror(errno)).lowercased())")
+        // A regular file only (a FIFO would block, a device stream forever), and not a huge one.
+        let handle: FileHandle
+        do { handle = try InputFile.handle(path) } catch {
+            throw TransportError(.invalidRequest, "cannot read \(shown): \(error.reason)")
         }
-        if status.st_mode & S_IFMT == S_IFDIR {
-            throw TransportError(.invalidRequest, "\(shown) is a folder, not a file")
-        }
-        guard status.st_mode & S_IFMT == S_IFREG else {
-            throw TransportError(.invalidRequest, "\(shown) is not a regular file")
-        }
-        guard status.st_size <= Self.largest else {
+        var info = stat()
+        guard fstat(handle.fileDescriptor, &info) == 0, info.st_size <= Self.largest else {
             throw TransportError(.invalidRequest, "\(shown) is larger than 10 MB: not a bundle of certificates")
         }
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw TransportError(.invalidRequest, "cannot read \(shown)")
-        }
+        guard let data = try? handle.readToEnd() else { throw TransportError(.invalidRequest, "cannot read \(shown)") }
         do { return try NIOSSLCertificate.fromPEMBytes(Array(data)).nonEmpty() } catch {
             // Which block is wrong, when there are several: the whole bundle is refused for one,
             // and a person must be able to find it.

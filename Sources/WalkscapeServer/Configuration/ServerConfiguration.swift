@@ -44,6 +44,8 @@ public struct ServerConfiguration: Sendable {
     public var secretFile: URL?
     /// HTTPS: the certificate chain and private key (PEM) the server presents; nil for plain HTTP.
     public var tls: (certificate: URL, key: URL)?
+    /// `https` when serving TLS, else `http`: the scheme of the base URL printed and of media links.
+    public var scheme: String { tls == nil ? "http" : "https" }
 
     public init(
         tourPaths: [URL], host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL,

@@ -41,7 +41,7 @@ struct ServerServices: Sendable {
         if let host = request.head.authority, !host.isEmpty,
             !host.contains(where: { $0 == "/" || $0 == "?" || $0 == "#" || $0 == "@" || $0.isWhitespace })
         {
-            return "\(configuration.tls == nil ? "http" : "https")://\(host)"
+            return "\(configuration.scheme)://\(host)"
         }
         return listening.withLockedValue { $0 }
     }
