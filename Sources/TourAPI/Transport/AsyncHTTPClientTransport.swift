@@ -64,7 +64,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         } catch {
             let failure = Self.classify(error, timeout: timeout, configuration: configuration)
             if failure.kind == .tls, let refusal = Self.refusal(error), let host = request.url.host {
-                throw await untrusted(host: host, port: request.url.port ?? 443, refusal: refusal)
+                throw await untrusted(host: host, port: request.url.port ?? 443, refusal: refusal, otherwise: failure)
             }
             throw failure
         }
@@ -162,14 +162,16 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     /// The certificate of `host:port` was refused: why, and how to trust an authority of one's own
-    /// where that could help.
-    func untrusted(host: String, port: Int, refusal: CertificateDiagnosis.Refusal) async -> TransportError {
+    /// where that could help; `otherwise` (the failure in general words) when the certificates
+    /// cannot be had again.
+    func untrusted(
+        host: String, port: Int, refusal: CertificateDiagnosis.Refusal, otherwise: TransportError
+    ) async -> TransportError {
         let reason =
             await CertificateDiagnosis.reason(
                 host: host, port: port, refusal: refusal, trusted: configuration.authorities.named, group: Self.group,
                 timeout: configuration.connectTimeout)
-            ?? (refusal == .hostName
-                ? ("its certificate is for another host", false) : ("its certificate could not be verified", true))
+            ?? (otherwise.detail, refusal == .chain)
         let advice =
             reason.authorityMayHelp
             ? " (to trust an authority of your own: `ca-file = PATH`, its certificate in PEM, in walkscape's settings)"
