@@ -102,6 +102,12 @@ import TourModel
                 tourID: tourID, slug: slug, isProtected: false, service: "test", languages: ["en"]))
     }
 
+    /// The one-file tour at https://media.example.org/1.mp3, its media requests answered by `script`.
+    static func oneFile(_ script: [(URL, HTTPHeaderFields) throws(APIError) -> HTTPResponse]) -> ScriptedSource {
+        ScriptedSource(
+            detail: detail, points: points, manifests: [manifest("https://media.example.org/1.mp3")], script: script)
+    }
+
     /// A media host that cannot be reached: the transport's failure, as the client names it.
     static func unreachable(_ kind: TransportError.Kind, _ detail: String) -> (URL, HTTPHeaderFields) throws(APIError)
         -> HTTPResponse
@@ -118,9 +124,7 @@ import TourModel
     ) async throws -> (error: StoreError?, requests: Int, sleeps: [Duration], installed: Bool) {
         let (store, folder) = try store()
         _ = folder
-        let source = ScriptedSource(
-            detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
-            script: script)
+        let source = Self.oneFile(script)
         let timer = RecordedTimer()
         let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil }, timer: timer)
         let plan = try await downloader.plan(
@@ -188,9 +192,7 @@ import TourModel
     @Test func aFinishedFileNotYetMovedIntoTheStoreIsNotDamage() async throws {
         let (store, folder) = try store()
         _ = folder
-        let source = ScriptedSource(
-            detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
-            script: [Self.whole])
+        let source = Self.oneFile([Self.whole])
         let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil })
         _ = try await downloader.install(
             try await downloader.plan(
@@ -280,9 +282,7 @@ import TourModel
             }
             return HTTPResponse(status: 200, body: body, url: url)
         }
-        let source = ScriptedSource(
-            detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
-            script: [tooLong, tooLong])
+        let source = Self.oneFile([tooLong, tooLong])
         let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil })
         let plan = try await downloader.plan(
             tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
@@ -326,22 +326,20 @@ import TourModel
         let half = 4_000
         let refused = Self.unreachable(.cannotConnect, "connection refused")
         let silent = Self.unreachable(.connectTimeout, "no connection within 5 s")
-        let source = ScriptedSource(
-            detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
-            script: [
-                { url, _ in
-                    HTTPResponse(
-                        status: 200, headers: ["Content-Length": "\(Self.bytes.count)", "ETag": "\"v1\""],
-                        body: Self.body(Self.bytes[..<half], thenBreak: true), url: url)
-                },
-                refused, silent,
-                { url, _ in
-                    HTTPResponse(
-                        status: 206,
-                        headers: ["Content-Range": "bytes \(half)-\(Self.bytes.count - 1)/\(Self.bytes.count)"],
-                        body: Self.body(Self.bytes[half...]), url: url)
-                },
-            ])
+        let source = Self.oneFile([
+            { url, _ in
+                HTTPResponse(
+                    status: 200, headers: ["Content-Length": "\(Self.bytes.count)", "ETag": "\"v1\""],
+                    body: Self.body(Self.bytes[..<half], thenBreak: true), url: url)
+            },
+            refused, silent,
+            { url, _ in
+                HTTPResponse(
+                    status: 206,
+                    headers: ["Content-Range": "bytes \(half)-\(Self.bytes.count - 1)/\(Self.bytes.count)"],
+                    body: Self.body(Self.bytes[half...]), url: url)
+            },
+        ])
         let timer = RecordedTimer()
         let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil }, timer: timer)
         let plan = try await downloader.plan(
@@ -360,9 +358,7 @@ import TourModel
     @Test func theEndOfTheTransfersIsSaidBeforeTheChecksAndTheSwitch() async throws {
         let (store, folder) = try store()
         _ = folder
-        let source = ScriptedSource(
-            detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
-            script: [Self.whole])
+        let source = Self.oneFile([Self.whole])
         let events = Mutex<[String]>([])
         let downloader = TourDownloader(
             store: store, source: source, audioCheck: { _ in nil },
@@ -417,9 +413,7 @@ import TourModel
                 status: 206, headers: ["Content-Range": "bytes 5000-9999/\(Self.bytes.count)", "ETag": "\"v1\""],
                 body: Self.body(Self.bytes[5_000...], thenBreak: false), url: url)
         }
-        let source = ScriptedSource(
-            detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
-            script: Array(repeating: wrong, count: 30) + [Self.whole])
+        let source = Self.oneFile(Array(repeating: wrong, count: 30) + [Self.whole])
         let downloader = TourDownloader(
             store: store, source: source, audioCheck: { _ in nil }, timer: RecordedTimer())
         let plan = try await downloader.plan(
@@ -601,9 +595,7 @@ import TourModel
         let location = StoreLocation(dataFolder: folder.url)
         do {
             let store = try TourStore.open(location)
-            let source = ScriptedSource(
-                detail: Self.detail, points: Self.points, manifests: [Self.manifest("https://media.example.org/1.mp3")],
-                script: [Self.whole])
+            let source = Self.oneFile([Self.whole])
             try await Self.install(source, into: store)
         }
         let shm = location.catalog.path + "-shm"
