@@ -20,7 +20,9 @@ package struct CredentialsFile: CredentialStore {
         var info = stat()
         guard lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return url.path }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        if realpath(url.path, &buffer) != nil { return String(cString: buffer) }
+        if realpath(url.path, &buffer) != nil {
+            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
         let count = readlink(url.path, &buffer, Int(PATH_MAX))
         guard count > 0 else { return url.path }
         let target = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
