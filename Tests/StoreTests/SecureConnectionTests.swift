@@ -114,6 +114,57 @@ struct SecureConnectionTests {
         #expect(overHTTPS.stderr.contains("ca-file (from config file)"), "\(overHTTPS.stderr)")
     }
 
+    /// Hosts whose certificate has an Ed25519 or a P-521 key are used, as curl uses them: the
+    /// client offered neither signature, and the handshake failed ("sslv3 alert handshake failure").
+    @Test func certificatesWithEd25519AndP521KeysAreAccepted() async throws {
+        let certificates = try TestCertificates.shared()
+        for (name, pair) in [("Ed25519", certificates.ed25519), ("P-521", certificates.p521)] {
+            let harness = try await harness(pair)
+            try harness.home.write("config/config", "ca-file = \(certificates.authority.path)\n")
+            let result = try harness.run(["tours"])
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            #expect(result.stdout.contains("secure-walk"), "\(name): \(result.stdout)")
+            // Not trusted: the reason is read from its certificate, as for any other key.
+            try harness.home.write("config/config", "")
+            let refused = try harness.run(["tours"])
+            #expect(refused.status == 69, "\(name): \(refused.stderr)")
+            #expect(
+                refused.stderr.contains("its certificate comes from Walk Test Authority, which is not among"),
+                "\(name): \(refused.stderr)")
+        }
+    }
+
+    /// A chain whose only fault is not known for certain is not said to be one: a certificate
+    /// trusted and still refused (one only for clients) is not called untrusted, and a chain with
+    /// an expired cross-signature of its authority is not called expired when the authority is
+    /// what is missing; the same chain is used once the authority is trusted.
+    @Test func aChainIsBlamedOnlyForWhatItShows() async throws {
+        let certificates = try TestCertificates.shared()
+        let client = try await harness(certificates.clientOnly)
+        try client.home.write("config/config", "ca-file = \(certificates.authority.path)\n")
+        let refused = try client.run(["tours"])
+        #expect(refused.status == 69, "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains(
+                "though Walk Test Authority is trusted here: a certificate in it may not be allowed to serve a host"),
+            "\(refused.stderr)")
+        #expect(!refused.stderr.contains("ca-file = PATH"), "\(refused.stderr)")
+        expectPlainWords(refused.stderr)
+
+        let crossed = try await harness(certificates.crossSigned)
+        let untrusted = try crossed.run(["tours"])
+        #expect(untrusted.status == 69, "\(untrusted.stderr)")
+        #expect(
+            untrusted.stderr.contains("a certificate in it expired on ")
+                && untrusted.stderr.contains("or the authority it leads to is not trusted here"),
+            "\(untrusted.stderr)")
+        #expect(untrusted.stderr.contains("ca-file = PATH"), "\(untrusted.stderr)")
+        expectPlainWords(untrusted.stderr)
+        try crossed.home.write("config/config", "ca-file = \(certificates.authority.path)\n")
+        let trusted = try crossed.run(["tours"])
+        #expect(trusted.status == 0, "\(trusted.stderr)")
+    }
+
     /// TLS 1.0 and 1.1 are retired: walkscape does not talk to a server that offers nothing newer
     /// (openssl s_server), and walkscape-server does not answer a client that asks for TLS 1.0
     /// (openssl s_client), while TLS 1.2 goes through. Both took TLS 1.0.

@@ -26,6 +26,17 @@ public struct TestCertificates: Sendable {
     public var expired: Pair { pair("expired") }
     /// Signed by the authority, naming 127.0.0.1 only as its common name (no subjectAltName).
     public var commonNameOnly: Pair { pair("cn") }
+    /// Signed by the authority, for 127.0.0.1 and localhost, with an Ed25519 key.
+    public var ed25519: Pair { pair("ed25519") }
+    /// Signed by the authority, for 127.0.0.1 and localhost, with a P-521 key.
+    public var p521: Pair { pair("p521") }
+    /// Signed by the authority, for 127.0.0.1 and localhost, but only for clients
+    /// (extendedKeyUsage clientAuth): trusted, and still not a server's.
+    public var clientOnly: Pair { pair("client") }
+    /// The good certificate followed by the authority cross-signed by an older root ("Old Walk
+    /// Root"), that cross-signature expired: the chain a host still sends after its old root's
+    /// cross-signature ran out, as Let's Encrypt's did.
+    public var crossSigned: Pair { Pair(certificate: folder.file("crossed-chain.crt"), key: folder.file("good.key")) }
 
     func pair(_ name: String) -> Pair { Pair(certificate: folder.file("\(name).crt"), key: folder.file("\(name).key")) }
 
@@ -54,21 +65,41 @@ public struct TestCertificates: Sendable {
             "self.key", "-out", "self.crt", "-days", "30",
             "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1")
         try folder.write("none.ext", "basicConstraints=CA:FALSE\n")
-        for (name, ext, days) in [
-            ("good", "local.ext", "30"), ("other", "other.ext", "30"), ("expired", "local.ext", "-1"),
-            ("cn", "none.ext", "30"),
+        try folder.write("client.ext", local + "extendedKeyUsage=clientAuth\n")
+        let p256 = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"]
+        for (name, ext, days, key) in [
+            ("good", "local.ext", "30", p256), ("other", "other.ext", "30", p256),
+            ("expired", "local.ext", "-1", p256), ("cn", "none.ext", "30", p256),
+            ("ed25519", "local.ext", "30", ["-newkey", "ed25519"]),
+            ("p521", "local.ext", "30", ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:secp521r1"]),
+            ("client", "client.ext", "30", p256),
         ] {
             try openssl(
-                "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "\(name).key",
-                "-out", "\(name).csr",
-                "-subj", name == "cn" ? "/CN=127.0.0.1" : "/CN=\(name)")
+                ["req"] + key + ["-nodes", "-keyout", "\(name).key", "-out", "\(name).csr"]
+                    + ["-subj", name == "cn" ? "/CN=127.0.0.1" : "/CN=\(name)"])
             try openssl(
                 "x509", "-req", "-in", "\(name).csr", "-CA", "authority.crt", "-CAkey", "authority.key",
                 "-CAcreateserial", "-out", "\(name).crt", "-days", days, "-extfile", ext)
         }
+        // The authority's key certified again by an older root, that certificate expired.
+        try openssl(
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+            "old.key", "-out", "old.crt", "-days", "30", "-subj", "/CN=Old Walk Root")
+        try folder.write("authority.ext", "basicConstraints=critical,CA:TRUE\nkeyUsage=keyCertSign,cRLSign\n")
+        try openssl(
+            "x509", "-x509toreq", "-in", "authority.crt", "-signkey", "authority.key", "-out", "authority.csr")
+        try openssl(
+            "x509", "-req", "-in", "authority.csr", "-CA", "old.crt", "-CAkey", "old.key", "-CAcreateserial",
+            "-out", "crossed.crt", "-days", "-1", "-extfile", "authority.ext")
+        let chain = try [folder.file("good.crt"), folder.file("crossed.crt")].map {
+            try String(contentsOf: $0, encoding: .utf8)
+        }
+        try folder.write("crossed-chain.crt", chain.joined())
     }
 
-    private func openssl(_ arguments: String...) throws {
+    private func openssl(_ arguments: String...) throws { try openssl(arguments) }
+
+    private func openssl(_ arguments: [String]) throws {
         guard let openssl = which("openssl") else { throw Failure(description: "openssl is not installed") }
         let result = try run(openssl, arguments, currentDirectory: folder.url, timeout: 60)
         guard result.status == 0 else {

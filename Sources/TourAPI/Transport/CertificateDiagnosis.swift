@@ -172,7 +172,7 @@ enum CertificateDiagnosis {
     {
         let kept = Mutex<[NIOSSLCertificate]?>(nil)
         let context: NIOSSLContext
-        var trustingNone = TLSConfiguration.makeClientConfiguration()
+        var trustingNone = TrustedAuthorities.clientBase
         trustingNone.trustRoots = .certificates([])
         do { context = try NIOSSLContext(configuration: trustingNone) } catch { return nil }
         var scratch = in_addr()

@@ -83,13 +83,28 @@ public struct TrustedAuthorities: Sendable, Hashable {
     var named: [NIOSSLCertificate] { (replacement ?? []) + added }
 
     var tlsConfiguration: TLSConfiguration {
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        // TLS 1.0 and 1.1 are retired (RFC 8996); curl refuses them too.
-        configuration.minimumTLSVersion = .tlsv12
+        var configuration = Self.clientBase
         if let replacement { configuration.trustRoots = .certificates(replacement) }
         if !added.isEmpty { configuration.additionalTrustRoots = [.certificates(added)] }
         return configuration
     }
+
+    /// What every secure connection of the client offers, whatever it trusts.
+    static var clientBase: TLSConfiguration {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        // TLS 1.0 and 1.1 are retired (RFC 8996); curl refuses them too.
+        configuration.minimumTLSVersion = .tlsv12
+        configuration.verifySignatureAlgorithms = verifiedSignatures
+        return configuration
+    }
+
+    /// The signatures a host may prove its key with: BoringSSL's own list, and Ed25519 and P-521,
+    /// which it leaves out and curl (OpenSSL) offers. Without them a host whose certificate has
+    /// such a key failed the handshake ("sslv3 alert handshake failure").
+    static let verifiedSignatures: [SignatureAlgorithm] = [
+        .ecdsaSecp256R1Sha256, .rsaPssRsaeSha256, .rsaPkcs1Sha256, .ecdsaSecp384R1Sha384, .rsaPssRsaeSha384,
+        .rsaPkcs1Sha384, .ed25519, .ecdsaSecp521R1Sha512, .rsaPssRsaeSha512, .rsaPkcs1Sha512, .rsaPkcs1Sha1,
+    ]
 }
 
 extension Array where Element == NIOSSLCertificate {
