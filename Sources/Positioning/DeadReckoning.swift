@@ -51,6 +51,19 @@ struct DeadReckoning: Sendable, Hashable {
         return (speed * sin(a), speed * cos(a))
     }
 
+    /// The last fix's velocity: each fix's is needed twice (its prediction, then as the next
+    /// one's start), and its sine and cosine were a tenth of a fast preview's time.
+    private var fixVelocity: (time: Date, speed: Double?, track: Double?, value: (east: Double, north: Double)?)?
+
+    private mutating func velocity(of fix: Fix) -> (east: Double, north: Double)? {
+        if let cached = fixVelocity, cached.time == fix.time, cached.speed == fix.speed, cached.track == fix.track {
+            return cached.value
+        }
+        let value = Self.velocity(of: fix)
+        fixVelocity = (fix.time, fix.speed, fix.track, value)
+        return value
+    }
+
     private var isTrusted: Bool {
         guard believed < 2 else { return false }
         guard velocityPath >= Self.trustAfter || positionPath >= 3 * Self.trustAfter else { return true }
@@ -63,7 +76,7 @@ struct DeadReckoning: Sendable, Hashable {
     private mutating func predicted(at fix: Fix) -> Coordinate? {
         if let cached = prediction, cached.time == fix.time { return cached.position }
         var result: Coordinate?
-        if let position, let time, let v0 = velocity, let v1 = Self.velocity(of: fix) {
+        if let position, let time, let v0 = velocity, let v1 = velocity(of: fix) {
             let dt = fix.time.timeIntervalSince(time)
             if dt > 0, dt <= Self.maxGap {
                 let east = (v0.east + v1.east) / 2 * dt, north = (v0.north + v1.north) / 2 * dt
@@ -103,7 +116,7 @@ struct DeadReckoning: Sendable, Hashable {
         }
         position = expected
         time = fix.time
-        velocity = Self.velocity(of: fix)
+        velocity = velocity(of: fix)
         prediction = nil
         if driftSince == nil { driftSince = fix.time }
         return true
@@ -136,7 +149,7 @@ struct DeadReckoning: Sendable, Hashable {
             position = fix.coordinate
         }
         time = fix.time
-        velocity = Self.velocity(of: fix)
+        velocity = velocity(of: fix)
         prediction = nil
     }
 

@@ -23,7 +23,9 @@ public enum Geodesy {
         let w = 1 - e2 * s * s
         let n = semiMajorAxis / w.squareRoot()  // prime vertical
         let m = semiMajorAxis * (1 - e2) / (w * w.squareRoot())  // meridian
-        return (m * .pi / 180, n * cos(φ) * .pi / 180)
+        // cos φ from sin φ (latitudes lie within ±90°, where it is never negative): one
+        // trigonometric call where two were, on every pair of fixes a walk measures.
+        return (m * .pi / 180, n * (1 - s * s).squareRoot() * .pi / 180)
     }
 
     /// Distance in metres and initial/final bearings in degrees (0 = north, clockwise).
