@@ -83,7 +83,9 @@ final class VirtualClock: Clock, Sendable {
         let elapsed = clock.now - start
         #expect(count == 5)
         #expect(elapsed >= .milliseconds(100))  // 5 trace seconds at 50x
-        #expect(elapsed < .seconds(2))
+        // Well under real time (5 s), with room for a machine busy with the rest of the suite
+        // (2.8 s was seen there with a bound of 2).
+        #expect(elapsed < .seconds(4))
     }
 
     @Test func cancellationEndsTheReplay() async throws {
