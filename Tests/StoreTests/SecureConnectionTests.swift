@@ -114,11 +114,37 @@ struct SecureConnectionTests {
         #expect(overHTTPS.stderr.contains("ca-file (from config file)"), "\(overHTTPS.stderr)")
     }
 
-    /// Hosts whose certificate has an Ed25519 or a P-521 key are used, as curl uses them: the
-    /// client offered neither signature, and the handshake failed ("sslv3 alert handshake failure").
+    /// Hosts whose certificate has an Ed25519 or a P-521 key are used, as curl uses them, over
+    /// TLS 1.3 (walkscape-server) and TLS 1.2 (openssl s_server): the client offered neither
+    /// signature, and the handshake failed ("sslv3 alert handshake failure"); over TLS 1.2 a P-521
+    /// key also needs the P-521 curve offered.
     @Test func certificatesWithEd25519AndP521KeysAreAccepted() async throws {
         let certificates = try TestCertificates.shared()
+        guard let openssl = which("openssl") else { Issue.record("openssl is not installed"); return }
         for (name, pair) in [("Ed25519", certificates.ed25519), ("P-521", certificates.p521)] {
+            let port = try freeTCPPort()
+            let server = try ChildProcess(
+                openssl,
+                [
+                    "s_server", "-accept", "127.0.0.1:\(port)", "-cert", pair.certificate.path, "-key", pair.key.path,
+                    "-tls1_2", "-www", "-quiet",
+                ], separateErrorOutput: true)
+            defer { server.signal(SIGKILL) }
+            var connected = false
+            for _ in 0..<200 where !connected {
+                connected = isListening(port: port)
+                if !connected { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(connected, "openssl s_server: \(server.errorOutput)")
+            let home = try TemporaryDirectory()
+            try home.write("config/config", "ca-file = \(certificates.authority.path)\n")
+            // s_server answers with a page of its own, not the service's JSON: the handshake is
+            // what is checked.
+            let overTLS12 = try runWalkscape(
+                ["tours"], home: home, environment: ["WALKSCAPE_API_URL": "https://127.0.0.1:\(port)"], timeout: 60)
+            #expect(!overTLS12.stderr.contains("secure connection"), "\(name), TLS 1.2: \(overTLS12.stderr)")
+            #expect(overTLS12.status != 69, "\(name), TLS 1.2: \(overTLS12.stderr)")
+
             let harness = try await harness(pair)
             try harness.home.write("config/config", "ca-file = \(certificates.authority.path)\n")
             let result = try harness.run(["tours"])

@@ -3,7 +3,8 @@ import Synchronization
 
 /// Certificates for HTTPS tests, made with `openssl` in a temporary folder: an authority of our
 /// own ("Walk Test Authority") and server certificates for 127.0.0.1 and localhost signed by it,
-/// one self-signed, one for another host name, one expired.
+/// one self-signed, one for another host name, one expired, one naming its host only as its common
+/// name, one only for clients, Ed25519 and P-521 keys, and a chain with an expired cross-signature.
 public struct TestCertificates: Sendable {
     public let folder: TemporaryDirectory
     /// The authority's certificate (PEM): what a client must be told to trust.

@@ -95,8 +95,13 @@ public struct TrustedAuthorities: Sendable, Hashable {
         // TLS 1.0 and 1.1 are retired (RFC 8996); curl refuses them too.
         configuration.minimumTLSVersion = .tlsv12
         configuration.verifySignatureAlgorithms = verifiedSignatures
+        configuration.curves = curves
         return configuration
     }
+
+    /// BoringSSL's own groups, and P-521 after them: over TLS 1.2 a host's P-521 key is used only
+    /// when the client offers that curve. The key shares sent stay the first ones'.
+    static let curves: [NIOTLSCurve] = [.x25519_MLKEM768, .x25519, .secp256r1, .secp384r1, .secp521r1]
 
     /// The signatures a host may prove its key with: BoringSSL's own list, and Ed25519 and P-521,
     /// which it leaves out and curl (OpenSSL) offers. Without them a host whose certificate has
