@@ -24,8 +24,12 @@ public enum Geodesy {
         let n = semiMajorAxis / w.squareRoot()  // prime vertical
         let m = semiMajorAxis * (1 - e2) / (w * w.squareRoot())  // meridian
         // cos φ from sin φ (latitudes lie within ±90°, where it is never negative): one
-        // trigonometric call where two were, on every pair of fixes a walk measures.
-        return (m * .pi / 180, n * (1 - s * s).squareRoot() * .pi / 180)
+        // trigonometric call where two were, on every pair of fixes a walk measures. Within a
+        // hair of a pole 1 - sin² φ rounds to 0, where cos φ does not (a degree of longitude is
+        // never 0 m: routes divide by it).
+        let c2 = 1 - s * s
+        let c = c2 > 1e-12 ? c2.squareRoot() : cos(φ)
+        return (m * .pi / 180, n * c * .pi / 180)
     }
 
     /// Distance in metres and initial/final bearings in degrees (0 = north, clockwise).

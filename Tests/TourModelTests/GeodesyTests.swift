@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import TourModel
@@ -57,6 +58,20 @@ struct GeodesyTests {
             let end = start.destination(distance: 437.5, bearing: bearing)
             #expect(abs(start.distance(to: end) - 437.5) < 1e-4)  // 0.1 mm
         }
+    }
+
+    /// Metres per degree against the closed form with cos φ (computed from sin φ now), and never
+    /// 0 m a degree of longitude, also at a pole, where 1 - sin² φ rounds to 0 (a route divides by
+    /// it: a point at a pole gave a NaN longitude).
+    @Test(arguments: [-90.0, -89.999_999_99, -60, -12.5, 0, 44.49, 71, 89.999_999_99, 90])
+    func metresPerDegreeMatchTheClosedFormAndStayPositive(latitude: Double) {
+        let m = Geodesy.metresPerDegree(atLatitude: latitude)
+        let e2 = Geodesy.flattening * (2 - Geodesy.flattening)
+        let φ = latitude * .pi / 180
+        let n = Geodesy.semiMajorAxis / (1 - e2 * sin(φ) * sin(φ)).squareRoot()
+        let east = n * cos(φ) * .pi / 180
+        #expect(m.east > 0 && m.east.isFinite && m.north.isFinite, "\(m)")
+        #expect(abs(m.east - east) <= 1e-9 * 111_320 + 1e-9 * east, "\(m.east) against \(east)")
     }
 
     @Test func coincidentPointsAreZeroApart() {
