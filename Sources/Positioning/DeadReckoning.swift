@@ -51,8 +51,8 @@ struct DeadReckoning: Sendable, Hashable {
         return (speed * sin(a), speed * cos(a))
     }
 
-    /// The last fix's velocity: each fix's is needed twice (its prediction, then as the next
-    /// one's start), and its sine and cosine were a tenth of a fast preview's time.
+    /// The last fix's velocity: each fix's is needed twice (for its prediction, then when it is
+    /// judged drift or accepted), and its sine and cosine were about 5 % of a fast preview's time.
     private var fixVelocity: (time: Date, speed: Double?, track: Double?, value: (east: Double, north: Double)?)?
 
     private mutating func velocity(of fix: Fix) -> (east: Double, north: Double)? {
