@@ -16,6 +16,33 @@ struct SecureConnectionTests {
         }
     }
 
+    /// `openssl s_server -www` with `pair` and `options` on a free port, once it listens.
+    static func opensslServer(
+        _ openssl: URL, _ pair: TestCertificates.Pair, _ options: [String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> (ChildProcess, Int) {
+        let port = try freeTCPPort()
+        let server = try ChildProcess(
+            openssl,
+            ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", pair.certificate.path, "-key", pair.key.path]
+                + options + ["-www", "-quiet"], separateErrorOutput: true)
+        var connected = false
+        for _ in 0..<200 where !connected {
+            connected = isListening(port: port)
+            if !connected { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(connected, "openssl s_server: \(server.errorOutput)", sourceLocation: sourceLocation)
+        return (server, port)
+    }
+
+    /// `walkscape tours` from https://127.0.0.1:`port`, the test authority trusted (`ca-file`).
+    static func toursTrustingTheAuthority(port: Int) throws -> ProcessResult {
+        let home = try TemporaryDirectory()
+        try home.write("config/config", "ca-file = \(try TestCertificates.shared().authority.path)\n")
+        return try runWalkscape(
+            ["tours"], home: home, environment: ["WALKSCAPE_API_URL": "https://127.0.0.1:\(port)"], timeout: 60)
+    }
+
     /// Nothing of the TLS library's own text reaches the walker.
     func expectPlainWords(_ stderr: String, sourceLocation: SourceLocation = #_sourceLocation) {
         for leak in ["OPENSSL", "BoringSSL", "handshakeFailed", ".build", "NIOSSL"] {
@@ -122,26 +149,11 @@ struct SecureConnectionTests {
         let certificates = try TestCertificates.shared()
         guard let openssl = which("openssl") else { Issue.record("openssl is not installed"); return }
         for (name, pair) in [("Ed25519", certificates.ed25519), ("P-521", certificates.p521)] {
-            let port = try freeTCPPort()
-            let server = try ChildProcess(
-                openssl,
-                [
-                    "s_server", "-accept", "127.0.0.1:\(port)", "-cert", pair.certificate.path, "-key", pair.key.path,
-                    "-tls1_2", "-www", "-quiet",
-                ], separateErrorOutput: true)
+            let (server, port) = try await Self.opensslServer(openssl, pair, ["-tls1_2"])
             defer { server.signal(SIGKILL) }
-            var connected = false
-            for _ in 0..<200 where !connected {
-                connected = isListening(port: port)
-                if !connected { try await Task.sleep(for: .milliseconds(10)) }
-            }
-            #expect(connected, "openssl s_server: \(server.errorOutput)")
-            let home = try TemporaryDirectory()
-            try home.write("config/config", "ca-file = \(certificates.authority.path)\n")
             // s_server answers with a page of its own, not the service's JSON: the handshake is
             // what is checked.
-            let overTLS12 = try runWalkscape(
-                ["tours"], home: home, environment: ["WALKSCAPE_API_URL": "https://127.0.0.1:\(port)"], timeout: 60)
+            let overTLS12 = try Self.toursTrustingTheAuthority(port: port)
             #expect(!overTLS12.stderr.contains("secure connection"), "\(name), TLS 1.2: \(overTLS12.stderr)")
             #expect(overTLS12.status != 69, "\(name), TLS 1.2: \(overTLS12.stderr)")
 
@@ -198,24 +210,10 @@ struct SecureConnectionTests {
         let certificates = try TestCertificates.shared()
         guard let openssl = which("openssl") else { Issue.record("openssl is not installed"); return }
         // A TLS 1.0-only server on a free port.
-        let port = try freeTCPPort()
-        let old = try ChildProcess(
-            openssl,
-            [
-                "s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificates.good.certificate.path, "-key",
-                certificates.good.key.path, "-tls1", "-cipher", "DEFAULT@SECLEVEL=0", "-www", "-quiet",
-            ], separateErrorOutput: true)
+        let (old, port) = try await Self.opensslServer(
+            openssl, certificates.good, ["-tls1", "-cipher", "DEFAULT@SECLEVEL=0"])
         defer { old.signal(SIGKILL) }
-        var connected = false
-        for _ in 0..<200 where !connected {
-            connected = isListening(port: port)
-            if !connected { try await Task.sleep(for: .milliseconds(10)) }
-        }
-        #expect(connected, "openssl s_server: \(old.errorOutput)")
-        let home = try TemporaryDirectory()
-        try home.write("config/config", "ca-file = \(certificates.authority.path)\n")
-        let result = try runWalkscape(
-            ["tours"], home: home, environment: ["WALKSCAPE_API_URL": "https://127.0.0.1:\(port)"], timeout: 60)
+        let result = try Self.toursTrustingTheAuthority(port: port)
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("no secure connection to 127.0.0.1:"), "\(result.stderr)")
 
