@@ -250,8 +250,14 @@ package struct DoctorChecks {
         }
         let origin = "\(url.absoluteString) (from \(settings.origins["api-url"] ?? "default"))"
         let timeout = timeoutSetting.map { min(apiTimeout, .milliseconds(Int64($0 * 1000))) } ?? apiTimeout
+        // A refused secure connection gets its own hint: known by the failure's kind.
+        var secure = false
         do {
-            let report = try await ServiceConnection.run(settings) { client in try await client.health(timeout: timeout)
+            let report = try await ServiceConnection.run(settings) { client -> HealthReport in
+                do { return try await client.health(timeout: timeout) } catch let error as APIError {
+                    secure = error.transport == .tls
+                    throw error
+                }
             }
             let ms = Int(
                 (Double(report.latency.components.attoseconds) / 1e15 + Double(report.latency.components.seconds) * 1000)
@@ -266,7 +272,6 @@ package struct DoctorChecks {
                 hint: "the service reports a problem of its own; try again later")
         } catch {
             let message = (error as? AppError)?.message ?? "\(error)"
-            let secure = message.contains("no secure connection")
             return DoctorCheck(
                 name: "api", status: .fail, detail: "\(origin): \(message)",
                 hint: secure
