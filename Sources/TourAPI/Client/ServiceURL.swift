@@ -15,15 +15,29 @@ public enum ServiceURL {
         var h = host.lowercased()
         if h.hasPrefix("["), h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
         if h == "localhost" { return true }
-        var v4 = in_addr()
-        if inet_pton(AF_INET, h, &v4) == 1 {
-            return UInt32(bigEndian: v4.s_addr) >> 24 == 127
-        }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, h, &v6) == 1 {
+        switch address(h) {
+        case .v4(let v4): return UInt32(bigEndian: v4.s_addr) >> 24 == 127
+        case .v6(var v6):
             return withUnsafeBytes(of: &v6) { bytes in bytes.dropLast().allSatisfy { $0 == 0 } && bytes.last == 1 }
+        case nil: return false
         }
-        return false
+    }
+
+    /// An IP address written as a host (an IPv6 one with or without its brackets).
+    enum Address {
+        case v4(in_addr)
+        case v6(in6_addr)
+    }
+
+    /// The address `host` is, when it is one rather than a name.
+    static func address(_ host: String) -> Address? {
+        var h = host
+        if h.hasPrefix("["), h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, h, &v4) == 1 { return .v4(v4) }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, h, &v6) == 1 { return .v6(v6) }
+        return nil
     }
 
     public static func validate(_ text: String, allowInsecureHTTP: Bool) -> Result<URL, APIError> {

@@ -140,7 +140,7 @@ enum CertificateDiagnosis {
             let oid: [UInt8] = [0x06, 0x03, 0x55, 0x04, 0x03]
             var index = 0
             while index + oid.count < bytes.count {
-                if Array(bytes[index..<index + oid.count]) == oid,
+                if bytes[index..<index + oid.count].elementsEqual(oid),
                     let value = element(bytes, at: index + oid.count)
                 {
                     return String(decoding: bytes[value.content], as: UTF8.self)
@@ -175,8 +175,7 @@ enum CertificateDiagnosis {
         var trustingNone = TrustedAuthorities.clientBase
         trustingNone.trustRoots = .certificates([])
         do { context = try NIOSSLContext(configuration: trustingNone) } catch { return nil }
-        var scratch = in_addr()
-        let isAddress = inet_pton(AF_INET, host, &scratch) == 1 || host.contains(":")
+        let isAddress = ServiceURL.address(host) != nil
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(AsyncHTTPClientTransport.timeAmount(timeout))
             .channelInitializer { channel in
