@@ -53,13 +53,11 @@ struct DownloadFaultTests {
         // A quarter of the tour or more received (its progress lines, every half second: the first
         // says about half), then the server dies.
         func received() -> Int {
-            download.output.split(separator: "\n").compactMap {
-                (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["received"] as? Int
-            }.max() ?? 0
+            StoreHarness.jsonLines(download.output).compactMap { $0["received"] as? Int }.max() ?? 0
         }
         let deadline = Date().addingTimeInterval(20)
-        while received() < 200_000, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(received() >= 200_000, "the download did not start: \(download.errorOutput)")
+        while received() < fixture.audioBytes, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(received() >= fixture.audioBytes, "the download did not start: \(download.errorOutput)")
         harness.server.signal(SIGKILL)
         // Down for twice the half second after which the download used to give up.
         try await Task.sleep(for: .milliseconds(1000))
@@ -67,13 +65,10 @@ struct DownloadFaultTests {
         try await harness.restartServer(.init(extraArguments: ["--port", String(port)]))
         let status = await download.wait(timeout: 60)
         #expect(status == 0, "\(download.errorOutput)")
-        let lines = download.output.split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
-        let installed = try #require(lines.last, "\(download.output)")
+        let installed = try #require(StoreHarness.jsonLines(download.output).last, "\(download.output)")
         #expect(installed["event"] as? String == "installed", "\(download.output)")
         // Every file once: what was on disk when the server died was not fetched again.
-        #expect(installed["bytesReceived"] as? Int == 800_000)
+        #expect(installed["bytesReceived"] as? Int == fixture.points * fixture.audioBytes)
         try harness.expectBlobsHashRight()
         try harness.expectVerifyClean()
     }
@@ -109,9 +104,8 @@ struct DownloadFaultTests {
         }
         let download = try harness.start(["download", "stalled-walk", "--json"])
         func progress() -> [(received: Int, rate: Int)] {
-            download.output.split(separator: "\n").compactMap {
-                guard let line = try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any],
-                    line["event"] as? String == "progress", let received = line["received"] as? Int,
+            StoreHarness.jsonLines(download.output).compactMap { line in
+                guard line["event"] as? String == "progress", let received = line["received"] as? Int,
                     let rate = line["bytesPerSecond"] as? Int
                 else { return nil }
                 return (received, rate)
@@ -154,19 +148,14 @@ struct DownloadFaultTests {
             try fixture.write(in: tours)
         }
         let download = try harness.start(["download", "paused-walk", "--json", "--timeout", "1"])
-        let deadline = Date().addingTimeInterval(20)
-        while !download.output.contains("\"progress\""), Date() < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = await download.waitForOutput("\"progress\"", timeout: 20)
         harness.server.signal(SIGSTOP)
         // Stopped for 1.6 times the --timeout: long enough for the stall to be seen.
         try await Task.sleep(for: .milliseconds(1600))
         harness.server.signal(SIGCONT)
         let status = await download.wait(timeout: 60)
         #expect(status == 0, "\(download.errorOutput)")
-        let reasons = download.output.split(separator: "\n").compactMap {
-            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["reason"] as? String
-        }
+        let reasons = StoreHarness.jsonLines(download.output).compactMap { $0["reason"] as? String }
         #expect(reasons.contains { $0.hasPrefix("nothing arrived for 1 s at byte ") }, "\(reasons)")
         #expect(!reasons.contains { $0.contains("no answer within") && $0.contains("at byte") }, "\(reasons)")
     }

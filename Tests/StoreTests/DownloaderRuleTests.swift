@@ -93,11 +93,14 @@ import TourModel
     }
 
     /// Plans and installs the tour `source` serves into `store`.
+    @discardableResult
     static func install(
-        _ source: ScriptedSource, into store: TourStore, tourID: String = "t1", slug: String = "scripted"
-    ) async throws(StoreError) {
-        let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil })
-        _ = try await downloader.install(
+        _ source: ScriptedSource, into store: TourStore, tourID: String = "t1", slug: String = "scripted",
+        timer: any RetryTimer = SystemRetryTimer(), report: @escaping @Sendable (DownloadEvent) -> Void = { _ in }
+    ) async throws(StoreError) -> InstallReport {
+        let downloader = TourDownloader(
+            store: store, source: source, audioCheck: { _ in nil }, report: report, timer: timer)
+        return try await downloader.install(
             try await downloader.plan(
                 tourID: tourID, slug: slug, isProtected: false, service: "test", languages: ["en"]))
     }
@@ -126,11 +129,8 @@ import TourModel
         _ = folder
         let source = Self.oneFile(script)
         let timer = RecordedTimer()
-        let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil }, timer: timer)
-        let plan = try await downloader.plan(
-            tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
         var failure: StoreError?
-        do { _ = try await downloader.install(plan) } catch { failure = error }
+        do { try await Self.install(source, into: store, timer: timer) } catch { failure = error }
         return (failure, source.requests.count, timer.sleeps, !(try store.installedTours().isEmpty))
     }
 
@@ -192,11 +192,7 @@ import TourModel
     @Test func aFinishedFileNotYetMovedIntoTheStoreIsNotDamage() async throws {
         let (store, folder) = try store()
         _ = folder
-        let source = Self.oneFile([Self.whole])
-        let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil })
-        _ = try await downloader.install(
-            try await downloader.plan(
-                tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"]))
+        try await Self.install(Self.oneFile([Self.whole]), into: store)
         #expect(try store.verify(tourIDs: nil).isClean)
 
         // The next version's file, recorded, then the kill before its rename.
@@ -341,10 +337,7 @@ import TourModel
             },
         ])
         let timer = RecordedTimer()
-        let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil }, timer: timer)
-        let plan = try await downloader.plan(
-            tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
-        let report = try await downloader.install(plan)
+        let report = try await Self.install(source, into: store, timer: timer)
         #expect(source.requests.count == 4)
         #expect(source.requests[3].headers["Range"] == "bytes=\(half)-")
         #expect(timer.sleeps == [200, 400, 800].map { Duration.milliseconds($0) }, "\(timer.sleeps)")
@@ -358,23 +351,17 @@ import TourModel
     @Test func theEndOfTheTransfersIsSaidBeforeTheChecksAndTheSwitch() async throws {
         let (store, folder) = try store()
         _ = folder
-        let source = Self.oneFile([Self.whole])
         let events = Mutex<[String]>([])
-        let downloader = TourDownloader(
-            store: store, source: source, audioCheck: { _ in nil },
-            report: { event in
-                let name: String? =
-                    switch event {
-                    case .fileDone: "file"
-                    case .transfersEnded: "ended"
-                    case .switched: "switched"
-                    default: nil
-                    }
-                if let name { events.withLock { $0.append(name) } }
-            })
-        _ = try await downloader.install(
-            try await downloader.plan(
-                tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"]))
+        try await Self.install(Self.oneFile([Self.whole]), into: store) { event in
+            let name: String? =
+                switch event {
+                case .fileDone: "file"
+                case .transfersEnded: "ended"
+                case .switched: "switched"
+                default: nil
+                }
+            if let name { events.withLock { $0.append(name) } }
+        }
         #expect(events.withLock { $0 } == ["file", "ended", "switched"])
     }
 

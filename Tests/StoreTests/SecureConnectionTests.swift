@@ -27,7 +27,7 @@ struct SecureConnectionTests {
             ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", pair.certificate.path, "-key", pair.key.path]
                 + options + ["-www", "-quiet"], separateErrorOutput: true)
         var connected = false
-        for _ in 0..<200 where !connected {
+        for _ in 0..<200 where !connected && server.isRunning {
             connected = isListening(port: port)
             if !connected { try await Task.sleep(for: .milliseconds(10)) }
         }
@@ -147,7 +147,7 @@ struct SecureConnectionTests {
     /// key also needs the P-521 curve offered.
     @Test func certificatesWithEd25519AndP521KeysAreAccepted() async throws {
         let certificates = try TestCertificates.shared()
-        guard let openssl = which("openssl") else { Issue.record("openssl is not installed"); return }
+        let openssl = try #require(which("openssl"))
         for (name, pair) in [("Ed25519", certificates.ed25519), ("P-521", certificates.p521)] {
             let (server, port) = try await Self.opensslServer(openssl, pair, ["-tls1_2"])
             defer { server.signal(SIGKILL) }
@@ -208,7 +208,7 @@ struct SecureConnectionTests {
     /// (openssl s_client), while TLS 1.2 goes through. Both took TLS 1.0.
     @Test func tlsOlderThan1Point2IsRefusedBothWays() async throws {
         let certificates = try TestCertificates.shared()
-        guard let openssl = which("openssl") else { Issue.record("openssl is not installed"); return }
+        let openssl = try #require(which("openssl"))
         // A TLS 1.0-only server on a free port.
         let (old, port) = try await Self.opensslServer(
             openssl, certificates.good, ["-tls1", "-cipher", "DEFAULT@SECLEVEL=0"])

@@ -31,11 +31,16 @@ final class StoreHarness: @unchecked Sendable {
         tours = scratch.url.appendingPathComponent("tours", isDirectory: true)
         try FileManager.default.createDirectory(at: tours, withIntermediateDirectories: true)
         try folders(tours)
+        server = try await ServerProcess.start(Self.serving(tours, options))
+    }
+
+    /// `options` on `tours`, logged at info level, the folders checked at each request.
+    private static func serving(_ tours: URL, _ options: ServerProcess.Options) -> ServerProcess.Options {
         var options = options
         options.tours = [tours]
         options.logLevel = "info"
         options.reloadInterval = options.reloadInterval ?? 0
-        server = try await ServerProcess.start(options)
+        return options
     }
 
     /// A copy of the demo tour (real MP3s), optionally with its narration replaced by short tones
@@ -50,11 +55,7 @@ final class StoreHarness: @unchecked Sendable {
     /// Restarts the server with other options on the same folders and data.
     func restartServer(_ options: ServerProcess.Options) async throws {
         await server.stop()
-        var options = options
-        options.tours = [tours]
-        options.logLevel = "info"
-        options.reloadInterval = options.reloadInterval ?? 0
-        server = try await ServerProcess.start(options, data: server.dataDirectory)
+        server = try await ServerProcess.start(Self.serving(tours, options), data: server.dataDirectory)
     }
 
     /// `walkscape ARGS` against the server (or `apiURL`), with this harness's home.
@@ -143,8 +144,11 @@ final class StoreHarness: @unchecked Sendable {
     }
 
     /// `--json` lines of a download.
-    static func jsonLines(_ result: ProcessResult) -> [[String: Any]] {
-        result.stdout.split(separator: "\n").compactMap {
+    static func jsonLines(_ result: ProcessResult) -> [[String: Any]] { jsonLines(result.stdout) }
+
+    /// The JSON objects among `text`'s lines (a running child's output so far, say).
+    static func jsonLines(_ text: String) -> [[String: Any]] {
+        text.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
     }

@@ -76,7 +76,7 @@ public final class GPSDHarness: @unchecked Sendable {
         }
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if Self.canConnect(port: port) { return }
+            if isListening(port: port) { return }
             guard isRunning else { throw Failure.gpsd("exited during start-up") }
             usleep(20_000)
         }
@@ -190,5 +190,4 @@ public final class GPSDHarness: @unchecked Sendable {
     /// A loopback port nobody listens on right now.
     public static func freePort() throws -> Int { try freeTCPPort() }
 
-    static func canConnect(port: Int) -> Bool { isListening(port: port) }
 }

@@ -54,20 +54,21 @@ public struct TestCertificates: Sendable {
 
     public init() throws {
         folder = try TemporaryDirectory()
-        let local = "subjectAltName=DNS:localhost,IP:127.0.0.1\n"
-        try folder.write("local.ext", local)
-        try folder.write("other.ext", "subjectAltName=DNS:other.example.org\n")
-        try openssl(
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
-            "authority.key", "-out", "authority.crt",
-            "-days", "30", "-subj", "/CN=Walk Test Authority")
-        try openssl(
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
-            "self.key", "-out", "self.crt", "-days", "30",
-            "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1")
-        try folder.write("none.ext", "basicConstraints=CA:FALSE\n")
-        try folder.write("client.ext", local + "extendedKeyUsage=clientAuth\n")
+        let local = "subjectAltName=DNS:localhost,IP:127.0.0.1"
         let p256 = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"]
+        /// A certificate signed by its own key (P-256), for 30 days.
+        func selfSigned(_ name: String, subject: String, _ extra: [String] = []) throws {
+            try openssl(
+                ["req", "-x509"] + p256
+                    + ["-nodes", "-keyout", "\(name).key", "-out", "\(name).crt", "-days", "30", "-subj", subject]
+                    + extra)
+        }
+        try folder.write("local.ext", local + "\n")
+        try folder.write("other.ext", "subjectAltName=DNS:other.example.org\n")
+        try selfSigned("authority", subject: "/CN=Walk Test Authority")
+        try selfSigned("self", subject: "/CN=localhost", ["-addext", local])
+        try folder.write("none.ext", "basicConstraints=CA:FALSE\n")
+        try folder.write("client.ext", local + "\nextendedKeyUsage=clientAuth\n")
         for (name, ext, days, key) in [
             ("good", "local.ext", "30", p256), ("other", "other.ext", "30", p256),
             ("expired", "local.ext", "-1", p256), ("cn", "none.ext", "30", p256),
@@ -83,9 +84,7 @@ public struct TestCertificates: Sendable {
                 "-CAcreateserial", "-out", "\(name).crt", "-days", days, "-extfile", ext)
         }
         // The authority's key certified again by an older root, that certificate expired.
-        try openssl(
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
-            "old.key", "-out", "old.crt", "-days", "30", "-subj", "/CN=Old Walk Root")
+        try selfSigned("old", subject: "/CN=Old Walk Root")
         try folder.write("authority.ext", "basicConstraints=critical,CA:TRUE\nkeyUsage=keyCertSign,cRLSign\n")
         try openssl(
             "x509", "-x509toreq", "-in", "authority.crt", "-signkey", "authority.key", "-out", "authority.csr")

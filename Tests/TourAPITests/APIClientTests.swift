@@ -19,12 +19,16 @@ struct APIClientTests {
         return APIClient(channel: channel, credentials: store)
     }
 
-    func loggedIn() -> MemoryCredentialStore {
+    /// A session whose access token was issued `accessIssued` seconds from now and expires
+    /// `accessExpires` seconds from now (a fresh one by default).
+    func loggedIn(accessIssued: TimeInterval = 0, accessExpires: TimeInterval = 900) -> MemoryCredentialStore {
         MemoryCredentialStore(
             Credentials(
                 service: ServiceURL.key(Self.service), email: "ada@example.org", userID: "u1",
                 tokens: AuthTokens(
-                    accessToken: TestToken.make(issuedAt: now, expiresAt: now.addingTimeInterval(900)),
+                    accessToken: TestToken.make(
+                        issuedAt: now.addingTimeInterval(accessIssued), expiresAt: now.addingTimeInterval(accessExpires)
+                    ),
                     refreshToken: TestToken.make(issuedAt: now, expiresAt: now.addingTimeInterval(86_400)))))
     }
 
@@ -173,13 +177,7 @@ struct APIClientTests {
     /// A token renewal cut off before a redemption is not the redemption: the voucher was never
     /// sent, and the error does not say it may have been redeemed.
     @Test func aRenewalCutOffBeforeARedemptionIsNotSaidToHaveRedeemed() async throws {
-        let stale = MemoryCredentialStore(
-            Credentials(
-                service: ServiceURL.key(Self.service), email: "ada@example.org", userID: "u1",
-                tokens: AuthTokens(
-                    accessToken: TestToken.make(
-                        issuedAt: now.addingTimeInterval(-1000), expiresAt: now.addingTimeInterval(-100)),
-                    refreshToken: TestToken.make(issuedAt: now, expiresAt: now.addingTimeInterval(86_400)))))
+        let stale = loggedIn(accessIssued: -1000, accessExpires: -100)
         let transport = ScriptedTransport([.fail(.timedOut)])
         do {
             _ = try await client(transport, stale).redeem("WALK-2026")
