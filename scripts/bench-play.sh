@@ -73,8 +73,9 @@ done
 startup=(); for _ in $(seq "$runs"); do startup+=("$(bench_cpu "$walkscape" --help)"); done
 floor=$(rss "$walkscape" --help)
 echo "start-up: walkscape --help cpu median $(bench_median "${startup[@]}")s, peak RSS $((floor / 1024)) MiB (the floor)"
-added=$(( (main_rss - floor) / 1024 ))
-[ $((main_rss - floor)) -le $((10 * 1024)) ] || status=1
+over=$((main_rss - floor))
+added=$((over / 1024))
+[ "$over" -le $((10 * 1024)) ] || status=1
 [ "$floor" -lt $((25 * 1024)) ] || status=1
 [ $status = 0 ] && echo "bench-play: within budget (main ratio <= 1.10x, play's peak RSS $((main_rss / 1024)) MiB: ${added} MiB over the floor, <= 10; the floor < 25 MiB)" \
   || echo "bench-play: OVER BUDGET (main ratio must be <= 1.10x, play's peak RSS at most 10 MiB over the floor (${added} MiB), the floor under 25 MiB ($((floor / 1024)) MiB))"

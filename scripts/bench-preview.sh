@@ -16,8 +16,9 @@ bin="$bindir/walkscape"
 cd "$(dirname "$0")/.."
 runs="${RUNS:-3}"
 mkdir -p out/bench
-command -v gpsdecode >/dev/null || { echo "gpsdecode not found (apt-get install gpsd-clients)"; exit 1; }
-[ -x /usr/bin/time ] || { echo "/usr/bin/time not found (apt-get install time): it measures peak memory"; exit 1; }
+# shellcheck source=scripts/lib/bench-common.sh
+source scripts/lib/bench-common.sh
+bench_require bench-preview gpsdecode python3 /usr/bin/time
 
 declare -A epochs=([three-hours]=10800 [500k-sentences]=166667)
 for name in three-hours 500k-sentences; do
@@ -25,13 +26,11 @@ for name in three-hours 500k-sentences; do
   [ -s "$trace" ] || python3 scripts/make-demo-tour.py --bench-trace "${epochs[$name]}" "$trace"
 done
 
-# best wall seconds and peak RSS (KB) of RUNS runs of a command; stdin from $STDIN if set. The
-# time is taken around the child alone (a `/usr/bin/time` and a `date` around each run added about
-# 3 ms to both programs, a tenth of a short run); the peak RSS by `/usr/bin/time`, in one more run
-# (a child forked from Python reports Python's own pages as its peak).
-measure() {
-  local best peak
-  best=$(python3 - "$runs" "${STDIN:-/dev/null}" "$@" <<'PY'
+# The best wall seconds of RUNS runs of a command (at least 0.001), stdin from $STDIN if set:
+# timed around the child alone (a `/usr/bin/time` and a `date` around each run added about 3 ms to
+# both programs, a tenth of a short run).
+wall() {
+  python3 - "$runs" "${STDIN:-/dev/null}" "$@" <<'PY'
 import subprocess, sys, time
 runs, stdin, command = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
 best = None
@@ -43,12 +42,15 @@ for _ in range(runs):
     if code != 0:
         sys.exit(f"bench-preview: {' '.join(command)} exited {code}")
     best = elapsed if best is None else min(best, elapsed)
-print(f"{best:.4f}")
+print(f"{max(best, 0.001):.4f}")
 PY
-  )
+}
+
+# The peak RSS (KB) of one more run, by `/usr/bin/time` (a child forked from Python reports
+# Python's own pages as its peak).
+peak() {
   /usr/bin/time -f "%M" -o out/bench/.time "$@" < "${STDIN:-/dev/null}" > /dev/null 2>/dev/null
-  peak=$(tail -1 out/bench/.time)
-  echo "$best $peak"
+  tail -1 out/bench/.time
 }
 
 status=0
@@ -56,27 +58,28 @@ printf "%-16s %10s %9s %12s %9s | %9s %12s %9s | %7s\n" trace sentences "ws s" "
 for name in three-hours 500k-sentences; do
   trace="out/bench/$name.nmea"
   sentences=$(wc -l < "$trace")
-  read -r ws_s ws_kb < <(measure "$bin" preview tours/demo --trace "$trace" --fast --no-audio --json)
-  read -r gd_s gd_kb < <(STDIN="$trace" measure gpsdecode)
+  preview=("$bin" preview tours/demo --trace "$trace" --fast --no-audio --json)
+  ws_s=$(wall "${preview[@]}"); ws_kb=$(peak "${preview[@]}")
+  gd_s=$(STDIN="$trace" wall gpsdecode); gd_kb=$(STDIN="$trace" peak gpsdecode)
   awk -v n="$name" -v s="$sentences" -v a="$ws_s" -v am="$ws_kb" -v b="$gd_s" -v bm="$gd_kb" 'BEGIN {
-    a = (a < 0.001 ? 0.001 : a); b = (b < 0.001 ? 0.001 : b)
     printf "%-16s %10d %9.3f %12.0f %9.1f | %9.3f %12.0f %9.1f | %6.1fx\n", n, s, a, s / a, am / 1024, b, s / b, bm / 1024, b / a
   }'
   if [ "$name" = 500k-sentences ]; then
-    ratio_ok=$(awk -v a="$ws_s" -v b="$gd_s" 'BEGIN { a = (a < 0.001 ? 0.001 : a); print (b / a >= 10) ? 1 : 0 }')
-    [ "$ratio_ok" = 1 ] || { echo "  below budget: preview should be at least 10x gpsdecode's sentence rate"; status=1; }
+    awk -v a="$ws_s" -v b="$gd_s" 'BEGIN { exit !(b / a >= 10) }' \
+      || { echo "  below budget: preview should be at least 10x gpsdecode's sentence rate"; status=1; }
   else
     head -n 3 "$trace" > out/bench/one-epoch.nmea
-    read -r ws_start _ < <(measure "$bin" preview tours/demo --trace out/bench/one-epoch.nmea --fast --no-audio --json)
-    read -r gd_start _ < <(STDIN=out/bench/one-epoch.nmea measure gpsdecode)
+    ws_start=$(wall "$bin" preview tours/demo --trace out/bench/one-epoch.nmea --fast --no-audio --json)
+    gd_start=$(STDIN=out/bench/one-epoch.nmea wall gpsdecode)
     awk -v a="$ws_start" -v b="$gd_start" 'BEGIN {
       printf "  start-up (a one-epoch trace): walkscape %.1f ms, gpsdecode %.1f ms (not budgeted: see the header)\n", a * 1000, b * 1000 }'
   fi
   echo "$name $ws_kb" >> out/bench/.memory
   awk -v s="$ws_s" -v n="${epochs[$name]}" 'BEGIN { printf "  cost per fix: %.2f us (whole process, %d fixes)\n", s / n * 1e6, n }'
   if [ -n "${WALKSCAPE_BASELINE:-}" ]; then
-    read -r base_s base_kb < <(measure "$WALKSCAPE_BASELINE" preview tours/demo --trace "$trace" --fast --no-audio --json)
-    awk -v a="$ws_s" -v b="$base_s" -v am="$ws_kb" -v bm="$base_kb" 'BEGIN { b = (b < 0.001 ? 0.001 : b)
+    baseline=("$WALKSCAPE_BASELINE" "${preview[@]:1}")
+    base_s=$(wall "${baseline[@]}"); base_kb=$(peak "${baseline[@]}")
+    awk -v a="$ws_s" -v b="$base_s" -v am="$ws_kb" -v bm="$base_kb" 'BEGIN {
       printf "  against the baseline binary: %.2fx its time per fix, peak %.1f vs %.1f MB\n", a / b, am / 1024, bm / 1024 }'
   fi
 done
