@@ -128,24 +128,20 @@ package struct Settings: Sendable {
     }
 
     /// The authorities a secure connection's certificate must come from: the system's (or the
-    /// bundle `SSL_CERT_FILE` names instead), and those in `ca-file`. A file that cannot be had
-    /// is said at the first secure connection (exit 64), not before: a plain-HTTP service needs none.
+    /// bundle `SSL_CERT_FILE` names instead), and those in `ca-file`. The files are read at the
+    /// first secure connection, and one that cannot be had is said there (exit 64), not before: a
+    /// plain-HTTP service needs none.
     package func authorities() -> TrustedAuthorities {
         var authorities = TrustedAuthorities.system
         if let bundle = raw["ssl-cert-file"] {
-            do { authorities = try authorities.replacingSystem(withPEMFile: bundle) } catch {
-                authorities.problem = "SSL_CERT_FILE: \(error.detail)"
-                return authorities
-            }
+            authorities = authorities.replacingSystem(withPEMFile: bundle, origin: "SSL_CERT_FILE")
         }
         if var file = raw["ca-file"] {
             // A relative path in the config file is the config file's folder's, as the server's are.
             if origins["ca-file"] == "config file", !file.hasPrefix("/") {
                 file = paths.configFile.deletingLastPathComponent().appendingPathComponent(file).path
             }
-            do { authorities = try authorities.adding(pemFile: file) } catch {
-                authorities.problem = "ca-file (from \(origins["ca-file"] ?? "?")): \(error.detail)"
-            }
+            authorities = authorities.adding(pemFile: file, origin: "ca-file (from \(origins["ca-file"] ?? "?"))")
         }
         return authorities
     }

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import Synchronization
 import TourModel
 
 /// The real transport: an AsyncHTTPClient on the process's one event-loop thread.
@@ -13,7 +14,11 @@ import TourModel
 /// knowing which requests may be repeated). Call `shutdown()` on every path before exiting.
 public final class AsyncHTTPClientTransport: HTTPTransport {
     public let configuration: TransportConfiguration
-    private let client: HTTPClient
+    /// The client of plain-HTTP requests.
+    private let plain: HTTPClient
+    /// The client of secure requests: made at the first one, when the authorities named in the
+    /// settings are read (`TrustedAuthorities`); nil until then, and after `shutdown()`.
+    private let secure = Mutex<(client: HTTPClient?, shutDown: Bool)>((nil, false))
 
     /// One thread is plenty for a command-line client. Every client of the process runs on it,
     /// and it lives as long as the process: a client is shut down (its connections closed), the
@@ -23,6 +28,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     public init(configuration: TransportConfiguration = TransportConfiguration()) {
         self.configuration = configuration
+        plain = HTTPClient(eventLoopGroup: Self.group, configuration: Self.clientConfiguration(configuration, tls: nil))
+    }
+
+    static func clientConfiguration(_ configuration: TransportConfiguration, tls: TLSConfiguration?)
+        -> HTTPClient.Configuration
+    {
         var ahc = HTTPClient.Configuration()
         ahc.redirectConfiguration = .disallow
         ahc.timeout = .init(
@@ -30,7 +41,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             read: Self.timeAmount(configuration.readTimeout))
         ahc.connectionPool.retryConnectionEstablishment = false
         ahc.decompression = .disabled
-        ahc.tlsConfiguration = configuration.authorities.tlsConfiguration
+        ahc.tlsConfiguration = tls
         // Reads of up to 1 MiB instead of NIO's 64 KiB: a media body is handed to its reader one
         // read at a time (AsyncHTTPClient buffers one), so a 200 MB download is 16x fewer
         // hand-offs between the event loop and the download task. The buffer grows only for a
@@ -41,7 +52,25 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 ChannelOptions.recvAllocator,
                 value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 1 << 20))
         }
-        client = HTTPClient(eventLoopGroup: Self.group, configuration: ahc)
+        return ahc
+    }
+
+    /// The client for `url`: the secure one (made now if this is the first secure request, the
+    /// authorities read for it) for https, the plain one otherwise.
+    private func client(for url: URL) throws(TransportError) -> HTTPClient {
+        guard url.scheme?.lowercased() == "https" else { return plain }
+        if let client = secure.withLock({ $0.client }) { return client }
+        let tls = try configuration.authorities.load().tlsConfiguration
+        let made: HTTPClient? = secure.withLock { state in
+            guard !state.shutDown else { return nil }
+            if state.client == nil {
+                state.client = HTTPClient(
+                    eventLoopGroup: Self.group, configuration: Self.clientConfiguration(configuration, tls: tls))
+            }
+            return state.client
+        }
+        guard let made else { throw TransportError(.invalidRequest, "the connection is already closed") }
+        return made
     }
 
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
@@ -49,9 +78,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         guard request.url.hasUsablePort else {
             throw TransportError(.invalidRequest, "the port of \(ServiceURL.origin(request.url)) is not one (1-65535)")
         }
-        if request.url.scheme?.lowercased() == "https", let problem = configuration.authorities.problem {
-            throw TransportError(.invalidRequest, problem)
-        }
+        let client = try client(for: request.url)
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
         for field in request.headers { outgoing.headers.add(name: field.name, value: field.value) }
@@ -98,7 +125,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     public func shutdown() async throws {
-        try await client.shutdown()
+        let secure = secure.withLock { state in
+            state.shutDown = true
+            return state.client
+        }
+        try await plain.shutdown()
+        try await secure?.shutdown()
     }
 
     /// Names what went wrong in the terms the retry rules need: was anything sent, is it worth
@@ -169,7 +201,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     ) async -> TransportError {
         let reason =
             await CertificateDiagnosis.reason(
-                host: host, port: port, refusal: refusal, trusted: configuration.authorities.named, group: Self.group,
+                host: host, port: port, refusal: refusal, trusted: (try? configuration.authorities.load().named) ?? [],
+                group: Self.group,
                 timeout: configuration.connectTimeout)
             ?? (otherwise.detail, refusal == .chain)
         let advice =

@@ -1,40 +1,88 @@
 import FileAccess
 import Foundation
 import NIOSSL
+import Synchronization
 import TourModel
 
 /// The certificate authorities a secure connection is checked against: the system's (Debian's
 /// `ca-certificates`), or another bundle in their place (`SSL_CERT_FILE`, as OpenSSL and curl read
 /// it), and authorities added to them (a staging service's or a company's own, `ca-file`).
+///
+/// A bundle named here is read only when a secure connection needs it, and once per process: a
+/// plain-HTTP service needs none, and Debian's whole bundle (146 certificates, 200 kB) took a few
+/// milliseconds to parse at every command that only spoke to a plain-HTTP service (twice for a
+/// download, whose analytics go out on a second client). A bundle that cannot be used is said at
+/// the first secure connection, so that a stale `SSL_CERT_FILE` does not stop a plain-HTTP service.
 public struct TrustedAuthorities: Sendable, Hashable {
-    /// The bundle used instead of the system's, when one is named.
-    var replacement: [NIOSSLCertificate]?
-    var added: [NIOSSLCertificate]
-    /// Why the authorities named could not be had: said at the first secure connection only, so
-    /// that a stale `SSL_CERT_FILE` does not stop a plain-HTTP service.
-    public var problem: String?
-
-    public static let system = TrustedAuthorities(replacement: nil, added: [])
-
-    public init() { self = .system }
-
-    init(replacement: [NIOSSLCertificate]?, added: [NIOSSLCertificate]) {
-        self.replacement = replacement
-        self.added = added
+    /// A PEM file named in the settings, and where it was named (the start of its error).
+    struct Bundle: Sendable, Hashable {
+        var path: String
+        var origin: String
     }
 
-    /// The system's authorities and those in the PEM file at `path`.
-    public func adding(pemFile path: String) throws(TransportError) -> TrustedAuthorities {
+    /// The bundle used instead of the system's, when one is named.
+    var replacement: Bundle?
+    var added: [Bundle] = []
+
+    public static let system = TrustedAuthorities()
+
+    public init() {}
+
+    /// The system's authorities and those in the PEM file at `path`; `origin` opens the error
+    /// said when the file cannot be used ("ca-file (from config file)").
+    public func adding(pemFile path: String, origin: String) -> TrustedAuthorities {
         var copy = self
-        copy.added += try Self.certificates(path)
+        copy.added.append(Bundle(path: path, origin: origin))
         return copy
     }
 
     /// The authorities in the PEM file at `path` instead of the system's.
-    public func replacingSystem(withPEMFile path: String) throws(TransportError) -> TrustedAuthorities {
+    public func replacingSystem(withPEMFile path: String, origin: String) -> TrustedAuthorities {
         var copy = self
-        copy.replacement = try Self.certificates(path)
+        copy.replacement = Bundle(path: path, origin: origin)
         return copy
+    }
+
+    /// The certificates of the bundles named, read now.
+    struct Loaded: Sendable {
+        var replacement: [NIOSSLCertificate]?
+        var added: [NIOSSLCertificate]
+        /// The authorities named in the settings (not the system's).
+        var named: [NIOSSLCertificate] { (replacement ?? []) + added }
+
+        var tlsConfiguration: TLSConfiguration {
+            var configuration = TrustedAuthorities.clientBase
+            if let replacement { configuration.trustRoots = .certificates(replacement) }
+            if !added.isEmpty { configuration.additionalTrustRoots = [.certificates(added)] }
+            return configuration
+        }
+    }
+
+    /// Each set of bundles read so far in this process, or why it could not be.
+    private static let read = Mutex<[TrustedAuthorities: Result<Loaded, TransportError>]>([:])
+
+    /// The certificates of the bundles named: read at the first call for these bundles, the same
+    /// answer after. Fails with the first bundle that cannot be used, its origin first
+    /// (`.invalidRequest`: the settings are wrong, not the service).
+    func load() throws(TransportError) -> Loaded {
+        if let known = Self.read.withLock({ $0[self] }) { return try known.get() }
+        let outcome = Result { () throws(TransportError) -> Loaded in
+            func read(_ bundle: Bundle) throws(TransportError) -> [NIOSSLCertificate] {
+                do { return try Self.certificates(bundle.path) } catch {
+                    throw TransportError(.invalidRequest, "\(bundle.origin): \(error.detail)")
+                }
+            }
+            var loaded = Loaded(replacement: nil, added: [])
+            if let replacement { loaded.replacement = try read(replacement) }
+            for bundle in added { loaded.added += try read(bundle) }
+            return loaded
+        }
+        // Two callers at once may both read; the first answer kept is the one every caller gets.
+        return try Self.read.withLock { read in
+            if let known = read[self] { return known }
+            read[self] = outcome
+            return outcome
+        }.get()
     }
 
     /// A bundle larger than this is not a bundle of authorities (Debian's whole one is 200 kB).
@@ -77,16 +125,6 @@ public struct TrustedAuthorities: Sendable, Hashable {
             rest = rest[end.upperBound...]
         }
         return blocks
-    }
-
-    /// The authorities named in the settings (not the system's).
-    var named: [NIOSSLCertificate] { (replacement ?? []) + added }
-
-    var tlsConfiguration: TLSConfiguration {
-        var configuration = Self.clientBase
-        if let replacement { configuration.trustRoots = .certificates(replacement) }
-        if !added.isEmpty { configuration.additionalTrustRoots = [.certificates(added)] }
-        return configuration
     }
 
     /// What every secure connection of the client offers, whatever it trusts.
