@@ -32,6 +32,12 @@ struct MediaFileResponse {
     /// The file ended before the length its answer declared (it shrank while it was served).
     struct EndedShort: Error {}
 
+    /// When the client last took something, and how many bytes it had acknowledged then.
+    struct Progress {
+        var at: NIODeadline
+        var acknowledged: UInt64?
+    }
+
     func make(for request: Request, head: Bool) throws -> Response {
         // Resolved again now: a symlink swapped in since the tour was loaded must not lead out.
         guard let real = realPath(entry.file.path), real.hasPrefix(rootRealPath + "/"),
@@ -95,18 +101,30 @@ struct MediaFileResponse {
             var out: any ResponseBodyWriter =
                 throttle > 0 ? PacedBodyWriter(inner: writer, bytesPerSecond: throttle) : writer
             var sent = 0
-            // A client that takes no chunk for the stall timeout (one that never reads) is given
+            // A client that takes nothing for the stall timeout (one that never reads) is given
             // up: its connection is closed, which ends the write waiting on it and frees its place
-            // (MediaBudget) and its file. A slow reader still takes a chunk now and then.
-            let progress = NIOLockedValueBox(NIODeadline.now())
+            // (MediaBudget) and its file. Taking something is a chunk handed to the socket, or
+            // bytes the client acknowledged (TCP_INFO): a slow reader may take minutes over a
+            // chunk, and counting chunks alone cut off every client slower than about 4 kB/s.
+            let progress = NIOLockedValueBox(Progress(at: .now(), acknowledged: nil))
             let look = TimeAmount.nanoseconds(max(1_000_000, stallTimeout.nanoseconds / 4))
             let watchdog = loop.scheduleRepeatedTask(initialDelay: look, delay: look) { task in
-                guard NIODeadline.now() - progress.withLockedValue({ $0 }) > stallTimeout else { return }
-                task.cancel()
-                logger.notice(
-                    "media client took nothing for the stall timeout: the connection is closed",
-                    metadata: ["file": "\(name)"])
-                channel.close(promise: nil)
+                AcknowledgedBytes.of(channel).whenComplete { outcome in
+                    let now = NIODeadline.now()
+                    let acknowledged = (try? outcome.get()) ?? nil
+                    let stalled = progress.withLockedValue { state in
+                        if let acknowledged, acknowledged != state.acknowledged {
+                            state = Progress(at: now, acknowledged: acknowledged)
+                        }
+                        return now - state.at > stallTimeout
+                    }
+                    guard stalled else { return }
+                    task.cancel()
+                    logger.notice(
+                        "media client took nothing for the stall timeout: the connection is closed",
+                        metadata: ["file": "\(name)"])
+                    channel.close(promise: nil)
+                }
             }
             defer { watchdog.cancel() }
             // One chunk is read ahead while the one before is written, no more (NIO's file chunk
@@ -123,7 +141,7 @@ struct MediaFileResponse {
                 // this far keeps at most a chunk or two in memory, even when the loop is starved
                 // of CPU (without it, a busy machine saw the whole file pile up in the queue).
                 try await loop.submit {}.get()
-                progress.withLockedValue { $0 = .now() }
+                progress.withLockedValue { $0.at = .now() }
                 next = try await following
             }
             // A file that shrank while it was served: the connection is closed now (the client
@@ -181,5 +199,28 @@ final class OpenedMedia: Sendable {
             }
             return read > 0 ? buffer : nil
         }
+    }
+}
+
+/// The bytes a connection's peer has acknowledged so far: TCP_INFO's `tcpi_bytes_acked` (Linux
+/// 4.1), which glibc's `tcp_info` does not have (its struct stops earlier). Nil where the channel
+/// is not a TCP socket or the kernel does not say.
+enum AcknowledgedBytes {
+    /// The kernel's `struct tcp_info` up to and with `tcpi_bytes_acked`, at byte 120 of it.
+    struct Prefix: Sendable {
+        var words:
+            (
+                UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                UInt64, UInt64, UInt64
+            ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    }
+
+    static func of(_ channel: any Channel) -> EventLoopFuture<UInt64?> {
+        guard let socket = channel as? any SocketOptionProvider else {
+            return channel.eventLoop.makeSucceededFuture(nil)
+        }
+        let info: EventLoopFuture<Prefix> = socket.unsafeGetSocketOption(level: .tcp, name: .tcp_info)
+        // A kernel without the field leaves it 0: nothing is known from it.
+        return info.map { $0.words.15 == 0 ? nil : $0.words.15 }
     }
 }
