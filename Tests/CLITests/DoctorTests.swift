@@ -110,6 +110,43 @@ struct DoctorTests {
         #expect(report["version"] as? String != nil)
     }
 
+    /// The bundles of authorities named in the settings are read, and a broken one fails here: a
+    /// command reads them only at its first secure connection, so while the service is plain HTTP
+    /// nothing else says so.
+    @Test func theAuthoritiesNamedAreReadAndABrokenBundleFails() throws {
+        let home = try TemporaryDirectory()
+        func trust(_ environment: [String: String]) throws -> (status: String?, detail: String, exit: Int32) {
+            let r = try runWalkscape(
+                ["doctor", "--json", "--audio-device", "null"], home: home, environment: environment)
+            let c = try check("trust", in: json(r))
+            return (c["status"] as? String, c["detail"] as? String ?? "", r.status)
+        }
+        let system = "/etc/ssl/certs/ca-certificates.crt"
+        let alone = try trust(["SSL_CERT_FILE": ""])
+        if FileManager.default.isReadableFile(atPath: system) {
+            #expect(alone.status == "ok" && alone.detail == "the system's certificate authorities (\(system))")
+        } else {
+            #expect(alone.status == "warn" && alone.detail.hasPrefix("no certificate authorities at \(system)"))
+        }
+        let authority = try TestCertificates.shared().authority.path
+        try home.write("config/config", "ca-file = \(authority)\n")
+        let added = try trust(["SSL_CERT_FILE": ""])
+        #expect(added.status == "ok", "\(added.detail)")
+        #expect(
+            added.detail
+                == "the system's certificate authorities and 1 authority from ca-file (from config file) (\(authority))"
+        )
+        let instead = try trust(["SSL_CERT_FILE": authority])
+        #expect(
+            instead.detail
+                == "1 authority from SSL_CERT_FILE (\(authority)) and 1 authority from ca-file (from config file) (\(authority))"
+        )
+        try home.write("config/config", "ca-file = \(home.path)/missing.pem\n")
+        let broken = try trust(["SSL_CERT_FILE": ""])
+        #expect(broken.status == "fail" && broken.exit == 1)
+        #expect(broken.detail.hasPrefix("ca-file (from config file): cannot read"), "\(broken.detail)")
+    }
+
     @Test func unusableDataFolderFails() throws {
         // A file where the data folder should be: fails for root too, unlike a permission bit.
         let home = try TemporaryDirectory()

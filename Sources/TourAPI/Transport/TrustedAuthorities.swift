@@ -47,6 +47,8 @@ public struct TrustedAuthorities: Sendable, Hashable {
     struct Loaded: Sendable {
         var replacement: [NIOSSLCertificate]?
         var added: [NIOSSLCertificate]
+        /// Each bundle named, the replacement first, and how many authorities it holds.
+        var bundles: [NamedBundle] = []
         /// The authorities named in the settings (not the system's).
         var named: [NIOSSLCertificate] { (replacement ?? []) + added }
 
@@ -73,8 +75,16 @@ public struct TrustedAuthorities: Sendable, Hashable {
                 }
             }
             var loaded = Loaded(replacement: nil, added: [])
-            if let replacement { loaded.replacement = try read(replacement) }
-            for bundle in added { loaded.added += try read(bundle) }
+            if let replacement {
+                let certificates = try read(replacement)
+                loaded.replacement = certificates
+                loaded.bundles.append(NamedBundle(replacement, authorities: certificates.count, replacesSystem: true))
+            }
+            for bundle in added {
+                let certificates = try read(bundle)
+                loaded.added += certificates
+                loaded.bundles.append(NamedBundle(bundle, authorities: certificates.count, replacesSystem: false))
+            }
             return loaded
         }
         // Two callers at once may both read; the first answer kept is the one every caller gets.
@@ -84,6 +94,33 @@ public struct TrustedAuthorities: Sendable, Hashable {
             return outcome
         }.get()
     }
+
+    /// A bundle named in the settings, read: what `doctor` shows.
+    public struct NamedBundle: Sendable, Hashable {
+        /// Where it was named ("SSL_CERT_FILE", "ca-file (from config file)").
+        public let origin: String
+        public let path: String
+        /// How many certificates of authorities it holds.
+        public let authorities: Int
+        /// Trusted instead of the system's (`SSL_CERT_FILE`), not beside them.
+        public let replacesSystem: Bool
+
+        init(_ bundle: Bundle, authorities: Int, replacesSystem: Bool) {
+            (origin, path) = (bundle.origin, bundle.path)
+            self.authorities = authorities
+            self.replacesSystem = replacesSystem
+        }
+    }
+
+    /// The bundles named in the settings, read now (or already, in this process); none when only
+    /// the system's authorities are trusted. Fails as the first secure connection would.
+    public func namedBundles() throws(TransportError) -> [NamedBundle] {
+        try load().bundles
+    }
+
+    /// Debian's bundle of the system's authorities (`ca-certificates`), which BoringSSL reads when
+    /// no other is named.
+    public static let systemBundle = "/etc/ssl/certs/ca-certificates.crt"
 
     /// A bundle larger than this is not a bundle of authorities (Debian's whole one is 200 kB).
     static let largest = 10 << 20
