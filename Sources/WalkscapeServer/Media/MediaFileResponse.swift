@@ -32,11 +32,17 @@ struct MediaFileResponse {
     /// The file ended before the length its answer declared (it shrank while it was served).
     struct EndedShort: Error {}
 
-    /// When the client last took something, and how many bytes it had acknowledged then.
+    /// When the client last took something, and how many bytes it had acknowledged then; whether
+    /// the answer is over (its watchdog has nothing left to watch).
     struct Progress {
         var at: NIODeadline
         var acknowledged: UInt64?
+        var finished: Bool
     }
+
+    /// The bytes a client must acknowledge within the stall timeout to keep its answer (and its
+    /// place among the downloads): about 550 bytes a second at the default 2 minutes.
+    static let minimumProgress: UInt64 = 64 << 10
 
     func make(for request: Request, head: Bool) throws -> Response {
         // Resolved again now: a symlink swapped in since the tour was loaded must not lead out.
@@ -104,17 +110,26 @@ struct MediaFileResponse {
             // A client that takes nothing for the stall timeout (one that never reads) is given
             // up: its connection is closed, which ends the write waiting on it and frees its place
             // (MediaBudget) and its file. Taking something is a chunk handed to the socket, or
-            // bytes the client acknowledged (TCP_INFO): a slow reader may take minutes over a
-            // chunk, and counting chunks alone cut off every client slower than about 4 kB/s.
-            let progress = NIOLockedValueBox(Progress(at: .now(), acknowledged: nil))
+            // `minimumProgress` bytes the client acknowledged (TCP_INFO): a slow reader may take
+            // minutes over a chunk, and counting chunks alone cut off every client slower than
+            // about 4 kB/s; a trickle of a segment now and then holds no place for long.
+            let progress = NIOLockedValueBox(Progress(at: .now(), acknowledged: nil, finished: false))
             let look = TimeAmount.nanoseconds(max(1_000_000, stallTimeout.nanoseconds / 4))
             let watchdog = loop.scheduleRepeatedTask(initialDelay: look, delay: look) { task in
                 AcknowledgedBytes.of(channel).whenComplete { outcome in
                     let now = NIODeadline.now()
                     let acknowledged = (try? outcome.get()) ?? nil
                     let stalled = progress.withLockedValue { state in
-                        if let acknowledged, acknowledged != state.acknowledged {
-                            state = Progress(at: now, acknowledged: acknowledged)
+                        guard !state.finished else { return false }
+                        if let acknowledged {
+                            // The first count is where the client stands, not something it took.
+                            if let before = state.acknowledged {
+                                if acknowledged >= before + Self.minimumProgress {
+                                    (state.at, state.acknowledged) = (now, acknowledged)
+                                }
+                            } else {
+                                state.acknowledged = acknowledged
+                            }
                         }
                         return now - state.at > stallTimeout
                     }
@@ -126,7 +141,11 @@ struct MediaFileResponse {
                     channel.close(promise: nil)
                 }
             }
-            defer { watchdog.cancel() }
+            defer {
+                // A look under way must not close the connection once this answer is done with it.
+                progress.withLockedValue { $0.finished = true }
+                watchdog.cancel()
+            }
             // One chunk is read ahead while the one before is written, no more (NIO's file chunk
             // sequence read up to eight ahead: 4 MiB held for a client that never reads).
             let end = bytes.upperBound + 1
