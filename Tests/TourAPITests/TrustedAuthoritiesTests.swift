@@ -39,6 +39,17 @@ struct TrustedAuthoritiesTests {
         #expect(first.replacement != nil && first.added.isEmpty)
     }
 
+    /// A failure is not kept: a bundle mended while a walk runs is read at the next secure
+    /// connection.
+    @Test func aBundleMendedAfterAFailureIsRead() throws {
+        let home = try TemporaryDirectory()
+        let pem = home.file("late.pem")
+        let authorities = TrustedAuthorities.system.adding(pemFile: pem.path, origin: "ca-file (from config file)")
+        #expect(throws: TransportError.self) { try authorities.load() }
+        try FileManager.default.copyItem(at: TestCertificates.shared().authority, to: pem)
+        #expect(try authorities.load().added.count == 1)
+    }
+
     /// The SSL_CERT_FILE bundle that cannot be used is said before a ca-file's.
     @Test func theFirstBundleThatCannotBeUsedIsSaid() throws {
         let authorities = TrustedAuthorities.system

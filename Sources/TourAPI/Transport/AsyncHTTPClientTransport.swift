@@ -69,7 +69,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             }
             return state.client
         }
-        guard let made else { throw TransportError(.invalidRequest, "the connection is already closed") }
+        // As the plain client says after its shutdown: nothing more is sent.
+        guard let made else { throw TransportError(.cancelled, "the client is shut down") }
         return made
     }
 
@@ -127,10 +128,14 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     public func shutdown() async throws {
         let secure = secure.withLock { state in
             state.shutDown = true
+            defer { state.client = nil }
             return state.client
         }
-        try await plain.shutdown()
-        try await secure?.shutdown()
+        // Both, whatever the first says: a client not shut down stops the process at its end.
+        var failure: (any Error)?
+        do { try await plain.shutdown() } catch { failure = error }
+        do { try await secure?.shutdown() } catch { failure = failure ?? error }
+        if let failure { throw failure }
     }
 
     /// Names what went wrong in the terms the retry rules need: was anything sent, is it worth

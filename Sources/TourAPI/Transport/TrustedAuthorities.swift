@@ -60,14 +60,15 @@ public struct TrustedAuthorities: Sendable, Hashable {
         }
     }
 
-    /// Each set of bundles read so far in this process, or why it could not be.
-    private static let read = Mutex<[TrustedAuthorities: Result<Loaded, TransportError>]>([:])
+    /// Each set of bundles read so far in this process.
+    private static let read = Mutex<[TrustedAuthorities: Loaded]>([:])
 
     /// The certificates of the bundles named: read at the first call for these bundles, the same
-    /// answer after. Fails with the first bundle that cannot be used, its origin first
-    /// (`.invalidRequest`: the settings are wrong, not the service).
+    /// ones after. Fails with the first bundle that cannot be used, its origin first
+    /// (`.invalidRequest`: the settings are wrong, not the service); a failure is not kept, so a
+    /// file mended while a walk runs is read at its next secure connection.
     func load() throws(TransportError) -> Loaded {
-        if let known = Self.read.withLock({ $0[self] }) { return try known.get() }
+        if let known = Self.read.withLock({ $0[self] }) { return known }
         let outcome = Result { () throws(TransportError) -> Loaded in
             func read(_ bundle: Bundle) throws(TransportError) -> [NIOSSLCertificate] {
                 do { return try Self.certificates(bundle.path) } catch {
@@ -87,12 +88,13 @@ public struct TrustedAuthorities: Sendable, Hashable {
             }
             return loaded
         }
-        // Two callers at once may both read; the first answer kept is the one every caller gets.
-        return try Self.read.withLock { read in
+        let loaded = try outcome.get()
+        // Two callers at once may both read; the first kept is the one every caller gets.
+        return Self.read.withLock { read in
             if let known = read[self] { return known }
-            read[self] = outcome
-            return outcome
-        }.get()
+            read[self] = loaded
+            return loaded
+        }
     }
 
     /// A bundle named in the settings, read: what `doctor` shows.
@@ -118,9 +120,17 @@ public struct TrustedAuthorities: Sendable, Hashable {
         try load().bundles
     }
 
-    /// Debian's bundle of the system's authorities (`ca-certificates`), which BoringSSL reads when
-    /// no other is named.
-    public static let systemBundle = "/etc/ssl/certs/ca-certificates.crt"
+    /// Where the system's authorities are, as NIOSSL looks for them when no bundle replaces them:
+    /// a bundle (Debian's `ca-certificates`, Fedora's), else a folder of them; nil when none is.
+    public static var systemBundle: String? {
+        var info = stat()
+        for file in ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt"]
+        where stat(file, &info) == 0 && info.st_mode & S_IFMT == S_IFREG {
+            return file
+        }
+        let folder = "/etc/ssl/certs"
+        return stat(folder, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR ? folder : nil
+    }
 
     /// A bundle larger than this is not a bundle of authorities (Debian's whole one is 200 kB).
     static let largest = 10 << 20
