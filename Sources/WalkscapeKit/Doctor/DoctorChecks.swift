@@ -223,30 +223,34 @@ package struct DoctorChecks {
 
     /// Can a secure connection's certificate be checked: the bundles `SSL_CERT_FILE` and `ca-file`
     /// name are read (a command reads them only at its first secure connection, so a broken one
-    /// goes unnoticed while the service is plain HTTP), else the system's bundle is there.
+    /// goes unnoticed while the service is plain HTTP), and the system's authorities are there
+    /// unless `SSL_CERT_FILE` replaces them. A problem fails for an https service, and is a
+    /// warning otherwise (nothing needs the authorities yet).
     package func trust() -> DoctorCheck {
+        let secureService = settings.apiURL?.lowercased().hasPrefix("https:") ?? false
+        let problem: DoctorCheck.Status = secureService ? .fail : .warn
         let bundles: [TrustedAuthorities.NamedBundle]
         do { bundles = try settings.authorities().namedBundles() } catch {
             return DoctorCheck(
-                name: "trust", status: .fail, detail: error.detail,
+                name: "trust", status: problem, detail: error.detail,
                 hint: "fix the file or remove the setting: an https service cannot be used until then")
-        }
-        guard !bundles.isEmpty else {
-            let system = TrustedAuthorities.systemBundle
-            guard FileManager.default.isReadableFile(atPath: system) else {
-                return DoctorCheck(
-                    name: "trust", status: .warn,
-                    detail: "no certificate authorities at \(system): an https service cannot be checked",
-                    hint: "install ca-certificates, or name a bundle with SSL_CERT_FILE")
-            }
-            return DoctorCheck(name: "trust", status: .ok, detail: "the system's certificate authorities (\(system))")
         }
         let named = bundles.map { bundle in
             let count = bundle.authorities == 1 ? "1 authority" : "\(bundle.authorities) authorities"
             return "\(count) from \(bundle.origin) (\(bundle.path))"
         }
-        let base = bundles.contains(where: \.replacesSystem) ? "" : "the system's certificate authorities and "
-        return DoctorCheck(name: "trust", status: .ok, detail: base + named.joined(separator: " and "))
+        guard !bundles.contains(where: \.replacesSystem) else {
+            return DoctorCheck(name: "trust", status: .ok, detail: named.joined(separator: " and "))
+        }
+        guard let system = TrustedAuthorities.systemBundle else {
+            return DoctorCheck(
+                name: "trust", status: problem,
+                detail: "no certificate authorities of the system's (/etc/ssl/certs): no https service can be checked",
+                hint: "install ca-certificates, or name a bundle with SSL_CERT_FILE")
+        }
+        return DoctorCheck(
+            name: "trust", status: .ok,
+            detail: (["the system's certificate authorities (\(system))"] + named).joined(separator: " and "))
     }
 
     package func api() async -> DoctorCheck {
