@@ -40,6 +40,26 @@ struct IdleConnectionTests {
         return (fixture, root, audio)
     }
 
+    /// A server of a tour whose narration is 24 MB (in `dir`), with one download at a time, a
+    /// stall timeout of 2 s (`--idle-timeout 0.5`) and its notices logged; `path` is the path of
+    /// the narration's link.
+    static func oneDownloadAtATime(in dir: TemporaryDirectory) async throws -> (server: ServerProcess, path: String) {
+        let (fixture, root, _) = try tourWithA24MBNarration(in: dir)
+        var options = ServerProcess.Options(tours: [root], logLevel: "notice")
+        options.extraArguments = ["--idle-timeout", "0.5", "--max-downloads", "1"]
+        let server = try await ServerProcess.start(options)
+        let manifest = try RawHTTP.get(port: server.port, "/tours/\(fixture.id)/manifest?language=en")
+        let link = try #require(try JSONDecoder().decode(TourManifest.self, from: manifest.body).audio.first?.url)
+        return (server, String(link[link.range(of: "/media/")!.lowerBound...]))
+    }
+
+    /// A client with a 4 kB receive buffer that has asked for `path`, reading nothing yet.
+    static func downloading(_ path: String, from server: ServerProcess, timeout: Int) throws -> Int32 {
+        let fd = try RawHTTP.connect(port: server.port, timeout: timeout, receiveBuffer: 4096)
+        send(fd, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        return fd
+    }
+
     /// A media file that shrinks while it is served: the connection is closed as soon as the file
     /// ends, with a line in the log, not held until the idle timeout with nothing said (30 s).
     @Test func aFileThatShrinksWhileServedClosesTheConnectionAtOnce() async throws {
@@ -173,16 +193,9 @@ struct IdleConnectionTests {
     /// long as it stayed connected, so enough such clients had every other download refused.
     @Test func aMediaClientThatTakesNothingIsGivenUpAndItsPlaceFreed() async throws {
         let dir = try TemporaryDirectory()
-        let (fixture, root, _) = try Self.tourWithA24MBNarration(in: dir)
-        var options = ServerProcess.Options(tours: [root], logLevel: "notice")
-        options.extraArguments = ["--idle-timeout", "0.5", "--max-downloads", "1"]
-        let server = try await ServerProcess.start(options)
-        let manifest = try RawHTTP.get(port: server.port, "/tours/\(fixture.id)/manifest?language=en")
-        let link = try #require(try JSONDecoder().decode(TourManifest.self, from: manifest.body).audio.first?.url)
-        let path = String(link[link.range(of: "/media/")!.lowerBound...])
-        let stalled = try RawHTTP.connect(port: server.port, timeout: 15, receiveBuffer: 4096)
+        let (server, path) = try await Self.oneDownloadAtATime(in: dir)
+        let stalled = try Self.downloading(path, from: server, timeout: 15)
         defer { close(stalled) }
-        Self.send(stalled, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         try await Task.sleep(for: .milliseconds(500))
         // Its place is taken: another download is told to try again.
         let first100 = ["Range: bytes=0-99"]
@@ -209,15 +222,8 @@ struct IdleConnectionTests {
     /// place among the downloads (one here) all along.
     @Test func aSlowClientThatKeepsTakingBytesIsNotGivenUp() async throws {
         let dir = try TemporaryDirectory()
-        let (fixture, root, _) = try Self.tourWithA24MBNarration(in: dir)
-        var options = ServerProcess.Options(tours: [root], logLevel: "notice")
-        options.extraArguments = ["--idle-timeout", "0.5", "--max-downloads", "1"]
-        let server = try await ServerProcess.start(options)
-        let manifest = try RawHTTP.get(port: server.port, "/tours/\(fixture.id)/manifest?language=en")
-        let link = try #require(try JSONDecoder().decode(TourManifest.self, from: manifest.body).audio.first?.url)
-        let path = String(link[link.range(of: "/media/")!.lowerBound...])
-        let slow = try RawHTTP.connect(port: server.port, timeout: 5, receiveBuffer: 4096)
-        Self.send(slow, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let (server, path) = try await Self.oneDownloadAtATime(in: dir)
+        let slow = try Self.downloading(path, from: server, timeout: 5)
         // A few kB each 25 ms for 3.5 s: past the stall timeout and the look after it.
         var buffer = [UInt8](repeating: 0, count: 8192)
         var received = 0
@@ -246,16 +252,9 @@ struct IdleConnectionTests {
     /// stall timeout is taking nothing, so such clients cannot hold every place for good.
     @Test func aClientThatTakesATrickleIsGivenUp() async throws {
         let dir = try TemporaryDirectory()
-        let (fixture, root, _) = try Self.tourWithA24MBNarration(in: dir)
-        var options = ServerProcess.Options(tours: [root], logLevel: "notice")
-        options.extraArguments = ["--idle-timeout", "0.5", "--max-downloads", "1"]
-        let server = try await ServerProcess.start(options)
-        let manifest = try RawHTTP.get(port: server.port, "/tours/\(fixture.id)/manifest?language=en")
-        let link = try #require(try JSONDecoder().decode(TourManifest.self, from: manifest.body).audio.first?.url)
-        let path = String(link[link.range(of: "/media/")!.lowerBound...])
-        let trickle = try RawHTTP.connect(port: server.port, timeout: 5, receiveBuffer: 4096)
+        let (server, path) = try await Self.oneDownloadAtATime(in: dir)
+        let trickle = try Self.downloading(path, from: server, timeout: 5)
         defer { close(trickle) }
-        Self.send(trickle, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         var buffer = [UInt8](repeating: 0, count: 2048)
         let start = ContinuousClock.now
         var status = 0
