@@ -16,11 +16,13 @@ package enum ServiceConnection {
 
     package static func transportConfiguration(_ settings: Settings) throws(AppError) -> TransportConfiguration {
         let authorities = settings.authorities()
-        guard let seconds = try settings.apiTimeout() else { return TransportConfiguration(authorities: authorities) }
+        guard let seconds = try settings.apiTimeout() else {
+            return TransportConfiguration(authorities: authorities, proxies: settings.proxies)
+        }
         let timeout = Duration.milliseconds(Int64(seconds * 1000))
         return TransportConfiguration(
             connectTimeout: min(.seconds(5), timeout), readTimeout: timeout, requestTimeout: timeout,
-            authorities: authorities)
+            authorities: authorities, proxies: settings.proxies)
     }
 
     /// A client of the configured service, and the transport to shut down when done with it.

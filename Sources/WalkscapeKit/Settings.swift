@@ -42,6 +42,8 @@ package struct Settings: Sendable {
     package var language: String?
     /// Which layer each value came from, for `doctor` and for messages.
     package var origins: [String: String]
+    /// Which requests go through a proxy (`ProxyRule`, from the environment).
+    package var proxies: ProxyRule = .none
     /// Values not checked at start-up, by config file key.
     private var raw: [String: String]
     /// `DO_NOT_TRACK` is set: no analytics, whatever the other settings say.
@@ -101,6 +103,8 @@ package struct Settings: Sendable {
             raw["ssl-cert-file"] = bundle
             origins["ssl-cert-file"] = "SSL_CERT_FILE"
         }
+        // The proxies, as curl reads them (http_proxy, https_proxy, all_proxy, no_proxy).
+        proxies = ProxyRule(environment: environment)
         // The convention of consoledonottrack.com: any value but empty or 0 opts out, whatever else says.
         doNotTrack = environment["DO_NOT_TRACK"].map { !["", "0", "false", "no"].contains($0.lowercased()) } ?? false
         self.raw = raw

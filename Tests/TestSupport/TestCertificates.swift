@@ -54,7 +54,8 @@ public struct TestCertificates: Sendable {
 
     public init() throws {
         folder = try TemporaryDirectory()
-        let local = "subjectAltName=DNS:localhost,IP:127.0.0.1"
+        // 0.0.0.0 reaches this machine without being a loopback address: the proxy tests use it.
+        let local = "subjectAltName=DNS:localhost,IP:127.0.0.1,IP:0.0.0.0"
         let p256 = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"]
         /// A certificate signed by its own key (P-256), for 30 days.
         func selfSigned(_ name: String, subject: String, _ extra: [String] = []) throws {

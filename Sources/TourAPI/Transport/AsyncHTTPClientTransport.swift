@@ -14,11 +14,18 @@ import TourModel
 /// knowing which requests may be repeated). Call `shutdown()` on every path before exiting.
 public final class AsyncHTTPClientTransport: HTTPTransport {
     public let configuration: TransportConfiguration
-    /// The client of plain-HTTP requests.
+    /// The client of plain-HTTP requests made directly.
     private let plain: HTTPClient
-    /// The client of secure requests: made at the first one, when the authorities named in the
-    /// settings are read (`TrustedAuthorities`); nil until then, and after `shutdown()`.
-    private let secure = Mutex<(client: HTTPClient?, shutDown: Bool)>((nil, false))
+    /// The other clients, each made at its first request: the secure one (when the authorities
+    /// named in the settings are read, `TrustedAuthorities`), and one per proxy and scheme. None
+    /// after `shutdown()`.
+    private let others = Mutex<(clients: [ClientKey: HTTPClient], shutDown: Bool)>(([:], false))
+
+    /// What a client is for: secure connections or not, through which proxy.
+    struct ClientKey: Hashable {
+        var secure: Bool
+        var proxy: ProxyRule.Server?
+    }
 
     /// One thread is plenty for a command-line client. Every client of the process runs on it,
     /// and it lives as long as the process: a client is shut down (its connections closed), the
@@ -31,9 +38,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         plain = HTTPClient(eventLoopGroup: Self.group, configuration: Self.clientConfiguration(configuration, tls: nil))
     }
 
-    static func clientConfiguration(_ configuration: TransportConfiguration, tls: TLSConfiguration?)
-        -> HTTPClient.Configuration
-    {
+    static func clientConfiguration(
+        _ configuration: TransportConfiguration, tls: TLSConfiguration?, proxy: ProxyRule.Server? = nil
+    ) -> HTTPClient.Configuration {
         var ahc = HTTPClient.Configuration()
         ahc.redirectConfiguration = .disallow
         ahc.timeout = .init(
@@ -42,6 +49,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         ahc.connectionPool.retryConnectionEstablishment = false
         ahc.decompression = .disabled
         ahc.tlsConfiguration = tls
+        ahc.proxy = proxy?.client
         // Reads of up to 1 MiB instead of NIO's 64 KiB: a media body is handed to its reader one
         // read at a time (AsyncHTTPClient buffers one), so a 200 MB download is 16x fewer
         // hand-offs between the event loop and the download task. The buffer grows only for a
@@ -55,23 +63,27 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         return ahc
     }
 
-    /// The client for `url`: the secure one (made now if this is the first secure request, the
-    /// authorities read for it) for https, the plain one otherwise.
-    private func client(for url: URL) throws(TransportError) -> HTTPClient {
-        guard url.scheme?.lowercased() == "https" else { return plain }
-        if let client = secure.withLock({ $0.client }) { return client }
-        let tls = try configuration.authorities.load().tlsConfiguration
-        let made: HTTPClient? = secure.withLock { state in
+    /// The client for `url`, and the proxy it goes through: the plain one for http straight to
+    /// the host; otherwise the one for its scheme and proxy, made now if this is its first request
+    /// (a secure one reads the authorities for it).
+    private func client(for url: URL) throws(TransportError) -> (HTTPClient, ProxyRule.Server?) {
+        let key = ClientKey(
+            secure: url.scheme?.lowercased() == "https", proxy: try configuration.proxies.server(for: url))
+        if !key.secure, key.proxy == nil { return (plain, nil) }
+        if let client = others.withLock({ $0.clients[key] }) { return (client, key.proxy) }
+        let tls = key.secure ? try configuration.authorities.load().tlsConfiguration : nil
+        let made: HTTPClient? = others.withLock { state in
             guard !state.shutDown else { return nil }
-            if state.client == nil {
-                state.client = HTTPClient(
-                    eventLoopGroup: Self.group, configuration: Self.clientConfiguration(configuration, tls: tls))
-            }
-            return state.client
+            if let client = state.clients[key] { return client }
+            let client = HTTPClient(
+                eventLoopGroup: Self.group,
+                configuration: Self.clientConfiguration(configuration, tls: tls, proxy: key.proxy))
+            state.clients[key] = client
+            return client
         }
         // As the plain client says after its shutdown: nothing more is sent.
         guard let made else { throw TransportError(.cancelled, "the client is shut down") }
-        return made
+        return (made, key.proxy)
     }
 
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
@@ -79,7 +91,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         guard request.url.hasUsablePort else {
             throw TransportError(.invalidRequest, "the port of \(ServiceURL.origin(request.url)) is not one (1-65535)")
         }
-        let client = try client(for: request.url)
+        let (client, proxy) = try client(for: request.url)
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
         for field in request.headers { outgoing.headers.add(name: field.name, value: field.value) }
@@ -91,6 +103,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             response = try await client.execute(outgoing, timeout: Self.timeAmount(timeout))
         } catch {
             let failure = Self.classify(error, timeout: timeout, configuration: configuration)
+            if let proxy { throw Self.throughProxy(error, failure: failure, proxy: proxy) }
             if failure.kind == .tls, let refusal = Self.refusal(error), let host = request.url.host {
                 throw await untrusted(host: host, port: request.url.port ?? 443, refusal: refusal, otherwise: failure)
             }
@@ -126,15 +139,16 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     public func shutdown() async throws {
-        let secure = secure.withLock { state in
+        let others = others.withLock { state in
             state.shutDown = true
-            defer { state.client = nil }
-            return state.client
+            defer { state.clients = [:] }
+            return Array(state.clients.values)
         }
-        // Both, whatever the first says: a client not shut down stops the process at its end.
+        // Every one, whatever the first says: a client not shut down stops the process at its end.
         var failure: (any Error)?
-        do { try await plain.shutdown() } catch { failure = error }
-        do { try await secure?.shutdown() } catch { failure = failure ?? error }
+        for client in [plain] + others {
+            do { try await client.shutdown() } catch { failure = failure ?? error }
+        }
         if let failure { throw failure }
     }
 
@@ -195,6 +209,36 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             return TransportError(.cancelled, "cancelled")
         default:
             return TransportError(.connectionLost, "the exchange failed (\(error))")
+        }
+    }
+
+    /// A failure of a request sent through `proxy`, in words that name it: the connection made
+    /// was to the proxy, and a proxy has refusals of its own. A refused certificate is not looked
+    /// into again (a second handshake would go straight to the host, which may not be reachable).
+    static func throughProxy(_ error: any Error, failure: TransportError, proxy: ProxyRule.Server) -> TransportError {
+        let named = "the proxy \(proxy.shown)"
+        switch error as? HTTPClientError {
+        case .proxyAuthenticationRequired?:
+            let hint =
+                proxy.user == nil
+                ? "asks for a user name and password (http://USER:PASSWORD@HOST:PORT)"
+                : "refused the user name and password given"
+            return TransportError(.invalidRequest, "\(named) \(hint)")
+        case .invalidProxyResponse?:
+            // Its own refusal, or the host it could not reach: nothing went to the host. Some
+            // proxies (tinyproxy) refuse a wrong password so (401), not with a 407.
+            let why = proxy.user == nil ? "" : " (is the user name or password wrong?)"
+            return TransportError(.cannotConnect, "\(named) did not open the way to the host\(why)")
+        case .httpProxyHandshakeTimeout?, .socksHandshakeTimeout?:
+            return TransportError(.connectTimeout, "\(named) did not answer")
+        default:
+            break
+        }
+        switch failure.kind {
+        case .cannotConnect, .connectTimeout, .noSuchHost:
+            return TransportError(failure.kind, "\(named): \(failure.detail)")
+        default:
+            return failure
         }
     }
 

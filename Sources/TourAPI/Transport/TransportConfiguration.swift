@@ -9,14 +9,18 @@ public struct TransportConfiguration: Sendable, Hashable {
     public var requestTimeout: Duration
     /// Whom a secure connection's certificate must come from.
     public var authorities: TrustedAuthorities
+    /// Which requests go through a proxy (the environment's `https_proxy` and the like).
+    public var proxies: ProxyRule
 
     public init(
         connectTimeout: Duration = .seconds(5), readTimeout: Duration = .seconds(20),
-        requestTimeout: Duration = .seconds(30), authorities: TrustedAuthorities = .system
+        requestTimeout: Duration = .seconds(30), authorities: TrustedAuthorities = .system,
+        proxies: ProxyRule = .none
     ) {
         self.connectTimeout = connectTimeout
         self.readTimeout = readTimeout
         self.requestTimeout = requestTimeout
         self.authorities = authorities
+        self.proxies = proxies
     }
 }

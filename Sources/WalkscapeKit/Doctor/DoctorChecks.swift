@@ -280,7 +280,9 @@ package struct DoctorChecks {
                     "use an https:// URL; plain http:// is for loopback hosts unless --insecure-http or allow-insecure-http = true"
             )
         }
-        let origin = "\(url.absoluteString) (from \(settings.origins["api-url"] ?? "default"))"
+        var origin = "\(url.absoluteString) (from \(settings.origins["api-url"] ?? "default"))"
+        // Through a proxy, the answer (or the failure) is the proxy's too: said with it.
+        if let proxy = try? settings.proxies.server(for: url) { origin += " through the proxy \(proxy.shown)" }
         let timeout = timeoutSetting.map { min(apiTimeout, .milliseconds(Int64($0 * 1000))) } ?? apiTimeout
         // A refused secure connection gets its own hint: known by the failure's kind.
         var secure = false

@@ -1,0 +1,90 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Requests through a proxy named in the environment, as curl reads it: tinyproxy (a real HTTP
+/// proxy) between walkscape and walkscape-server. The service is named by 0.0.0.0, which reaches
+/// this machine without being a loopback address (those never go through a proxy).
+@Suite(.serialized)
+struct ProxyTests {
+    static let fixture = TourFixture(slug: "proxied-walk", points: 2, audioBytes: 40_000)
+
+    /// The service's URL with 0.0.0.0 for its host.
+    static func unspecified(_ harness: StoreHarness) -> String {
+        harness.server.baseURL.replacingOccurrences(of: "127.0.0.1", with: "0.0.0.0")
+    }
+
+    /// A tour is listed and downloaded over https through `https_proxy`, its narrations too; a
+    /// proxy that is not there is named in the error, and `no_proxy` sends the request straight
+    /// to the host.
+    @Test func aTourIsDownloadedOverHTTPSThroughTheProxyAndNoProxyGoesAroundIt() async throws {
+        let certificates = try TestCertificates.shared()
+        let harness = try await StoreHarness(options: .init(extraArguments: certificates.good.serverArguments)) {
+            tours in try Self.fixture.write(in: tours)
+        }
+        try harness.home.write("config/config", "ca-file = \(certificates.authority.path)\n")
+        let proxy = try await TinyProxy()
+        let url = Self.unspecified(harness)
+        #expect(url.hasPrefix("https://0.0.0.0:"))
+
+        let download = try harness.run(
+            ["download", Self.fixture.slug], apiURL: url, environment: ["https_proxy": proxy.url])
+        #expect(download.status == 0, "\(download.stderr)")
+        #expect(try harness.installed().map { $0["slug"] as? String } == [Self.fixture.slug])
+        // The API's connection and the narrations' went through it (tinyproxy logs each).
+        #expect(proxy.connections(to: "0.0.0.0") >= 2, "\(proxy.log)")
+
+        let dead = try freeTCPPort()
+        let gone = ["https_proxy": "http://127.0.0.1:\(dead)"]
+        let refused = try harness.run(["tours"], apiURL: url, environment: gone)
+        #expect(refused.status == 69, "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("the proxy http://127.0.0.1:\(dead) (from https_proxy): connection refused"),
+            "\(refused.stderr)")
+        let around = try harness.run(
+            ["tours"], apiURL: url, environment: gone.merging(["no_proxy": "example.org, 0.0.0.0"]) { $1 })
+        #expect(around.status == 0, "\(around.stderr)")
+        #expect(around.stdout.contains(Self.fixture.slug))
+    }
+
+    /// A proxy that asks for a password is told the one in its URL; without one the error says so
+    /// (exit 64: the settings are wrong), and with a wrong one the refusal asks about it; the
+    /// password is never shown.
+    @Test func aProxyThatAsksForAPasswordIsGivenTheOneInItsURL() async throws {
+        let harness = try await StoreHarness { tours in try Self.fixture.write(in: tours) }
+        let proxy = try await TinyProxy(basicAuth: ("walker", "s3cret"))
+        let url = Self.unspecified(harness)
+        func tours(_ proxyURL: String) throws -> ProcessResult {
+            try harness.run(
+                ["tours"], apiURL: url,
+                environment: ["http_proxy": proxyURL, "WALKSCAPE_ALLOW_INSECURE_HTTP": "1"])
+        }
+        let address = "127.0.0.1:\(proxy.port)"
+        let without = try tours("http://\(address)")
+        #expect(without.status == 64, "\(without.stderr)")
+        #expect(without.stderr.contains("asks for a user name and password"), "\(without.stderr)")
+        // tinyproxy refuses a wrong password with a 401, not a 407: a refusal like any other.
+        let wrong = try tours("http://walker:nope@\(address)")
+        #expect(wrong.status == 69, "\(wrong.stderr)")
+        #expect(
+            wrong.stderr.contains(
+                "the proxy http://walker@\(address) (from http_proxy) did not open the way to the host (is the user name or password wrong?)"
+            ), "\(wrong.stderr)")
+        #expect(!wrong.stderr.contains("nope"))
+        let right = try tours("http://walker:s3cret@\(address)")
+        #expect(right.status == 0, "\(right.stderr)")
+        #expect(right.stdout.contains(Self.fixture.slug))
+        #expect(proxy.connections(to: "0.0.0.0") >= 1, "\(proxy.log)")
+        // doctor says which proxy its answer came through.
+        let doctor = try harness.run(
+            ["doctor", "--json", "--audio-device", "null"], apiURL: url,
+            environment: ["http_proxy": "http://walker:s3cret@\(address)", "WALKSCAPE_ALLOW_INSECURE_HTTP": "1"])
+        let report = try #require(try JSONSerialization.jsonObject(with: doctor.stdoutData) as? [String: Any])
+        let api = try #require((report["checks"] as? [[String: Any]])?.first { $0["name"] as? String == "api" })
+        #expect(api["status"] as? String == "ok", "\(api)")
+        #expect(
+            (api["detail"] as? String)?.contains("through the proxy http://walker@\(address) (from http_proxy)")
+                == true,
+            "\(api)")
+    }
+}
