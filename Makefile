@@ -13,9 +13,10 @@ BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)/walkscape
 # for the tests' small stand-ins (a shell's job control on a pty, a redirecting HTTP service).
 APT_PACKAGES = pkg-config libmpg123-dev libasound2-dev libgps-dev libsqlite3-dev gpsd \
                libavformat-dev libavcodec-dev libswresample-dev libebur128-dev \
-               espeak-ng lame mpg123 alsa-utils python3 ffmpeg openssl ca-certificates tinyproxy
-# tinyproxy is the proxy tests' real proxy: they start it on a free loopback port, never as the
-# system service.
+               espeak-ng lame mpg123 alsa-utils python3 ffmpeg openssl ca-certificates tinyproxy \
+               dante-server
+# tinyproxy and dante-server are the proxy tests' HTTP and SOCKS proxies: the tests start them on
+# free loopback ports, never as the system services.
 # gpsdecode (the trace benchmark's peer) lives in gpsd-clients, which pulls in GTK:
 # only `make bench` asks for it. nginx and wrk are the server benchmark's peer and load generator
 # (nginx is started by the script on a loopback port, never as the system service).

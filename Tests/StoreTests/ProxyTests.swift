@@ -87,4 +87,22 @@ struct ProxyTests {
                 == true,
             "\(api)")
     }
+
+    /// Through a SOCKS5 proxy (`all_proxy`, Dante): the service listens on every interface and is
+    /// named by this machine's address on another one (Dante will not connect to 0.0.0.0).
+    @Test(.enabled(if: Dante.outsideAddress != nil, "this machine has no address outside loopback"))
+    func aTourIsListedAndDownloadedThroughASOCKSProxy() async throws {
+        let outside = try #require(Dante.outsideAddress)
+        let harness = try await StoreHarness(options: .init(extraArguments: ["--host", "0.0.0.0"])) { tours in
+            try Self.fixture.write(in: tours)
+        }
+        let proxy = try await Dante()
+        let port = try #require(URL(string: harness.server.baseURL)?.port)
+        let url = "http://\(outside):\(port)"
+        let environment = ["all_proxy": proxy.url, "WALKSCAPE_ALLOW_INSECURE_HTTP": "1"]
+        let download = try harness.run(["download", Self.fixture.slug], apiURL: url, environment: environment)
+        #expect(download.status == 0, "\(download.stderr)")
+        #expect(try harness.installed().map { $0["slug"] as? String } == [Self.fixture.slug])
+        #expect(proxy.connections(to: outside) >= 2, "\(proxy.log)")
+    }
 }
