@@ -35,6 +35,8 @@ let package = Package(
         // TourAPI, the walker's HTTP client (the server's tests drive it over real HTTP with it too).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
+        // NIOSOCKS only: the SOCKS proxy's refusals, which AsyncHTTPClient passes on as they are.
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
@@ -107,6 +109,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOSOCKS", package: "swift-nio-extras"),
             ],
             swiftSettings: swiftSettings
         ),

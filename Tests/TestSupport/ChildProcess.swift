@@ -30,7 +30,7 @@ public final class ChildProcess: @unchecked Sendable {
         _ executable: URL, _ arguments: [String], environment: [String: String] = [:], pty: Bool = false,
         separateErrorOutput: Bool = false
     ) throws {
-        var env = ProcessInfo.processInfo.environment
+        var env = TestEnvironment.inherited
         for (k, v) in environment { env[k] = v }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

@@ -57,9 +57,15 @@ public final class Dante: @unchecked Sendable {
     /// What it logged so far.
     public var log: String { (try? String(contentsOf: folder.file("log"), encoding: .utf8)) ?? "" }
 
-    /// How many connections it opened to `host` (an IPv4 address).
+    /// How many connections it opened to `host` (an IPv4 address): its log's connect lines end
+    /// with the destination, `ADDRESS.PORT`.
     public func connections(to host: String) -> Int {
-        log.split(separator: "\n").filter { $0.contains("pass(1): tcp/connect [") && $0.contains(" \(host).") }.count
+        log.split(separator: "\n").filter { line in
+            guard line.contains("pass(1): tcp/connect ["), let destination = line.split(separator: " ").last,
+                let dot = destination.lastIndex(of: ".")
+            else { return false }
+            return destination[..<dot] == host
+        }.count
     }
 
     /// An IPv4 address of this machine on an interface other than loopback, if it has one.

@@ -85,6 +85,21 @@ public func which(_ name: String) -> URL? {
     return nil
 }
 
+/// What a child started by a test inherits: this process's environment without its proxies (a
+/// developer's or a CI machine's `https_proxy` would send the tests' requests through it, and
+/// 0.0.0.0 or a `.invalid` host is not loopback); a test that wants one names it.
+public enum TestEnvironment {
+    public static let proxyVariables = [
+        "http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY",
+    ]
+
+    public static var inherited: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        for name in proxyVariables { environment[name] = nil }
+        return environment
+    }
+}
+
 /// Runs `executable` with `arguments`, feeding `stdin`, and waits for it.
 /// Output is drained concurrently so a chatty child never blocks on a full pipe.
 /// With a `timeout` (seconds), a child still running then is killed and the result says
@@ -97,7 +112,7 @@ public func run(
     process.executableURL = executable
     process.arguments = arguments
     if let environment {
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        process.environment = TestEnvironment.inherited.merging(environment) { _, new in new }
     }
     if let currentDirectory { process.currentDirectoryURL = currentDirectory }
     let out = Pipe(), err = Pipe(), input = Pipe()

@@ -56,6 +56,10 @@ struct ProxyRuleTests {
         #expect(try straight("2001:db8::/32", "https://[2001:db8:1::7]"))
         #expect(try !straight("2001:db8::/32", "https://[2001:db9::7]"))
         #expect(try straight("*", "https://anything.example"))
+        #expect(try straight("example.org.", "https://api.example.org"))
+        // An address is matched by addresses and ranges, never as a name's tail.
+        #expect(try !straight("1", "https://10.0.0.1"))
+        #expect(try !straight("0.1", "https://10.0.0.1"))
         #expect(try straight("x.example", "https://api.example.org") == false)
         // Upper case when lower is not set.
         #expect(try server(proxy.merging(["NO_PROXY": "example.org"]) { $1 }, "https://api.example.org") == nil)
@@ -75,7 +79,12 @@ struct ProxyRuleTests {
         }
         #expect(refusal("ftp://proxy.example")?.contains("is a ftp proxy") == true)
         #expect(refusal("https://proxy.example")?.contains("over TLS") == true)
-        #expect(refusal("socks5://user:pw@proxy.example")?.contains("cannot log in to a SOCKS proxy") == true)
+        let socksUser = refusal("socks5://walker:pw@proxy.example")
+        #expect(socksUser?.contains("cannot log in to a SOCKS proxy") == true)
+        #expect(socksUser?.contains("'socks5://walker@proxy.example'") == true, "\(socksUser ?? "")")
+        #expect(refusal("https://walker:hush@proxy.example")?.contains("hush") == false)
+        #expect(ProxyRule.withoutPassword("walker:a:b@proxy:1/x@y") == "walker@proxy:1/x@y")
+        #expect(ProxyRule.withoutPassword("http://proxy.example") == "http://proxy.example")
         #expect(refusal("http://proxy.example:0")?.contains("no usable port") == true)
         #expect(refusal("http://:3128")?.hasPrefix("https_proxy 'http://:3128' is not a proxy") == true)
         // Said only for requests that would go through it.
@@ -84,6 +93,8 @@ struct ProxyRuleTests {
             try server(["https_proxy": "http://walker:s%3Acret@proxy.example:3128"], "https://a.example"))
         #expect(secret.shown == "http://walker@proxy.example:3128 (from https_proxy)")
         #expect(secret.password == "s:cret")
+        // Decoded once: %25 is a percent sign.
+        #expect(try server(["https_proxy": "http://u:a%2541@p.example"], "https://a.example")?.password == "a%41")
         #expect(try server(["https_proxy": "http://[2001:db8::2]:3128"], "https://a.example")?.host == "2001:db8::2")
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSOCKS
 import NIOSSL
 import Synchronization
 import TourModel
@@ -226,13 +227,30 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             return TransportError(.invalidRequest, "\(named) \(hint)")
         case .invalidProxyResponse?:
             // Its own refusal, or the host it could not reach: nothing went to the host. Some
-            // proxies (tinyproxy) refuse a wrong password so (401), not with a 407.
-            let why = proxy.user == nil ? "" : " (is the user name or password wrong?)"
-            return TransportError(.cannotConnect, "\(named) did not open the way to the host\(why)")
+            // proxies (tinyproxy) refuse a wrong password so (401), not with a 407; others allow
+            // tunnels to port 443 alone (Squid's and tinyproxy's default rules).
+            let why = proxy.user == nil ? "" : "; or it refused the user name and password"
+            return TransportError(
+                .cannotConnect, "\(named) did not open the way to the host (it may not allow that host or port\(why))")
         case .httpProxyHandshakeTimeout?, .socksHandshakeTimeout?:
             return TransportError(.connectTimeout, "\(named) did not answer")
         default:
             break
+        }
+        // A SOCKS proxy's own refusals come as they are.
+        if let refused = error as? SOCKSError.ConnectionFailed {
+            let why: String
+            switch refused.reply.value {
+            case 2: why = "does not allow that host"
+            case 3, 4: why = "cannot reach the host"
+            case 5: why = "was refused by the host"
+            default: why = "could not connect to the host (SOCKS reply \(refused.reply.value))"
+            }
+            return TransportError(.cannotConnect, "\(named) \(why)")
+        }
+        if error is SOCKSError.NoValidAuthenticationMethod {
+            return TransportError(
+                .invalidRequest, "\(named) asks for a login, which walkscape cannot give a SOCKS proxy")
         }
         switch failure.kind {
         case .cannotConnect, .connectTimeout, .noSuchHost:

@@ -13,8 +13,9 @@ import TourModel
 ///
 /// A proxy is `http://[USER[:PASSWORD]@]HOST[:PORT]` (an HTTP proxy, `CONNECT` for every request;
 /// the scheme may be left out) or `socks5://HOST[:PORT]` (`socks5h://` too: the proxy resolves
-/// names); the port is 1080 when not given, as curl has it. This machine's own addresses
-/// (`ServiceURL.isLoopback`) are never reached through a proxy, as Go's clients have it: a proxy
+/// names, always: AsyncHTTPClient sends the name, as curl's `socks5h://` does); the port is 1080
+/// when not given, as curl has it. Loopback hosts (`ServiceURL.isLoopback`: `localhost`,
+/// 127.0.0.0/8, `::1`) are never reached through a proxy, as Go's clients have it: a proxy
 /// elsewhere cannot reach them, and a local walkscape-server must work whatever the environment.
 public struct ProxyRule: Sendable, Hashable {
     /// A proxy, and where it was named.
@@ -81,6 +82,7 @@ public struct ProxyRule: Sendable, Hashable {
                 var entry = entry.lowercased()
                 while entry.hasPrefix(".") { entry.removeFirst() }
                 if entry.hasPrefix("*.") { entry.removeFirst(2) }
+                while entry.hasSuffix(".") { entry.removeLast() }
                 return entry
             }
             .filter { !$0.isEmpty }
@@ -116,11 +118,12 @@ public struct ProxyRule: Sendable, Hashable {
             } else if pattern.filter({ $0 == ":" }).count == 1, let colon = pattern.firstIndex(of: ":") {
                 pattern = String(pattern[..<colon])
             }
-            if let entryAddress = ServiceURL.address(pattern), let address {
-                if Self.same(entryAddress, address) { return true }
+            if let entryAddress = ServiceURL.address(pattern) {
+                if let address, Self.same(entryAddress, address) { return true }
                 continue
             }
-            if name == pattern || name.hasSuffix("." + pattern) { return true }
+            // An address is matched by addresses and ranges only, never as a name's tail.
+            if address == nil, name == pattern || name.hasSuffix("." + pattern) { return true }
         }
         return false
     }
@@ -158,9 +161,19 @@ public struct ProxyRule: Sendable, Hashable {
         return true
     }
 
+    /// `text` with the password of its user part left out (`http://walker@proxy:3128`), whatever
+    /// else is wrong with it: it is said in errors.
+    static func withoutPassword(_ text: String) -> String {
+        let start = text.range(of: "://")?.upperBound ?? text.startIndex
+        let end = text[start...].firstIndex(of: "/") ?? text.endIndex
+        guard let at = text[start..<end].lastIndex(of: "@") else { return text }
+        let user = text[start..<at].prefix { $0 != ":" }
+        return String(text[..<start]) + user + String(text[at...])
+    }
+
     /// A proxy URL, or why `text` is not one.
     static func parse(_ text: String, origin: String) -> Result<Server, TransportError> {
-        let shown = TerminalText.echo(text)
+        let shown = TerminalText.echo(Self.withoutPassword(text))
         func refused(_ why: String) -> Result<Server, TransportError> {
             .failure(TransportError(.invalidRequest, "\(origin) \(shown) \(why)"))
         }
@@ -186,7 +199,6 @@ public struct ProxyRule: Sendable, Hashable {
         if bare.hasPrefix("["), bare.hasSuffix("]") { bare = String(bare.dropFirst().dropLast()) }
         return .success(
             Server(
-                kind: kind, host: bare, port: port, user: parts.user?.removingPercentEncoding ?? parts.user,
-                password: parts.password?.removingPercentEncoding ?? parts.password, origin: origin))
+                kind: kind, host: bare, port: port, user: parts.user, password: parts.password, origin: origin))
     }
 }

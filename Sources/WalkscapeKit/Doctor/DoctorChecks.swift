@@ -280,9 +280,9 @@ package struct DoctorChecks {
                     "use an https:// URL; plain http:// is for loopback hosts unless --insecure-http or allow-insecure-http = true"
             )
         }
-        var origin = "\(url.absoluteString) (from \(settings.origins["api-url"] ?? "default"))"
-        // Through a proxy, the answer (or the failure) is the proxy's too: said with it.
-        if let proxy = try? settings.proxies.server(for: url) { origin += " through the proxy \(proxy.shown)" }
+        let origin = "\(url.absoluteString) (from \(settings.origins["api-url"] ?? "default"))"
+        // Through a proxy, the answer is the proxy's too: said with it (a failure names it itself).
+        let proxy = try? settings.proxies.server(for: url)
         let timeout = timeoutSetting.map { min(apiTimeout, .milliseconds(Int64($0 * 1000))) } ?? apiTimeout
         // A refused secure connection gets its own hint: known by the failure's kind.
         var secure = false
@@ -297,7 +297,8 @@ package struct DoctorChecks {
                 (Double(report.latency.components.attoseconds) / 1e15 + Double(report.latency.components.seconds) * 1000)
                     .rounded())
             if report.isHealthy {
-                return DoctorCheck(name: "api", status: .ok, detail: "\(origin) answers /health in \(ms) ms")
+                let through = proxy.map { " through the proxy \($0.shown)" } ?? ""
+                return DoctorCheck(name: "api", status: .ok, detail: "\(origin)\(through) answers /health in \(ms) ms")
             }
             return DoctorCheck(
                 name: "api", status: .fail,
@@ -310,7 +311,9 @@ package struct DoctorChecks {
                 name: "api", status: .fail, detail: "\(origin): \(message)",
                 hint: secure
                     ? "the service's certificate is refused, for the reason given; an authority of your own goes in ca-file"
-                    : "check the URL and the network; a local server runs with walkscape-server TOURS --port 8080")
+                    : proxy != nil
+                        ? "check the URL, the proxy (https_proxy, http_proxy, all_proxy; no_proxy) and the network"
+                        : "check the URL and the network; a local server runs with walkscape-server TOURS --port 8080")
         }
     }
 
