@@ -63,6 +63,7 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, childIn, 0)
         posix_spawn_file_actions_adddup2(&actions, childOut, 1)
         posix_spawn_file_actions_adddup2(&actions, childErr, 2)
+        SpawnedDescriptors.closeTheRest(&actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

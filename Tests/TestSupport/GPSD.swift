@@ -119,6 +119,7 @@ public final class GPSDHarness: @unchecked Sendable {
         for fd: Int32 in [0, 1, 2] {
             posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
         }
+        SpawnedDescriptors.closeTheRest(&actions)
         // The test process may block or ignore signals (runtimes do); gpsd must get SIGTERM.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

@@ -160,3 +160,24 @@ public func runWalkscape(
         TestPaths.walkscape, arguments, environment: env, stdin: stdin,
         currentDirectory: TestPaths.packageRoot, timeout: timeout)
 }
+
+/// The descriptors a child spawned by a test keeps: 0, 1 and 2 alone. Without it a child inherits
+/// every descriptor the test process has open at that moment that is not close-on-exec, among
+/// them those of children `run()` starts at the same time: their output pipes, and the socket by
+/// whose closing Foundation's `Process` learns that its child ended. A server that held one kept
+/// `waitUntilExit` waiting (its child a zombie) until the server ended, and with both of the
+/// cooperative pool's threads waiting so, the whole suite stopped.
+enum SpawnedDescriptors {
+    typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), which Swift's Glibc module does
+    /// not show (it is a GNU extension).
+    private static let closeFrom: CloseFrom? = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map {
+        unsafeBitCast($0, to: CloseFrom.self)
+    }
+
+    /// Adds the action that closes every descriptor from 3 up; after the `dup2`s onto 0, 1 and 2.
+    static func closeTheRest(_ actions: inout posix_spawn_file_actions_t) {
+        if let closeFrom { _ = closeFrom(&actions, 3) }
+    }
+}
