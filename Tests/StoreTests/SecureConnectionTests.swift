@@ -26,12 +26,9 @@ struct SecureConnectionTests {
             openssl,
             ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", pair.certificate.path, "-key", pair.key.path]
                 + options + ["-www", "-quiet"], separateErrorOutput: true)
-        var connected = false
-        for _ in 0..<200 where !connected && server.isRunning {
-            connected = isListening(port: port)
-            if !connected { try await Task.sleep(for: .milliseconds(10)) }
-        }
-        #expect(connected, "openssl s_server: \(server.errorOutput)", sourceLocation: sourceLocation)
+        #expect(
+            await server.listens(on: port, within: 2), "openssl s_server: \(server.errorOutput)",
+            sourceLocation: sourceLocation)
         return (server, port)
     }
 

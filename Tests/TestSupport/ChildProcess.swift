@@ -149,6 +149,18 @@ public final class ChildProcess: @unchecked Sendable {
         return false
     }
 
+    /// Whether this child listens on the loopback `port` within `timeout` seconds: false once it
+    /// has exited, or at the end. For the daemons tests start on a free port.
+    public func listens(on port: Int, within timeout: Double = 5) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+        while ContinuousClock.now < deadline {
+            if isListening(port: port) { return true }
+            guard isRunning else { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return isListening(port: port)
+    }
+
     public var isRunning: Bool {
         lock.withLock {
             if exitStatus != nil { return false }

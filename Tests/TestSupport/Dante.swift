@@ -19,7 +19,7 @@ public final class Dante: @unchecked Sendable {
         // In /usr/sbin, which a user's PATH may not hold.
         let danted = which("danted") ?? URL(fileURLWithPath: "/usr/sbin/danted")
         guard FileManager.default.isExecutableFile(atPath: danted.path) else {
-            throw TinyProxy.Failure("danted is not installed (make deps)")
+            throw ServerProcess.StartFailure(description: "danted is not installed (make deps)")
         }
         folder = try TemporaryDirectory(prefix: "danted")
         port = try freeTCPPort()
@@ -45,13 +45,9 @@ public final class Dante: @unchecked Sendable {
             """
         let file = try folder.write("danted.conf", config)
         process = try ChildProcess(danted, ["-f", file.path, "-N", "1"])
-        for _ in 0..<500 where !isListening(port: port) {
-            guard process.isRunning else {
-                throw TinyProxy.Failure("danted did not start: \(process.output) \(log)")
-            }
-            try await Task.sleep(for: .milliseconds(10))
+        guard await process.listens(on: port) else {
+            throw ServerProcess.StartFailure(description: "danted did not listen on \(port): \(process.output) \(log)")
         }
-        guard isListening(port: port) else { throw TinyProxy.Failure("danted does not listen on \(port)") }
     }
 
     /// What it logged so far.

@@ -4,11 +4,6 @@ import Foundation
 /// for the proxy tests, whose log names each host it opened a connection to. Stopped when the
 /// value is deinitialised.
 public final class TinyProxy: @unchecked Sendable {
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
-        init(_ description: String) { self.description = description }
-    }
-
     public let port: Int
     /// `http://127.0.0.1:PORT`, as `https_proxy` names it.
     public var url: String { "http://127.0.0.1:\(port)" }
@@ -18,7 +13,7 @@ public final class TinyProxy: @unchecked Sendable {
     /// `basicAuth`: the user name and password the proxy asks for (407 without them).
     public init(basicAuth: (user: String, password: String)? = nil) async throws {
         guard let tinyproxy = which("tinyproxy") else {
-            throw TinyProxy.Failure("tinyproxy is not installed (make deps)")
+            throw ServerProcess.StartFailure(description: "tinyproxy is not installed (make deps)")
         }
         folder = try TemporaryDirectory(prefix: "tinyproxy")
         port = try freeTCPPort()
@@ -35,11 +30,9 @@ public final class TinyProxy: @unchecked Sendable {
         if let basicAuth { config += "BasicAuth \(basicAuth.user) \(basicAuth.password)\n" }
         let file = try folder.write("tinyproxy.conf", config)
         process = try ChildProcess(tinyproxy, ["-d", "-c", file.path])
-        for _ in 0..<500 where !isListening(port: port) {
-            guard process.isRunning else { throw TinyProxy.Failure("tinyproxy did not start: \(process.output)") }
-            try await Task.sleep(for: .milliseconds(10))
+        guard await process.listens(on: port) else {
+            throw ServerProcess.StartFailure(description: "tinyproxy did not listen on \(port): \(process.output)")
         }
-        guard isListening(port: port) else { throw TinyProxy.Failure("tinyproxy does not listen on \(port)") }
     }
 
     /// What it logged so far: a `CONNECT` line per connection it opened, naming the host.

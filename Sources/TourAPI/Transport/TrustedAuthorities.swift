@@ -69,26 +69,22 @@ public struct TrustedAuthorities: Sendable, Hashable {
     /// file mended while a walk runs is read at its next secure connection.
     func load() throws(TransportError) -> Loaded {
         if let known = Self.read.withLock({ $0[self] }) { return known }
-        let outcome = Result { () throws(TransportError) -> Loaded in
-            func read(_ bundle: Bundle) throws(TransportError) -> [NIOSSLCertificate] {
-                do { return try Self.certificates(bundle.path) } catch {
-                    throw TransportError(.invalidRequest, "\(bundle.origin): \(error.detail)")
-                }
+        func read(_ bundle: Bundle) throws(TransportError) -> [NIOSSLCertificate] {
+            do { return try Self.certificates(bundle.path) } catch {
+                throw TransportError(.invalidRequest, "\(bundle.origin): \(error.detail)")
             }
-            var loaded = Loaded(replacement: nil, added: [])
-            if let replacement {
-                let certificates = try read(replacement)
-                loaded.replacement = certificates
-                loaded.bundles.append(NamedBundle(replacement, authorities: certificates.count, replacesSystem: true))
-            }
-            for bundle in added {
-                let certificates = try read(bundle)
-                loaded.added += certificates
-                loaded.bundles.append(NamedBundle(bundle, authorities: certificates.count, replacesSystem: false))
-            }
-            return loaded
         }
-        let loaded = try outcome.get()
+        var loaded = Loaded(replacement: nil, added: [])
+        if let replacement {
+            let certificates = try read(replacement)
+            loaded.replacement = certificates
+            loaded.bundles.append(NamedBundle(replacement, authorities: certificates.count, replacesSystem: true))
+        }
+        for bundle in added {
+            let certificates = try read(bundle)
+            loaded.added += certificates
+            loaded.bundles.append(NamedBundle(bundle, authorities: certificates.count, replacesSystem: false))
+        }
         // Two callers at once may both read; the first kept is the one every caller gets.
         return Self.read.withLock { read in
             if let known = read[self] { return known }
