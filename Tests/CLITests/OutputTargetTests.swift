@@ -321,6 +321,14 @@ struct OutputTargetTests {
         while temporaries().isEmpty, process.isRunning, Date() < deadline { usleep(10_000) }
         #expect(!temporaries().isEmpty, "no temporary file while writing")
         kill(process.processIdentifier, SIGTERM)
+        // Bounded: a play that ignored the signal, wedged on the pipe nobody reads, would
+        // otherwise hold this test, and the suite, for good.
+        let ending = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < ending { usleep(10_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            Issue.record("play was still running 30 s after SIGTERM")
+        }
         process.waitUntilExit()
         #expect(process.terminationStatus == 143)
         #expect(try String(contentsOf: out, encoding: .utf8) == "precious")

@@ -23,3 +23,23 @@ struct SpawnedDescriptorTests {
         #expect(descriptors == ["0", "1", "2"], "\(descriptors)")
     }
 }
+
+/// `run`'s limit: a child that outlives it is killed and said to have been, whatever it holds;
+/// one that ends in time is waited for as usual and is not.
+struct RunLimitTests {
+    @Test func aChildStillRunningAtTheLimitIsKilledAndSaidToBe() throws {
+        let started = Date()
+        let result = try run(URL(fileURLWithPath: "/bin/sleep"), ["30"], timeout: 0.3)
+        #expect(result.timedOut)
+        #expect(result.status == SIGKILL)
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
+    @Test func aChildThatEndsInTimeIsNotKilled() throws {
+        let result = try run(URL(fileURLWithPath: "/bin/sh"), ["-c", "echo out; echo err >&2; exit 3"], timeout: 30)
+        #expect(!result.timedOut)
+        #expect(result.status == 3)
+        #expect(result.stdout == "out\n")
+        #expect(result.stderr == "err\n")
+    }
+}

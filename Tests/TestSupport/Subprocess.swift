@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -100,10 +101,15 @@ public enum TestEnvironment {
     }
 }
 
+/// How long `run` lets a child go on when the test gives no `timeout`: far beyond any command the
+/// suite runs (the slowest take a few seconds), so only a hang reaches it, and it then fails that
+/// test, saying so in `stderr`, instead of holding the whole suite until CI's limit.
+public let hangLimit: Double = 600
+
 /// Runs `executable` with `arguments`, feeding `stdin`, and waits for it.
 /// Output is drained concurrently so a chatty child never blocks on a full pipe.
-/// With a `timeout` (seconds), a child still running then is killed and the result says
-/// `timedOut`: a test of something that used to hang fails instead of hanging the suite.
+/// A child still running after `timeout` seconds (`hangLimit` when none is given) is killed and
+/// the result says `timedOut`: a test of something that used to hang fails instead of hanging the suite.
 public func run(
     _ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
     stdin: Data? = nil, currentDirectory: URL? = nil, timeout: Double? = nil
@@ -127,22 +133,31 @@ public func run(
     DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
     if let stdin { input.fileHandleForWriting.write(stdin) }
     try? input.fileHandleForWriting.close()
-    var timedOut = false
-    if let timeout {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(2_000) }
-        if process.isRunning {
-            timedOut = true
-            kill(process.processIdentifier, SIGKILL)
+    // A watchdog on another thread kills a child still running at the limit; the wait itself is
+    // the usual one (no polling).
+    let limit = timeout ?? hangLimit
+    let pid = process.processIdentifier
+    let killed = Mutex(false)
+    let watchdog = DispatchWorkItem { [process] in
+        killed.withLock { killed in
+            guard process.isRunning else { return }
+            kill(pid, SIGKILL)
+            killed = true
         }
     }
+    DispatchQueue.global().asyncAfter(deadline: .now() + limit, execute: watchdog)
     process.waitUntilExit()
+    watchdog.cancel()
+    let timedOut = killed.withLock { $0 }
     group.wait()
+    var stderr = String(decoding: errData, as: UTF8.self)
+    if timedOut, timeout == nil {
+        stderr += "\n[test harness: \(executable.lastPathComponent) killed, still running after \(Int(limit)) s]\n"
+    }
     return ProcessResult(
         status: process.terminationStatus,
         stdout: String(decoding: outData, as: UTF8.self),
-        stderr: String(decoding: errData, as: UTF8.self),
-        stdoutData: outData, timedOut: timedOut)
+        stderr: stderr, stdoutData: outData, timedOut: timedOut)
 }
 
 /// Runs the built `walkscape` with a private home so no test touches the user's files.
