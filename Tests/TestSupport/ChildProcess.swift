@@ -87,7 +87,9 @@ public final class ChildProcess: @unchecked Sendable {
         errorReader = errorFD.map { Self.drain($0, into: errors) }
     }
 
-    /// Reads `fd` to its end on a thread of its own.
+    /// Reads `fd` to its end on a thread of its own, which then closes it: only the reader may,
+    /// for a descriptor closed under a reader about to read it again can be handed to a file or a
+    /// socket opened meanwhile, whose bytes that reader would then take.
     private static func drain(_ fd: Int32, into sink: OutputBuffer) -> Thread {
         let thread = Thread {
             var chunk = [UInt8](repeating: 0, count: 4096)
@@ -101,6 +103,7 @@ public final class ChildProcess: @unchecked Sendable {
                     break  // EOF, or EIO once the pty's last writer is gone
                 }
             }
+            close(fd)
             sink.end()
         }
         thread.start()
@@ -113,8 +116,8 @@ public final class ChildProcess: @unchecked Sendable {
             var status: Int32 = 0
             _ = waitpid(pid, &status, 0)
         }
-        close(outputFD)
-        if let errorFD { close(errorFD) }
+        // The output descriptors are their readers' to close, at their end (`drain`); the pty's
+        // master (input and output at once) too, once its last slave descriptor, closed here, is gone.
         if inputFD != outputFD { close(inputFD) }
         if let terminalFD { close(terminalFD) }
     }
