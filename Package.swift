@@ -234,7 +234,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "TourAPITests", dependencies: ["TourAPI", "TourModel", "TestSupport", "ServiceTestSupport"],
+            name: "TourAPITests",
+            dependencies: [
+                "TourAPI", "TourModel", "TestSupport", "ServiceTestSupport",
+                // A proxy's failures as the HTTP client hands them over (ProxyFailureTests).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSOCKS", package: "swift-nio-extras"),
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "StoreTests",

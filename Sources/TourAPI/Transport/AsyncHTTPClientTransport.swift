@@ -248,15 +248,25 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             }
             return TransportError(.cannotConnect, "\(named) \(why)")
         }
-        if error is SOCKSError.NoValidAuthenticationMethod {
+        if error is SOCKSError.NoValidAuthenticationMethod || error is SOCKSError.InvalidAuthenticationSelection {
             return TransportError(
                 .invalidRequest, "\(named) asks for a login, which walkscape cannot give a SOCKS proxy")
+        }
+        // A reply that is not SOCKS5: the way to the host was never opened, so nothing was sent.
+        if error is SOCKSError.InvalidProtocolVersion || error is SOCKSError.InvalidAddressType
+            || error is SOCKSError.InvalidReservedByte || error is SOCKSError.UnexpectedRead
+            || error is SOCKSError.InvalidServerState
+        {
+            return TransportError(.cannotConnect, "\(named) answered with something that is not SOCKS5")
         }
         switch failure.kind {
         case .cannotConnect, .connectTimeout, .noSuchHost:
             return TransportError(failure.kind, "\(named): \(failure.detail)")
-        default:
+        case .cancelled:
             return failure
+        default:
+            // The connection was the proxy's: what broke may be the proxy, not the host.
+            return TransportError(failure.kind, "\(failure.detail) (through \(named))")
         }
     }
 
