@@ -16,15 +16,20 @@ struct ProxyTests {
 
     /// A tour's narrations are downloaded over https through `https_proxy`, while its API, on
     /// this machine's loopback address, is reached directly (the service's media links name it
-    /// by 0.0.0.0: every connection tinyproxy opened was a narration's). A proxy that is not there
-    /// is named in the error, and `no_proxy` sends the request straight to the host.
-    @Test func narrationsAreDownloadedOverHTTPSThroughTheProxyAndNoProxyGoesAroundIt() async throws {
+    /// by its host name, which is not a loopback one: every connection tinyproxy opened was a
+    /// narration's, and each certificate was checked against that name, not the proxy's
+    /// address). A proxy that is not there is named in the error, and `no_proxy` sends the request
+    /// straight to the host. The same service named by an address is not reached through the
+    /// proxy at all: its certificate would be checked against the proxy's address.
+    @Test(.enabled(if: ThisMachine.name != nil, "this machine's host name does not resolve"))
+    func narrationsAreDownloadedOverHTTPSThroughTheProxyAndNoProxyGoesAroundIt() async throws {
+        let name = try #require(ThisMachine.name)
         let certificates = try TestCertificates.shared()
         let port = try freeTCPPort()
         let harness = try await StoreHarness(
             options: .init(
                 extraArguments: certificates.good.serverArguments + [
-                    "--port", "\(port)", "--public-url", "https://0.0.0.0:\(port)",
+                    "--host", "0.0.0.0", "--port", "\(port)", "--public-url", "https://\(name):\(port)",
                 ])
         ) { tours in try Self.fixture.write(in: tours) }
         try harness.home.write("config/config", "ca-file = \(certificates.authority.path)\n")
@@ -35,10 +40,10 @@ struct ProxyTests {
             ["download", Self.fixture.slug, "--no-analytics"], environment: ["https_proxy": proxy.url])
         #expect(download.status == 0, "\(download.stderr)")
         #expect(try harness.installed().map { $0["slug"] as? String } == [Self.fixture.slug])
-        #expect(proxy.connections(to: "0.0.0.0") >= 1, "\(proxy.log)")
+        #expect(proxy.connections(to: name) >= 1, "\(proxy.log)")
         #expect(proxy.connections(to: "127.0.0.1") == 0, "\(proxy.log)")
 
-        let url = Self.unspecified(harness)
+        let url = harness.server.baseURL.replacingOccurrences(of: "127.0.0.1", with: name)
         let dead = try freeTCPPort()
         let gone = ["https_proxy": "http://127.0.0.1:\(dead)"]
         let refused = try harness.run(["tours"], apiURL: url, environment: gone)
@@ -47,9 +52,15 @@ struct ProxyTests {
             refused.stderr.contains("the proxy http://127.0.0.1:\(dead) (from https_proxy): connection refused"),
             "\(refused.stderr)")
         let around = try harness.run(
-            ["tours"], apiURL: url, environment: gone.merging(["no_proxy": "example.org, 0.0.0.0"]) { $1 })
+            ["tours"], apiURL: url, environment: gone.merging(["no_proxy": "example.org, \(name)"]) { $1 })
         #expect(around.status == 0, "\(around.stderr)")
         #expect(around.stdout.contains(Self.fixture.slug))
+
+        let byAddress = try harness.run(
+            ["tours"], apiURL: Self.unspecified(harness), environment: ["https_proxy": proxy.url])
+        #expect(byAddress.status == 64, "\(byAddress.stderr)")
+        #expect(byAddress.stderr.contains("is named by its address"), "\(byAddress.stderr)")
+        #expect(proxy.connections(to: "0.0.0.0") == 0, "\(proxy.log)")
     }
 
     /// A proxy that asks for a password is told the one in its URL; without one the error says so

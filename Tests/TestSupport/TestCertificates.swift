@@ -17,7 +17,7 @@ public struct TestCertificates: Sendable {
         public var serverArguments: [String] { ["--tls-certificate", certificate.path, "--tls-key", key.path] }
     }
 
-    /// Signed by the authority, for 127.0.0.1 and localhost.
+    /// Signed by the authority, for 127.0.0.1, localhost and this machine's name (`ThisMachine`).
     public var good: Pair { pair("good") }
     /// Signed by itself, for 127.0.0.1 and localhost.
     public var selfSigned: Pair { pair("self") }
@@ -54,8 +54,9 @@ public struct TestCertificates: Sendable {
 
     public init() throws {
         folder = try TemporaryDirectory()
-        // 0.0.0.0 reaches this machine without being a loopback address: the proxy tests use it.
-        let local = "subjectAltName=DNS:localhost,IP:127.0.0.1,IP:0.0.0.0"
+        // This machine's name reaches it without being a loopback one: the proxy tests use it (a
+        // host named by its address is not reached through a proxy over https).
+        let local = "subjectAltName=DNS:localhost,IP:127.0.0.1" + (ThisMachine.name.map { ",DNS:\($0)" } ?? "")
         let p256 = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"]
         /// A certificate signed by its own key (P-256), for 30 days.
         func selfSigned(_ name: String, subject: String, _ extra: [String] = []) throws {

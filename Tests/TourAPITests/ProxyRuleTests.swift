@@ -38,10 +38,14 @@ struct ProxyRuleTests {
         for url in ["https://127.0.0.1:8443", "https://localhost", "https://[::1]:8443", "https://127.9.9.9"] {
             #expect(try server(proxy, url) == nil, "\(url)")
         }
-        #expect(try server(proxy, "https://0.0.0.0:8443") != nil)
+        #expect(!ProxyRule(environment: proxy).bypasses("0.0.0.0"))
         #expect(try server(proxy, "https://127.example.org") != nil)
         func straight(_ noProxy: String, _ url: String) throws -> Bool {
-            try server(proxy.merging(["no_proxy": noProxy]) { $1 }, url) == nil
+            let rule = ProxyRule(environment: proxy.merging(["no_proxy": noProxy]) { $1 })
+            let host = try #require(URL(string: url)?.host)
+            // Not reached directly: through the proxy (or, an https host named by its address,
+            // refused: see below).
+            return rule.bypasses(host)
         }
         #expect(try straight("example.org", "https://api.example.org"))
         #expect(try straight(".example.org", "https://example.org"))
@@ -56,6 +60,10 @@ struct ProxyRuleTests {
         #expect(try straight("2001:db8::/32", "https://[2001:db8:1::7]"))
         #expect(try !straight("2001:db8::/32", "https://[2001:db9::7]"))
         #expect(try straight("*", "https://anything.example"))
+        // Only `*` alone names every host, as curl has it: `*.*` and `.*` name none.
+        #expect(try !straight("*.*", "https://anything.example"))
+        #expect(try !straight(".*", "https://anything.example"))
+        #expect(try !straight("*.*, .*", "https://10.1.2.3"))
         #expect(try straight("example.org.", "https://api.example.org"))
         // An address is matched by addresses and ranges, never as a name's tail.
         #expect(try !straight("1", "https://10.0.0.1"))
@@ -83,7 +91,15 @@ struct ProxyRuleTests {
         #expect(socksUser?.contains("cannot log in to a SOCKS proxy") == true)
         #expect(socksUser?.contains("'socks5://walker@proxy.example'") == true, "\(socksUser ?? "")")
         #expect(refusal("https://walker:hush@proxy.example")?.contains("hush") == false)
-        #expect(ProxyRule.withoutPassword("walker:a:b@proxy:1/x@y") == "walker@proxy:1/x@y")
+        // The password ends at the last `@`: a `/` in it does not end it (said as a proxy that is
+        // not one, the whole value is shown, but never the password).
+        #expect(ProxyRule.withoutPassword("walker:a:b@proxy:1/x@y") == "walker@y")
+        let slashed = refusal("http://walker:s3cret/pw@proxy.example:1")
+        #expect(slashed != nil && slashed?.contains("s3cret") == false, "\(slashed ?? "")")
+        #expect(refusal("walker:s3cret/pw@proxy.example:1")?.contains("s3cret") == false)
+        // A port too large for any integer is no port, not the default one.
+        #expect(refusal("http://127.0.0.1:18446744073709583615")?.contains("no usable port") == true)
+        #expect(refusal("http://proxy.example:99999999999999999999")?.contains("no usable port") == true)
         #expect(ProxyRule.withoutPassword("http://proxy.example") == "http://proxy.example")
         #expect(refusal("http://proxy.example:0")?.contains("no usable port") == true)
         #expect(refusal("http://:3128")?.hasPrefix("https_proxy 'http://:3128' is not a proxy") == true)
@@ -96,5 +112,29 @@ struct ProxyRuleTests {
         // Decoded once: %25 is a percent sign.
         #expect(try server(["https_proxy": "http://u:a%2541@p.example"], "https://a.example")?.password == "a%41")
         #expect(try server(["https_proxy": "http://[2001:db8::2]:3128"], "https://a.example")?.host == "2001:db8::2")
+    }
+
+    /// A service named by its address is not reached through a proxy over https: its certificate
+    /// would be checked against the address connected to, the proxy's, so a proxy holding a
+    /// certificate for its own address could read everything (a password at login). Said, with
+    /// the way out; `no_proxy` reaches it directly, and plain http (no certificate) is not held.
+    @Test func anHTTPSServiceNamedByAnAddressIsNotProxied() throws {
+        for proxy in ["http://proxy.example:3128", "socks5://proxy.example"] {
+            for url in ["https://192.0.2.2:36129/tours", "https://[2001:db8::5]/tours"] {
+                #expect(throws: TransportError.self, "\(url) through \(proxy)") {
+                    _ = try server(["https_proxy": proxy], url)
+                }
+                do {
+                    _ = try server(["https_proxy": proxy], url)
+                } catch {
+                    #expect(error.kind == .invalidRequest)
+                    #expect(error.detail.contains("no_proxy"), "\(error.detail)")
+                    #expect(error.detail.contains("host name"), "\(error.detail)")
+                }
+            }
+            #expect(try server(["https_proxy": proxy, "no_proxy": "192.0.2.0/24"], "https://192.0.2.2:36129") == nil)
+            #expect(try server(["all_proxy": proxy], "http://192.0.2.2:8080") != nil)
+            #expect(try server(["https_proxy": proxy], "https://api.example.org") != nil)
+        }
     }
 }

@@ -78,22 +78,37 @@ public struct ProxyRule: Sendable, Hashable {
         direct =
             (value("no_proxy", "NO_PROXY")?.value ?? "")
             .split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" })
-            .map { entry in
-                var entry = entry.lowercased()
+            .map { written in
+                var entry = written.lowercased()
                 while entry.hasPrefix(".") { entry.removeFirst() }
                 if entry.hasPrefix("*.") { entry.removeFirst(2) }
                 while entry.hasSuffix(".") { entry.removeLast() }
-                return entry
+                // Only `*` as written names every host, as curl has it: `*.*` or `.*` names none
+                // (a slip that sent everything direct would pass a proxy the network requires).
+                return entry == "*" && written != "*" ? "" : entry
             }
             .filter { !$0.isEmpty }
     }
 
     /// The proxy `url` is fetched through; nil to connect directly. Fails when the variable that
-    /// would name it does not hold a proxy (`.invalidRequest`: the settings are wrong).
+    /// would name it does not hold a proxy (`.invalidRequest`: the settings are wrong), and for an
+    /// https host named by its address: through a proxy, the HTTP client checks such a host's
+    /// certificate against the address it connected to, the proxy's, so a proxy with a
+    /// certificate for its own address could read the exchange. Such a host is reached directly
+    /// (`no_proxy`) or by its name.
     public func server(for url: URL) throws(TransportError) -> Server? {
         let secure = url.scheme?.lowercased() == "https"
         guard let named = secure ? https : http, let host = url.host, !bypasses(host) else { return nil }
-        return try named.get()
+        let server = try named.get()
+        var bare = host
+        if bare.hasPrefix("["), bare.hasSuffix("]") { bare = String(bare.dropFirst().dropLast()) }
+        if secure, ServiceURL.address(bare) != nil {
+            throw TransportError(
+                .invalidRequest,
+                "\(TerminalText.line(ServiceURL.origin(url))) is named by its address, whose certificate cannot be checked through the proxy \(server.shown): name it by its host name, or list \(TerminalText.line(bare)) in no_proxy to reach it directly"
+            )
+        }
+        return server
     }
 
     /// Whether `host` is reached directly: this machine, or named by `no_proxy` (the host itself
@@ -163,10 +178,11 @@ public struct ProxyRule: Sendable, Hashable {
 
     /// `text` with the password of its user part left out (`http://walker@proxy:3128`), whatever
     /// else is wrong with it: it is said in errors.
+    /// The user part ends at the last `@` of all: a password may hold a `/` (`http://u:a/b@p:1`
+    /// is not a URL, and is said whole), and hiding a path's `@` too is the safe side.
     static func withoutPassword(_ text: String) -> String {
         let start = text.range(of: "://")?.upperBound ?? text.startIndex
-        let end = text[start...].firstIndex(of: "/") ?? text.endIndex
-        guard let at = text[start..<end].lastIndex(of: "@") else { return text }
+        guard let at = text[start...].lastIndex(of: "@") else { return text }
         let user = text[start..<at].prefix { $0 != ":" }
         return String(text[..<start]) + user + String(text[at...])
     }
@@ -190,8 +206,18 @@ public struct ProxyRule: Sendable, Hashable {
         case "https": return refused("is a proxy spoken to over TLS, which walkscape cannot do: name it http://")
         default: return refused("is a \(scheme) proxy: walkscape speaks to http:// and socks5:// ones")
         }
+        // A port written but not read (too large for an integer) is no port, not the default one.
+        let authority = written[(written.range(of: "://")?.upperBound ?? written.startIndex)...].prefix {
+            $0 != "/" && $0 != "?" && $0 != "#"
+        }
+        let hostAndPort = authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] } ?? authority
+        let afterHost =
+            hostAndPort.lastIndex(of: "]").map { hostAndPort[hostAndPort.index(after: $0)...] } ?? hostAndPort
+        let writtenPort = afterHost.firstIndex(of: ":").map { afterHost[afterHost.index(after: $0)...] }
         let port = parts.port ?? 1080
-        guard (1...65535).contains(port) else { return refused("has no usable port (a port is 1-65535)") }
+        guard (1...65535).contains(port), parts.port != nil || writtenPort?.isEmpty ?? true else {
+            return refused("has no usable port (a port is 1-65535)")
+        }
         if kind == .socks5, parts.user != nil {
             return refused("names a user: walkscape cannot log in to a SOCKS proxy")
         }
