@@ -140,7 +140,8 @@ package struct Settings: Sendable {
         if let bundle = raw["ssl-cert-file"] {
             authorities = authorities.replacingSystem(withPEMFile: bundle, origin: "SSL_CERT_FILE")
         }
-        if var file = raw["ca-file"] {
+        // An empty value is unset, as an empty SSL_CERT_FILE is (it named the config's folder).
+        if var file = raw["ca-file"], !file.trimmingCharacters(in: .whitespaces).isEmpty {
             // A relative path in the config file is the config file's folder's, as the server's are.
             if origins["ca-file"] == "config file", !file.hasPrefix("/") {
                 file = paths.configFile.deletingLastPathComponent().appendingPathComponent(file).path

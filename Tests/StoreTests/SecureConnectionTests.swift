@@ -66,7 +66,19 @@ struct SecureConnectionTests {
         // doctor says the same, and where an authority of one's own goes.
         let doctor = try harness.run(["doctor"])
         #expect(doctor.stdout.contains("which is not among the authorities this machine trusts"), "\(doctor.stdout)")
-        #expect(doctor.stdout.contains("an authority of your own goes in ca-file"), "\(doctor.stdout)")
+        #expect(doctor.stdout.contains("ca-file = PATH"), "\(doctor.stdout)")
+
+        // A ca-file already named that holds the host's own certificate, not its authority's: the
+        // advice says what such a file must hold, and that the one named does not.
+        try harness.home.write("config/config", "ca-file = \(certificates.good.certificate.path)\n")
+        let leafOnly = try harness.run(["tours"])
+        #expect(leafOnly.status == 69, "\(leafOnly.stderr)")
+        #expect(
+            leafOnly.stderr.contains(
+                "the certificate at the top of the host's chain in PEM, not an intermediate's; ca-file (from config file) '\(certificates.good.certificate.path)' does not hold it"
+            ), "\(leafOnly.stderr)")
+        expectPlainWords(leafOnly.stderr)
+        try harness.home.write("config/config", "")
 
         // The authority in the process's environment, as OpenSSL and curl read it.
         let bundle = try harness.run(["tours"], environment: ["SSL_CERT_FILE": certificates.authority.path])
@@ -213,6 +225,7 @@ struct SecureConnectionTests {
         let result = try Self.toursTrustingTheAuthority(port: port)
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("no secure connection to 127.0.0.1:"), "\(result.stderr)")
+        #expect(result.stderr.contains("it offers only TLS older than 1.2"), "\(result.stderr)")
 
         let harness = try await harness(certificates.good)
         let address = "127.0.0.1:\(harness.server.port)"
@@ -234,9 +247,12 @@ struct SecureConnectionTests {
         let authority = try String(contentsOf: TestCertificates.shared().authority, encoding: .utf8)
         let broken = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n"
         let mixed = try home.write("mixed.pem", authority + broken + authority)
+        let empty = try home.write("empty.pem", "")
+        let cutShort = try home.write("cut.pem", authority + "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n")
         for (file, words) in [
             (notPEM.path, "holds no PEM certificate"), ("/nonexistent/ca.pem", "cannot read"),
-            (mixed.path, "certificate 2 of its 3 cannot be read"),
+            (mixed.path, "certificate 2 of its 3 cannot be read"), (empty.path, "is empty: it holds no certificate"),
+            (cutShort.path, "certificate 2 of its 2 has no END line"),
             (home.path, "is a folder, not a file"), ("/dev/zero", "is a character device, not a regular file"),
         ] {
             try home.write("config/config", "ca-file = \(file)\n")
@@ -246,6 +262,31 @@ struct SecureConnectionTests {
             #expect(
                 result.stderr.contains("ca-file (from config file)") && result.stderr.contains(words),
                 "\(result.stderr)")
+        }
+        // An empty value is unset (it named the config file's folder).
+        try home.write("config/config", "ca-file =\n")
+        let unset = try runWalkscape(
+            ["tours"], home: home, environment: ["WALKSCAPE_API_URL": "https://127.0.0.1:9"], timeout: 60)
+        #expect(unset.status == 69, "\(unset.stderr)")
+        #expect(!unset.stderr.contains("ca-file"), "\(unset.stderr)")
+    }
+
+    /// A TLS 1.2 host that proves its key with a SHA-1 signature is refused, as curl refuses it;
+    /// the same host signing with SHA-256 is used.
+    @Test func aHostSigningWithSHA1IsRefused() async throws {
+        let certificates = try TestCertificates.shared()
+        let openssl = try #require(which("openssl"))
+        for (signatures, refused) in [("RSA+SHA1", true), ("RSA+SHA256", false)] {
+            let (server, port) = try await Self.opensslServer(
+                openssl, certificates.rsa,
+                ["-tls1_2", "-sigalgs", signatures, "-cipher", "ECDHE-RSA-AES128-GCM-SHA256:@SECLEVEL=0"])
+            defer { server.signal(SIGKILL) }
+            // s_server answers with a page of its own, not the service's JSON: the handshake is
+            // what is checked.
+            let result = try Self.toursTrustingTheAuthority(port: port)
+            #expect((result.status == 69) == refused, "\(signatures): \(result.stderr)")
+            #expect(result.stderr.contains("no secure connection") == refused, "\(signatures): \(result.stderr)")
+            if refused { expectPlainWords(result.stderr) }
         }
     }
 

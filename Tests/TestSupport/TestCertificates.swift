@@ -31,6 +31,8 @@ public struct TestCertificates: Sendable {
     public var ed25519: Pair { pair("ed25519") }
     /// Signed by the authority, for 127.0.0.1 and localhost, with a P-521 key.
     public var p521: Pair { pair("p521") }
+    /// Signed by the authority, for 127.0.0.1 and localhost, with an RSA key (2048 bits).
+    public var rsa: Pair { pair("rsa") }
     /// Signed by the authority, for 127.0.0.1 and localhost, but only for clients
     /// (extendedKeyUsage clientAuth): trusted, and still not a server's.
     public var clientOnly: Pair { pair("client") }
@@ -76,7 +78,7 @@ public struct TestCertificates: Sendable {
             ("expired", "local.ext", "-1", p256), ("cn", "none.ext", "30", p256),
             ("ed25519", "local.ext", "30", ["-newkey", "ed25519"]),
             ("p521", "local.ext", "30", ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:secp521r1"]),
-            ("client", "client.ext", "30", p256),
+            ("client", "client.ext", "30", p256), ("rsa", "local.ext", "30", ["-newkey", "rsa:2048"]),
         ] {
             try openssl(
                 ["req"] + key + ["-nodes", "-keyout", "\(name).key", "-out", "\(name).csr"]

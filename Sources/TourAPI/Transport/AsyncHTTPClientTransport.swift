@@ -282,10 +282,21 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 group: Self.group,
                 timeout: configuration.connectTimeout)
             ?? (otherwise.detail, refusal == .chain)
-        let advice =
-            reason.authorityMayHelp
-            ? " (to trust an authority of your own: `ca-file = PATH`, its certificate in PEM, in walkscape's settings)"
-            : ""
+        // Authorities of one's own already named (`ca-file`; `SSL_CERT_FILE` replaces the
+        // system's, often with the same bundle, and a ca-file still adds to it).
+        let named = ((try? configuration.authorities.load().bundles) ?? []).filter { !$0.replacesSystem }
+        let advice: String
+        if !reason.authorityMayHelp {
+            advice = ""
+        } else if named.isEmpty {
+            advice =
+                " (to trust an authority of your own: `ca-file = PATH`, its certificate in PEM, in walkscape's settings)"
+        } else {
+            // Already named, and not enough: what such a file must hold.
+            let files = named.map { "\($0.origin) \(TerminalText.echo($0.path))" }.joined(separator: ", ")
+            advice =
+                " (to trust an authority of your own: `ca-file = PATH`, the certificate at the top of the host's chain in PEM, not an intermediate's; \(files) does not hold it)"
+        }
         return TransportError(.tls, reason.words + advice)
     }
 
@@ -335,6 +346,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             case "CERTIFICATE_VERIFY_FAILED": return TransportError(.tls, "its certificate could not be verified")
             case "WRONG_VERSION_NUMBER", "HTTP_REQUEST", "UNEXPECTED_RECORD":
                 return TransportError(.tls, "it does not speak TLS on that port (plain http?)")
+            case "TLSV1_ALERT_PROTOCOL_VERSION", "UNSUPPORTED_PROTOCOL":
+                return TransportError(
+                    .tls,
+                    "it offers only TLS older than 1.2, which walkscape refuses (retired: RFC 8996; curl refuses it too)"
+                )
             default:
                 return TransportError(
                     .tls,

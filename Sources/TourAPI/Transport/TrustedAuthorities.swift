@@ -142,16 +142,30 @@ public struct TrustedAuthorities: Sendable, Hashable {
         guard fstat(handle.fileDescriptor, &info) == 0, info.st_size <= Self.largest else {
             throw TransportError(.invalidRequest, "\(shown) is larger than 10 MB: not a bundle of certificates")
         }
-        guard let data = try? handle.readToEnd() else { throw TransportError(.invalidRequest, "cannot read \(shown)") }
+        let data: Data
+        do { data = try handle.readToEnd() ?? Data() } catch {
+            throw TransportError(.invalidRequest, "cannot read \(shown): \(error.localizedDescription)")
+        }
+        guard !data.isEmpty else { throw TransportError(.invalidRequest, "\(shown) is empty: it holds no certificate") }
         do { return try NIOSSLCertificate.fromPEMBytes(Array(data)).nonEmpty() } catch {
             // Which block is wrong, when there are several: the whole bundle is refused for one,
             // and a person must be able to find it.
-            let blocks = Self.pemBlocks(String(decoding: data, as: UTF8.self))
+            let text = String(decoding: data, as: UTF8.self)
+            let blocks = Self.pemBlocks(text)
+            let begun = text.components(separatedBy: "-----BEGIN CERTIFICATE-----").count - 1
             if blocks.count > 1,
                 let bad = blocks.firstIndex(where: { (try? NIOSSLCertificate.fromPEMBytes(Array($0.utf8))) == nil })
             {
                 throw TransportError(
-                    .invalidRequest, "\(shown): certificate \(bad + 1) of its \(blocks.count) cannot be read")
+                    .invalidRequest,
+                    "\(shown): certificate \(bad + 1) of its \(max(begun, blocks.count)) cannot be read")
+            }
+            // Whole blocks that are all good, and one begun that never ends (a file cut short).
+            if begun > blocks.count, !blocks.isEmpty {
+                throw TransportError(
+                    .invalidRequest,
+                    "\(shown): certificate \(blocks.count + 1) of its \(begun) has no END line (is the file cut short?)"
+                )
             }
             throw TransportError(.invalidRequest, "\(shown) holds no PEM certificate")
         }
@@ -186,10 +200,12 @@ public struct TrustedAuthorities: Sendable, Hashable {
 
     /// The signatures a host may prove its key with: BoringSSL's own list, and Ed25519 and P-521,
     /// which it leaves out and curl (OpenSSL) offers. Without them a host whose certificate has
-    /// such a key failed the handshake ("sslv3 alert handshake failure").
+    /// such a key failed the handshake ("sslv3 alert handshake failure"). Not SHA-1 (BoringSSL's
+    /// list keeps RSA with SHA-1 for old servers): a TLS 1.2 host signing with it is refused, as
+    /// curl (OpenSSL's default security level) refuses it.
     static let verifiedSignatures: [SignatureAlgorithm] = [
         .ecdsaSecp256R1Sha256, .rsaPssRsaeSha256, .rsaPkcs1Sha256, .ecdsaSecp384R1Sha384, .rsaPssRsaeSha384,
-        .rsaPkcs1Sha384, .ed25519, .ecdsaSecp521R1Sha512, .rsaPssRsaeSha512, .rsaPkcs1Sha512, .rsaPkcs1Sha1,
+        .rsaPkcs1Sha384, .ed25519, .ecdsaSecp521R1Sha512, .rsaPssRsaeSha512, .rsaPkcs1Sha512,
     ]
 }
 

@@ -286,10 +286,12 @@ package struct DoctorChecks {
         let timeout = timeoutSetting.map { min(apiTimeout, .milliseconds(Int64($0 * 1000))) } ?? apiTimeout
         // A refused secure connection gets its own hint: known by the failure's kind.
         var secure = false
+        var settingRefused = false
         do {
             let report = try await ServiceConnection.run(settings) { client -> HealthReport in
                 do { return try await client.health(timeout: timeout) } catch let error as APIError {
                     secure = error.transport == .tls
+                    settingRefused = error.transport == .invalidRequest
                     throw error
                 }
             }
@@ -309,11 +311,16 @@ package struct DoctorChecks {
             let message = (error as? AppError)?.message ?? "\(error)"
             return DoctorCheck(
                 name: "api", status: .fail, detail: "\(origin): \(message)",
+                // The certificate refused: the reason says whether an authority of one's own helps
+                // (and where it goes); an old protocol or a plain-HTTP port is not helped by one.
                 hint: secure
-                    ? "the service's certificate is refused, for the reason given; an authority of your own goes in ca-file"
-                    : proxy != nil
-                        ? "check the URL, the proxy (https_proxy, http_proxy, all_proxy; no_proxy) and the network"
-                        : "check the URL and the network; a local server runs with walkscape-server TOURS --port 8080")
+                    ? "the service's secure connection is refused, for the reason given"
+                    : settingRefused
+                        ? "fix the setting named (\(settings.paths.configFile.path), the environment or the flag)"
+                        : proxy != nil
+                            ? "check the URL, the proxy (https_proxy, http_proxy, all_proxy; no_proxy) and the network"
+                            : "check the URL and the network; a local server runs with walkscape-server TOURS --port 8080"
+            )
         }
     }
 
