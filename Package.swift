@@ -223,6 +223,7 @@ let package = Package(
             dependencies: [
                 "WalkscapeServer", "TourModel", "FileAccess", "TestSupport", "walkscape-server",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

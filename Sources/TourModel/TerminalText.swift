@@ -41,14 +41,15 @@ public enum TerminalText {
 
     /// C0, DEL and C1 controls, and the characters that reorder or hide text on screen: the bidi
     /// embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069; a slug holding U+202E
-    /// showed reversed) and the invisible spaces (U+200B, U+2060, U+FEFF). The joiners (U+200C,
+    /// showed reversed), the invisible spaces (U+200B, U+2060, U+FEFF) and the line and paragraph
+    /// separators (U+2028, U+2029: a line break to some readers of a log). The joiners (U+200C,
     /// U+200D: emoji, scripts) and the direction marks (U+200E, U+200F) are text and stay.
     public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value
         if value < 0x20 || (0x7F...0x9F).contains(value) { return true }
         guard value >= 0x200B else { return false }
         return (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
-            || value == 0x200B || value == 0x2060 || value == 0xFEFF
+            || value == 0x200B || value == 0x2060 || value == 0xFEFF || value == 0x2028 || value == 0x2029
     }
 
     /// JSON for a terminal, the same data: JSON already escapes C0 controls, and DEL and the C1

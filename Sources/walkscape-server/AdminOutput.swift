@@ -6,10 +6,11 @@ import TourModel
 /// may have put in an e-mail, an event id or a name made inert (`TerminalText`), as walkscape does
 /// for what a service sends it.
 enum AdminOutput {
-    /// Tabs separate fields here (`voucher list`, `stats`) and stay; each field is sanitised.
+    /// One record a line: tabs separate fields here (`voucher list`, `stats`) and stay; each field
+    /// is sanitised to one line, so a newline a client put in an event id forges no record.
     static func line(_ text: String) {
         print(
-            text.split(separator: "\t", omittingEmptySubsequences: false).map { TerminalText.sanitized(String($0)) }
+            text.split(separator: "\t", omittingEmptySubsequences: false).map { TerminalText.line(String($0)) }
                 .joined(separator: "\t"))
     }
 

@@ -81,6 +81,16 @@ struct AnalyticsTests {
         let json = try server.admin(["events", "--json"]).stdout
         #expect(!json.unicodeScalars.contains { $0 == "\u{1B}" })
         #expect(json.contains("anon\\u001b[2J") || json.contains("anon\\u001B[2J"), "\(json)")
+
+        // A newline (or a line separator) in a client's string does not forge a line of its own.
+        var forged = Self.event()
+        forged.anonymousID = "anon\n2026-11-26T09:00:00.000Z  tour_completed  anonymous=victim\u{2028}x"
+        let forging = try await http.send(.POST, "/analytics/events", body: try Self.body([forged]))
+        #expect(forging.status == 204, "\(forging.text)")
+        let lines = try server.admin(["events"]).stdout.split(separator: "\n")
+        #expect(!lines.contains { $0.hasPrefix("2026-11-26T09:00:00.000Z") }, "\(lines)")
+        #expect(lines.contains { $0.contains("anonymous=anon\u{FFFD}2026-11-26T09:00:00.000Z") }, "\(lines)")
+        #expect(!lines.joined().unicodeScalars.contains { $0 == "\u{2028}" })
         await server.stop()
     }
 
