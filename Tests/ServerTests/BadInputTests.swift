@@ -89,4 +89,20 @@ struct BadInputTests {
         #expect(try await HTTPTestClient(server).get("/health").status == 200)
         await server.stop()
     }
+
+    /// A chunked body whose chunk size is no number, negative, or past 64 bits is the client's
+    /// fault: 400, not a logged 500.
+    @Test func aBrokenChunkedBodyIsA400() async throws {
+        let server = try await ServerProcess.start()
+        for size in ["10000000000000002", "ffffffffffffffffffffffffffffffff", "-2", "0x2"] {
+            let answer = try RawHTTP.send(
+                port: server.port,
+                "POST /analytics/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n\(size)\r\n")
+            #expect(answer.status == 400, "chunk size \(size): \(answer.status)")
+        }
+        #expect(!server.log.contains("request failed"), "\(server.log)")
+        #expect(try await HTTPTestClient(server).get("/health").status == 200)
+        await server.stop()
+    }
 }

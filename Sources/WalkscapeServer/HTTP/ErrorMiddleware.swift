@@ -2,10 +2,12 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOHTTP1
 import TourModel
 
 /// Turns every error into the answer the live service would give: `APIError` as its JSON body, media
-/// errors as S3's XML, an unknown route as `Cannot GET /path` (404), anything unexpected as a logged 500.
+/// errors as S3's XML, an unknown route as `Cannot GET /path` (404), a body whose HTTP framing is
+/// broken as 400, anything unexpected as a logged 500.
 /// Also logs one line per request (info), so a curator sees what a client asked for.
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = ServerContext
@@ -30,6 +32,11 @@ struct ErrorMiddleware: RouterMiddleware {
                 dialect: dialect)
         } catch let error as HTTPError {
             response = APIError(error.status, error.body ?? APIError.name(of: error.status)).response(dialect: dialect)
+        } catch let error as HTTPParserError {
+            // A body whose framing is broken (a chunk size that is no number, or past 64 bits):
+            // the client's request, not the server, is wrong.
+            response = APIError(.badRequest, "Bad request: its body is not valid HTTP (\(error))").response(
+                dialect: dialect)
         } catch {
             logger.error(
                 "request failed",
