@@ -24,12 +24,16 @@ public enum WalkscapeServerApp {
         // Trap SIGHUP before anything else, so an early one reloads rather than kills.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         // The certificate and key first: a mistake there touches nothing in the data folder.
-        let server = try httpServer(configuration)
+        let connections = ConnectionCounts()
+        let server = try httpServer(configuration, connections: connections)
         let descriptorLimit = MediaBudget.raiseDescriptorLimit()
         let services = try await makeServices(configuration, logger: logger)
         let router = makeRouter(services)
         let allowed = MediaBudget.allowed(descriptorLimit: descriptorLimit, inUse: MediaBudget.descriptorsInUse())
         services.media.lower(to: allowed)
+        // Each connection a descriptor, each media answer one more for its file, 32 kept for the
+        // server's own: past that, a connection is closed at once rather than every accept failing.
+        connections.limitTotal(to: descriptorLimit - 32 - allowed)
         if allowed < configuration.maxDownloads {
             logger.notice(
                 "at most \(allowed) media files streamed at once: the open-file limit allows no more",
@@ -88,9 +92,14 @@ public enum WalkscapeServerApp {
             logger: logger)
     }
 
-    /// HTTP/1.1 with the idle timeout (docs/server.md), over TLS when a certificate is given.
-    static func httpServer(_ configuration: ServerConfiguration) throws(ServerError) -> HTTPServerBuilder {
-        let http1 = HTTP1Channel.Configuration(idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000)))
+    /// HTTP/1.1 with the idle timeout and the connection caps (docs/server.md), over TLS when a
+    /// certificate is given.
+    static func httpServer(
+        _ configuration: ServerConfiguration, connections: ConnectionCounts = ConnectionCounts()
+    ) throws(ServerError) -> HTTPServerBuilder {
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [ConnectionGate(connections)],
+            idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000)))
         guard let tls = configuration.tls else { return .http1(configuration: http1) }
         let certificate = TerminalText.line(tls.certificate.path)
         let keyFile = TerminalText.line(tls.key.path)

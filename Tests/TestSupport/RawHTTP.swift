@@ -23,9 +23,28 @@ public enum RawHTTP {
     /// A socket connected to 127.0.0.1:`port`, with `timeout` seconds on every receive, and a
     /// receive buffer of `receiveBuffer` bytes if given (set before connecting, so the window the
     /// server sees stays that small).
-    public static func connect(port: Int, timeout: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
+    /// `from`: the local address to connect from (another of loopback's, 127.0.0.2, is another
+    /// client to the server).
+    public static func connect(port: Int, timeout: Int, receiveBuffer: Int32? = nil, from: String? = nil) throws
+        -> Int32
+    {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        if let from {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(from)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else {
+                let code = POSIXErrorCode(rawValue: errno) ?? .EADDRNOTAVAIL
+                close(fd)
+                throw POSIXError(code)
+            }
+        }
         var tv = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         if var size = receiveBuffer {
