@@ -178,6 +178,8 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 // The request parser's errors (a broken chunked body is the client's fault: 400).
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // A request's parts as each connection's first handler sees them (ConnectionGate).
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],

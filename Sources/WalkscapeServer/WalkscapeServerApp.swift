@@ -97,9 +97,11 @@ public enum WalkscapeServerApp {
     static func httpServer(
         _ configuration: ServerConfiguration, connections: ConnectionCounts = ConnectionCounts()
     ) throws(ServerError) -> HTTPServerBuilder {
+        // A request's body must be in within four idle timeouts of its head (as a media answer's
+        // client must take something within four).
+        let idle = TimeAmount.milliseconds(Int64(configuration.idleTimeout * 1000))
         let http1 = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [ConnectionGate(connections)],
-            idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000)))
+            additionalChannelHandlers: [ConnectionGate(connections, bodyLimit: idle * 4)], idleTimeout: idle)
         guard let tls = configuration.tls else { return .http1(configuration: http1) }
         let certificate = TerminalText.line(tls.certificate.path)
         let keyFile = TerminalText.line(tls.key.path)

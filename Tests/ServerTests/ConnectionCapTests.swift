@@ -66,4 +66,34 @@ struct ConnectionCapTests {
         #expect(counts.admit("c"))
         #expect(counts.open == 3)
     }
+
+    /// A request body trickled a byte every half second (each byte resetting the idle timeout of
+    /// 1 s) is given up four idle timeouts after its head, not held for as long as the client likes.
+    @Test func aBodyTrickledAByteAtATimeIsGivenUpAfterFourIdleTimeouts() async throws {
+        var options = ServerProcess.Options()
+        options.extraArguments = ["--idle-timeout", "1"]
+        let server = try await ServerProcess.start(options)
+        let fd = try RawHTTP.connect(port: server.port, timeout: 1)
+        defer { close(fd) }
+        func send(_ text: String) -> Bool {
+            let bytes = Array(text.utf8)
+            return Glibc.send(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count
+        }
+        #expect(
+            send(
+                "POST /analytics/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+            ))
+        let started = ContinuousClock.now
+        var closed = false
+        while !closed, ContinuousClock.now - started < .seconds(15) {
+            try await Task.sleep(for: .milliseconds(500))
+            var byte: UInt8 = 0
+            if recv(fd, &byte, 1, Int32(MSG_DONTWAIT)) == 0 || !send(" ") { closed = true }
+        }
+        let took = ContinuousClock.now - started
+        #expect(closed, "the trickled body was kept for 15 s")
+        #expect(took >= .seconds(3), "given up after \(took), before its deadline")
+        #expect(try await HTTPTestClient(server).get("/health").status == 200)
+        await server.stop()
+    }
 }

@@ -1,4 +1,5 @@
 import NIOCore
+import NIOHTTPTypes
 import Synchronization
 
 /// How many connections are open at once, per client address and in all, and whether one more may
@@ -44,14 +45,37 @@ final class ConnectionCounts: Sendable {
 
 /// The first handler of each connection's HTTP pipeline: a connection past `ConnectionCounts`'
 /// caps is closed at once, before a byte of it is read; the others pass through untouched and are
-/// counted until they close.
+/// counted until they close. A request whose body has not all arrived `bodyLimit` after its head
+/// closes its connection: a body trickled a byte at a time reset the idle timeout at every byte,
+/// and held its connection for as long as the client liked.
 final class ConnectionGate: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = Any
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
 
     private let counts: ConnectionCounts
+    private let bodyLimit: TimeAmount
     private var admitted: String?
+    private var deadline: Scheduled<Void>?
 
-    init(_ counts: ConnectionCounts) { self.counts = counts }
+    init(_ counts: ConnectionCounts, bodyLimit: TimeAmount) {
+        self.counts = counts
+        self.bodyLimit = bodyLimit
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            deadline?.cancel()
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            deadline = context.eventLoop.scheduleTask(in: bodyLimit) { bound.value.close(promise: nil) }
+        case .body:
+            break
+        case .end:
+            deadline?.cancel()
+            deadline = nil
+        }
+        context.fireChannelRead(data)
+    }
 
     func handlerAdded(context: ChannelHandlerContext) {
         let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
@@ -63,6 +87,8 @@ final class ConnectionGate: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
         if let admitted { counts.release(admitted) }
         admitted = nil
     }
