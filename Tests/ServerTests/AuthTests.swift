@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import TestSupport
 import Testing
 import TourModel
@@ -189,6 +190,25 @@ struct AuthTests {
         #expect(buckets.take("login 10.0.0.1", now: start + .milliseconds(1500)) == nil)  // one a second
         #expect(buckets.take("login 10.0.0.1", now: start + .milliseconds(1500)) == 1)
         #expect(GuessBuckets(perMinute: 0).take("x") == nil)
+    }
+
+    /// Whose bucket a guess takes from: this machine is one client whatever loopback address or
+    /// family it uses, an IPv4 address written as IPv6 is itself, and an IPv6 client is its /64
+    /// (a host draws fresh addresses from its block at will).
+    @Test func aClientIsItsAddressItsSixtyFourOrThisMachine() throws {
+        func client(_ ip: String) throws -> String {
+            GuessThrottleMiddleware.client(try SocketAddress(ipAddress: ip, port: 443))
+        }
+        #expect(try client("127.0.0.1") == client("127.0.0.9"))
+        #expect(try client("127.0.0.1") == client("::1"))
+        #expect(try client("127.0.0.1") == client("::ffff:127.0.0.2"))
+        #expect(try client("10.1.2.3") == "10.1.2.3")
+        #expect(try client("::ffff:10.1.2.3") == "10.1.2.3")
+        #expect(try client("10.1.2.3") != client("10.1.2.4"))
+        #expect(try client("2001:db8:1:2::5") == client("2001:db8:1:2:ffff:ffff:ffff:1"))
+        #expect(try client("2001:db8:1:2::5") == "2001:db8:1:2::/64")
+        #expect(try client("2001:db8:1:2::5") != client("2001:db8:1:3::5"))
+        #expect(GuessThrottleMiddleware.client(nil) == "local")
     }
 
     @Test func meNeedsAValidToken() async throws {
