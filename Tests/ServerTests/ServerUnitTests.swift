@@ -18,6 +18,10 @@ struct ServerUnitTests {
         ("bytes=-5000", .partial(0...999)), ("bytes=990-5000", .partial(990...999)), ("bytes=1000-", .unsatisfiable),
         ("bytes=-0", .unsatisfiable), ("bytes=5-4", .whole), ("bytes=0-1,4-5", .whole), ("items=0-1", .whole),
         ("bytes=abc", .whole), ("bytes=+1-2", .whole), ("bytes= 10 - 19 ", .partial(10...19)),
+        // Positions too large for 64 bits are past any file: a start there is unsatisfiable, an
+        // end there is the file's end, a suffix that long is the whole file (RFC 9110 14.1.2).
+        ("bytes=99999999999999999999-", .unsatisfiable), ("bytes=0-99999999999999999999", .partial(0...999)),
+        ("bytes=-99999999999999999999", .partial(0...999)),
     ])
     func rangeHeaders(header: String, expected: ByteRange) {
         #expect(ByteRange.parse(header, size: 1000) == expected)

@@ -21,17 +21,24 @@ enum ByteRange: Sendable, Equatable {
         guard first.allSatisfy(\.isASCII), last.allSatisfy(\.isASCII) else { return .whole }
         if first.isEmpty {
             // bytes=-N: the last N bytes.
-            guard let count = Int64(last), count >= 0, last.allSatisfy(\.isNumber) else { return .whole }
+            guard let count = position(last) else { return .whole }
             guard count > 0, size > 0 else { return .unsatisfiable }
             return .partial(max(0, size - count)...(size - 1))
         }
-        guard let start = Int64(first), first.allSatisfy(\.isNumber) else { return .whole }
+        guard let start = position(first) else { return .whole }
         var end = size - 1
         if !last.isEmpty {
-            guard let e = Int64(last), last.allSatisfy(\.isNumber), e >= start else { return .whole }
+            guard let e = position(last), e >= start else { return .whole }
             end = min(e, size - 1)
         }
         guard start < size else { return .unsatisfiable }
         return .partial(start...end)
+    }
+
+    /// A run of ASCII digits as a position; one too large for 64 bits as the largest, which is past
+    /// any file (such a header got the whole file with 200, where a start there is a 416).
+    static func position(_ digits: String) -> Int64? {
+        guard !digits.isEmpty, digits.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }) else { return nil }
+        return Int64(digits) ?? .max
     }
 }
