@@ -14,7 +14,8 @@ import Testing
 /// server had, and /health went unanswered.
 @Suite(.serialized)
 struct ConnectionCapTests {
-    /// Whether the server closed `fd` (end of file within `seconds`), having sent nothing.
+    /// Whether the server closed `fd` (end of file within the socket's receive timeout), having sent
+    /// nothing.
     func closedByServer(_ fd: Int32) -> Bool {
         var byte: UInt8 = 0
         return read(fd, &byte, 1) == 0

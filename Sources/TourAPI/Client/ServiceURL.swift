@@ -12,8 +12,7 @@ public enum ServiceURL {
     /// never leaves the machine. A name that merely starts with `127.` (`127.example.org`) or ends
     /// in `.localhost` is resolved by DNS like any other, so it is not loopback.
     public static func isLoopback(_ host: String) -> Bool {
-        var h = host.lowercased()
-        if h.hasPrefix("["), h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
+        let h = unbracketed(host.lowercased())
         if h == "localhost" { return true }
         switch address(h) {
         case .v4(let v4): return UInt32(bigEndian: v4.s_addr) >> 24 == 127
@@ -21,6 +20,11 @@ public enum ServiceURL {
             return withUnsafeBytes(of: &v6) { bytes in bytes.dropLast().allSatisfy { $0 == 0 } && bytes.last == 1 }
         case nil: return false
         }
+    }
+
+    /// A host as it is named without the brackets an IPv6 address wears in a URL (`[::1]` is `::1`).
+    static func unbracketed(_ host: String) -> String {
+        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
     }
 
     /// An IP address written as a host (an IPv6 one with or without its brackets).
@@ -31,8 +35,7 @@ public enum ServiceURL {
 
     /// The address `host` is, when it is one rather than a name.
     static func address(_ host: String) -> Address? {
-        var h = host
-        if h.hasPrefix("["), h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
+        let h = unbracketed(host)
         var v4 = in_addr()
         if inet_pton(AF_INET, h, &v4) == 1 { return .v4(v4) }
         var v6 = in6_addr()

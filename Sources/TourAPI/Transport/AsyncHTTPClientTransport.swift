@@ -276,15 +276,16 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     func untrusted(
         host: String, port: Int, refusal: CertificateDiagnosis.Refusal, otherwise: TransportError
     ) async -> TransportError {
+        let loaded = try? configuration.authorities.load()
         let reason =
             await CertificateDiagnosis.reason(
-                host: host, port: port, refusal: refusal, trusted: (try? configuration.authorities.load().named) ?? [],
+                host: host, port: port, refusal: refusal, trusted: loaded?.named ?? [],
                 group: Self.group,
                 timeout: configuration.connectTimeout)
             ?? (otherwise.detail, refusal == .chain)
         // Authorities of one's own already named (`ca-file`; `SSL_CERT_FILE` replaces the
         // system's, often with the same bundle, and a ca-file still adds to it).
-        let named = ((try? configuration.authorities.load().bundles) ?? []).filter { !$0.replacesSystem }
+        let named = (loaded?.bundles ?? []).filter { !$0.replacesSystem }
         let advice: String
         if !reason.authorityMayHelp {
             advice = ""

@@ -100,8 +100,7 @@ public struct ProxyRule: Sendable, Hashable {
         let secure = url.scheme?.lowercased() == "https"
         guard let named = secure ? https : http, let host = url.host, !bypasses(host) else { return nil }
         let server = try named.get()
-        var bare = host
-        if bare.hasPrefix("["), bare.hasSuffix("]") { bare = String(bare.dropFirst().dropLast()) }
+        let bare = ServiceURL.unbracketed(host)
         if secure, ServiceURL.address(bare) != nil {
             throw TransportError(
                 .invalidRequest,
@@ -116,8 +115,7 @@ public struct ProxyRule: Sendable, Hashable {
     /// looked at).
     func bypasses(_ host: String) -> Bool {
         if ServiceURL.isLoopback(host) { return true }
-        var name = host.lowercased()
-        if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+        var name = ServiceURL.unbracketed(host.lowercased())
         while name.hasSuffix(".") { name.removeLast() }
         let address = ServiceURL.address(name)
         for entry in direct {
@@ -207,24 +205,16 @@ public struct ProxyRule: Sendable, Hashable {
         default: return refused("is a \(scheme) proxy: walkscape speaks to http:// and socks5:// ones")
         }
         // A port written but not read (too large for an integer) is no port, not the default one.
-        let authority = written[(written.range(of: "://")?.upperBound ?? written.startIndex)...].prefix {
-            $0 != "/" && $0 != "?" && $0 != "#"
-        }
-        let hostAndPort = authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] } ?? authority
-        let afterHost =
-            hostAndPort.lastIndex(of: "]").map { hostAndPort[hostAndPort.index(after: $0)...] } ?? hostAndPort
-        let writtenPort = afterHost.firstIndex(of: ":").map { afterHost[afterHost.index(after: $0)...] }
         let port = parts.port ?? 1080
-        guard (1...65535).contains(port), parts.port != nil || writtenPort?.isEmpty ?? true else {
+        guard (1...65535).contains(port), parts.port != nil || parts.rangeOfPort == nil else {
             return refused("has no usable port (a port is 1-65535)")
         }
         if kind == .socks5, parts.user != nil {
             return refused("names a user: walkscape cannot log in to a SOCKS proxy")
         }
-        var bare = host
-        if bare.hasPrefix("["), bare.hasSuffix("]") { bare = String(bare.dropFirst().dropLast()) }
         return .success(
             Server(
-                kind: kind, host: bare, port: port, user: parts.user, password: parts.password, origin: origin))
+                kind: kind, host: ServiceURL.unbracketed(host), port: port, user: parts.user, password: parts.password,
+                origin: origin))
     }
 }
