@@ -25,7 +25,7 @@ public enum WalkscapeServerApp {
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         // The certificate and key first: a mistake there touches nothing in the data folder.
         let connections = ConnectionCounts()
-        let server = try httpServer(configuration, connections: connections)
+        let server = try httpServer(configuration, connections: connections, logger: logger)
         let descriptorLimit = MediaBudget.raiseDescriptorLimit()
         let services = try await makeServices(configuration, logger: logger)
         let router = makeRouter(services)
@@ -84,7 +84,7 @@ public enum WalkscapeServerApp {
     public static func application(_ configuration: ServerConfiguration, logger: Logger) async throws
         -> some ApplicationProtocol
     {
-        let server = try httpServer(configuration)
+        let server = try httpServer(configuration, logger: logger)
         let services = try await makeServices(configuration, logger: logger)
         return Application(
             router: makeRouter(services), server: server,
@@ -95,13 +95,14 @@ public enum WalkscapeServerApp {
     /// HTTP/1.1 with the idle timeout and the connection caps (docs/server.md), over TLS when a
     /// certificate is given.
     static func httpServer(
-        _ configuration: ServerConfiguration, connections: ConnectionCounts = ConnectionCounts()
+        _ configuration: ServerConfiguration, connections: ConnectionCounts = ConnectionCounts(), logger: Logger? = nil
     ) throws(ServerError) -> HTTPServerBuilder {
-        // A request's body must be in within four idle timeouts of its head (as a media answer's
-        // client must take something within four).
+        // A request's body must be in within four idle timeouts of its head, and a client whose
+        // answers wait on it must take something within four.
         let idle = TimeAmount.milliseconds(Int64(configuration.idleTimeout * 1000))
         let http1 = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [ConnectionGate(connections, bodyLimit: idle * 4)], idleTimeout: idle)
+            additionalChannelHandlers: [ConnectionGate(connections, stallLimit: idle * 4, logger: logger)],
+            idleTimeout: idle)
         guard let tls = configuration.tls else { return .http1(configuration: http1) }
         let certificate = TerminalText.line(tls.certificate.path)
         let keyFile = TerminalText.line(tls.key.path)

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import TestSupport
 import Testing
 
@@ -96,5 +97,100 @@ struct ConnectionCapTests {
         #expect(took >= .seconds(3), "given up after \(took), before its deadline")
         #expect(try await HTTPTestClient(server).get("/health").status == 200)
         await server.stop()
+    }
+
+    /// A client that sends requests back to back and reads nothing gets the answers to the first
+    /// `ConnectionGate.pipelinedAtMost`, the last saying `Connection: close`, and then the
+    /// connection is closed. It had the server build answers until the socket's buffers were full.
+    @Test func aClientThatPipelinesPastTheLimitIsAnsweredThatFarAndClosed() async throws {
+        let server = try await ServerProcess.start()
+        let fd = try RawHTTP.connect(port: server.port, timeout: 5)
+        defer { close(fd) }
+        try RawHTTP.write(fd, String(repeating: "GET /health HTTP/1.1\r\nHost: x\r\n\r\n", count: 200))
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var closed = false
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n <= 0 {
+                closed = n == 0
+                break
+            }
+            received.append(contentsOf: buffer[0..<n])
+        }
+        let text = String(decoding: received, as: UTF8.self)
+        let answers = text.components(separatedBy: "HTTP/1.1 200").count - 1
+        #expect(closed, "still open after \(answers) answers")
+        #expect(answers == ConnectionGate.pipelinedAtMost)
+        let last = text.components(separatedBy: "HTTP/1.1 200").last ?? ""
+        #expect(last.lowercased().contains("connection: close"), "\(last)")
+        #expect(try health(RawHTTP.connect(port: server.port, timeout: 5)).hasPrefix("HTTP/1.1 200"))
+        await server.stop()
+    }
+
+    /// A client that asks for JSON answers far bigger than the socket's buffers and reads none of
+    /// them has its connection reset four idle timeouts on (the kernel then drops what it held).
+    /// One answer alone is handed to the kernel and the idle timeout closes its connection; with
+    /// more asked for, the server waited to write the next one for as long as the client stayed,
+    /// holding megabytes of memory, its own and the kernel's, and the connection never idled out.
+    /// poll's POLLRDHUP (Linux), which Glibc's module leaves out.
+    static let peerClosed: Int16 = 0x2000
+
+    @Test func aClientThatReadsNoneOfItsBigJSONAnswersIsResetAfterFourIdleTimeouts() async throws {
+        let dir = try TemporaryDirectory()
+        let fixture = TourFixture(points: 5000, audioBytes: 0)
+        let root = try fixture.write(in: dir.url, name: "tour")
+        var options = ServerProcess.Options(tours: [root], logLevel: "notice")
+        options.extraArguments = ["--idle-timeout", "1"]
+        let server = try await ServerProcess.start(options)
+        let path = "/tours/\(fixture.id)/points?language=en"
+        let size = try RawHTTP.get(port: server.port, path).body.count
+        #expect(size > 500_000, "the answer is \(size) bytes: not more than the buffers hold")
+        let fd = try RawHTTP.connect(port: server.port, timeout: 5, receiveBuffer: 4096)
+        defer { close(fd) }
+        try RawHTTP.write(fd, String(repeating: "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n", count: 8))
+        let started = ContinuousClock.now
+        var reset = false
+        while !reset, ContinuousClock.now - started < .seconds(15) {
+            // Looked at without reading: a reset shows as an error or a hang-up on the socket.
+            var watched = pollfd(fd: fd, events: Self.peerClosed, revents: 0)
+            _ = poll(&watched, 1, 250)
+            reset = watched.revents & (Int16(POLLERR | POLLHUP) | Self.peerClosed) != 0
+        }
+        let took = ContinuousClock.now - started
+        #expect(reset, "still held after \(took)")
+        #expect(took >= .seconds(3), "given up after \(took), before it had stalled")
+        #expect(try health(RawHTTP.connect(port: server.port, timeout: 5)).hasPrefix("HTTP/1.1 200"))
+        await server.stop()
+        #expect(server.log.contains("took nothing of its answer for the stall timeout"), "\(server.log)")
+    }
+
+    @Test func aClientStallsOnlyWhenItTakesLessThanTheMinimumWithinTheLimit() {
+        let start = NIODeadline.uptimeNanoseconds(1_000_000_000)
+        var watch = StallWatch(limit: .seconds(2), since: start)
+        var stalled = false
+        // The first count is where it stands.
+        stalled = watch.look(acknowledged: 1_000_000, now: start + .milliseconds(500))
+        #expect(!stalled)
+        // Less than the minimum in all, however many looks: past the limit, stalled.
+        stalled = watch.look(acknowledged: 1_000_000 + 40_000, now: start + .seconds(1))
+        #expect(!stalled)
+        stalled = watch.look(acknowledged: 1_000_000 + 60_000, now: start + .milliseconds(2100))
+        #expect(stalled)
+        // The minimum taken: the limit counts from then.
+        var steady = StallWatch(limit: .seconds(2), since: start)
+        _ = steady.look(acknowledged: 0 + 1, now: start + .milliseconds(500))
+        stalled = steady.look(acknowledged: 1 + StallWatch.minimumProgress, now: start + .seconds(2))
+        #expect(!stalled)
+        stalled = steady.look(acknowledged: 1 + StallWatch.minimumProgress, now: start + .seconds(3))
+        #expect(!stalled)
+        stalled = steady.look(acknowledged: 1 + StallWatch.minimumProgress, now: start + .milliseconds(4100))
+        #expect(stalled)
+        // Nothing known of what it acknowledged: only the time counts.
+        var unknown = StallWatch(limit: .seconds(2), since: start)
+        stalled = unknown.look(acknowledged: nil, now: start + .seconds(2))
+        #expect(!stalled)
+        stalled = unknown.look(acknowledged: nil, now: start + .milliseconds(2001))
+        #expect(stalled)
     }
 }

@@ -1,6 +1,12 @@
+import HTTPTypes
+import Logging
 import NIOCore
 import NIOHTTPTypes
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// How many connections are open at once, per client address and in all, and whether one more may
 /// be. Without a cap, 20,000 idle sockets from one address took every descriptor the server had,
@@ -43,31 +49,77 @@ final class ConnectionCounts: Sendable {
     var open: Int { state.withLock { $0.open } }
 }
 
-/// The first handler of each connection's HTTP pipeline: a connection past `ConnectionCounts`'
-/// caps is closed at once, before a byte of it is read; the others pass through untouched and are
-/// counted until they close. A request whose body has not all arrived `bodyLimit` after its head
-/// closes its connection: a body trickled a byte at a time reset the idle timeout at every byte,
-/// and held its connection for as long as the client liked.
-final class ConnectionGate: ChannelInboundHandler, RemovableChannelHandler {
+/// The first handler of each connection's HTTP pipeline, after the codec. It keeps a connection
+/// from taking more of the server than a client's share:
+/// - **Caps.** A connection past `ConnectionCounts`' caps is closed at once, before a byte of it is
+///   read; the others are counted until they close.
+/// - **A body's deadline.** A request whose body has not all arrived `stallLimit` after its head
+///   closes its connection: a body trickled a byte at a time reset the idle timeout at every byte,
+///   and held its connection for as long as the client liked.
+/// - **Pipelining.** At most `pipelinedAtMost` requests wait for their answers at once; the one
+///   past that and all after it are not read: the answers owed are sent, the last saying
+///   `Connection: close`, and the connection is closed, as HTTP lets a server do (the client asks
+///   again on a new connection). A client that sent requests back to back and read nothing had the
+///   server build answers until the socket's buffers were full (megabytes each), with its requests
+///   held in memory meanwhile; 200 such connections kept `/health` waiting for more than 15 s.
+/// - **Answers nobody takes.** While answers wait on the client (the channel is not writable: more
+///   than NIO's high-water mark queued beyond what the kernel holds), the client must take
+///   something within `stallLimit`: enough for the channel to be writable again, or
+///   `StallWatch.minimumProgress` bytes it acknowledged (TCP_INFO), looked at four times per
+///   `stallLimit`. Otherwise the connection is reset (`SO_LINGER` 0: the kernel drops what it holds
+///   for it at once, where a close left it waiting behind a window that never opened). A JSON
+///   answer had no such rule: 400 connections that never read held about 4 MB of the server's
+///   memory each, for as long as they stayed. Media answers, whose clients may read slowly for
+///   minutes, follow the same rule.
+final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    /// Requests that may wait for their answers at once on one connection: a client that pipelines
+    /// sends a few; none of walkscape's does.
+    static let pipelinedAtMost = 32
 
     private let counts: ConnectionCounts
-    private let bodyLimit: TimeAmount
+    private let stallLimit: TimeAmount
+    private let logger: Logger?
     private var admitted: String?
     private var deadline: Scheduled<Void>?
+    /// Requests read whose answers have not all been written.
+    private var owed = 0
+    /// Past `pipelinedAtMost`: nothing more is read, and the connection closes once what is owed
+    /// is written.
+    private var refusing = false
+    /// The latest request, as the log names it (no query: a media link's holds its signature).
+    private var latest = ""
+    private var watch: StallWatch?
+    private var looking: RepeatedTask?
 
-    init(_ counts: ConnectionCounts, bodyLimit: TimeAmount) {
+    init(_ counts: ConnectionCounts, stallLimit: TimeAmount, logger: Logger? = nil) {
         self.counts = counts
-        self.bodyLimit = bodyLimit
+        self.stallLimit = stallLimit
+        self.logger = logger
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refusing else { return }
         switch unwrapInboundIn(data) {
-        case .head:
+        case .head(let head):
+            owed += 1
+            latest = "\(head.method.rawValue) \(head.path?.split(separator: "?", maxSplits: 1).first ?? "")"
+            guard owed <= Self.pipelinedAtMost else {
+                owed -= 1
+                refusing = true
+                logger?.notice(
+                    "client pipelined more than \(Self.pipelinedAtMost) requests: those answered, the connection is closed",
+                    metadata: ["client": "\(admitted ?? "unknown")"])
+                if owed == 0 { context.close(promise: nil) }
+                return
+            }
             deadline?.cancel()
             let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
-            deadline = context.eventLoop.scheduleTask(in: bodyLimit) { bound.value.close(promise: nil) }
+            deadline = context.eventLoop.scheduleTask(in: stallLimit) { bound.value.close(promise: nil) }
         case .body:
             break
         case .end:
@@ -75,6 +127,73 @@ final class ConnectionGate: ChannelInboundHandler, RemovableChannelHandler {
             deadline = nil
         }
         context.fireChannelRead(data)
+    }
+
+    /// Reading stops once requests are refused: the client's further requests wait in its socket.
+    func read(context: ChannelHandlerContext) {
+        guard !refusing else { return }
+        context.read()
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(var head) where refusing && owed == 1 && head.status.kind != .informational:
+            head.headerFields[.connection] = "close"
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+        case .end:
+            owed = max(0, owed - 1)
+            guard refusing, owed == 0 else { return context.write(data, promise: promise) }
+            context.writeAndFlush(data, promise: promise)
+            context.close(promise: nil)
+        default:
+            context.write(data, promise: promise)
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            stopWatching()
+        } else if watch == nil {
+            watch = StallWatch(limit: stallLimit, since: .now())
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let every = TimeAmount.nanoseconds(max(1_000_000, stallLimit.nanoseconds / 4))
+            looking = context.eventLoop.scheduleRepeatedTask(initialDelay: every, delay: every) { _ in
+                bound.value.0.look(context: bound.value.1)
+            }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    private func look(context: ChannelHandlerContext) {
+        let channel = context.channel
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        AcknowledgedBytes.of(channel).whenComplete { outcome in
+            let (gate, context) = bound.value
+            guard var watch = gate.watch else { return }
+            let stalled = watch.look(acknowledged: (try? outcome.get()) ?? nil, now: .now())
+            gate.watch = watch
+            guard stalled else { return }
+            gate.stopWatching()
+            gate.logger?.notice(
+                "client took nothing of its answer for the stall timeout: the connection is reset",
+                metadata: ["request": "\(gate.latest)", "client": "\(gate.admitted ?? "unknown")"])
+            Self.reset(context.channel)
+        }
+    }
+
+    private func stopWatching() {
+        looking?.cancel()
+        looking = nil
+        watch = nil
+    }
+
+    /// Closes `channel` at once, dropping what the kernel holds for it (`SO_LINGER` 0: a reset).
+    static func reset(_ channel: any Channel) {
+        if let socket = channel as? any SocketOptionProvider {
+            socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+        } else {
+            channel.close(promise: nil)
+        }
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -89,7 +208,65 @@ final class ConnectionGate: ChannelInboundHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         deadline?.cancel()
         deadline = nil
+        stopWatching()
         if let admitted { counts.release(admitted) }
         admitted = nil
+    }
+}
+
+/// Whether a client whose answers wait on it has taken nothing for the stall limit. Taking
+/// something is its connection becoming writable again (the gate then stops watching) or
+/// `minimumProgress` bytes acknowledged since it last took something: a slow reader may take
+/// minutes over a media chunk (512 KiB), and counting whole chunks alone cut off every client
+/// slower than about 4 kB/s; a trickle of a segment now and then is taking nothing.
+struct StallWatch {
+    /// About 550 bytes a second at the default stall limit of 2 minutes.
+    static let minimumProgress: UInt64 = 64 << 10
+
+    let limit: TimeAmount
+    /// When the client last took something (or the watch began).
+    var since: NIODeadline
+    /// What it had acknowledged then; nil until first known (the first count is where the client
+    /// stands, not something it took).
+    var acknowledged: UInt64?
+
+    init(limit: TimeAmount, since: NIODeadline) {
+        self.limit = limit
+        self.since = since
+    }
+
+    /// One look: the bytes acknowledged now (nil: not known), and whether the client has stalled.
+    mutating func look(acknowledged now: UInt64?, now time: NIODeadline) -> Bool {
+        if let now {
+            if let before = acknowledged {
+                if now >= before + Self.minimumProgress { (since, acknowledged) = (time, now) }
+            } else {
+                acknowledged = now
+            }
+        }
+        return time - since > limit
+    }
+}
+
+/// The bytes a connection's peer has acknowledged so far: TCP_INFO's `tcpi_bytes_acked` (Linux
+/// 4.1), which glibc's `tcp_info` does not have (its struct stops earlier). Nil where the channel
+/// is not a TCP socket or the kernel does not say.
+enum AcknowledgedBytes {
+    /// The kernel's `struct tcp_info` up to and with `tcpi_bytes_acked`, at byte 120 of it.
+    struct Prefix: Sendable {
+        var words:
+            (
+                UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                UInt64, UInt64, UInt64
+            ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    }
+
+    static func of(_ channel: any Channel) -> EventLoopFuture<UInt64?> {
+        guard let socket = channel as? any SocketOptionProvider else {
+            return channel.eventLoop.makeSucceededFuture(nil)
+        }
+        let info: EventLoopFuture<Prefix> = socket.unsafeGetSocketOption(level: .tcp, name: .tcp_info)
+        // A kernel without the field leaves it 0: nothing is known from it.
+        return info.map { $0.words.15 == 0 ? nil : $0.words.15 }
     }
 }

@@ -19,11 +19,10 @@ struct MediaFileResponse {
     /// The real path of the tour folder: the file's real path must stay under it.
     let rootRealPath: String
     let throttle: Int
-    /// The connection: its event loop takes the body's writes, and it is closed when its client
-    /// takes nothing for `stallTimeout`.
+    /// The connection: its event loop takes the body's writes. A client that takes nothing of the
+    /// answer is given up by the connection's own rule (`ConnectionGate`), which frees the file and
+    /// its place.
     let channel: any Channel
-    /// How long a client may take no chunk before its answer is given up (4 × the idle timeout).
-    let stallTimeout: TimeAmount
     /// Answers streaming at once: one past the limit is told to try again.
     let budget: MediaBudget
     /// Where a file that ends before its declared length is reported.
@@ -31,18 +30,6 @@ struct MediaFileResponse {
 
     /// The file ended before the length its answer declared (it shrank while it was served).
     struct EndedShort: Error {}
-
-    /// When the client last took something, and how many bytes it had acknowledged then; whether
-    /// the answer is over (its watchdog has nothing left to watch).
-    struct Progress {
-        var at: NIODeadline
-        var acknowledged: UInt64?
-        var finished: Bool
-    }
-
-    /// The bytes a client must acknowledge within the stall timeout to keep its answer (and its
-    /// place among the downloads): about 550 bytes a second at the default 2 minutes.
-    static let minimumProgress: UInt64 = 64 << 10
 
     func make(for request: Request, head: Bool) throws -> Response {
         // Resolved again now: a symlink swapped in since the tour was loaded must not lead out.
@@ -100,52 +87,12 @@ struct MediaFileResponse {
         let throttle = self.throttle
         let channel = self.channel
         let loop = channel.eventLoop
-        let stallTimeout = self.stallTimeout
         let logger = self.logger
         let name = entry.relativePath
         let body = ResponseBody(contentLength: length) { writer in
             var out: any ResponseBodyWriter =
                 throttle > 0 ? PacedBodyWriter(inner: writer, bytesPerSecond: throttle) : writer
             var sent = 0
-            // A client that takes nothing for the stall timeout (one that never reads) is given
-            // up: its connection is closed, which ends the write waiting on it and frees its place
-            // (MediaBudget) and its file. Taking something is a chunk handed to the socket, or
-            // `minimumProgress` bytes the client acknowledged (TCP_INFO): a slow reader may take
-            // minutes over a chunk, and counting chunks alone cut off every client slower than
-            // about 4 kB/s; a trickle of a segment now and then holds no place for long.
-            let progress = NIOLockedValueBox(Progress(at: .now(), acknowledged: nil, finished: false))
-            let look = TimeAmount.nanoseconds(max(1_000_000, stallTimeout.nanoseconds / 4))
-            let watchdog = loop.scheduleRepeatedTask(initialDelay: look, delay: look) { task in
-                AcknowledgedBytes.of(channel).whenComplete { outcome in
-                    let now = NIODeadline.now()
-                    let acknowledged = (try? outcome.get()) ?? nil
-                    let stalled = progress.withLockedValue { state in
-                        guard !state.finished else { return false }
-                        if let acknowledged {
-                            // The first count is where the client stands, not something it took.
-                            if let before = state.acknowledged {
-                                if acknowledged >= before + Self.minimumProgress {
-                                    (state.at, state.acknowledged) = (now, acknowledged)
-                                }
-                            } else {
-                                state.acknowledged = acknowledged
-                            }
-                        }
-                        return now - state.at > stallTimeout
-                    }
-                    guard stalled else { return }
-                    task.cancel()
-                    logger.notice(
-                        "media client took nothing for the stall timeout: the connection is closed",
-                        metadata: ["file": "\(name)"])
-                    channel.close(promise: nil)
-                }
-            }
-            defer {
-                // A look under way must not close the connection once this answer is done with it.
-                progress.withLockedValue { $0.finished = true }
-                watchdog.cancel()
-            }
             // One chunk is read ahead while the one before is written, no more (NIO's file chunk
             // sequence read up to eight ahead: 4 MiB held for a client that never reads).
             let end = bytes.upperBound + 1
@@ -160,7 +107,6 @@ struct MediaFileResponse {
                 // this far keeps at most a chunk or two in memory, even when the loop is starved
                 // of CPU (without it, a busy machine saw the whole file pile up in the queue).
                 try await loop.submit {}.get()
-                progress.withLockedValue { $0.at = .now() }
                 next = try await following
             }
             // A file that shrank while it was served: the connection is closed now (the client
@@ -218,28 +164,5 @@ final class OpenedMedia: Sendable {
             }
             return read > 0 ? buffer : nil
         }
-    }
-}
-
-/// The bytes a connection's peer has acknowledged so far: TCP_INFO's `tcpi_bytes_acked` (Linux
-/// 4.1), which glibc's `tcp_info` does not have (its struct stops earlier). Nil where the channel
-/// is not a TCP socket or the kernel does not say.
-enum AcknowledgedBytes {
-    /// The kernel's `struct tcp_info` up to and with `tcpi_bytes_acked`, at byte 120 of it.
-    struct Prefix: Sendable {
-        var words:
-            (
-                UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
-                UInt64, UInt64, UInt64
-            ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-    }
-
-    static func of(_ channel: any Channel) -> EventLoopFuture<UInt64?> {
-        guard let socket = channel as? any SocketOptionProvider else {
-            return channel.eventLoop.makeSucceededFuture(nil)
-        }
-        let info: EventLoopFuture<Prefix> = socket.unsafeGetSocketOption(level: .tcp, name: .tcp_info)
-        // A kernel without the field leaves it 0: nothing is known from it.
-        return info.map { $0.words.15 == 0 ? nil : $0.words.15 }
     }
 }

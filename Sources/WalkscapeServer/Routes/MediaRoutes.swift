@@ -41,9 +41,7 @@ struct MediaRoutes: Sendable {
             let root = realPath(tour.folder.root.path) ?? tour.folder.root.path
             return try MediaFileResponse(
                 entry: entry, rootRealPath: root, throttle: services.configuration.faults.throttleBytesPerSecond,
-                channel: context.channel,
-                stallTimeout: .milliseconds(Int64(services.configuration.idleTimeout * 4000)),
-                budget: services.media, logger: services.logger
+                channel: context.channel, budget: services.media, logger: services.logger
             )
             .make(for: request, head: head)
         }
