@@ -122,6 +122,15 @@ struct MediaTests {
 
         let notModified = try await http.get(url, headers: [("If-None-Match", etag)])
         #expect(notModified.status == 304 && notModified.body.isEmpty)
+        // If-Modified-Since: the file's own date or later is 304; a date after the server's clock
+        // is no date at all (a client's clock or cache gone wrong), so the file is sent, as Apache
+        // and S3 do: such a date kept the file from the client for as long as it asked with it.
+        let modified = try #require(first.header("last-modified"))
+        #expect(try await http.get(url, headers: [("If-Modified-Since", modified)]).status == 304)
+        #expect(
+            try await http.get(url, headers: [("If-Modified-Since", "Sun, 01 Jan 2006 00:00:00 GMT")]).status == 200)
+        let future = try await http.get(url, headers: [("If-Modified-Since", "Fri, 31 Dec 9999 23:59:59 GMT")])
+        #expect(future.status == 200 && future.body == disk)
         await server.stop()
     }
 

@@ -50,7 +50,9 @@ struct MediaFileResponse {
                 return Response(status: .notModified, headers: headers)
             }
         } else if let since = request.headers[.ifModifiedSince].flatMap(HTTPDate.parse),
-            Int(since.timeIntervalSince1970) >= stamp.modifiedSeconds
+            Int(since.timeIntervalSince1970) >= stamp.modifiedSeconds,
+            // A date after this server's clock is no date (RFC 7232, 3.3): the file is sent.
+            since <= Date()
         {
             return Response(status: .notModified, headers: headers)
         }
