@@ -72,25 +72,42 @@ final class GuessBuckets: Sendable {
     }
 
     let perMinute: Int
-    private let state = NIOLockedValueBox([String: Bucket]())
+    /// The buckets; how many there may be before the next sweep; sweeps so far.
+    private let state = NIOLockedValueBox((buckets: [String: Bucket](), sweepPast: sweepFloor, sweeps: 0))
+
+    /// Buckets kept before the first sweep.
+    static let sweepFloor = 10_000
 
     init(perMinute: Int) { self.perMinute = perMinute }
+
+    /// Clients with a bucket now.
+    var count: Int { state.withLockedValue { $0.buckets.count } }
+    /// Sweeps of full buckets so far.
+    var sweeps: Int { state.withLockedValue { $0.sweeps } }
 
     /// nil when the attempt may go ahead, else the whole seconds until one may.
     func take(_ key: String, now: ContinuousClock.Instant = .now) -> Int? {
         guard perMinute > 0 else { return nil }
         let capacity = Double(perMinute)
         let perSecond = capacity / 60
-        return state.withLockedValue { buckets in
-            var bucket = buckets[key] ?? Bucket(tokens: capacity, at: now)
+        func refilled(_ bucket: Bucket) -> Double {
             let elapsed = now - bucket.at
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-            bucket.tokens = min(capacity, bucket.tokens + seconds * perSecond)
+            return min(capacity, bucket.tokens + max(0, seconds) * perSecond)
+        }
+        return state.withLockedValue { state in
+            var bucket = state.buckets[key] ?? Bucket(tokens: capacity, at: now)
+            bucket.tokens = refilled(bucket)
             bucket.at = now
             defer {
-                buckets[key] = bucket
-                // Full buckets say nothing: forget them when there are many clients.
-                if buckets.count > 10_000 { buckets = buckets.filter { $0.value.tokens < capacity - 1 } }
+                state.buckets[key] = bucket
+                // Full buckets say nothing: forgotten when there are many clients, once their
+                // number has doubled since the last sweep (a sweep looks at every bucket).
+                if state.buckets.count > state.sweepPast {
+                    state.buckets = state.buckets.filter { refilled($0.value) < capacity }
+                    state.sweepPast = max(Self.sweepFloor, state.buckets.count * 2)
+                    state.sweeps += 1
+                }
             }
             guard bucket.tokens >= 1 else { return max(1, Int(((1 - bucket.tokens) / perSecond).rounded(.up))) }
             bucket.tokens -= 1
