@@ -193,4 +193,123 @@ struct ConnectionCapTests {
         stalled = unknown.look(acknowledged: nil, now: start + .milliseconds(2001))
         #expect(stalled)
     }
+
+    /// A server of a tour whose points answer is more than a megabyte (5,000 points), with an idle
+    /// timeout of 1 s (a stall limit of 4 s), and that answer's path.
+    static func bigAnswers(in dir: TemporaryDirectory) async throws -> (server: ServerProcess, path: String) {
+        let fixture = TourFixture(points: 5000, audioBytes: 0)
+        let root = try fixture.write(in: dir.url, name: "tour")
+        var options = ServerProcess.Options(tours: [root], logLevel: "notice")
+        options.extraArguments = ["--idle-timeout", "1"]
+        return (try await ServerProcess.start(options), "/tours/\(fixture.id)/points?language=en")
+    }
+
+    /// The complete answers at the start of `bytes` (by their Content-Length), and whether the
+    /// last of them said `Connection: close`.
+    static func completeAnswers(_ bytes: Data) -> (count: Int, lastCloses: Bool) {
+        var count = 0
+        var lastCloses = false
+        var at = bytes.startIndex
+        while let end = bytes[at...].range(of: Data("\r\n\r\n".utf8)) {
+            let head = String(decoding: bytes[at..<end.lowerBound], as: UTF8.self).lowercased()
+            guard let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+                let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)),
+                bytes.endIndex - end.upperBound >= length
+            else { break }
+            count += 1
+            lastCloses = head.contains("connection: close")
+            at = end.upperBound + length
+        }
+        return (count, lastCloses)
+    }
+
+    /// Past the pipelining limit, every answer owed is sent whole before the connection closes,
+    /// also a big one to a client that reads at a steady pace and sends another request meanwhile:
+    /// the close dropped what was still queued (the last answer cut at about a megabyte), and a
+    /// request left unread made it a reset, which dropped the answers on their way.
+    @Test func pastThePipeliningLimitEveryAnswerOwedArrivesWholeBeforeAnOrderlyClose() async throws {
+        let dir = try TemporaryDirectory()
+        let (server, path) = try await Self.bigAnswers(in: dir)
+        let fd = try RawHTTP.connect(port: server.port, timeout: 10)
+        defer { close(fd) }
+        let request = "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n"
+        try RawHTTP.write(fd, String(repeating: request, count: ConnectionGate.pipelinedAtMost + 1))
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var ending = "timeout"
+        var askedAgain = false
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n == 0 { ending = "end" }
+            if n < 0 { ending = errno == ECONNRESET ? "reset" : "error \(errno)" }
+            if n <= 0 { break }
+            received.append(contentsOf: buffer[0..<n])
+            if !askedAgain, received.count > 2_000_000 {
+                try RawHTTP.write(fd, request)
+                askedAgain = true
+            }
+            usleep(1000)
+        }
+        let answers = Self.completeAnswers(received)
+        #expect(ending == "end")
+        #expect(answers.count == ConnectionGate.pipelinedAtMost, "\(received.count) bytes received")
+        #expect(answers.lastCloses)
+        await server.stop()
+    }
+
+    /// Whether the kernel still lists a TCP socket from port `local` to port `remote`
+    /// (`/proc/net/tcp` and `tcp6`).
+    static func socketExists(local: Int, remote: Int) throws -> Bool {
+        let table = try ["/proc/net/tcp", "/proc/net/tcp6"].map { try String(contentsOfFile: $0, encoding: .utf8) }
+            .joined(separator: "\n")
+        func hex(_ port: Int) -> String {
+            let digits = String(port, radix: 16, uppercase: true)
+            return ":" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        }
+        let wanted = (hex(local), hex(remote))
+        return table.split(separator: "\n").dropFirst().contains { line in
+            let fields = line.split(separator: " ")
+            return fields.count > 2 && fields[1].hasSuffix(wanted.0) && fields[2].hasSuffix(wanted.1)
+        }
+    }
+
+    /// An answer the kernel's buffers take whole, to a client that never reads: the idle timeout
+    /// closes the connection, and the kernel then drops it too once the client has kept its window
+    /// shut for the stall limit (the connection's TCP_USER_TIMEOUT). It kept the megabyte queued
+    /// for as long as the client stayed (200 such clients of a 4 MB answer: 760 MB of its memory).
+    @Test func anAnswerTheKernelTookWholeIsDroppedWhenItsClientNeverReads() async throws {
+        let dir = try TemporaryDirectory()
+        let (server, path) = try await Self.bigAnswers(in: dir)
+        let fd = try RawHTTP.connect(port: server.port, timeout: 5, receiveBuffer: 4096)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        let clientPort = Int(UInt16(bigEndian: address.sin_port))
+        try RawHTTP.write(fd, "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try Self.socketExists(local: server.port, remote: clientPort), "no server socket seen at all")
+        let started = ContinuousClock.now
+        var gone = false
+        while !gone, ContinuousClock.now - started < .seconds(30) {
+            try await Task.sleep(for: .milliseconds(250))
+            gone = try !Self.socketExists(local: server.port, remote: clientPort)
+        }
+        #expect(gone, "the server's socket still holds the answer after 30 s")
+        await server.stop()
+    }
+
+    /// A flood of connections each breaking a rule logged a line each (1,430 lines in 5 s): one
+    /// line of a kind goes every 10 s, and says how many were left out before it.
+    @Test func aFloodOfNoticesIsOneLineEveryTenSecondsSayingHowManyWereLeftOut() {
+        let notices = NoticeLimiter()
+        let start = ContinuousClock.now
+        #expect(notices.allow("stalled", now: start) == 0)
+        for i in 1...99 { #expect(notices.allow("stalled", now: start + .milliseconds(i * 50)) == nil) }
+        #expect(notices.allow("pipelined", now: start + .seconds(1)) == 0, "another kind waits for none")
+        #expect(notices.allow("stalled", now: start + .seconds(10)) == 99)
+        #expect(notices.allow("stalled", now: start + .seconds(21)) == 0)
+    }
 }

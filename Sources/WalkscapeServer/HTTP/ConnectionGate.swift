@@ -47,6 +47,37 @@ final class ConnectionCounts: Sendable {
 
     /// Connections open now.
     var open: Int { state.withLock { $0.open } }
+
+    /// The connections' notices, which a flood of connections would repeat for each.
+    let notices = NoticeLimiter()
+}
+
+/// At most one notice of each kind every `every`: a flood of connections each breaking a rule logged
+/// a line each (1,430 lines in 5 s). The line that goes says how many were left out before it.
+final class NoticeLimiter: Sendable {
+    static let every = Duration.seconds(10)
+
+    private let state = Mutex<[String: (last: ContinuousClock.Instant, leftOut: Int)]>([:])
+
+    /// nil: not now (counted); else how many of this kind were left out since the last one logged.
+    func allow(_ kind: String, now: ContinuousClock.Instant = .now) -> Int? {
+        state.withLock { kinds in
+            if let seen = kinds[kind], now - seen.last < Self.every {
+                kinds[kind]?.leftOut += 1
+                return nil
+            }
+            let leftOut = kinds[kind]?.leftOut ?? 0
+            kinds[kind] = (now, 0)
+            return leftOut
+        }
+    }
+
+    /// `metadata`, with how many like it were left out when some were.
+    static func metadata(_ metadata: Logger.Metadata, leftOut: Int) -> Logger.Metadata {
+        var metadata = metadata
+        if leftOut > 0 { metadata["left-out"] = "\(leftOut)" }
+        return metadata
+    }
 }
 
 /// The first handler of each connection's HTTP pipeline, after the codec. It keeps a connection
@@ -58,19 +89,28 @@ final class ConnectionCounts: Sendable {
 ///   and held its connection for as long as the client liked.
 /// - **Pipelining.** At most `pipelinedAtMost` requests wait for their answers at once; the one
 ///   past that and all after it are not read: the answers owed are sent, the last saying
-///   `Connection: close`, and the connection is closed, as HTTP lets a server do (the client asks
-///   again on a new connection). A client that sent requests back to back and read nothing had the
-///   server build answers until the socket's buffers were full (megabytes each), with its requests
-///   held in memory meanwhile; 200 such connections kept `/health` waiting for more than 15 s.
+///   `Connection: close`, then the server's side is shut (the client reads to the end) and what the
+///   client still sends is read and dropped for up to `lingerAtMost` before the connection closes
+///   (RFC 9112, 9.6: a close with unread input sends a reset, which drops answers still on their
+///   way). The client asks again on a new connection. A client that sent requests back to back and
+///   read nothing had the server build answers until the socket's buffers were full (megabytes
+///   each), with its requests held in memory meanwhile; 200 such connections kept `/health` waiting
+///   for more than 15 s.
 /// - **Answers nobody takes.** While answers wait on the client (the channel is not writable: more
 ///   than NIO's high-water mark queued beyond what the kernel holds), the client must take
 ///   something within `stallLimit`: enough for the channel to be writable again, or
-///   `StallWatch.minimumProgress` bytes it acknowledged (TCP_INFO), looked at four times per
-///   `stallLimit`. Otherwise the connection is reset (`SO_LINGER` 0: the kernel drops what it holds
-///   for it at once, where a close left it waiting behind a window that never opened). A JSON
-///   answer had no such rule: 400 connections that never read held about 4 MB of the server's
-///   memory each, for as long as they stayed. Media answers, whose clients may read slowly for
-///   minutes, follow the same rule.
+///   `StallWatch.minimumProgress` bytes it acknowledged (TCP_INFO) since the watch began, looked at
+///   when it begins and four times per `stallLimit`. Otherwise the connection is reset (`SO_LINGER`
+///   0: the kernel drops what it holds for it at once, where a close left it waiting behind a
+///   window that never opened). A JSON answer had no such rule: 400 connections that never read
+///   held about 4 MB of the server's memory each, for as long as they stayed. Media answers, whose
+///   clients may read slowly for minutes, follow the same rule.
+/// - **What the kernel holds.** An answer the kernel's buffers take whole leaves the channel
+///   writable, and the idle timeout then closes the connection with the answer still queued: the
+///   kernel keeps it for a client that never reads (200 such clients of a 4 MB answer held 760 MB
+///   of its memory). Each connection's `TCP_USER_TIMEOUT` is `stallLimit`, so the kernel itself
+///   drops a connection whose client has acknowledged nothing, or kept its window shut, for that
+///   long, before or after the server closed it.
 final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -80,8 +120,12 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
     /// Requests that may wait for their answers at once on one connection: a client that pipelines
     /// sends a few; none of walkscape's does.
     static let pipelinedAtMost = 32
+    /// `TCP_USER_TIMEOUT` (Linux), which Glibc's module leaves out.
+    static let tcpUserTimeout = NIOBSDSocket.Option(rawValue: 18)
+    /// How long what a refused client still sends is read and dropped, after the last answer.
+    static let lingerAtMost = TimeAmount.seconds(5)
 
-    private let counts: ConnectionCounts
+    let counts: ConnectionCounts
     private let stallLimit: TimeAmount
     private let logger: Logger?
     private var admitted: String?
@@ -91,6 +135,8 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
     /// Past `pipelinedAtMost`: nothing more is read, and the connection closes once what is owed
     /// is written.
     private var refusing = false
+    /// The last answer owed is written and the server's side shut: what arrives is dropped.
+    private var lingering = false
     /// The latest request, as the log names it (no query: a media link's holds its signature).
     private var latest = ""
     private var watch: StallWatch?
@@ -111,10 +157,11 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
             guard owed <= Self.pipelinedAtMost else {
                 owed -= 1
                 refusing = true
-                logger?.notice(
-                    "client pipelined more than \(Self.pipelinedAtMost) requests: those answered, the connection is closed",
-                    metadata: ["client": "\(admitted ?? "unknown")"])
-                if owed == 0 { context.close(promise: nil) }
+                if let logger, let leftOut = counts.notices.allow("pipelined") {
+                    logger.notice(
+                        "client pipelined more than \(Self.pipelinedAtMost) requests: those answered, the connection is closed",
+                        metadata: NoticeLimiter.metadata(["client": "\(admitted ?? "unknown")"], leftOut: leftOut))
+                }
                 return
             }
             deadline?.cancel()
@@ -131,7 +178,7 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Reading stops once requests are refused: the client's further requests wait in its socket.
     func read(context: ChannelHandlerContext) {
-        guard !refusing else { return }
+        guard !refusing || lingering else { return }
         context.read()
     }
 
@@ -143,8 +190,11 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
         case .end:
             owed = max(0, owed - 1)
             guard refusing, owed == 0 else { return context.write(data, promise: promise) }
-            context.writeAndFlush(data, promise: promise)
-            context.close(promise: nil)
+            // Closed once the last answer is with the kernel: a close drops writes still queued.
+            let written = promise ?? context.eventLoop.makePromise()
+            context.writeAndFlush(data, promise: written)
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            written.futureResult.whenComplete { _ in bound.value.0.shutThenDrain(context: bound.value.1) }
         default:
             context.write(data, promise: promise)
         }
@@ -160,8 +210,26 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
             looking = context.eventLoop.scheduleRepeatedTask(initialDelay: every, delay: every) { _ in
                 bound.value.0.look(context: bound.value.1)
             }
+            // Where the client stands now: what it acknowledges from here on is what it took.
+            look(context: context)
         }
         context.fireChannelWritabilityChanged()
+    }
+
+    /// Shuts the server's side, then reads and drops what the client still sends for up to
+    /// `lingerAtMost`, and closes.
+    private func shutThenDrain(context: ChannelHandlerContext) {
+        guard !lingering else { return }
+        lingering = true
+        let shut = context.eventLoop.makePromise(of: Void.self)
+        context.close(mode: .output, promise: shut)
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        shut.futureResult.whenComplete { outcome in
+            let context = bound.value
+            guard case .success = outcome else { return context.close(promise: nil) }
+            context.read()
+            context.eventLoop.scheduleTask(in: Self.lingerAtMost) { bound.value.close(promise: nil) }
+        }
     }
 
     private func look(context: ChannelHandlerContext) {
@@ -174,9 +242,12 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
             gate.watch = watch
             guard stalled else { return }
             gate.stopWatching()
-            gate.logger?.notice(
-                "client took nothing of its answer for the stall timeout: the connection is reset",
-                metadata: ["request": "\(gate.latest)", "client": "\(gate.admitted ?? "unknown")"])
+            if let logger = gate.logger, let leftOut = gate.counts.notices.allow("stalled") {
+                logger.notice(
+                    "client took nothing of its answer for the stall timeout: the connection is reset",
+                    metadata: NoticeLimiter.metadata(
+                        ["request": "\(gate.latest)", "client": "\(gate.admitted ?? "unknown")"], leftOut: leftOut))
+            }
             Self.reset(context.channel)
         }
     }
@@ -200,6 +271,10 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
         let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
         if counts.admit(address) {
             admitted = address
+            if let socket = context.channel as? any SocketOptionProvider {
+                let milliseconds = UInt32(clamping: stallLimit.nanoseconds / 1_000_000)
+                _ = socket.unsafeSetSocketOption(level: .tcp, name: Self.tcpUserTimeout, value: milliseconds)
+            }
         } else {
             context.close(promise: nil)
         }
