@@ -108,9 +108,15 @@ final class NoticeLimiter: Sendable {
 /// - **What the kernel holds.** An answer the kernel's buffers take whole leaves the channel
 ///   writable, and the idle timeout then closes the connection with the answer still queued: the
 ///   kernel keeps it for a client that never reads (200 such clients of a 4 MB answer held 760 MB
-///   of its memory). Each connection's `TCP_USER_TIMEOUT` is `stallLimit`, so the kernel itself
-///   drops a connection whose client has acknowledged nothing, or kept its window shut, for that
-///   long, before or after the server closed it.
+///   of its memory). Each connection's `TCP_USER_TIMEOUT` is one and a half `stallLimit`s (the
+///   watch, which resets and says so, comes first where it can), so the kernel itself drops a
+///   connection whose client has acknowledged nothing, or kept its window shut, for that long,
+///   before or after the server closed it.
+/// - **Closes wait for the last answer.** A close asked for behind this handler waits until the
+///   last answer's end is with the kernel: Hummingbird's idle timeout counts from when the end was
+///   handed over, and its close dropped what was still queued (a reader at 400 kB/s of a 4 MB
+///   answer got 3.9 MB, at a 1 s idle timeout). A shut of the server's side then lingers as past
+///   the pipelining limit.
 final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -137,8 +143,14 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
     private var refusing = false
     /// The last answer owed is written and the server's side shut: what arrives is dropped.
     private var lingering = false
-    /// The latest request, as the log names it (no query: a media link's holds its signature).
-    private var latest = ""
+    /// The latest request answered or being answered, named in a stall's notice.
+    private var latest: HTTPRequest?
+    /// The write of the latest answer's end, until it is done: a close asked for by the handlers
+    /// behind this one (Hummingbird's idle timeout, the end of its loop, a client's half-close)
+    /// waits for it, for a close drops what is still queued.
+    private var lastEnd: EventLoopFuture<Void>?
+    /// The full close at the end of the lingering.
+    private var lingerEnd: Scheduled<Void>?
     private var watch: StallWatch?
     private var looking: RepeatedTask?
 
@@ -153,7 +165,7 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapInboundIn(data) {
         case .head(let head):
             owed += 1
-            latest = "\(head.method.rawValue) \(head.path?.split(separator: "?", maxSplits: 1).first ?? "")"
+            latest = head
             guard owed <= Self.pipelinedAtMost else {
                 owed -= 1
                 refusing = true
@@ -189,12 +201,17 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(.head(head)), promise: promise)
         case .end:
             owed = max(0, owed - 1)
-            guard refusing, owed == 0 else { return context.write(data, promise: promise) }
-            // Closed once the last answer is with the kernel: a close drops writes still queued.
             let written = promise ?? context.eventLoop.makePromise()
-            context.writeAndFlush(data, promise: written)
+            let future = written.futureResult
+            lastEnd = future
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            written.futureResult.whenComplete { _ in bound.value.0.shutThenDrain(context: bound.value.1) }
+            future.whenComplete { _ in
+                if bound.value.0.lastEnd === future { bound.value.0.lastEnd = nil }
+            }
+            guard refusing, owed == 0 else { return context.write(data, promise: written) }
+            // Closed once the last answer is with the kernel: a close drops writes still queued.
+            context.writeAndFlush(data, promise: written)
+            future.whenComplete { _ in bound.value.0.shutThenDrain(context: bound.value.1, promise: nil) }
         default:
             context.write(data, promise: promise)
         }
@@ -216,19 +233,40 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelWritabilityChanged()
     }
 
+    /// A close asked for behind this handler waits for the last answer's end to reach the kernel
+    /// (Hummingbird's idle timeout counts from when the end was handed over, and a close then
+    /// dropped the end of a slow reader's file); the stall rule bounds the wait. A shut of the
+    /// server's side (Hummingbird's, after an answer with `Connection: close`, or a client's
+    /// half-close) then lingers as past the pipelining limit, so it always ends in a close: it
+    /// left a connection with a pipelined request after such an answer open, with no timer, for
+    /// as long as the client liked.
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        if let pending = lastEnd {
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            pending.whenComplete { _ in bound.value.0.close(context: bound.value.1, mode: mode, promise: promise) }
+            return
+        }
+        guard mode == .output else { return context.close(mode: mode, promise: promise) }
+        shutThenDrain(context: context, promise: promise)
+    }
+
     /// Shuts the server's side, then reads and drops what the client still sends for up to
     /// `lingerAtMost`, and closes.
-    private func shutThenDrain(context: ChannelHandlerContext) {
-        guard !lingering else { return }
-        lingering = true
+    private func shutThenDrain(context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        guard !lingering else {
+            promise?.succeed()
+            return
+        }
+        (refusing, lingering) = (true, true)
         let shut = context.eventLoop.makePromise(of: Void.self)
         context.close(mode: .output, promise: shut)
-        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         shut.futureResult.whenComplete { outcome in
-            let context = bound.value
+            let (gate, context) = bound.value
+            promise?.completeWith(outcome)
             guard case .success = outcome else { return context.close(promise: nil) }
             context.read()
-            context.eventLoop.scheduleTask(in: Self.lingerAtMost) { bound.value.close(promise: nil) }
+            gate.lingerEnd = context.eventLoop.scheduleTask(in: Self.lingerAtMost) { bound.value.1.close(promise: nil) }
         }
     }
 
@@ -246,9 +284,10 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
                 logger.notice(
                     "client took nothing of its answer for the stall timeout: the connection is reset",
                     metadata: NoticeLimiter.metadata(
-                        ["request": "\(gate.latest)", "client": "\(gate.admitted ?? "unknown")"], leftOut: leftOut))
+                        ["request": "\(gate.latest.map(Self.named) ?? "")", "client": "\(gate.admitted ?? "unknown")"],
+                        leftOut: leftOut))
             }
-            Self.reset(context.channel)
+            Self.reset(context)
         }
     }
 
@@ -258,12 +297,19 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
         watch = nil
     }
 
-    /// Closes `channel` at once, dropping what the kernel holds for it (`SO_LINGER` 0: a reset).
-    static func reset(_ channel: any Channel) {
-        if let socket = channel as? any SocketOptionProvider {
-            socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+    /// A request as a notice names it: no query (a media link's holds its signature).
+    static func named(_ request: HTTPRequest) -> String {
+        "\(request.method.rawValue) \(request.path?.split(separator: "?", maxSplits: 1).first ?? "")"
+    }
+
+    /// Closes the connection at once, dropping what the kernel holds for it (`SO_LINGER` 0: a
+    /// reset), from this handler on: a close waiting for the last answer is not waited for.
+    static func reset(_ context: ChannelHandlerContext) {
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        if let socket = context.channel as? any SocketOptionProvider {
+            socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in bound.value.close(promise: nil) }
         } else {
-            channel.close(promise: nil)
+            context.close(promise: nil)
         }
     }
 
@@ -271,8 +317,10 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
         let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
         if counts.admit(address) {
             admitted = address
+            // Past the stall limit and a look after it, so that the watch, which resets the
+            // connection and says so, comes first where it can; the kernel's is the backstop.
             if let socket = context.channel as? any SocketOptionProvider {
-                let milliseconds = UInt32(clamping: stallLimit.nanoseconds / 1_000_000)
+                let milliseconds = CInt(clamping: (stallLimit.nanoseconds + stallLimit.nanoseconds / 2) / 1_000_000)
                 _ = socket.unsafeSetSocketOption(level: .tcp, name: Self.tcpUserTimeout, value: milliseconds)
             }
         } else {
@@ -283,6 +331,8 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         deadline?.cancel()
         deadline = nil
+        lingerEnd?.cancel()
+        lingerEnd = nil
         stopWatching()
         if let admitted { counts.release(admitted) }
         admitted = nil
