@@ -137,7 +137,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("idle-timeout"), parsing: .unconditional,
         help: ArgumentHelp(
-            "Close a connection that sends nothing for this many seconds (no request, or one that stops half-way), and a download whose client takes nothing for four times as long (default: 30).",
+            "Close a connection that sends nothing for this many seconds (no request, or one that stops half-way), and one whose client takes nothing of its answers for four times as long (default: 30).",
             valueName: "s"))
     var idleTimeout: Double?
 
