@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import NIOCore
 import TestSupport
@@ -263,20 +264,11 @@ struct ConnectionCapTests {
         await server.stop()
     }
 
-    /// All of a file, read to its end: Foundation's reading of a /proc file, whose size says 0,
-    /// stopped after the first few kilobytes, and a busy machine lists more sockets than that.
+    /// All of a file, read to its end (`InputFile.contents`): Foundation's reading of a /proc
+    /// file, whose size says 0, stopped after the first few kilobytes, and a busy machine lists
+    /// more sockets than that.
     static func wholeFile(_ path: String) -> String {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return "" }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = read(fd, &buffer, buffer.count)
-            if n <= 0 { break }
-            bytes += buffer[0..<n]
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        (try? InputFile.contents(of: path)).map { String(decoding: $0, as: UTF8.self) } ?? ""
     }
 
     /// Whether the kernel still lists a TCP socket from port `local` to port `remote`

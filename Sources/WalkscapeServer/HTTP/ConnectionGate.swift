@@ -237,9 +237,7 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
     /// (Hummingbird's idle timeout counts from when the end was handed over, and a close then
     /// dropped the end of a slow reader's file); the stall rule bounds the wait. A shut of the
     /// server's side (Hummingbird's, after an answer with `Connection: close`, or a client's
-    /// half-close) then lingers as past the pipelining limit, so it always ends in a close: it
-    /// left a connection with a pipelined request after such an answer open, with no timer, for
-    /// as long as the client liked.
+    /// half-close) then lingers as past the pipelining limit, and ends in a close.
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         if let pending = lastEnd {
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
