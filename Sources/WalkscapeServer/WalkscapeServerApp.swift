@@ -62,7 +62,10 @@ public enum WalkscapeServerApp {
         )
         let group = ServiceGroup(
             configuration: .init(
-                services: [app, ReloadOnHangup(catalog: services.catalog, signals: hangups)],
+                services: [
+                    app, ReloadOnHangup(catalog: services.catalog, signals: hangups),
+                    MemoryReturn(connections: connections, logger: logger),
+                ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         do {

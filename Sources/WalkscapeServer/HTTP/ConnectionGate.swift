@@ -17,7 +17,7 @@ final class ConnectionCounts: Sendable {
     static let perAddressDefault = 256
 
     let perAddress: Int
-    private let state = Mutex<(byAddress: [String: Int], open: Int, total: Int)>(([:], 0, Int.max))
+    private let state = Mutex<(byAddress: [String: Int], open: Int, total: Int, peak: Int)>(([:], 0, Int.max, 0))
 
     init(perAddress: Int = ConnectionCounts.perAddressDefault) {
         self.perAddress = max(1, perAddress)
@@ -33,6 +33,7 @@ final class ConnectionCounts: Sendable {
             guard held < perAddress, state.open < state.total else { return false }
             state.byAddress[address] = held + 1
             state.open += 1
+            state.peak = max(state.peak, state.open)
             return true
         }
     }
@@ -47,6 +48,15 @@ final class ConnectionCounts: Sendable {
 
     /// Connections open now.
     var open: Int { state.withLock { $0.open } }
+
+    /// The most connections open at once since the last call (or the start), and how many are open
+    /// now, which the next call's peak starts from.
+    func takePeak() -> (peak: Int, open: Int) {
+        state.withLock { state in
+            defer { state.peak = state.open }
+            return (state.peak, state.open)
+        }
+    }
 
     /// The connections' notices, which a flood of connections would repeat for each.
     let notices = NoticeLimiter()

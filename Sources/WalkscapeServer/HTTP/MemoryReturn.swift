@@ -1,0 +1,85 @@
+import Logging
+import ServiceLifecycle
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Gives the memory a crowd of connections freed back to the system once they are gone.
+///
+/// glibc keeps what its threads' arenas freed: after 3,000 connections each with a request body
+/// under way closed, the server's RSS stayed at 328 MB (39 MB before them) for as long as it ran;
+/// `malloc_trim` brought it back to 47 MB. So every `every`, the server trims when many connections
+/// closed since the last look (`closedAtLeast` fewer open than the most open at once since), or when
+/// its RSS grew by `grownAtLeast` since the last trim (big answers, a burst of requests). Memory
+/// still in use is not given back; the RSS after a trim is where the next growth counts from, so a
+/// server that holds what it uses is not trimmed again and again. A trim walks the allocator's free
+/// lists (milliseconds for hundreds of megabytes); it happens at most once a tick.
+struct MemoryReturn: Service {
+    static let every = Duration.seconds(2)
+    static let closedAtLeast = 64
+    static let grownAtLeast = 32 << 20
+
+    let connections: ConnectionCounts
+    let logger: Logger
+
+    /// What the last look saw and did: the RSS after the last trim.
+    struct Rule {
+        var afterLastTrim: Int
+
+        /// Whether to trim, given the most connections open at once since the last look, the
+        /// connections open now, and the RSS now.
+        func shouldTrim(peak: Int, open: Int, resident: Int) -> Bool {
+            peak - open >= MemoryReturn.closedAtLeast || resident - afterLastTrim >= MemoryReturn.grownAtLeast
+        }
+    }
+
+    func run() async throws {
+        var rule = Rule(afterLastTrim: Self.residentBytes() ?? 0)
+        while !Task.isShuttingDownGracefully {
+            guard (try? await cancelWhenGracefulShutdown({ try await Task.sleep(for: Self.every) })) != nil else {
+                return
+            }
+            let (peak, open) = connections.takePeak()
+            guard let resident = Self.residentBytes(), rule.shouldTrim(peak: peak, open: open, resident: resident)
+            else { continue }
+            Self.trim()
+            let after = Self.residentBytes() ?? resident
+            rule.afterLastTrim = after
+            if resident - after >= Self.grownAtLeast {
+                logger.info(
+                    "gave freed memory back to the system",
+                    metadata: [
+                        "rss-before": "\(resident >> 20) MiB", "rss-after": "\(after >> 20) MiB",
+                        "connections": "\(open) open, \(peak) at most since the last look",
+                    ])
+            }
+        }
+    }
+
+    /// The process's resident set in bytes (`/proc/self/statm`'s second field, in pages).
+    static func residentBytes() -> Int? {
+        #if canImport(Glibc)
+            let fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return nil }
+            defer { close(fd) }
+            var buffer = [UInt8](repeating: 0, count: 128)
+            let n = read(fd, &buffer, buffer.count)
+            guard n > 0 else { return nil }
+            let fields = buffer[0..<n].split(separator: UInt8(ascii: " "))
+            guard fields.count > 1, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else { return nil }
+            return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        #else
+            return nil
+        #endif
+    }
+
+    /// `malloc_trim(0)`, which Swift's Glibc module does not export.
+    static func trim() {
+        #if canImport(Glibc)
+            typealias MallocTrim = @convention(c) (Int) -> Int32
+            guard let symbol = dlsym(nil, "malloc_trim") else { return }
+            _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+        #endif
+    }
+}
