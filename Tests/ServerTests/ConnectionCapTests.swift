@@ -203,11 +203,13 @@ struct ConnectionCapTests {
 
     /// A server of a tour whose points answer is more than a megabyte (5,000 points), with an idle
     /// timeout of 1 s (a stall limit of 4 s), and that answer's path.
-    static func bigAnswers(in dir: TemporaryDirectory) async throws -> (server: ServerProcess, path: String) {
+    static func bigAnswers(in dir: TemporaryDirectory, more: [String] = []) async throws -> (
+        server: ServerProcess, path: String
+    ) {
         let fixture = TourFixture(points: 5000, audioBytes: 0)
         let root = try fixture.write(in: dir.url, name: "tour")
         var options = ServerProcess.Options(tours: [root], logLevel: "notice")
-        options.extraArguments = ["--idle-timeout", "1"]
+        options.extraArguments = ["--idle-timeout", "1"] + more
         return (try await ServerProcess.start(options), "/tours/\(fixture.id)/points?language=en")
     }
 
@@ -318,8 +320,56 @@ struct ConnectionCapTests {
         await server.stop()
     }
 
-    /// A flood of connections each breaking a rule logged a line each (1,430 lines in 5 s): one
-    /// line of a kind goes every 10 s, and says how many were left out before it.
+    /// The local ports of the established TCP connections to `port` (`/proc/net/tcp`).
+    static func clientsOf(port: Int) -> [Int] {
+        let remote = ":" + String(format: "%04X", port)
+        return Self.wholeFile("/proc/net/tcp").split(separator: "\n").dropFirst().compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count > 3, fields[2].hasSuffix(remote), fields[3] == "01",
+                let local = fields[1].split(separator: ":").last
+            else { return nil }
+            return Int(local, radix: 16)
+        }
+    }
+
+    /// Under TLS too, a client that takes nothing of its answers is reset at the stall limit. The
+    /// reset's close went through the TLS layer, which first sends a close_notify and waits up to 5 s
+    /// for the client's; the kernel's user timeout (one and a half stall limits) then dropped the
+    /// connection without a word, and the client's side stayed open for as long as it liked.
+    /// The client is `openssl s_client` writing what it reads into a pipe nobody reads.
+    @Test func underTLSAClientThatTakesNothingIsResetNotLeftToTheKernel() async throws {
+        let dir = try TemporaryDirectory()
+        let (server, path) = try await Self.bigAnswers(
+            in: dir, more: try TestCertificates.shared().good.serverArguments)
+        let requests = dir.file("requests")
+        try Data(String(repeating: "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n", count: 32).utf8).write(to: requests)
+        let client = try ChildProcess(
+            URL(fileURLWithPath: "/usr/bin/setsid"),
+            [
+                "/bin/sh", "-c",
+                "openssl s_client -connect 127.0.0.1:\(server.port) -quiet -ign_eof < '\(requests.path)' 2>/dev/null | sleep 60",
+            ])
+        defer { kill(-client.pid, SIGKILL) }
+        var ports: [Int] = []
+        let connecting = ContinuousClock.now
+        while ports.isEmpty, ContinuousClock.now - connecting < .seconds(5) {
+            try await Task.sleep(for: .milliseconds(50))
+            ports = Self.clientsOf(port: server.port)
+        }
+        try #require(ports.count == 1, "the client's connection: \(ports)")
+        let started = ContinuousClock.now
+        var reset = false
+        while !reset, ContinuousClock.now - started < .seconds(12) {
+            try await Task.sleep(for: .milliseconds(100))
+            reset = !Self.clientsOf(port: server.port).contains(ports[0])
+        }
+        let took = ContinuousClock.now - started
+        #expect(reset, "the client's side still established after \(took)")
+        #expect(took >= .seconds(3), "reset after \(took), before it had stalled")
+        await server.stop()
+        #expect(server.log.contains("took nothing of its answer for the stall timeout"), "\(server.log)")
+    }
+
     /// The server's resident memory in bytes (`VmRSS` of /proc/PID/status).
     static func resident(_ pid: pid_t) throws -> Int {
         let status = String(decoding: try InputFile.contents(of: "/proc/\(pid)/status"), as: UTF8.self)
@@ -393,6 +443,8 @@ struct ConnectionCapTests {
         #expect(counts.takePeak() == (10, 10))
     }
 
+    /// A flood of connections each breaking a rule logged a line each (1,430 lines in 5 s): one
+    /// line of a kind goes every 10 s, and says how many were left out before it.
     @Test func aFloodOfNoticesIsOneLineEveryTenSecondsSayingHowManyWereLeftOut() {
         let notices = NoticeLimiter()
         let start = ContinuousClock.now

@@ -311,15 +311,22 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Closes the connection at once, dropping what the kernel holds for it (`SO_LINGER` 0: a
-    /// reset), from this handler on: a close waiting for the last answer is not waited for.
+    /// reset), from this handler on: a close waiting for the last answer is not waited for. Under
+    /// TLS the close is made ahead of the TLS layer (`ResetAtTheSocket`), which would otherwise
+    /// wait up to its shutdown timeout (5 s) for a close_notify the client never sends; where no
+    /// handler takes that event (plain HTTP), from here.
     static func reset(_ context: ChannelHandlerContext) {
         let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        if let socket = context.channel as? any SocketOptionProvider {
-            socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in bound.value.close(promise: nil) }
-        } else {
-            context.close(promise: nil)
+        guard let socket = context.channel as? any SocketOptionProvider else { return context.close(promise: nil) }
+        socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in
+            let atTheSocket = bound.value.eventLoop.makePromise(of: Void.self)
+            bound.value.triggerUserOutboundEvent(ResetAtTheSocket(), promise: atTheSocket)
+            atTheSocket.futureResult.whenFailure { _ in bound.value.close(promise: nil) }
         }
     }
+
+    /// Asks the first handler that knows it to close the connection from where it stands.
+    struct ResetAtTheSocket {}
 
     func handlerAdded(context: ChannelHandlerContext) {
         let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
