@@ -132,6 +132,10 @@ private final class Worker: Sendable {
             // working gpsd (a stopped or wedged one still has the kernel accept connections).
             var greeted = false
             var silent = false
+            // The receiver's sentences, read as a recorded trace is, for each fix's accuracy.
+            var sentences = NMEAParser()
+            var completed: (timeOfDay: Int, horizontalError: Double?)?
+            var message = [CChar](repeating: 0, count: Self.messageBytes)
             var lastReport = ContinuousClock.now
             session: while !stop.isSet {
                 if !gps_waiting(&data, pollMicros) {
@@ -142,12 +146,20 @@ private final class Worker: Sendable {
                     continue
                 }
                 // -1: error or gpsd closed the socket.
-                guard gps_read(&data, nil, 0) >= 0 else { break session }
+                guard gps_read(&data, &message, Int32(message.count)) >= 0 else { break session }
                 lastReport = ContinuousClock.now
                 if !greeted {
                     greeted = true
                     backoff = configuration.initialBackoff
                     report(.waitingForFix)
+                }
+                if message[0] == CChar(UInt8(ascii: "$")) {
+                    message[message.count - 1] = 0
+                    if let done = sentences.parse(String(cString: message)) {
+                        let millisecond = Int((done.time.timeIntervalSince1970 * 1000).rounded())
+                        completed = (millisecond % 86_400_000, done.horizontalError)
+                    }
+                    continue
                 }
                 let set = data.set
                 if set & WS_MODE_SET != 0, data.fix.mode < 2 {
@@ -161,7 +173,8 @@ private final class Worker: Sendable {
                 if let last = lastFixTime, last.tv_sec == t.tv_sec, last.tv_nsec == t.tv_nsec { continue }
                 lastFixTime = t
                 report(.connected)
-                continuation.yield(.fix(Self.fix(from: data)))
+                continuation.yield(
+                    .fix(Self.fix(from: data, sentences: [sentences.epochInProgress, completed].compactMap { $0 })))
             }
             gps_close(&data)
             guard !stop.isSet else { break }
@@ -182,16 +195,29 @@ private final class Worker: Sendable {
         continuation.finish()
     }
 
-    static func fix(from data: gps_data_t) -> Fix {
+    /// The longest line gpsd sends that is read whole (its JSON reports and NMEA sentences are far
+    /// shorter; a longer one is cut, and a cut sentence fails its checksum).
+    static let messageBytes = 4096
+
+    /// A fix from gpsd's report. Its horizontal error is the one the preview gives the same
+    /// receiver's recorded sentences (`sentences`: the epochs just read from the NMEA gpsd passes
+    /// on, the one of the same instant used), so that a walk and its preview judge every fix alike: gpsd's own
+    /// figures for an NMEA receiver without GST are its model of HDOP (about 19 m per unit, 95 %),
+    /// not the 5 m per unit the preview uses, and a receiver at HDOP 6 had every fix refused by the
+    /// walk and accepted by the preview. gpsd's figures stand where no sentence gives one.
+    static func fix(from data: gps_data_t, sentences: [(timeOfDay: Int, horizontalError: Double?)] = []) -> Fix {
         let f = data.fix
         let set = data.set
         func finite(_ v: Double) -> Double? { v.isFinite ? v : nil }
         let hdop = set & WS_DOP_SET != 0 ? finite(data.dop.hdop) : nil
+        let millisecond = (Int(f.time.tv_sec) % 86_400) * 1000 + Int(f.time.tv_nsec) / 1_000_000
+        let fromSentences = sentences.first { $0.timeOfDay == millisecond }?.horizontalError
         return Fix(
             time: Date(timeIntervalSince1970: Double(f.time.tv_sec) + Double(f.time.tv_nsec) / 1e9),
             coordinate: Coordinate(latitude: f.latitude, longitude: f.longitude),
             mode: f.mode >= 3 ? .threeD : .twoD,
-            horizontalError: HorizontalError.fromGPSD(epx: f.epx, epy: f.epy, eph: f.eph, hdop: hdop ?? .nan),
+            horizontalError: fromSentences
+                ?? HorizontalError.fromGPSD(epx: f.epx, epy: f.epy, eph: f.eph, hdop: hdop ?? .nan),
             altitude: f.mode >= 3 ? finite(f.altMSL) ?? finite(f.altHAE) : nil,
             speed: finite(f.speed), track: finite(f.track),
             satellites: data.satellites_used > 0 ? Int(data.satellites_used) : nil,

@@ -10,7 +10,9 @@
 ///   error; 5 m is the usual 1-sigma figure for a standalone civilian L1 receiver, and it is the
 ///   factor used here (`hdopFactor`).
 /// - gpsd's `epx`/`epy` (and `eph`) are 95 % confidence figures, about 2 sigma: DRMS =
-///   √(epx² + epy²) / 2, else `eph` / 2, else HDOP × 5 m like NMEA.
+///   √(epx² + epy²) / 2, else `eph` / 2, else HDOP × 5 m like NMEA. The walk uses them only where
+///   gpsd passes on no sentence of the fix's instant: otherwise the sentences' figure, as the
+///   preview reads it (`GPSDSource.fix`).
 public enum HorizontalError {
     /// Metres of 1-sigma pseudorange error (UERE) per unit of HDOP.
     public static let hdopFactor = 5.0

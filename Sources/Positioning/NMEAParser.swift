@@ -115,6 +115,18 @@ public struct NMEAParser: Sendable {
         return copy.withUTF8 { parse(line: $0) }
     }
 
+    /// The epoch being read: its time of day (milliseconds since midnight UTC) and the horizontal
+    /// error its fix will have (GST's, else HDOP × `HorizontalError.hdopFactor`), so that a fix
+    /// reported by another path (gpsd's) for the same instant gets the same figure. gpsd reports
+    /// an epoch before the GST that ends it: until this epoch's GST is read, the last epoch's
+    /// stands in for it when that epoch had one.
+    public var epochInProgress: (timeOfDay: Int, horizontalError: Double?)? {
+        guard let tod = epoch.timeOfDay else { return nil }
+        return (tod, epoch.gstError ?? lastEpochGST ?? (epoch.hdop ?? gsaHDOP).map(HorizontalError.fromHDOP))
+    }
+    /// The GST error of the last epoch emitted, nil when it had none.
+    private var lastEpochGST: Double?
+
     /// Ends the stream: returns the last epoch's fix, if it had a position.
     public mutating func finish() -> Fix? {
         defer { epoch = Epoch() }
@@ -468,6 +480,7 @@ public struct NMEAParser: Sendable {
         }
         let hdop = epoch.hdop ?? gsaHDOP
         let error = epoch.gstError ?? hdop.map(HorizontalError.fromHDOP)
+        lastEpochGST = epoch.gstError
         var mode: Fix.Mode = epoch.altitude != nil ? .threeD : .twoD
         if let m = gsaMode, m >= .twoD { mode = m }
         statistics.fixes += 1

@@ -26,8 +26,9 @@ func eventually(_ seconds: Double, _ condition: () async -> Bool) async -> Bool 
     return await condition()
 }
 
-/// A walk north from Bologna, one epoch a second: GGA, RMC, GSA, GST per epoch.
-func walkEpochs(_ range: Range<Int>) -> [String] {
+/// A walk north from Bologna, one epoch a second: GGA, RMC, GSA per epoch, at `hdop`, and GST
+/// with `gst`'s latitude and longitude sigmas when given.
+func walkEpochs(_ range: Range<Int>, hdop: Double = 0.9, gst: (Double, Double)? = nil) -> [String] {
     var lines: [String] = []
     for i in range {
         let c = Coordinate(latitude: 44.4939, longitude: 11.3426).destination(distance: Double(i) * 1.4, bearing: 20)
@@ -37,9 +38,13 @@ func walkEpochs(_ range: Range<Int>) -> [String] {
         }
         let hhmmss = String(format: "10%02d%02d.00", i / 60, i % 60)
         let lat = ddmm(c.latitude, 2), lon = ddmm(c.longitude, 3)
-        lines.append(sentence("GPGGA,\(hhmmss),\(lat),N,\(lon),E,1,09,0.9,54.0,M,46.9,M,,"))
+        let h = String(format: "%.1f", hdop)
+        lines.append(sentence("GPGGA,\(hhmmss),\(lat),N,\(lon),E,1,09,\(h),54.0,M,46.9,M,,"))
         lines.append(sentence("GPRMC,\(hhmmss),A,\(lat),N,\(lon),E,2.7,20.0,211126,,,A"))
-        lines.append(sentence("GPGSA,A,3,04,05,09,12,24,25,29,31,02,,,,1.6,0.9,1.3"))
+        lines.append(sentence("GPGSA,A,3,04,05,09,12,24,25,29,31,02,,,,1.6,\(h),1.3"))
+        if let (latitude, longitude) = gst {
+            lines.append(sentence("GPGST,\(hhmmss),5.0,4.0,3.0,20.0,\(latitude),\(longitude),6.0"))
+        }
     }
     return lines
 }
@@ -117,6 +122,44 @@ func walkEpochs(_ range: Range<Int>) -> [String] {
             #expect(times.contains(expected[index].time), "epoch \(index) missing")
         }
         #expect(all.count == Set(all.map(\.time)).count, "a stale report came through twice")
+        task.cancel()
+    }
+
+    /// A walk judges each fix by the error its preview gives the same sentences: GST's sigmas when
+    /// the receiver sends GST, else HDOP × 5 m. gpsd's own figure for a receiver without GST is its
+    /// model of HDOP (19 m a unit at 95 %, so 57 m against the preview's 30 m at HDOP 6): such a
+    /// receiver had every fix refused as too inaccurate by the walk and accepted by the preview.
+    @Test(.enabled(if: GPSDHarness.isAvailable), .timeLimit(.minutes(1)))
+    func eachFixHasTheErrorThePreviewGivesTheSameSentences() async throws {
+        let gpsd = try GPSDHarness()
+        let folder = try TemporaryDirectory()
+        let lines = walkEpochs(0..<8, hdop: 6) + walkEpochs(8..<16, hdop: 6, gst: (3, 4))
+        // gpsd reports an epoch before its GST: the first epoch with one is judged by HDOP, the
+        // rest by the GST before them (the same here).
+        let firstWithGST = Date(timeIntervalSince1970: 1_795_255_208)  // 2026-11-21 10:00:08
+        let file = try folder.write("walk.nmea", lines.joined(separator: "\r\n") + "\r\n")
+        var expected: [Date: Double] = [:]
+        for fix in try TraceFile(url: file).fixes() { expected[fix.time] = fix.horizontalError }
+        try #require(expected.count == 16)
+        let source = GPSDSource(configuration: GPSDSource.Configuration(host: "127.0.0.1", port: gpsd.port))
+        let log = EventLog()
+        let task = Task { for await event in source { await log.add(event) } }
+        defer { task.cancel() }
+        #expect(await eventually(5) { await log.states.contains(.waitingForFix) })
+        await gpsd.play(lines: lines, groupSize: 1, interval: 0.03)
+        let last = try #require(try TraceFile(url: file).fixes().map(\.time).dropLast().last)
+        #expect(await eventually(5) { await log.fixes.contains { $0.time >= last } })
+        let fixes = await log.fixes
+        var plain = 0
+        var withGST = 0
+        for fix in fixes {
+            guard let wanted = expected[fix.time], fix.time != firstWithGST else { continue }
+            #expect(
+                fix.horizontalError.map { abs($0 - wanted) < 1e-9 } == true,
+                "\(fix.time): \(String(describing: fix.horizontalError)), the preview's \(wanted)")
+            if abs(wanted - 30) < 1e-9 { plain += 1 } else if abs(wanted - 5) < 1e-9 { withGST += 1 }
+        }
+        #expect(plain >= 4 && withGST >= 4, "\(plain) fixes at HDOP alone and \(withGST) with GST compared")
         task.cancel()
     }
 
