@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TourAPI
 
 /// Opens the one HTTP client of a run, hands the command an `APIClient`, and shuts the client down
@@ -51,9 +52,21 @@ package enum ServiceConnection {
             })
         let channel = ServiceChannel(
             service: service, executor: executor, userAgent: "walkscape/\(WalkscapeVersion.current) (linux)")
-        return (
-            APIClient(channel: channel, credentials: CredentialsFile(url: settings.paths.credentialsFile)), transport
-        )
+        var client = APIClient(channel: channel, credentials: CredentialsFile(url: settings.paths.credentialsFile))
+        // A login gone stale (a week unused) does not shut a walker out of the free tours: what
+        // anyone may see is shown, and said once. It was "log in again" for every catalog command.
+        let said = Mutex(false)
+        client.onSessionExpired = {
+            guard
+                said.withLock({ said in
+                    defer { said = true }; return !said
+                })
+            else { return }
+            let text =
+                "walkscape: your login has expired, so this goes on without it: tours it unlocked show as locked until you log in again (walkscape login)"
+            if let notices { notices(text) } else { Console.err(text) }
+        }
+        return (client, transport)
     }
 
     /// Runs `body` with a client of the configured service. API failures leave as `AppError`s

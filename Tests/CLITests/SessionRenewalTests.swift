@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 import TourAPI
@@ -61,12 +62,11 @@ struct SessionRenewalTests {
         let walker = try await unlockedWalker(.init(tokenTTL: 30, refreshTTL: 60), tours: tours)
         let refreshesBefore = try walker.server.stats()["refreshes"]
         let (settings, timer) = try connection(walker, ahead: 61)
-        for request in ["me", "tours", "my tours", "redeem"] {
+        for request in ["me", "my tours", "redeem"] {
             let error = await #expect(throws: AppError.self, "\(request)") {
                 try await ServiceConnection.run(settings, timer: timer) { client in
                     switch request {
                     case "me": _ = try await client.me()
-                    case "tours": _ = try await client.tours()
                     case "my tours": _ = try await client.myTours()
                     default: _ = try await client.redeem("GARDEN")
                     }
@@ -75,6 +75,21 @@ struct SessionRenewalTests {
             #expect(error?.kind == .noPermission, "\(request)")
             #expect(error?.message == "log in again: walkscape login", "\(request)")
         }
+        // The catalog goes on without the login, which is said once: what anyone may see, the
+        // tour the login unlocked locked again. It was "log in again" for every catalog command,
+        // so a week unused shut a walker out of the free tours too.
+        let said = Mutex<[String]>([])
+        let list = try await ServiceConnection.run(
+            settings, timer: timer, notices: { text in said.withLock { $0.append(text) } }
+        ) {
+            client in
+            _ = try await client.tours()
+            return try await client.tours()
+        }
+        #expect(list.first { $0.slug == "secret-garden" }?.hasAccess != true)
+        #expect(list.contains { !$0.isProtected })
+        #expect(said.withLock { $0 }.count == 1)
+        #expect(said.withLock { $0 }.first?.contains("your login has expired") == true)
         // Known expired from its own exp: the service was not even asked.
         #expect(try walker.server.stats()["refreshes"] == refreshesBefore)
         #expect(try walker.login("ada@example.org", password: Self.password).status == 0)

@@ -19,6 +19,11 @@ public struct APIClient: Sendable {
 
     public var service: URL { channel.service }
 
+    /// What to do when a request that may go anonymously (`Authentication.optional`) finds the
+    /// session can no longer be renewed: nil, it fails ("log in again"); else this is called and
+    /// the request goes anonymously (the caller says so: tours the login unlocked show as locked).
+    public var onSessionExpired: (@Sendable () -> Void)?
+
     /// The same client for the few calls a long download depends on (`RetryPolicy.persistent`).
     public var persistent: APIClient { retrying(.persistent(channel.executor.policy)) }
 
@@ -34,7 +39,8 @@ public struct APIClient: Sendable {
         /// Never (login, register, health).
         case none
         /// When logged in; a session that cannot be renewed is an error, since the answer would
-        /// silently be the anonymous one (locked tours shown as locked).
+        /// silently be the anonymous one (locked tours shown as locked), unless the caller takes
+        /// that on (`onSessionExpired`).
         case optional
         /// When logged in and the session can be renewed; anonymous otherwise.
         case bestEffort
@@ -68,7 +74,11 @@ public struct APIClient: Sendable {
         case .none:
             token = nil
         case .optional:
-            token = try await session.accessToken()
+            do { token = try await session.accessToken() } catch  where error.kind == .sessionExpired {
+                guard let onSessionExpired else { throw error }
+                onSessionExpired()
+                token = nil
+            }
         case .bestEffort:
             do { token = try await session.accessToken() } catch  where error.kind == .sessionExpired { token = nil }
         case .required:
