@@ -101,7 +101,7 @@ struct InterruptionTests {
         let harness = try await StoreHarness(options: .init(throttleBytesPerSecond: 500_000)) { tours in
             try fixture.write(in: tours)
         }
-        let child = try harness.start(["download", "patient-walk"])
+        let child = try harness.start(["download", "patient-walk", "-l", "en"])
         #expect(await child.waitForOutput("2 files", timeout: 20))
         // Each file is about 40 % there (500 kB/s a connection).
         try await Task.sleep(for: .milliseconds(400))
@@ -109,7 +109,8 @@ struct InterruptionTests {
         let code = await child.wait(timeout: 20)
         #expect(code == 130)
         #expect(
-            child.errorOutput.contains("download stopped; `walkscape download patient-walk` resumes it"),
+            // The languages asked for are in the hint: without them it fetched the default one only.
+            child.errorOutput.contains("download stopped; `walkscape download patient-walk -l en` resumes it"),
             "\(child.errorOutput)")
         #expect(try harness.installed().isEmpty)
         let doctor = try harness.run(["doctor"])
