@@ -134,7 +134,6 @@ private final class Worker: Sendable {
             var silent = false
             // The receiver's sentences, read as a recorded trace is, for each fix's accuracy.
             var sentences = NMEAParser()
-            var completed: (timeOfDay: Int, horizontalError: Double?)?
             var message = [CChar](repeating: 0, count: Self.messageBytes)
             var lastReport = ContinuousClock.now
             session: while !stop.isSet {
@@ -154,10 +153,10 @@ private final class Worker: Sendable {
                     report(.waitingForFix)
                 }
                 if message[0] == CChar(UInt8(ascii: "$")) {
-                    message[message.count - 1] = 0
-                    if let done = sentences.parse(String(cString: message)) {
-                        let millisecond = Int((done.time.timeIntervalSince1970 * 1000).rounded())
-                        completed = (millisecond % 86_400_000, done.horizontalError)
+                    let length = message.firstIndex(of: 0) ?? message.count
+                    _ = message.withUnsafeBytes { bytes in
+                        sentences.parse(
+                            line: UnsafeBufferPointer(rebasing: bytes.bindMemory(to: UInt8.self)[..<length]))
                     }
                     continue
                 }
@@ -173,8 +172,7 @@ private final class Worker: Sendable {
                 if let last = lastFixTime, last.tv_sec == t.tv_sec, last.tv_nsec == t.tv_nsec { continue }
                 lastFixTime = t
                 report(.connected)
-                continuation.yield(
-                    .fix(Self.fix(from: data, sentences: [sentences.epochInProgress, completed].compactMap { $0 })))
+                continuation.yield(.fix(Self.fix(from: data, sentences: sentences)))
             }
             gps_close(&data)
             guard !stop.isSet else { break }
@@ -200,18 +198,17 @@ private final class Worker: Sendable {
     static let messageBytes = 4096
 
     /// A fix from gpsd's report. Its horizontal error is the one the preview gives the same
-    /// receiver's recorded sentences (`sentences`: the epochs just read from the NMEA gpsd passes
-    /// on, the one of the same instant used), so that a walk and its preview judge every fix alike: gpsd's own
+    /// receiver's recorded sentences (`sentences`: the NMEA gpsd passes on, read up to now), so that a walk and its preview judge every fix alike: gpsd's own
     /// figures for an NMEA receiver without GST are its model of HDOP (about 19 m per unit, 95 %),
     /// not the 5 m per unit the preview uses, and a receiver at HDOP 6 had every fix refused by the
     /// walk and accepted by the preview. gpsd's figures stand where no sentence gives one.
-    static func fix(from data: gps_data_t, sentences: [(timeOfDay: Int, horizontalError: Double?)] = []) -> Fix {
+    static func fix(from data: gps_data_t, sentences: NMEAParser = NMEAParser()) -> Fix {
         let f = data.fix
         let set = data.set
         func finite(_ v: Double) -> Double? { v.isFinite ? v : nil }
         let hdop = set & WS_DOP_SET != 0 ? finite(data.dop.hdop) : nil
         let millisecond = (Int(f.time.tv_sec) % 86_400) * 1000 + Int(f.time.tv_nsec) / 1_000_000
-        let fromSentences = sentences.first { $0.timeOfDay == millisecond }?.horizontalError
+        let fromSentences = sentences.horizontalError(atTimeOfDay: millisecond)
         return Fix(
             time: Date(timeIntervalSince1970: Double(f.time.tv_sec) + Double(f.time.tv_nsec) / 1e9),
             coordinate: Coordinate(latitude: f.latitude, longitude: f.longitude),

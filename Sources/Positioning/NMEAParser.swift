@@ -115,17 +115,20 @@ public struct NMEAParser: Sendable {
         return copy.withUTF8 { parse(line: $0) }
     }
 
-    /// The epoch being read: its time of day (milliseconds since midnight UTC) and the horizontal
-    /// error its fix will have (GST's, else HDOP × `HorizontalError.hdopFactor`), so that a fix
-    /// reported by another path (gpsd's) for the same instant gets the same figure. gpsd reports
-    /// an epoch before the GST that ends it: until this epoch's GST is read, the last epoch's
-    /// stands in for it when that epoch had one.
-    public var epochInProgress: (timeOfDay: Int, horizontalError: Double?)? {
-        guard let tod = epoch.timeOfDay else { return nil }
-        return (tod, epoch.gstError ?? lastEpochGST ?? (epoch.hdop ?? gsaHDOP).map(HorizontalError.fromHDOP))
+    /// The horizontal error of the epoch at `timeOfDay` (milliseconds since midnight UTC), the one
+    /// being read or the last one emitted: GST's, else HDOP × `HorizontalError.hdopFactor`, as
+    /// its fix has or will have, so that a fix reported by another path (gpsd's) for the same
+    /// instant gets the same figure. nil when neither epoch is of that instant, or it has no
+    /// figure. gpsd reports an epoch before the GST that ends it: until the epoch being read has
+    /// its GST, the last epoch's stands in for it when that epoch had one.
+    public func horizontalError(atTimeOfDay timeOfDay: Int) -> Double? {
+        if epoch.timeOfDay == timeOfDay {
+            return epoch.gstError ?? lastEmitted?.gst ?? (epoch.hdop ?? gsaHDOP).map(HorizontalError.fromHDOP)
+        }
+        return lastEmitted?.timeOfDay == timeOfDay ? lastEmitted?.error : nil
     }
-    /// The GST error of the last epoch emitted, nil when it had none.
-    private var lastEpochGST: Double?
+    /// The last epoch emitted: its time of day, its fix's error and its GST error.
+    private var lastEmitted: (timeOfDay: Int?, error: Double?, gst: Double?)?
 
     /// Ends the stream: returns the last epoch's fix, if it had a position.
     public mutating func finish() -> Fix? {
@@ -480,7 +483,7 @@ public struct NMEAParser: Sendable {
         }
         let hdop = epoch.hdop ?? gsaHDOP
         let error = epoch.gstError ?? hdop.map(HorizontalError.fromHDOP)
-        lastEpochGST = epoch.gstError
+        lastEmitted = (epoch.timeOfDay, error, epoch.gstError)
         var mode: Fix.Mode = epoch.altitude != nil ? .threeD : .twoD
         if let m = gsaMode, m >= .twoD { mode = m }
         statistics.fixes += 1

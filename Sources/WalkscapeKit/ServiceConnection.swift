@@ -55,13 +55,9 @@ package enum ServiceConnection {
         var client = APIClient(channel: channel, credentials: CredentialsFile(url: settings.paths.credentialsFile))
         // A login gone stale (a week unused) does not shut a walker out of the free tours: what
         // anyone may see is shown, and said once. It was "log in again" for every catalog command.
-        let said = Mutex(false)
+        let said = Atomic(false)
         client.onSessionExpired = {
-            guard
-                said.withLock({ said in
-                    defer { said = true }; return !said
-                })
-            else { return }
+            guard !said.exchange(true, ordering: .relaxed) else { return }
             let text =
                 "walkscape: your login has expired, so this goes on without it: tours it unlocked show as locked until you log in again (walkscape login)"
             if let notices { notices(text) } else { Console.err(text) }

@@ -273,19 +273,22 @@ struct ConnectionCapTests {
         (try? InputFile.contents(of: path)).map { String(decoding: $0, as: UTF8.self) } ?? ""
     }
 
-    /// Whether the kernel still lists a TCP socket from port `local` to port `remote`
-    /// (`/proc/net/tcp` and `tcp6`).
-    static func socketExists(local: Int, remote: Int) throws -> Bool {
+    /// The TCP sockets the kernel lists (`/proc/net/tcp` and `tcp6`): local and remote port, and
+    /// state (`01`: established).
+    static func tcpSockets() -> [(local: Int, remote: Int, state: Substring)] {
         let table = ["/proc/net/tcp", "/proc/net/tcp6"].map(Self.wholeFile).joined(separator: "\n")
-        func hex(_ port: Int) -> String {
-            let digits = String(port, radix: 16, uppercase: true)
-            return ":" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-        }
-        let wanted = (hex(local), hex(remote))
-        return table.split(separator: "\n").dropFirst().contains { line in
+        return table.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ")
-            return fields.count > 2 && fields[1].hasSuffix(wanted.0) && fields[2].hasSuffix(wanted.1)
+            guard fields.count > 3, let local = fields[1].split(separator: ":").last.flatMap({ Int($0, radix: 16) }),
+                let remote = fields[2].split(separator: ":").last.flatMap({ Int($0, radix: 16) })
+            else { return nil }
+            return (local, remote, fields[3])
         }
+    }
+
+    /// Whether the kernel still lists a TCP socket from port `local` to port `remote`.
+    static func socketExists(local: Int, remote: Int) throws -> Bool {
+        tcpSockets().contains { $0.local == local && $0.remote == remote }
     }
 
     /// An answer the kernel's buffers take whole, to a client that never reads: the idle timeout
@@ -320,16 +323,9 @@ struct ConnectionCapTests {
         await server.stop()
     }
 
-    /// The local ports of the established TCP connections to `port` (`/proc/net/tcp`).
+    /// The local ports of the established TCP connections to `port`.
     static func clientsOf(port: Int) -> [Int] {
-        let remote = ":" + String(format: "%04X", port)
-        return Self.wholeFile("/proc/net/tcp").split(separator: "\n").dropFirst().compactMap { line in
-            let fields = line.split(separator: " ")
-            guard fields.count > 3, fields[2].hasSuffix(remote), fields[3] == "01",
-                let local = fields[1].split(separator: ":").last
-            else { return nil }
-            return Int(local, radix: 16)
-        }
+        tcpSockets().filter { $0.remote == port && $0.state == "01" }.map(\.local)
     }
 
     /// Under TLS too, a client that takes nothing of its answers is reset at the stall limit. The

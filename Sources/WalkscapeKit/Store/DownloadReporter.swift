@@ -150,12 +150,25 @@ package final class DownloadReporter: @unchecked Sendable {
         }
     }
 
-    /// Ctrl-C: what stays for the next run.
-    package func stopped(command: String, keptBytes: Int64) {
+    /// `word` as a shell reads it back: as it is when it holds nothing the shell treats specially,
+    /// else in single quotes (a tour named by a title prefix such as `Piazza del`).
+    static func shellWord(_ word: String) -> String {
+        let plain =
+            !word.isEmpty
+            && word.unicodeScalars.allSatisfy {
+                "-_./:@%+,=".unicodeScalars.contains($0)
+                    || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
+            }
+        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    /// Ctrl-C: what stays for the next run, and the command (its words) that resumes it.
+    package func stopped(command: [String], keptBytes: Int64) {
         lock.withLock {
             stopTicking()
             closeLiveLine()
-            let text = "download stopped; `\(command)` resumes it (\(ByteCount.format(keptBytes)) kept)"
+            let resume = command.map(Self.shellWord).joined(separator: " ")
+            let text = "download stopped; `\(resume)` resumes it (\(ByteCount.format(keptBytes)) kept)"
             if mode == .json {
                 var line = Line("stopped")
                 line.message = text

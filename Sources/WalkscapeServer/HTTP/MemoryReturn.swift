@@ -1,3 +1,4 @@
+import FileAccess
 import Logging
 import ServiceLifecycle
 
@@ -43,7 +44,7 @@ struct MemoryReturn: Service {
             let (peak, open) = connections.takePeak()
             guard let resident = Self.residentBytes(), rule.shouldTrim(peak: peak, open: open, resident: resident)
             else { continue }
-            Self.trim()
+            AllocatorTuning.giveBackFreedMemory()
             let after = Self.residentBytes() ?? resident
             rule.afterLastTrim = after
             if resident - after >= Self.grownAtLeast {
@@ -59,27 +60,9 @@ struct MemoryReturn: Service {
 
     /// The process's resident set in bytes (`/proc/self/statm`'s second field, in pages).
     static func residentBytes() -> Int? {
-        #if canImport(Glibc)
-            let fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { return nil }
-            defer { close(fd) }
-            var buffer = [UInt8](repeating: 0, count: 128)
-            let n = read(fd, &buffer, buffer.count)
-            guard n > 0 else { return nil }
-            let fields = buffer[0..<n].split(separator: UInt8(ascii: " "))
-            guard fields.count > 1, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else { return nil }
-            return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-        #else
-            return nil
-        #endif
-    }
-
-    /// `malloc_trim(0)`, which Swift's Glibc module does not export.
-    static func trim() {
-        #if canImport(Glibc)
-            typealias MallocTrim = @convention(c) (Int) -> Int32
-            guard let symbol = dlsym(nil, "malloc_trim") else { return }
-            _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
-        #endif
+        guard let statm = try? InputFile.contents(of: "/proc/self/statm") else { return nil }
+        let fields = statm.split(separator: UInt8(ascii: " "))
+        guard fields.count > 1, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 }

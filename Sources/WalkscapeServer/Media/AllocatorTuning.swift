@@ -22,4 +22,14 @@ public enum AllocatorTuning {
             _ = mallopt(trimThreshold, 64 << 20)
         #endif
     }
+
+    /// `malloc_trim(0)` (not exported by Swift's Glibc module either): what the arenas hold free
+    /// goes back to the system (`MemoryReturn`).
+    static func giveBackFreedMemory() {
+        #if canImport(Glibc)
+            typealias MallocTrim = @convention(c) (Int) -> Int32
+            guard let symbol = dlsym(nil, "malloc_trim") else { return }
+            _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+        #endif
+    }
 }

@@ -38,18 +38,6 @@ struct DownloadCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print progress as JSON, one object per line.")
     var json = false
 
-    /// `word` as a shell reads it back: as it is when it holds nothing the shell treats specially,
-    /// else in single quotes (a title prefix such as `Piazza del`).
-    static func shellWord(_ word: String) -> String {
-        let plain =
-            !word.isEmpty
-            && word.unicodeScalars.allSatisfy {
-                "-_./:@%+,=".unicodeScalars.contains($0)
-                    || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
-            }
-        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
-    }
-
     func run() async throws {
         let settings = try global.settings()
         let reporter = DownloadReporter(mode: DownloadReporter.mode(json: json))
@@ -59,9 +47,9 @@ struct DownloadCommand: AsyncParsableCommand {
         do {
             try await Interruptible.run(onStop: {
                 // The same languages, or the next run fetches the default one only.
-                let words = ["walkscape", "download", tour] + language.flatMap { ["-l", $0] }
                 reporter.stopped(
-                    command: words.map(Self.shellWord).joined(separator: " "), keptBytes: reporter.keptBytes)
+                    command: ["walkscape", "download", tour] + language.flatMap { ["-l", $0] },
+                    keptBytes: reporter.keptBytes)
             }) {
                 try await ServiceConnection.run(settings, notices: reporter.warn) { client in
                     // The catalog is asked for while the store opens (is made, the first time).

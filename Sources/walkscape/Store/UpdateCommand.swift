@@ -42,7 +42,7 @@ struct UpdateCommand: AsyncParsableCommand {
             reporter.note("No tours installed (walkscape download TOUR installs one).")
             return
         }
-        let command = "walkscape update" + (tour.map { " \($0)" } ?? "")
+        let command = ["walkscape", "update"] + (tour.map { [$0] } ?? [])
         let failures = try await Interruptible.run(onStop: {
             reporter.stopped(command: command, keptBytes: reporter.keptBytes)
         }) { () async throws -> [AppError] in

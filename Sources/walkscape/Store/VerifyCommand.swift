@@ -116,7 +116,7 @@ struct VerifyCommand: AsyncParsableCommand {
         let reporter = DownloadReporter(mode: json ? .silent : DownloadReporter.mode(json: false))
         let targets = tours.compactMap { tour in byTour[tour.id].map { (tour, $0.sorted()) } }
         try await Interruptible.run(onStop: {
-            reporter.stopped(command: "walkscape verify --repair", keptBytes: reporter.keptBytes)
+            reporter.stopped(command: ["walkscape", "verify", "--repair"], keptBytes: reporter.keptBytes)
         }) {
             try await ServiceConnection.run(settings, notices: reporter.warn) { client in
                 for (tour, languages) in targets {
