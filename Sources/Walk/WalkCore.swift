@@ -65,20 +65,26 @@ public struct WalkCore: Sendable {
         guard saved.tourID == tour.id else {
             throw WalkError("the saved walk belongs to another tour (\(saved.tourID)); start it again")
         }
-        guard saved.points.map(\.id) == tour.points.map(\.id) else {
-            throw WalkError("the tour's points changed since this walk was saved; start it again")
-        }
         guard saved.outcome != .completed else {
             throw WalkError("this walk of the tour was completed; a new one starts at the first point")
         }
-        self.progress = saved
+        // The tour may have changed since (an update, an edit): the walk keeps its points by id.
+        let pointIDs = tour.points.map(\.id)
+        if saved.points.map(\.id) == pointIDs {
+            self.progress = saved
+        } else {
+            let fitted = saved.fitted(to: pointIDs)
+            self.progress = fitted.progress
+            self.pointChanges = fitted.changes
+        }
         // Progress along the route starts again from the last point triggered: a point the walker
         // stands in when the walk resumes is armed by the route, not by presence.
-        if let last = saved.points.lastIndex(where: { $0.triggeredAt != nil || $0.status == .missed }) {
+        let points = progress.points
+        if let last = points.lastIndex(where: { $0.triggeredAt != nil || $0.status == .missed }) {
             routeProgress = RouteProgress(
                 route: route, configuration: policy.route,
                 floor: route.stations[last] - radii[last],
-                since: saved.points[last].triggeredAt)
+                since: points[last].triggeredAt)
         }
         self.progress.language = tour.language
         self.progress.outcome = nil
@@ -86,6 +92,9 @@ public struct WalkCore: Sendable {
     }
 
     public var isFinished: Bool { progress.outcome != nil }
+
+    /// How the saved walk was fitted to the tour's points, when they changed since it was saved.
+    public private(set) var pointChanges: WalkProgress.PointChanges?
 
     /// Feeds one input; returns what the runtime must do, in order.
     public mutating func handle(_ input: WalkInput, at time: Date) -> [WalkEffect] {
@@ -97,7 +106,7 @@ public struct WalkCore: Sendable {
         if progress.startedAt == nil {
             begin(at: time, into: &effects)
         } else if input == .start {
-            resumeAfterRestart(into: &effects)
+            resumeAfterRestart(at: time, into: &effects)
         }
         switch input {
         case .start:
@@ -131,8 +140,13 @@ public struct WalkCore: Sendable {
     /// After a restart the audio that was playing is gone: play it again, from the top. If the
     /// walk was paused, there is nothing left to resume either: the point goes back to the head
     /// of the queue and plays from the top on `resume`.
-    private mutating func resumeAfterRestart(into effects: inout [WalkEffect]) {
-        guard let playing = progress.playing, let index = indexByID[playing.pointID] else { return }
+    private mutating func resumeAfterRestart(at time: Date, into effects: inout [WalkEffect]) {
+        guard let playing = progress.playing, let index = indexByID[playing.pointID] else {
+            // Only a walk fitted to changed points can stop with nothing playing and a queue,
+            // or with its last point heard: go on as if the narration had just ended.
+            playNext(at: time, into: &effects)
+            return
+        }
         if progress.isPaused {
             progress.playing = nil
             progress.queue.insert(playing.pointID, at: 0)

@@ -215,3 +215,67 @@ public struct WalkProgress: Sendable, Hashable, Codable {
         }
     }
 }
+
+extension WalkProgress {
+    /// How a saved walk was fitted to a tour whose points changed since it was saved (an update,
+    /// a curator's edit): what the walker is told when the walk resumes.
+    public struct PointChanges: Sendable, Hashable {
+        /// Points the tour has now and the walk had not (ids, in the tour's order).
+        public var added: [String] = []
+        /// Points the walk had and the tour no longer has (ids, in the walk's order).
+        public var removed: [String] = []
+        /// Points not heard that now lie behind the walker's place (new ones, or moved there):
+        /// marked passed over, as `--missed skip` would (ids, in the tour's order).
+        public var passedOver: [String] = []
+        /// Points heard (or passed over) that now lie ahead of the walker's place: they can
+        /// trigger again (ids, in the tour's order).
+        public var ahead: [String] = []
+
+        public var isEmpty: Bool { added.isEmpty && removed.isEmpty && passedOver.isEmpty && ahead.isEmpty }
+    }
+
+    /// This progress fitted to a tour with these points, in order, keeping every point by its id.
+    ///
+    /// Triggering moves forward only (`problem`), so the walker's place must be one index of the
+    /// new list: before it every point heard or passed over, after it none. The place chosen
+    /// changes the fewest points: those not heard behind it are passed over, those heard ahead of
+    /// it can trigger again. On a tie the later place wins: the walker stands past the points heard,
+    /// and a point re-armed behind them would hold up the walk. A point's record (status, time, type) travels with its id; the
+    /// queue, the playing point and the last heard keep what is left of them.
+    public func fitted(to pointIDs: [String]) -> (progress: WalkProgress, changes: PointChanges) {
+        var byID: [String: PointRecord] = [:]
+        for record in points { byID[record.id] = record }
+        let newIDs = Set(pointIDs)
+        var changes = PointChanges()
+        changes.added = pointIDs.filter { byID[$0] == nil }
+        changes.removed = points.map(\.id).filter { !newIDs.contains($0) }
+        var records = pointIDs.map { byID[$0] ?? PointRecord(id: $0) }
+
+        // cost(place) = points not heard before it + points heard from it on.
+        let reached = records.map { $0.status != .pending }
+        var cost = reached.count { $0 }  // place 0: every point reached is ahead
+        var best = (place: 0, cost: cost)
+        for (i, wasReached) in reached.enumerated() {
+            cost += wasReached ? -1 : 1
+            if cost <= best.cost { best = (i + 1, cost) }
+        }
+        var fitted = self
+        for i in records.indices where i < best.place && !reached[i] {
+            records[i].status = .missed
+            changes.passedOver.append(records[i].id)
+        }
+        for i in records.indices where i >= best.place && reached[i] {
+            records[i] = PointRecord(id: records[i].id)
+            changes.ahead.append(records[i].id)
+        }
+        fitted.points = records
+        fitted.nextIndex = best.place
+        let status = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0.status) })
+        fitted.queue = queue.filter { status[$0] == .queued }
+        if let playing, status[playing.pointID] != (playing.isReplay ? .played : .playing) {
+            fitted.playing = nil
+        }
+        if let lastHeard, status[lastHeard] != .played { fitted.lastHeard = nil }
+        return (fitted, changes)
+    }
+}

@@ -103,6 +103,7 @@ struct WalkTourCommand: AsyncParsableCommand {
             } else {
                 do {
                     core = try WalkCore(tour: playable, policy: policy, resuming: saved)
+                    if let changes = core.pointChanges { say(Self.changesLine(changes, tour: playable)) }
                     if saved.pointsVisited > 0 {
                         say(Self.resumeLine(core.progress, tour: playable, staysPaused: interactive))
                     }
@@ -200,6 +201,27 @@ struct WalkTourCommand: AsyncParsableCommand {
         // A walk happens in real time whatever the output: a WAV file or ALSA's null/file device
         // would otherwise "hear" a narration in milliseconds and play the queue behind it at once.
         return QueueNarration(queue: AudioQueue(sink: PacedSink(wrapping: sink)), loudness: loudness)
+    }
+
+    /// What became of a saved walk whose tour's points changed since (an update, an edit).
+    static func changesLine(_ changes: WalkProgress.PointChanges, tour: PlayableTour) -> String {
+        func count(_ n: Int, _ what: String) -> String? { n == 0 ? nil : "\(n) point\(n == 1 ? "" : "s") \(what)" }
+        func names(_ ids: [String]) -> String {
+            ids.compactMap { id in tour.points.first { $0.id == id }.map { "\($0.order). \($0.title)" } }
+                .joined(separator: ", ")
+        }
+        let counts = [count(changes.added.count, "added"), count(changes.removed.count, "removed")].compactMap(\.self)
+        var line =
+            "The tour's points changed since this walk was saved"
+            + (counts.isEmpty ? " (reordered)" : " (\(counts.joined(separator: ", ")))")
+            + "; the walk goes on from where it was."
+        if !changes.passedOver.isEmpty {
+            line += " Behind you now, passed over: \(names(changes.passedOver))."
+        }
+        if !changes.ahead.isEmpty {
+            line += " Ahead of you now, to be heard again: \(names(changes.ahead))."
+        }
+        return line
     }
 
     static func resumeLine(_ progress: WalkProgress, tour: PlayableTour, staysPaused: Bool) -> String {

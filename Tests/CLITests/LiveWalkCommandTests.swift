@@ -214,6 +214,40 @@ struct LiveWalkCommandTests {
         #expect(await second.wait(timeout: 10) == 128 + SIGTERM, "output: \(second.output)")
     }
 
+    /// An update or an edit between two sittings of a walk: the points heard stay heard by id.
+    @Test func aWalkResumesAfterItsTourLostAPointAndSaysSo() async throws {
+        let home = try TemporaryDirectory()
+        let tour = try Self.shortDemo(in: home)
+        let gpsd = try GPSDHarness()
+        let first = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
+        #expect(await first.waitForOutput("gps: waiting for a fix", timeout: 10))
+        let stoppedAt = await feed(gpsd, 0..<Self.epochs.count) { first.output.contains("triggered: 2. ") }
+        #expect(await first.waitForOutput("heard: 2/5", timeout: 15))
+        first.signal(SIGTERM)
+        #expect(await first.wait(timeout: 10) == 128 + SIGTERM, "output: \(first.output)")
+
+        // The curator drops point 4; point 5 becomes the fourth.
+        let file = tour.appendingPathComponent("tour.json")
+        var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        var points = try #require(json["points"] as? [[String: Any]])
+        points.remove(at: 3)
+        points[3]["order"] = 4
+        json["points"] = points
+        try JSONSerialization.data(withJSONObject: json).write(to: file)
+
+        let second = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
+        #expect(await second.waitForOutput("Resuming", timeout: 10), "output: \(second.output)")
+        #expect(
+            second.output.contains(
+                "The tour's points changed since this walk was saved (1 point removed); the walk goes on from where it was."
+            ), "output: \(second.output)")
+        #expect(second.output.contains("2 of 4 heard; next is 3. "), "output: \(second.output)")
+        _ = await feed(gpsd, stoppedAt..<Self.epochs.count) { !second.isRunning }
+        #expect(await second.wait(timeout: 30) == 0, "output: \(second.output)")
+        #expect(triggered(journal(home)) == [0, 1, 2, 4].map { Self.pointIDs[$0] })
+        #expect(events(home, named: "tour_started") == 1)  // the same walk session
+    }
+
     @Test func aWalkQuitMidNarrationPlaysThatPointAgainFromItsStartOnResume() async throws {
         let home = try TemporaryDirectory()
         let tour = try Self.shortDemo(in: home)

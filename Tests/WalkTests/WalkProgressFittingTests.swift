@@ -1,0 +1,170 @@
+import Foundation
+import Positioning
+import PropertyBased
+import Testing
+import TourModel
+
+@testable import Walk
+@testable import WalkRuntime
+
+/// A saved walk resumed after its tour's points changed (an update, a curator's edit): the walk
+/// keeps what was heard by point id and goes on from the walker's place (docs/walk.md, rule 9).
+@Suite("Walk core: resuming a walk whose tour's points changed")
+struct WalkProgressFittingTests {
+    /// `northTour(points:)` with `edit` applied to its points, renumbered in their new order.
+    func edited(_ count: Int, _ edit: (inout [PlayablePoint]) -> Void) -> PlayableTour {
+        var tour = northTour(points: count)
+        edit(&tour.points)
+        for i in tour.points.indices { tour.points[i].order = i + 1 }
+        return tour
+    }
+
+    func newPoint(_ id: String, latitude: Double) -> PlayablePoint {
+        PlayablePoint(
+            id: id, order: 0, coordinate: Coordinate(latitude: latitude, longitude: 9.0), triggerRadiusMeters: 30,
+            title: "New \(id)", audio: URL(fileURLWithPath: "/narration/\(id).mp3"))
+    }
+
+    /// p1 and p2 heard, the walker stopped between p2 and p3 (quit while idle).
+    func twoHeard(_ count: Int = 4) throws -> WalkProgress {
+        var core = WalkCore(tour: northTour(points: count))
+        _ = core.feed(fix(0, 45.0))
+        _ = core.feed(fix(1, 45.0))
+        _ = core.handle(.audioFinished(pointID: "p1"), at: at(20))
+        _ = core.feed(fix(60, 45.002))
+        _ = core.feed(fix(61, 45.002))
+        _ = core.handle(.audioFinished(pointID: "p2"), at: at(80))
+        return try #require(core.handle(.command(.quit), at: at(90)).saved.last)
+    }
+
+    @Test("a point added behind the walker is passed over, one removed is forgotten, and the walk goes on")
+    func addedBehindAndRemoved() throws {
+        let saved = try twoHeard()
+        // pX between p1 and p2 (behind the walker); p4 removed.
+        let tour = edited(4) { points in
+            points.remove(at: 3)
+            points.insert(newPoint("pX", latitude: 45.001), at: 1)
+        }
+        var resumed = try WalkCore(tour: tour, resuming: saved)
+        let changes = try #require(resumed.pointChanges)
+        #expect(changes.added == ["pX"])
+        #expect(changes.removed == ["p4"])
+        #expect(changes.passedOver == ["pX"])
+        #expect(changes.ahead.isEmpty)
+        #expect(resumed.progress.points.map(\.id) == ["p1", "pX", "p2", "p3"])
+        #expect(resumed.progress.points.map(\.status) == [.played, .missed, .played, .pending])
+        #expect(resumed.progress.nextIndex == 3)
+        #expect(resumed.progress.problem == nil)
+        #expect(resumed.progress.startedAt == saved.startedAt)  // the same walk session
+        #expect(resumed.handle(.start, at: at(500)).played.isEmpty)
+        _ = resumed.feed(fix(600, 45.004))
+        #expect(resumed.feed(fix(601, 45.004)).triggered.map(\.pointID) == ["p3"])
+        #expect(resumed.handle(.audioFinished(pointID: "p3"), at: at(620)).isCompleted)
+    }
+
+    @Test("a point added ahead of the walker triggers where it lies")
+    func addedAhead() throws {
+        let saved = try twoHeard(3)
+        let tour = edited(3) { $0.insert(newPoint("pY", latitude: 45.003), at: 2) }
+        var resumed = try WalkCore(tour: tour, resuming: saved)
+        #expect(resumed.pointChanges?.passedOver == [])
+        #expect(resumed.progress.nextIndex == 2)
+        _ = resumed.handle(.start, at: at(500))
+        _ = resumed.feed(fix(600, 45.003))
+        #expect(resumed.feed(fix(601, 45.003)).triggered.map(\.pointID) == ["pY"])
+    }
+
+    @Test("a heard point moved to the end is ahead again rather than every point before it passed over")
+    func heardPointMovedToTheEnd() throws {
+        let saved = try twoHeard(4)
+        // p1 moved last: passing over p3 and p4 would cost two points, hearing p1 again one.
+        let tour = edited(4) { points in points.append(points.removeFirst()) }
+        let resumed = try WalkCore(tour: tour, resuming: saved)
+        let changes = try #require(resumed.pointChanges)
+        #expect(changes.added.isEmpty && changes.removed.isEmpty)
+        #expect(changes.ahead == ["p1"])
+        #expect(changes.passedOver.isEmpty)
+        #expect(resumed.progress.points.map(\.status) == [.played, .pending, .pending, .pending])
+        #expect(resumed.progress.nextIndex == 1)
+        #expect(resumed.progress.lastHeard == "p2")
+    }
+
+    @Test("the point that was playing is gone: the queue behind it plays on resume")
+    func playingPointRemoved() throws {
+        var core = WalkCore(tour: northTour())
+        _ = core.feed(fix(0, 45.0))
+        _ = core.feed(fix(1, 45.0))  // p1 plays
+        _ = core.feed(fix(60, 45.002))
+        _ = core.feed(fix(61, 45.002))  // p2 queued behind it
+        let saved = try #require(core.handle(.command(.quit), at: at(62)).saved.last)
+        let tour = edited(3) { $0.removeFirst() }
+        var resumed = try WalkCore(tour: tour, resuming: saved)
+        #expect(resumed.pointChanges?.removed == ["p1"])
+        #expect(resumed.progress.problem == nil)
+        #expect(resumed.handle(.start, at: at(500)).played == ["p2"])
+    }
+
+    @Test("the points not heard yet all removed: the walk completes when it resumes")
+    func restRemoved() throws {
+        let saved = try twoHeard(4)
+        let tour = edited(4) { $0.removeLast(2) }
+        var resumed = try WalkCore(tour: tour, resuming: saved)
+        let start = resumed.handle(.start, at: at(500))
+        #expect(start.isCompleted)
+        #expect(start.events.first?.name == .tourCompleted)
+        #expect(start.events.first?.properties["pointsVisited"] == .int(2))
+    }
+
+    @Test("the same points in the same order: nothing to report")
+    func unchanged() throws {
+        let resumed = try WalkCore(tour: northTour(points: 4), resuming: try twoHeard())
+        #expect(resumed.pointChanges == nil)
+    }
+
+    @Test(
+        "crash anywhere, a point removed from the tour meanwhile: the rest is heard once, in order, and the walk ends")
+    func removalAnywhere() async {
+        await propertyCheck(
+            count: 150, input: Gen.int(in: 2...6), Gen.int(in: 0...1_000_000), Gen.double(in: 0...1),
+            Gen.int(in: 0...5)
+        ) {
+            points, seed, crashFraction, removedIndex in
+            let walk = RandomWalk(
+                .init(points: points, seed: UInt64(seed), sigma: 1, passThrough: true, outlierRate: 0.01))
+            var edited = walk.tour
+            let removed = edited.points.remove(at: removedIndex % points)
+            var driver = WalkResumePropertyTests.Driver(core: WalkCore(tour: walk.tour), narrations: walk.narrations)
+            let crashAt = Int(Double(walk.fixes.count - 1) * crashFraction)
+            var beforeCrash: [String]?
+            var leftAfterResume: [String] = []
+            for (n, fix) in walk.fixes.enumerated() {
+                if n == 0 { driver.feed(.start, at: fix.time) }
+                driver.finishAudio(upTo: fix.time)
+                driver.feed(.fix(fix), at: fix.time)
+                if n == crashAt && !driver.completed {
+                    guard let saved = driver.saved else {
+                        Issue.record("no progress saved before fix \(n)")
+                        return
+                    }
+                    beforeCrash = driver.triggered
+                    do {
+                        driver.core = try WalkCore(tour: edited, resuming: saved)
+                    } catch {
+                        Issue.record("resume refused: \(error)")
+                        return
+                    }
+                    #expect(driver.core.progress.problem == nil)
+                    #expect(driver.core.pointChanges?.removed == [removed.id])
+                    leftAfterResume = driver.core.progress.points.filter { $0.status == .pending }.map(\.id)
+                    driver.audioEnd = nil
+                    driver.feed(.start, at: fix.time)
+                }
+            }
+            driver.finishAudio(upTo: .distantFuture)
+            if let beforeCrash {
+                #expect(driver.triggered == beforeCrash + leftAfterResume, "no point twice; the rest in order")
+            }
+            #expect(driver.completed)
+        }
+    }
+}
