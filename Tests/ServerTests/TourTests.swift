@@ -135,6 +135,38 @@ struct TourTests {
         await server.stop()
     }
 
+    /// The first request past the reload interval re-reads the folders; requests that came while it
+    /// did got the tours from before the edit, so a client asking a tour's details, points and
+    /// manifest at once got a mix. They wait for the re-reading now.
+    @Test func requestsThatComeWhileTheFoldersAreReReadGetTheToursAfterTheEdit() async throws {
+        let dir = try TemporaryDirectory()
+        // Enough tours that re-reading them all takes a while (a version recorded for each).
+        let fixtures = (0..<150).map { TourFixture(slug: "tour-\($0)", points: 1, audioBytes: 0) }
+        let roots = try fixtures.map { try $0.write(in: dir.url) }
+        try await InProcessServer.test(.init(tours: [dir.url], reloadInterval: 0.2)) { http in
+            let id = fixtures[0].id
+            #expect(try await http.get("/tours/\(id)/points?language=en").status == 200)
+            for root in roots {
+                let file = root.appendingPathComponent("tour.json")
+                try String(contentsOf: file, encoding: .utf8).replacingOccurrences(of: "Point 1 (en)", with: "Edited")
+                    .write(to: file, atomically: true, encoding: .utf8)
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            let titles = try await withThrowingTaskGroup(of: String?.self) { group in
+                for i in 0..<6 {
+                    group.addTask {
+                        // The first re-reads; the others come while it does.
+                        if i > 0 { try await Task.sleep(for: .milliseconds(2 * i)) }
+                        let points: [TourPoint] = try await http.get("/tours/\(id)/points?language=en").decode()
+                        return points.first?.title
+                    }
+                }
+                return try await group.reduce(into: [String?]()) { $0.append($1) }
+            }
+            #expect(titles == Array(repeating: "Edited", count: 6))
+        }
+    }
+
     /// An edit shows up without a restart, with a new version; a broken edit keeps the last good version
     /// served and is logged; fixing it serves the fix; new folders appear, removed ones go.
     @Test func editsAreServedWithoutARestartAndABrokenEditKeepsTheLastGoodVersion() async throws {

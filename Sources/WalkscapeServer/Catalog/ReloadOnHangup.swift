@@ -8,7 +8,7 @@ struct ReloadOnHangup: Service {
 
     func run() async throws {
         for await _ in signals.cancelOnGracefulShutdown() {
-            catalog.reload()
+            await catalog.reload()
         }
     }
 }

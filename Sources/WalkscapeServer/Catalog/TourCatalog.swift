@@ -28,6 +28,8 @@ public final class TourCatalog: Sendable {
         var lastCheck: Date = .distantPast
         var sweeping = false
         var snapshot = Snapshot()
+        /// Requests that came while a check ran: they get its result, not the snapshot before it.
+        var waiting: [CheckedContinuation<Snapshot, Never>] = []
     }
 
     let sources: [Source]
@@ -56,20 +58,49 @@ public final class TourCatalog: Sendable {
         try sweep(initial: true)
     }
 
-    /// The tours as of now (checking the folders first when the last check is older than the interval).
-    func current() -> Snapshot {
-        let due = state.withLockedValue { s -> Bool in
-            guard !s.sweeping, Date().timeIntervalSince(s.lastCheck) >= reloadInterval else { return false }
+    /// The tours as of now (checking the folders first when the last check is older than the
+    /// interval). A request that comes while a check runs waits for it: a client asking a tour's
+    /// details, points and manifest at once got some from the tours before a curator's edit and
+    /// some from after it.
+    func current() async -> Snapshot {
+        enum Step { case ready(Snapshot), check, wait }
+        let step = state.withLockedValue { s -> Step in
+            if s.sweeping { return .wait }
+            guard Date().timeIntervalSince(s.lastCheck) >= reloadInterval else { return .ready(s.snapshot) }
             s.sweeping = true
-            return true
+            return .check
         }
-        if due { try? sweep(initial: false) }
-        return state.withLockedValue { $0.snapshot }
+        switch step {
+        case .ready(let snapshot):
+            return snapshot
+        case .check:
+            try? sweep(initial: false)
+            return state.withLockedValue { $0.snapshot }
+        case .wait:
+            return await withCheckedContinuation { continuation in
+                let now = state.withLockedValue { s -> Snapshot? in
+                    guard s.sweeping else { return s.snapshot }
+                    s.waiting.append(continuation)
+                    return nil
+                }
+                if let now { continuation.resume(returning: now) }
+            }
+        }
     }
 
-    /// Checks every folder now (SIGHUP).
-    public func reload() {
-        state.withLockedValue { $0.sweeping = true }
+    /// Checks every folder now (SIGHUP); after the one under way, if there is one.
+    public func reload() async {
+        let checking = state.withLockedValue { s -> Bool in
+            if s.sweeping { return true }
+            s.sweeping = true
+            return false
+        }
+        if checking {
+            // Wait for that check to end (its waiters are answered), then make one of our own.
+            _ = await current()
+            await reload()
+            return
+        }
         try? sweep(initial: false)
         logger.info("tour folders checked", metadata: ["tours": "\(count)"])
     }
@@ -108,9 +139,13 @@ public final class TourCatalog: Sendable {
 
     private func sweep(initial: Bool) throws(ServerError) {
         defer {
-            state.withLockedValue {
-                $0.sweeping = false; $0.lastCheck = Date()
+            let (waiting, snapshot) = state.withLockedValue { s in
+                s.sweeping = false
+                s.lastCheck = Date()
+                defer { s.waiting = [] }
+                return (s.waiting, s.snapshot)
             }
+            for continuation in waiting { continuation.resume(returning: snapshot) }
         }
         let (previous, problems) = state.withLockedValue { ($0.loaded, $0.lastProblem) }
         var loaded: [String: ServedTour] = [:]

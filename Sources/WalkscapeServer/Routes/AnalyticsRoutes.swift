@@ -18,7 +18,7 @@ struct AnalyticsRoutes: Sendable {
         let user = await services.authenticator.optionalUser(request)
         let body = try await services.body(of: request)
         var events = try Self.validate(body, dialect: services.dialect)
-        let snapshot = services.catalog.current()
+        let snapshot = await services.catalog.current()
         let points = Set(snapshot.tours.flatMap { $0.folder.points.map(\.id) })
         var users: [String: Bool] = [:]
         for i in events.indices {

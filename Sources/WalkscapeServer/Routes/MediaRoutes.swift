@@ -10,11 +10,11 @@ struct MediaRoutes: Sendable {
     let services: ServerServices
 
     func register(on router: Router<ServerContext>) {
-        router.get("/media/**") { request, context in try serve(request, context, head: false) }
-        router.head("/media/**") { request, context in try serve(request, context, head: true) }
+        router.get("/media/**") { request, context in try await serve(request, context, head: false) }
+        router.head("/media/**") { request, context in try await serve(request, context, head: true) }
     }
 
-    func serve(_ request: Request, _ context: ServerContext, head: Bool) throws -> Response {
+    func serve(_ request: Request, _ context: ServerContext, head: Bool) async throws -> Response {
         let now = Date()
         var query: [String: String] = [:]
         for (key, value) in request.uri.queryParameters where query[String(key)] == nil {
@@ -33,7 +33,7 @@ struct MediaRoutes: Sendable {
                 segments.allSatisfy({
                     !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("/") && !$0.contains("\0")
                 }),
-                let tour = services.catalog.current().byID[segments[0]],
+                let tour = await services.catalog.current().byID[segments[0]],
                 let entry = tour.media[segments.dropFirst().joined(separator: "/")]
             else {
                 throw S3Error.noSuchKey(key)

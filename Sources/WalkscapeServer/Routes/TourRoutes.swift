@@ -35,7 +35,7 @@ struct TourRoutes: Sendable {
         let user = await services.authenticator.optionalUser(request)
         let granted = try user.map { Set(try services.vouchers.grants(userID: $0.id).map(\.tourID)) } ?? []
         let presenter = services.presenter(for: request)
-        let tours = services.catalog.current().tours.map { tour in
+        let tours = await services.catalog.current().tours.map { tour in
             presenter.summary(tour, hasAccess: user == nil ? nil : granted.contains(tour.id))
         }
         return services.json(tours)
@@ -51,7 +51,7 @@ struct TourRoutes: Sendable {
     /// The tour, the requested language (required: 404 without it, as live) and the caller's access.
     func resolve(_ request: Request, _ context: ServerContext) async throws -> (ServedTour, String, Access) {
         let id = context.parameters.get("id") ?? ""
-        guard let tour = services.catalog.current().byID[id] else {
+        guard let tour = await services.catalog.current().byID[id] else {
             throw APIError(.notFound, "Tour with ID \(id) not found")
         }
         let language = request.uri.queryParameters.get("language") ?? ""

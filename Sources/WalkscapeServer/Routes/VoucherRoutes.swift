@@ -12,7 +12,7 @@ struct VoucherRoutes: Sendable {
         router.post("/vouchers/validate") { request, _ in try await validate(request) }
         router.get("/vouchers/my-tours") { request, _ in
             let user = try await services.authenticator.requireUser(request)
-            let tours = services.catalog.current().byID
+            let tours = await services.catalog.current().byID
             let entries = try services.vouchers.grants(userID: user.id).map { grant in
                 let folder = tours[grant.tourID]?.folder
                 return GrantedTours.Entry(
@@ -31,7 +31,7 @@ struct VoucherRoutes: Sendable {
         v.forbidUnknownKeys(body, allowed: ["code"])
         let code = v.requiredString(body, "code")
         guard v.messages.isEmpty, let code else { throw APIError.validation(v.messages) }
-        let snapshot = services.catalog.current()
+        let snapshot = await services.catalog.current()
         let served = Set(snapshot.byID.keys)
         switch try services.vouchers.redeem(code: code, userID: user.id, tourExists: { served.contains($0) }) {
         case .failure(.unknownCode):
