@@ -10,9 +10,11 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case busy
         /// The disk is full, or a file size limit was reached.
         case noSpace
-        /// The service sent what it did not declare (a size that does not match), or changed the
-        /// tour while it was being downloaded.
+        /// The service sent what it did not declare (a size that does not match).
         case badData
+        /// The tour changed on the service while it was being downloaded (a file's size or place
+        /// is not the one planned): planning again from the new version is the way on.
+        case tourChanged
         /// The catalog or a blob is damaged (`verify` says which).
         case damaged
         /// Stopped on request (Ctrl-C): what was downloaded is kept for the next run.

@@ -70,6 +70,26 @@ struct DownloadTests {
         #expect(again.stdout.contains("up to date"))
     }
 
+    /// A curator replaces a narration after the service last read its folders: the manifest still
+    /// declares the old size when the new file is served. The download plans again from the new
+    /// version; it ended in "the service declares N bytes but sends M" (exit 65).
+    @Test func aNarrationReplacedOnTheServiceDuringTheDownloadIsFetchedInItsNewVersion() async throws {
+        let fixture = TourFixture(slug: "republished", points: 2, audioBytes: 4000)
+        let harness = try await StoreHarness(options: .init(reloadInterval: 3600)) { tours in
+            try fixture.write(in: tours)
+        }
+        try TourFixture.writeNoise(
+            harness.tours.appendingPathComponent("republished/\(fixture.audioPath(order: 1, language: "en"))"),
+            bytes: 5000, seed: 7)
+        let result = try harness.run(["download", "republished"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.contains("changed on the service during the download; starting again from its new version"),
+            "\(result.stderr)")
+        #expect(harness.blobs().values.sorted() == [4000, 5000])
+        try harness.expectVerifyClean()
+    }
+
     @Test func twoLanguagesSharingAnImageStoreAndFetchItOnceAndIdenticalNarrationIsStoredOnce() async throws {
         let fixture = TourFixture(
             slug: "shared-image", languages: ["en", "it"], points: 3, audioBytes: 3000, images: true)

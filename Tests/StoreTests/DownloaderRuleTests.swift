@@ -392,6 +392,33 @@ import TourModel
     /// A host that answers every request, even the first (no `Range`), with a 206 for bytes it was
     /// not asked for is given up on after six tries, in words that say so (it was "keeps breaking
     /// off", exit 75, after the connection was called closed).
+    /// A file that is not its declared size twice over is checked against the manifest once more:
+    /// changed there too, the tour changed on the service during the download (planned again by
+    /// the command), not the service's fault.
+    @Test func aFileTheManifestNowDeclaresAtItsNewSizeIsATourChangedNotBadData() async throws {
+        let (store, folder) = try store()
+        _ = folder
+        let url = "https://media.example.org/1.mp3"
+        let longer = Self.bytes + Self.bytes[..<2_000]
+        let republished: @Sendable (URL, HTTPHeaderFields) -> HTTPResponse = { url, _ in
+            HTTPResponse(
+                status: 200, headers: ["Content-Length": "\(longer.count)"], body: Self.body(longer[...]), url: url)
+        }
+        let source = ScriptedSource(
+            detail: Self.detail, points: Self.points,
+            manifests: [Self.manifest(url), Self.manifest(url, size: Int64(longer.count), version: "2")],
+            script: [republished, republished])
+        do {
+            try await Self.install(source, into: store)
+            Issue.record("installed")
+        } catch {
+            #expect(error.kind == .tourChanged)
+            #expect(error.message.hasSuffix(" changed on the service during the download"), "\(error.message)")
+        }
+        #expect(source.requests.count == 2)
+        #expect(try store.installedTours().isEmpty)
+    }
+
     @Test func aHostThatAnswersWithBytesNotAskedForIsGivenUpOnInItsOwnWords() async throws {
         let (store, folder) = try store()
         _ = folder

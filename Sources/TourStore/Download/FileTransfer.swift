@@ -82,14 +82,14 @@ struct FileTransfer: Sendable {
             let (file, fetchedAt) = try await book.renewed(reference, since: obtainedAt)
             guard let file else {
                 throw StoreError(
-                    .badData,
-                    "\(label) is no longer in the tour on the service (it changed during the download): run the command again"
+                    .tourChanged,
+                    "\(label) is no longer in the tour on the service: it changed during the download"
                 )
             }
             guard FileIdentity(url: file.url, size: file.sizeBytes ?? -1) == identity else {
                 throw StoreError(
-                    .badData,
-                    "\(label) changed on the service during the download: run the command again (what was downloaded is kept)"
+                    .tourChanged,
+                    "\(label) changed on the service during the download"
                 )
             }
             url = file.url
@@ -257,6 +257,11 @@ struct FileTransfer: Sendable {
                         // Nothing of it is worth keeping.
                         store.blobs.removePart(identity)
                         try? store.forgetPartial(identity)
+                        // A curator's edit on the service since the plan, or the service's fault?
+                        let (file, _) = try await book.renewed(transfer.references[0], since: obtainedAt)
+                        if file.map({ FileIdentity(url: $0.url, size: $0.sizeBytes ?? -1) }) != identity {
+                            throw StoreError(.tourChanged, "\(label) changed on the service during the download")
+                        }
                         let said = actual.map { "\($0) bytes" } ?? "more bytes"
                         throw StoreError(
                             .badData,

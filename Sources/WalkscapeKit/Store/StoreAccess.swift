@@ -62,7 +62,7 @@ extension AppError {
         case .notFound: self = .notFound(message)
         case .busy: self = AppError(kind: .temporary, message: message)
         case .noSpace, .io, .damaged: self = .failure(message)
-        case .badData: self = .data(message)
+        case .badData, .tourChanged: self = .data(message)
         case .cancelled: self = .failure(message)
         case .service(let kind): self = AppError(APIError(kind, error.message, remedy: error.remedy))
         }

@@ -19,8 +19,32 @@ package struct TourInstallation {
     package let reporter: DownloadReporter
 
     /// Installs (or brings up to date) `languages` of the tour; nil when it already was.
+    ///
+    /// A tour that changes on the service while it downloads (a curator's edit: a file of another
+    /// size, or gone) is planned again once from its new version; what was fetched and is still
+    /// in it is kept.
     @discardableResult
     package func run(
+        client: APIClient, tourID: String, slug: String, isProtected: Bool,
+        languages: [String]
+    ) async throws -> InstallReport? {
+        do {
+            return try await attempt(
+                client: client, tourID: tourID, slug: slug, isProtected: isProtected, languages: languages)
+        } catch let error as StoreError where error.kind == .tourChanged {
+            reporter.warn("\(error.message); starting again from its new version")
+            do {
+                return try await attempt(
+                    client: client, tourID: tourID, slug: slug, isProtected: isProtected, languages: languages)
+            } catch let again as StoreError {
+                throw AppError.data(
+                    "\(again.message) again; run the command later, once the tour stays the same (what was downloaded is kept)"
+                )
+            }
+        }
+    }
+
+    private func attempt(
         client: APIClient, tourID: String, slug: String, isProtected: Bool,
         languages: [String]
     ) async throws -> InstallReport? {
@@ -49,6 +73,7 @@ package struct TourInstallation {
         let report: InstallReport
         do { report = try await downloader.install(plan) } catch {
             await recordingStart.value
+            if error.kind == .tourChanged { throw error }
             throw AppError(error)
         }
         await recordingStart.value

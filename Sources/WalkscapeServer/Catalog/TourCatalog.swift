@@ -90,6 +90,12 @@ public final class TourCatalog: Sendable {
 
     /// Checks every folder now (SIGHUP); after the one under way, if there is one.
     public func reload() async {
+        await checkNow()
+        logger.info("tour folders checked", metadata: ["tours": "\(count)"])
+    }
+
+    /// Checks every folder now; after the one under way, if there is one.
+    func checkNow() async {
         let checking = state.withLockedValue { s -> Bool in
             if s.sweeping { return true }
             s.sweeping = true
@@ -98,11 +104,10 @@ public final class TourCatalog: Sendable {
         if checking {
             // Wait for that check to end (its waiters are answered), then make one of our own.
             _ = await current()
-            await reload()
+            await checkNow()
             return
         }
         try? sweep(initial: false)
-        logger.info("tour folders checked", metadata: ["tours": "\(count)"])
     }
 
     public var count: Int { state.withLockedValue { $0.snapshot.tours.count } }

@@ -38,6 +38,9 @@ struct MediaRoutes: Sendable {
             else {
                 throw S3Error.noSuchKey(key)
             }
+            // Edited since the tours were last read (within the reload interval): read them now,
+            // so the manifest a client asks next, finding the file not as declared, names it as it is.
+            if FileStamp.of(entry.file.path) != entry.stamp { await services.catalog.checkNow() }
             let root = realPath(tour.folder.root.path) ?? tour.folder.root.path
             return try MediaFileResponse(
                 entry: entry, rootRealPath: root, throttle: services.configuration.faults.throttleBytesPerSecond,
