@@ -33,3 +33,54 @@ package enum CatalogTour {
         !tour.isProtected ? "free" : tour.hasAccess == true ? "unlocked" : "locked"
     }
 }
+
+/// What `update` does with an installed tour, given the service's catalog now: a tour the service
+/// renamed, dropped a language of, took down or published again under a new id is still updated
+/// as far as it can be, and the walker is told what happened and the way out.
+package struct UpdateTarget: Sendable, Equatable {
+    /// The languages to update (those the service still has), under the service's slug now.
+    package var languages: [String]
+    package var slug: String
+    package var isProtected: Bool
+    /// Said before the update (the tour goes on updating).
+    package var notes: [String]
+    /// Why it cannot be updated at all (nil: it can).
+    package var failure: String?
+
+    package init(
+        installedID id: String, slug installedSlug: String, languages installed: [String], isProtected: Bool,
+        catalog: [TourSummary]
+    ) {
+        notes = []
+        failure = nil
+        guard let summary = catalog.first(where: { $0.id == id }), summary.isPublished else {
+            languages = []
+            slug = installedSlug
+            self.isProtected = isProtected
+            if let successor = catalog.first(where: { $0.slug == installedSlug && $0.id != id && $0.isPublished }) {
+                failure =
+                    "the service now publishes \(installedSlug) as another tour (id \(successor.id)); the installed one stays and still walks. To change to it: walkscape remove \(id), then walkscape download \(successor.id)"
+            } else {
+                failure =
+                    "no longer published on the service; the installed version stays and still walks (walkscape remove \(installedSlug) deletes it)"
+            }
+            return
+        }
+        slug = summary.slug
+        self.isProtected = summary.isProtected
+        languages = installed.filter { summary.languages.contains($0) }
+        if summary.slug != installedSlug {
+            notes.append(
+                "\(installedSlug) is now called \(summary.slug) on the service; it is installed under that name")
+        }
+        for language in installed where !summary.languages.contains(language) && !languages.isEmpty {
+            notes.append(
+                "\(summary.slug): '\(language)' is no longer on the service; the installed '\(language)' stays as it was (walkscape remove \(summary.slug) -l \(language) deletes it)"
+            )
+        }
+        if languages.isEmpty {
+            failure =
+                "no longer on the service in \(installed.map { "'\($0)'" }.joined(separator: ", ")) (it has \(summary.languages.joined(separator: ", "))); walkscape download \(summary.slug) -l LANGUAGE installs another"
+        }
+    }
+}

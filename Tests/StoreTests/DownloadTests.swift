@@ -138,6 +138,14 @@ struct DownloadTests {
         try harness.succeed(["redeem", "OPEN-SESAME"])
         try harness.succeed(["download", "locked-walk"])
         try harness.expectVerifyClean()
+        // Logged out, the update of what the login unlocked says to log in, not to find a voucher.
+        try harness.succeed(["logout"])
+        let loggedOut = try harness.run(["update", "locked-walk"])
+        #expect(loggedOut.status == 77)
+        #expect(
+            loggedOut.stderr.contains(
+                "locked-walk is protected: log in (walkscape login) with the account that unlocked it, or unlock it with a voucher (walkscape redeem CODE), then try again"
+            ), "\(loggedOut.stderr)")
     }
 
     /// Also several narrations FFmpeg decodes, judged side by side with the transfers: each plays

@@ -41,6 +41,64 @@ struct UpdateTests {
         #expect(harness.recordedEvents().filter { $0["name"] as? String == "tour_download_completed" }.count == 2)
     }
 
+    /// Tours the service changed in shape since they were installed. `update` failed every time on
+    /// a dropped language ("no tour … in language it", exit 66) with the English edit never landing,
+    /// kept a renamed tour under its old slug, and named neither a tour taken down nor one
+    /// published again under a new id for what it was.
+    @Test func toursTheServiceRenamedCutDownOrReplacedAreUpdatedAsFarAsTheyCanBeAndSaySo() async throws {
+        let bilingual = TourFixture(slug: "two-tongues", languages: ["en", "it"], points: 2, audioBytes: 3000)
+        let goner = TourFixture(slug: "taken-down", points: 1, audioBytes: 2000)
+        let reborn = TourFixture(slug: "reborn", points: 1, audioBytes: 2500)
+        let harness = try await StoreHarness { tours in
+            for fixture in [bilingual, goner, reborn] { try fixture.write(in: tours) }
+        }
+        try harness.succeed(["download", "two-tongues", "-l", "en", "-l", "it"])
+        try harness.succeed(["download", "taken-down"])
+        try harness.succeed(["download", "reborn"])
+
+        // Italian dropped, English edited, the slug renamed; one tour gone; one published anew.
+        var edited = bilingual
+        edited.languages = ["en"]
+        edited.slug = "two-languages"
+        edited.audioBytes = 3500
+        try edited.write(in: harness.tours, name: "two-tongues")
+        try FileManager.default.removeItem(at: harness.tours.appendingPathComponent("taken-down"))
+        var successor = reborn
+        successor.id = UUID().uuidString.lowercased()
+        try successor.write(in: harness.tours)
+
+        let update = try harness.run(["update"])
+        #expect(update.status == 66, "\(update.stderr)")
+        #expect(update.stderr.contains("2 tours could not be updated"), "\(update.stderr)")
+        #expect(
+            update.stderr.contains(
+                "two-languages: 'it' is no longer on the service; the installed 'it' stays as it was (walkscape remove two-languages -l it deletes it)"
+            ), "\(update.stderr)")
+        #expect(
+            update.stderr.contains(
+                "two-tongues is now called two-languages on the service; it is installed under that name"))
+        #expect(
+            update.stderr.contains(
+                "walkscape: taken-down: no longer published on the service; the installed version stays and still walks (walkscape remove taken-down deletes it)"
+            ), "\(update.stderr)")
+        #expect(
+            update.stderr.contains(
+                "walkscape: reborn: the service now publishes reborn as another tour (id \(successor.id)); the installed one stays and still walks. To change to it: walkscape remove \(reborn.id), then walkscape download \(successor.id)"
+            ), "\(update.stderr)")
+        // English was updated, under the new name.
+        #expect(harness.blobs().values.contains(3500))
+        let listing = try harness.succeed(["tours", "--installed"]).stdout
+        #expect(listing.contains("two-languages") && !listing.contains("two-tongues"), "\(listing)")
+        try harness.succeed(["remove", "two-languages", "-l", "it"])
+        let both = try harness.succeed(["download", successor.id])
+        #expect(
+            both.stderr.contains(
+                "another tour named reborn is installed (id \(reborn.id)), which the service no longer publishes under that name; walkscape remove \(reborn.id) deletes it"
+            ), "\(both.stderr)")
+        try harness.succeed(["remove", reborn.id])
+        try harness.expectVerifyClean()
+    }
+
     @Test func verifyNamesDamagedAndMissingFilesAndRepairFetchesExactlyThose() async throws {
         let fixture = TourFixture(slug: "fragile-walk", points: 3, audioBytes: 30_000)
         let harness = try await StoreHarness { tours in try fixture.write(in: tours) }

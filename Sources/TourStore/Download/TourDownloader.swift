@@ -125,6 +125,10 @@ public struct TourDownloader: Sendable {
                 changed.append(language)
             }
         }
+        // Renamed or locked on the service since: the languages switch again, to record it.
+        if let installed, installed.slug != slug || installed.isProtected != isProtected {
+            changed = contents.keys.sorted()
+        }
         return DownloadPlan(
             tourID: tourID, slug: slug, isProtected: isProtected, service: service, contents: contents,
             fetchedAt: fetchedAt, changedLanguages: changed, known: known, transfers: transfers,

@@ -58,7 +58,8 @@ package struct TourInstallation {
                 tourID: tourID, slug: slug, isProtected: isProtected,
                 service: StoreAccess.serviceKey(client.service), languages: languages)
         } catch {
-            throw Self.explain(error, slug: slug)
+            let loggedIn = (try? await client.session.credentials()) != nil
+            throw Self.explain(error, slug: slug, loggedIn: loggedIn)
         }
         reporter.planned(plan)
         if plan.isUpToDate {
@@ -93,9 +94,16 @@ package struct TourInstallation {
         return report
     }
 
-    /// A protected tour's 403 says how to unlock it.
-    package static func explain(_ error: StoreError, slug: String) -> AppError {
+    /// A protected tour's 403 says how to unlock it: logged out, a login may be all it takes.
+    package static func explain(_ error: StoreError, slug: String, loggedIn: Bool) -> AppError {
         if case .service(.forbidden) = error.kind {
+            if !loggedIn {
+                return AppError(
+                    kind: .noPermission,
+                    message:
+                        "\(slug) is protected: log in (walkscape login) with the account that unlocked it, or unlock it with a voucher (walkscape redeem CODE), then try again"
+                )
+            }
             return AppError(
                 kind: .noPermission,
                 message: "\(slug) is locked: unlock it with a voucher (walkscape redeem CODE), then download it again")

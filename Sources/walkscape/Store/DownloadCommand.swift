@@ -63,6 +63,14 @@ struct DownloadCommand: AsyncParsableCommand {
                         languages.append(
                             try CatalogTour.language(for: summary, requested: requested, settings: settings))
                     }
+                    // The service published the tour again under a new id: the old one stays
+                    // installed under the same name until removed.
+                    for other in (try? store.installedTours()) ?? []
+                    where other.slug == summary.slug && other.id != summary.id {
+                        reporter.warn(
+                            "another tour named \(other.slug) is installed (id \(other.id)), which the service no longer publishes under that name; walkscape remove \(other.id) deletes it"
+                        )
+                    }
                     let installation = TourInstallation(settings: settings, store: store, reporter: reporter)
                     _ = try await installation.run(
                         client: client, tourID: summary.id, slug: summary.slug,

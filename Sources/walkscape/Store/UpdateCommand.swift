@@ -47,18 +47,25 @@ struct UpdateCommand: AsyncParsableCommand {
             reporter.stopped(command: command, keptBytes: reporter.keptBytes)
         }) { () async throws -> [AppError] in
             try await ServiceConnection.run(settings, notices: reporter.warn) { client in
+                // What the service publishes now: a tour renamed, taken down, or without a language.
+                let catalog = try await client.tours()
                 var failures: [AppError] = []
-                for target in targets {
+                for installed in targets {
                     do {
+                        let target = UpdateTarget(
+                            installedID: installed.id, slug: installed.slug, languages: installed.languageCodes,
+                            isProtected: installed.isProtected, catalog: catalog)
+                        for note in target.notes { reporter.warn(note) }
+                        if let failure = target.failure { throw AppError.notFound(failure) }
                         let installation = TourInstallation(settings: settings, store: store, reporter: reporter)
                         try await installation.run(
-                            client: client, tourID: target.id, slug: target.slug,
-                            isProtected: target.isProtected, languages: target.languageCodes)
+                            client: client, tourID: installed.id, slug: target.slug,
+                            isProtected: target.isProtected, languages: target.languages)
                     } catch let error as AppError {
                         if Task.isCancelled { throw error }
                         // One tour's failure does not keep the others from updating.
-                        reporter.failed("\(target.slug): \(error.message)")
-                        Console.err("walkscape: \(target.slug): \(error.message)")
+                        reporter.failed("\(installed.slug): \(error.message)")
+                        Console.err("walkscape: \(installed.slug): \(error.message)")
                         failures.append(error)
                     }
                 }
