@@ -16,6 +16,9 @@ public struct WalkCore: Sendable {
     private var filter: FixFilter
     /// Rule 2: qualifying fixes inside each point's radius, by index, since the last one outside.
     private var streaks: [Int]
+    /// Rule 10: whether the last accepted fix was inside each point's radius or within its error's
+    /// allowance of it, by index. Such a point is not passed yet, whatever the route says.
+    private var near: [Bool]
     /// Rule 10: the route, each point's station along it, and where the walker is along it.
     public let route: TourRoute
     public private(set) var routeProgress: RouteProgress
@@ -37,6 +40,7 @@ public struct WalkCore: Sendable {
         self.progress = WalkProgress(tourID: tour.id, language: tour.language, pointIDs: tour.points.map(\.id))
         self.filter = FixFilter(configuration: policy.filterConfiguration)
         self.streaks = Array(repeating: 0, count: tour.points.count)
+        self.near = Array(repeating: false, count: tour.points.count)
         var index: [String: Int] = [:]
         for (i, point) in tour.points.enumerated() { index[point.id] = i }
         self.indexByID = index
@@ -192,14 +196,17 @@ public struct WalkCore: Sendable {
                 cosines: (fixCosine, centreCosines[i]))
             {
                 streaks[i] = 0
+                near[i] = false
                 continue
             }
             let d = Self.distance(
                 from: fix.coordinate, to: centres[i], within: radii[i], cosines: (fixCosine, centreCosines[i]))
+            let allowance = min(fix.horizontalError ?? 0, radii[i] / 2)
+            near[i] = d <= radii[i] + allowance
             if d <= radii[i] {
                 streaks[i] += 1
                 if sparse < 0, streaks[i] == 1, isConfidentAlone(fix, distance: d, radius: radii[i]) { sparse = i }
-            } else if d > radii[i] + min(fix.horizontalError ?? 0, radii[i] / 2) {
+            } else if !near[i] {
                 streaks[i] = 0
             }
         }
@@ -280,7 +287,10 @@ public struct WalkCore: Sendable {
         let needed = max(1, policy.confirmationFixes)
         for i in progress.nextIndex...last where streaks[i] >= needed || (i == sparse && streaks[i] >= 1) {
             guard hasReached(i) else { continue }
-            return (progress.nextIndex..<i).allSatisfy(hasPassed) ? i : nil
+            // An earlier point the walker is at right now is ahead of them still, even where the
+            // route says passed (a small point inside a large one's radius, reached at its edge):
+            // it confirms on the next fixes and plays first.
+            return (progress.nextIndex..<i).allSatisfy { hasPassed($0) && !near[$0] } ? i : nil
         }
         return nil
     }

@@ -15,6 +15,27 @@ import TourModel
 struct RouteTriggeringTests {
     static let policies: [WalkPolicy.MissedPoints] = [.play, .skip, .strict]
 
+    // MARK: 0. Clusters
+
+    /// A small point just before a large one that covers it (10 m, then 60 m on with 80 m): the
+    /// large one is confirmed long before the small one is reached, and the route says the small
+    /// one is passed as the walker reaches its edge. It was caught up (or, under `skip`, missed)
+    /// there, though the walker went on through its centre.
+    @Test(
+        "0. a small point inside a large one's radius is heard by GPS as the walker walks through it",
+        arguments: policies)
+    func smallPointBeforeALargeOneIsHeard(missed: WalkPolicy.MissedPoints) {
+        for drawn in [true, false] {
+            let walk = RouteWalk(
+                "cluster", route: RouteShapes.street, drawn: drawn,
+                points: [.init(along: 20, radius: 25), .init(along: 150, radius: 10), .init(along: 210, radius: 80)])
+            let verdict = walk.judge(policy: WalkPolicy(missed: missed))
+            #expect(verdict.order == [0, 1, 2], "\(verdict)")
+            #expect(verdict.types == [.gps, .gps, .gps], "\(verdict)")
+            #expect(verdict.early.isEmpty, "\(verdict)")
+        }
+    }
+
     // MARK: 1. Loops
 
     /// The meeting point is the finale; point 1 is at the meeting point too.

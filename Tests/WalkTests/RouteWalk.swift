@@ -192,9 +192,11 @@ struct RouteWalk {
         /// Points triggered before the walker was within radius + noise of them on the right pass.
         var early: [Int]
         var order: [Int]
+        /// How each trigger came about, in the order of `order`.
+        var types: [TriggerType] = []
 
         var description: String {
-            "\(name): delays \(delays.map { $0.map { String(format: "%.1f", $0) } ?? "-" }) early \(early) order \(order)"
+            "\(name): delays \(delays.map { $0.map { String(format: "%.1f", $0) } ?? "-" }) early \(early) order \(order) types \(types.map(\.rawValue))"
         }
     }
 
@@ -205,8 +207,9 @@ struct RouteWalk {
         let p = points[i]
         let (px, py) = Self.position(route, at: p.along, aside: p.aside)
         // Radii may overlap: the walker can be inside this point's radius before reaching the
-        // previous point's centre, so the pass may begin where the previous one's radius begins.
-        let after = i > 0 ? points[i - 1].along - points[i - 1].radius : -Double.infinity
+        // previous point's centre, so the pass may begin where the previous one's radius begins
+        // (less the fixes' noise, by which the previous one may trigger before it).
+        let after = i > 0 ? points[i - 1].along - points[i - 1].radius - noiseBound - 1 : -Double.infinity
         return truth.first { s in
             s.along >= after && s.along <= p.along + p.radius + reach + 5
                 && RandomWalk.distance((s.x, s.y), (px, py)) <= reach
@@ -231,7 +234,8 @@ struct RouteWalk {
             let close = arrival(i, within: points[i].radius + noiseBound + 1 + (biasCounts ? bias(at: time) : 0))
             if close == nil || time < close! { early.append(i) }
         }
-        return Verdict(name: name, delays: delays, early: early, order: triggers.map(\.1.index))
+        return Verdict(
+            name: name, delays: delays, early: early, order: triggers.map(\.1.index), types: triggers.map(\.1.type))
     }
 }
 
