@@ -20,6 +20,8 @@ public struct TourLint: Sendable {
     public var largestRadius = 150.0
     /// A point further than this (plus its radius) from the route is probably misplaced (metres).
     public var maxOffRoute = 50.0
+    /// A drawn route with no point within this many metres of it is of another place (an error).
+    static let routeElsewhere = 1000.0
     /// A narration this far (LU) from its language's median loudness is named: levelling brings it
     /// to the target, but only as far as its peaks allow, and the curator should know.
     public var loudnessSpread = 6.0
@@ -200,12 +202,27 @@ public struct TourLint: Sendable {
         let route = tour.route.count > 1 ? TourRoute(route: tour.route, points: []) : nil
         var along: [Double] = []
         if let route {
-            for (i, p) in points.enumerated() {
-                let nearest = route.nearest(to: p.coordinate, from: 0, to: route.length)
-                along.append(nearest.along)
-                if nearest.offset > p.triggerRadiusMeters + maxOffRoute {
+            let nearest = points.map { route.nearest(to: $0.coordinate, from: 0, to: route.length) }
+            along = nearest.map(\.along)
+            if let closest = nearest.map(\.offset).min(), closest > Self.routeElsewhere {
+                // Not one point near it: the route is of another place, or its numbers swapped.
+                let swapped = tour.route.map { Coordinate(latitude: $0.longitude, longitude: $0.latitude) }
+                let swappedRoute = TourRoute(route: swapped, points: [])
+                let fitsSwapped = points.allSatisfy { p in
+                    swappedRoute.nearest(to: p.coordinate, from: 0, to: swappedRoute.length).offset
+                        <= p.triggerRadiusMeters + maxOffRoute
+                }
+                findings.append(
+                    .init(
+                        .error, "route-elsewhere", "route",
+                        fitsSwapped
+                            ? "its latitudes and longitudes are swapped: swapped back, it runs past every point"
+                            : "it runs \(Int((closest / 1000).rounded())) km from the nearest point: it is not this tour's route"
+                    ))
+            } else {
+                for (i, p) in points.enumerated() where nearest[i].offset > p.triggerRadiusMeters + maxOffRoute {
                     findings.append(
-                        .init(.warning, "off-route", name(i), "\(Self.metres(nearest.offset)) from the route"))
+                        .init(.warning, "off-route", name(i), "\(Self.metres(nearest[i].offset)) from the route"))
                 }
             }
             let followed = TourRoute(route: tour.route, points: Self.playablePoints(points))

@@ -81,6 +81,37 @@ struct LintCommandTests {
             ])
     }
 
+    @Test("a drawn route of another place, or with its numbers swapped, is an error, not five warnings")
+    func routeOfAnotherPlace() throws {
+        let dir = try TemporaryDirectory()
+        for (name, expected) in [
+            (
+                "swapped",
+                "error: route: its latitudes and longitudes are swapped: swapped back, it runs past every point [route-elsewhere]"
+            ),
+            (
+                "moved",
+                "error: route: it runs 7999 km from the nearest point: it is not this tour's route [route-elsewhere]"
+            ),
+        ] {
+            let root = dir.url.appendingPathComponent(name)
+            try FileManager.default.copyItem(at: TestPaths.demoTour, to: root)
+            let file = root.appendingPathComponent("tour.json")
+            var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+            let route = try #require(json["route"] as? String).split(separator: ";").map { pair in
+                let numbers = pair.split(separator: ",").map { Double($0)! }
+                return name == "swapped"
+                    ? "\(numbers[1]),\(numbers[0])" : "\(numbers[0] - 40),\(numbers[1] + 60)"
+            }
+            json["route"] = route.joined(separator: ";")
+            try JSONSerialization.data(withJSONObject: json).write(to: file)
+            let result = try runWalkscape(["lint", root.path])
+            #expect(result.status == 1, "\(result.stdout)")
+            #expect(result.stdout.contains(expected), "\(result.stdout)")
+            #expect(!result.stdout.contains("[off-route]"), "\(result.stdout)")
+        }
+    }
+
     @Test("without a route: two points whose orders look swapped are flagged")
     func swappedOrderWithoutRoute() throws {
         let dir = try TemporaryDirectory()
