@@ -61,7 +61,7 @@ package enum TourArgument {
             if lstat(url.path, &info) == 0, stat(url.path, &info) != 0 {
                 throw AppError.usage(FileAccessError(path: path, errno: errno).message)
             }
-            throw AppError.usage("\(path): no such tour folder")
+            throw AppError.notFound("\(path): no such tour folder")
         }
         if isDirectory.boolValue {
             guard TourFolder.isTourFolder(url) else {

@@ -124,7 +124,10 @@ struct PlayCommand: AsyncParsableCommand {
             throw AppError.failure(error.message)
         }
         if failures > 0 {
-            throw AppError.data("\(failures) of \(files.count) file\(files.count == 1 ? "" : "s") could not be played")
+            let message = "\(failures) of \(files.count) file\(files.count == 1 ? "" : "s") could not be played"
+            // Every failure a file that is not there: not found, as for a missing tour or trace.
+            let missing = files.count { !FileManager.default.fileExists(atPath: $0) }
+            throw missing == failures ? AppError.notFound(message) : AppError.data(message)
         }
     }
 

@@ -170,7 +170,7 @@ extension PreviewCommand {
         if FileManager.default.fileExists(atPath: direct.path) { return direct }
         let inFolder = folder.root.appendingPathComponent(given)
         if !given.hasPrefix("/"), FileManager.default.fileExists(atPath: inFolder.path) { return inFolder }
-        throw AppError.usage("\(given): no such trace file")
+        throw AppError.notFound("\(given): no such trace file")
     }
 }
 

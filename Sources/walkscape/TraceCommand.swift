@@ -41,7 +41,9 @@ struct TraceCommand: AsyncParsableCommand {
         do {
             trace = try TraceFile(url: URL(fileURLWithPath: file))
         } catch {
-            throw AppError.data(error.message)
+            // Missing or unreadable (EX_NOINPUT) is not found, as for `preview --trace`.
+            throw error.exitCode == PositioningError.noInput
+                ? AppError.notFound(error.message) : AppError.data(error.message)
         }
         let summary = TraceSummary(file: trace, filter: .init(maxHorizontalError: maxError))
         if json {

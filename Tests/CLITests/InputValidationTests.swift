@@ -302,6 +302,23 @@ struct InputValidationTests {
         }
     }
 
+    /// A file or folder that is not there is "not found" (66) for every command that reads one:
+    /// they gave 64, 65 and 66 for the same mistake.
+    @Test func aFileOrFolderThatIsNotThereIsNotFoundForEveryCommand() throws {
+        let home = try TemporaryDirectory()
+        let trace = Self.demo.appendingPathComponent("traces/walk.nmea").path
+        let commands: [[String]] = [
+            ["lint", "nosuchtour"], ["lint", "./nosuchtour"], ["preview", "./nosuchtour", "--trace", trace, "--fast"],
+            ["preview", Self.demo.path, "--trace", "nosuch.nmea", "--fast"], ["trace", "nosuch.nmea"],
+            ["play", "nosuch.mp3", "--no-audio"], ["walk", "./nosuchtour", "--no-audio"],
+        ]
+        for arguments in commands {
+            let result = try runWalkscape(arguments, home: home, timeout: 30)
+            #expect(result.status == 66, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("walkscape: "), "\(arguments): \(result.stderr)")
+        }
+    }
+
     /// An empty file name and a link that leads round in a loop are said as what they are (the
     /// empty name was read as the current folder, the loop as "no such tour folder").
     @Test func anEmptyNameAndALinkLoopAreSaidAsSuch() throws {

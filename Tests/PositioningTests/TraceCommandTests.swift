@@ -89,7 +89,7 @@ import TourModel
     @Test func refusesAMissingFileAndABadBound() throws {
         let folder = try TemporaryDirectory()
         let missing = try runWalkscape(["trace", folder.file("nope.nmea").path], home: folder)
-        #expect(missing.status == 65)
+        #expect(missing.status == 66)
         #expect(missing.stderr.hasSuffix("nope.nmea: cannot open (No such file or directory)\n"))
         let file = try folder.write("walk.log", Self.recording())
         let bad = try runWalkscape(["trace", file.path, "--max-error", "0"], home: folder)

@@ -184,10 +184,10 @@ struct LintCommandTests {
         #expect(findings.count == 4)
     }
 
-    @Test("not a folder: one line, exit 64")
+    @Test("no such folder: one line, exit 66 (not found)")
     func notAFolder() throws {
         let result = try runWalkscape(["lint", "no/such/tour"])
-        #expect(result.status == 64)
+        #expect(result.status == 66)
         #expect(result.stderr == "walkscape: no/such/tour: no such tour folder\n")
     }
 }

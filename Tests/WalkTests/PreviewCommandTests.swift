@@ -176,7 +176,7 @@ struct PreviewCommandTests {
     @Test("bad input: one line, non-zero exit")
     func badInput() throws {
         let missing = try runWalkscape(["preview", "no/such/tour", "--fast"])
-        #expect(missing.status == 64)
+        #expect(missing.status == 66)
         #expect(missing.stderr == "walkscape: no/such/tour: no such tour folder\n")
 
         let home = try TemporaryDirectory()
