@@ -124,6 +124,11 @@ public struct TourFolder: Sendable, Hashable {
             throw TourModelError(file: root.path, reason: "cannot be read (\(error.reason))")
         }
         let data = try paths.manifest()
+        if let problem = JSONStrictSyntax.firstProblem(in: data) {
+            let (line, column) = Self.lineAndColumn(of: problem.offset, in: data)
+            throw TourModelError(
+                file: manifestName, reason: "not valid JSON (\(problem.what) at line \(line), column \(column))")
+        }
         // The decoder keeps one of two equal keys without a word; the curator must choose.
         if let duplicate = JSONDuplicateKeys.first(in: data) {
             throw TourModelError(
@@ -214,13 +219,19 @@ public struct TourFolder: Sendable, Hashable {
             guard let range = detail.range(of: #"character (\d+)"#, options: .regularExpression),
                 let offset = Int(detail[range].dropFirst("character ".count))
             else { return detail }
-            var line = 1, column = 1
-            for byte in data.prefix(offset) {
-                if byte == UInt8(ascii: "\n") { line += 1; column = 1 } else { column += 1 }
-            }
+            let (line, column) = lineAndColumn(of: offset, in: data)
             let what = detail.components(separatedBy: " around ").first ?? detail
             return "\(what.lowercased()) at line \(line), column \(column)"
         }
+    }
+
+    /// The line and column (from 1, a column per byte) an editor shows for a byte offset.
+    static func lineAndColumn(of offset: Int, in data: Data) -> (line: Int, column: Int) {
+        var line = 1, column = 1
+        for byte in data.prefix(offset) {
+            if byte == UInt8(ascii: "\n") { line += 1; column = 1 } else { column += 1 }
+        }
+        return (line, column)
     }
 
     private static func typeName(_ type: Any.Type) -> String {

@@ -147,6 +147,31 @@ struct TourFolderTests {
         #expect(loadError(dir) == "tour.json: not valid JSON (invalid value at line 2, column 8)")
     }
 
+    /// Foundation's reader took trailing commas as JSON5 does, and called `03` and `1.` numbers
+    /// out of range: a tour folder is strict JSON, and each is named where it is.
+    @Test(arguments: [
+        ("{\"format\": 1,\n \"id\": \"t\",\n}", "a comma before a closing bracket at line 2, column 11"),
+        ("{\"format\": 1, \"points\": [1, 2,]}", "a comma before a closing bracket at line 1, column 30"),
+        ("{\"format\": 03}", "03 is not a JSON number at line 1, column 12"),
+        ("{\"format\": 1.}", "1. is not a JSON number at line 1, column 12"),
+        ("{\"format\": .5}", ".5 is not a JSON number at line 1, column 12"),
+        ("{\"format\": +1}", "+1 is not a JSON number at line 1, column 12"),
+        ("{\"format\": 1e}", "1e is not a JSON number at line 1, column 12"),
+    ])
+    func jsonThatIsNotStrictIsNamed(text: String, problem: String) throws {
+        let dir = try TemporaryDirectory()
+        try dir.write("tour.json", text)
+        #expect(loadError(dir) == "tour.json: not valid JSON (\(problem))")
+    }
+
+    @Test func strictNumbersAndStringsHoldingCommasAndBracketsPass() {
+        for number in ["0", "-0", "10", "-1.25", "1e5", "1E-5", "0.5e+3", "43.77262"] {
+            #expect(JSONStrictSyntax.isJSONNumber(ArraySlice(Array(number.utf8))), "\(number)")
+        }
+        let text = #"{"a": "x,]", "b": [1, "2,}", -3.5e2], "c": {"d": "\",}"}, "e": true, "f": null}"#
+        #expect(JSONStrictSyntax.firstProblem(in: Array(text.utf8)) == nil)
+    }
+
     @Test func notAFolderOrNoManifest() throws {
         let dir = try TemporaryDirectory()
         #expect(loadError(dir) == "\(dir.url.standardizedFileURL.path): not a tour folder (no tour.json)")
