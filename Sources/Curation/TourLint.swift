@@ -313,9 +313,19 @@ public struct TourLint: Sendable {
                 guard let loudness = measured[audio] else { continue }
                 let rel = relative(audio, in: root)
                 if reported.insert(audio).inserted {
+                    if let damage = loudness.damage {
+                        findings.append(
+                            .init(.error, "audio-damaged", rel, "\(name(i)) in '\(lang)': \(damage)"))
+                    }
                     if loudness.isSilent {
                         findings.append(
                             .init(.error, "audio-silent", rel, "\(name(i)) in '\(lang)': the narration is silent"))
+                    } else if loudness.isTooShortToMeasure {
+                        findings.append(
+                            .init(
+                                .warning, "audio-too-short", rel,
+                                "\(name(i)) in '\(lang)': the narration lasts \(Int((loudness.seconds * 1000).rounded())) ms, too short to measure its loudness (400 ms at least): it plays at its own level"
+                            ))
                     } else if loudness.isClipped {
                         findings.append(
                             .init(

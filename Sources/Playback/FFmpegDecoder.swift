@@ -24,6 +24,8 @@ public final class FFmpegDecoder: AudioDecoder {
 
     private let source: Source
     private var stream: Stream
+    /// A WAV or Ogg file shorter than it says (`ContainerEnd`), reported when the stream ends.
+    private let containerDamage: String?
     /// Frames still to drop after a seek (the target is inside a decoded frame).
     private var skip = 0
 
@@ -54,12 +56,16 @@ public final class FFmpegDecoder: AudioDecoder {
         self.kind = kind
         stream = try Stream(source: source, name: name, kind: kind)
         format = stream.format
+        switch source {
+        case .file(let path): containerDamage = ContainerEnd.truncation(of: kind, path: path)
+        case .data(let data): containerDamage = ContainerEnd.truncation(of: kind, data: data)
+        }
     }
 
     public func nextChunk() throws(PlaybackError) -> UnsafeMutableRawBufferPointer? {
         while true {
             guard var chunk = try stream.next() else {
-                if damage == nil { damage = stream.damage }
+                if damage == nil { damage = stream.damage ?? containerDamage }
                 return nil
             }
             if skip > 0 {

@@ -47,7 +47,8 @@ public enum LoudnessMeter {
             integrated: integrated.isFinite ? integrated : nil,
             truePeak: truePeak > 0 ? 20 * log10(truePeak) : nil,
             clippedRuns: clip.runs,
-            seconds: Double(decoder.framesDecoded) / Double(format.sampleRate))
+            seconds: Double(decoder.framesDecoded) / Double(format.sampleRate),
+            damage: decoder.damage)
     }
 
     /// libebur128's version, for `doctor` and `--version`.

@@ -55,6 +55,45 @@ struct LintLoudnessTests {
         #expect(quietLine.message.hasPrefix("point 3"), "\(quietLine.message)")
     }
 
+    /// A narration cut short is an error in every format; one too short to measure (under 400 ms)
+    /// is a warning, not "silent". lint passed truncated files of every format (play warned of the
+    /// MP3 and FLAC ones), and called a 300 ms chime silent.
+    @Test func aTruncatedNarrationInAnyFormatIsNamedAndAShortOneIsNotCalledSilent() throws {
+        let dir = try TemporaryDirectory()
+        func cut(_ source: URL, keeping fraction: Double) throws -> URL {
+            let data = try Data(contentsOf: source)
+            let url = dir.url.appendingPathComponent("cut-\(source.lastPathComponent)")
+            try data.prefix(Int(Double(data.count) * fraction)).write(to: url)
+            return url
+        }
+        let normal = try FormatFixtures.speech(Self.text, gainDB: 0)
+        var audio = [normal, normal, normal]
+        for fileExtension in ["wav", "ogg", "opus", "flac"] {
+            audio.append(
+                try cut(try FormatFixtures.speech(Self.text, gainDB: 0, fileExtension: fileExtension), keeping: 0.6))
+        }
+        audio.append(try cut(try FixtureAudio.speech(Self.text).mp3, keeping: 0.6))
+        audio.append(try FixtureAudio.tone(seconds: 0.3).wav)
+        let root = try Self.writeTour(audio, in: dir)
+        let findings = TourLint().lint(folder: root).findings
+        let damaged = findings.filter { $0.check == "audio-damaged" }
+        #expect(
+            damaged.map(\.location) == [
+                "media/en/4.wav", "media/en/5.ogg", "media/en/6.opus", "media/en/7.flac", "media/en/8.mp3",
+            ],
+            "\(findings)")
+        #expect(damaged.allSatisfy { $0.severity == .error })
+        #expect(
+            damaged.first?.message.hasPrefix(
+                "point 4 (P4) in 'en': the file ends early (72836 of its 182010 bytes of audio missing)") == true,
+            "\(damaged)")
+        #expect(!findings.contains { $0.check == "audio-silent" }, "\(findings)")
+        let short = findings.filter { $0.check == "audio-too-short" }
+        #expect(short.map(\.location) == ["media/en/9.wav"], "\(findings)")
+        #expect(short.first?.severity == .warning)
+        #expect(short.first?.message.contains("lasts 300 ms, too short to measure its loudness") == true, "\(short)")
+    }
+
     @Test func narrationsAtOneLevelGiveNoLoudnessFinding() throws {
         let dir = try TemporaryDirectory()
         let a = try FormatFixtures.speech(Self.text, gainDB: 0)

@@ -13,15 +13,26 @@ public struct Loudness: Sendable, Hashable, Codable {
     public var clippedRuns: Int
     /// The decoded length in seconds.
     public var seconds: Double
+    /// What the decoder found wrong on the way (a file that ends early, damaged packets): the
+    /// figures are of what plays. Not kept in the store's catalog.
+    public var damage: String?
 
-    public init(integrated: Double?, truePeak: Double?, clippedRuns: Int = 0, seconds: Double) {
+    public init(integrated: Double?, truePeak: Double?, clippedRuns: Int = 0, seconds: Double, damage: String? = nil) {
         self.integrated = integrated.flatMap { $0.isFinite ? $0 : nil }
         self.truePeak = truePeak.flatMap { $0.isFinite ? $0 : nil }
         self.clippedRuns = max(0, clippedRuns)
         self.seconds = seconds.isFinite ? max(0, seconds) : 0
+        self.damage = damage
     }
 
-    public var isSilent: Bool { integrated == nil }
+    /// EBU R128 gates 400 ms blocks: a shorter file has no integrated loudness however loud it is.
+    public static let shortestMeasurable = 0.4
+
+    /// Nothing above the gate, in a file long enough to have been measured, or nothing at all.
+    public var isSilent: Bool { integrated == nil && (truePeak == nil || seconds >= Self.shortestMeasurable) }
+
+    /// Sound, but shorter than one gating block: it plays at its own level.
+    public var isTooShortToMeasure: Bool { integrated == nil && !isSilent }
     public var isClipped: Bool { clippedRuns > 0 }
 
     /// "−23.1 LUFS, peak −4.2 dBTP"; "silent".

@@ -10,7 +10,7 @@ import TourModel
 /// walkscapes writing at once may lose each other's entries, which are then measured again.
 package struct LoudnessCache: Sendable {
     /// Bumped when the measurement changes: entries of another method are not used.
-    package static let method = "ebur128-i-tp/1"
+    package static let method = "ebur128-i-tp-damage/2"
     package let file: URL
 
     package init(file: URL) { self.file = file }
