@@ -81,18 +81,29 @@ public struct TourMap: Sendable {
     public func svg() -> String {
         // Frame: everything the walker could see, with room for labels.
         var lats: [Double] = [], lngs: [Double] = []
+        // Longitudes are taken the short way round from the tour's first point, so a tour across
+        // the antimeridian (179.99 and -179.99) is drawn as the few metres it is, not the globe.
+        let reference = tour.points.first?.coordinate.longitude ?? tour.route.first?.longitude ?? 0
+        func east(_ longitude: Double) -> Double {
+            reference + Coordinate.wrappedLongitude(longitude - reference)
+        }
         func include(_ c: Coordinate, pad: Double = 0) {
             let dLat = pad / 111_320, dLng = pad / (111_320 * max(0.01, cos(c.latitude * .pi / 180)))
             lats += [c.latitude - dLat, c.latitude + dLat]
-            lngs += [c.longitude - dLng, c.longitude + dLng]
+            lngs += [east(c.longitude) - dLng, east(c.longitude) + dLng]
         }
         for p in tour.points { include(p.coordinate, pad: p.triggerRadiusMeters) }
         for c in tour.route { include(c) }
-        if !trace.isEmpty {
-            include(Coordinate(latitude: trace.south, longitude: trace.west))
-            include(Coordinate(latitude: trace.north, longitude: trace.east))
-        }
         let drawn = trace.points
+        if !trace.isEmpty {
+            if trace.east - trace.west < 180 {
+                include(Coordinate(latitude: trace.south, longitude: trace.west))
+                include(Coordinate(latitude: trace.north, longitude: trace.east))
+            } else {
+                // The box spans the antimeridian the long way: frame the drawn fixes themselves.
+                for point in drawn { include(point.fix.coordinate) }
+            }
+        }
         let minLat = lats.min() ?? 0, maxLat = lats.max() ?? 0, minLng = lngs.min() ?? 0, maxLng = lngs.max() ?? 0
         let midLat = (minLat + maxLat) / 2
         let metresPerDegLat = 111_320.0, metresPerDegLng = 111_320.0 * cos(midLat * .pi / 180)
@@ -102,7 +113,7 @@ public struct TourMap: Sendable {
         let height = (spanY * scale + 2 * margin + header + footer).rounded()
         func xy(_ c: Coordinate) -> (Double, Double) {
             (
-                margin + (c.longitude - minLng) * metresPerDegLng * scale,
+                margin + (east(c.longitude) - minLng) * metresPerDegLng * scale,
                 header + margin + (maxLat - c.latitude) * metresPerDegLat * scale
             )
         }

@@ -83,7 +83,7 @@ struct DeadReckoning: Sendable, Hashable {
                 let scale = metresPerDegree(at: position.latitude)
                 result = Coordinate(
                     latitude: position.latitude + north / scale.north,
-                    longitude: position.longitude + east / max(1, scale.east))
+                    longitude: Coordinate.wrappedLongitude(position.longitude + east / max(1, scale.east)))
             }
         }
         prediction = (fix.time, result)
@@ -143,8 +143,10 @@ struct DeadReckoning: Sendable, Hashable {
             let dt = fix.time.timeIntervalSince(time ?? fix.time)
             let pull = min(1, dt / configuration.driftTimeConstant)
             let north = (fix.coordinate.latitude - expected.latitude) * pull
-            let east = (fix.coordinate.longitude - expected.longitude) * pull
-            position = Coordinate(latitude: expected.latitude + north, longitude: expected.longitude + east)
+            // The short way round: across the antimeridian 179.99 to -179.99 is 0.02°, not 359.98°.
+            let east = fix.coordinate.longitudeDifference(from: expected) * pull
+            position = Coordinate(
+                latitude: expected.latitude + north, longitude: Coordinate.wrappedLongitude(expected.longitude + east))
         } else {
             position = fix.coordinate
         }

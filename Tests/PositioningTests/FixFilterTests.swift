@@ -22,6 +22,22 @@ private func fix(
         #expect(verdicts == Array(repeating: .accepted, count: 10))
     }
 
+    /// A walker crossing the antimeridian (Taveuni, Fiji) with a receiver that reports its velocity:
+    /// the drift rule's reckoning took 179.99 to -179.99 as 359.98° west and refused every fix after.
+    @Test func acceptsAWalkerCrossingTheAntimeridian() {
+        var filter = FixFilter(configuration: .init(coldStartAgreement: 1))
+        let metresPerDegree = 111_320 * cos(16.8 * .pi / 180)
+        let verdicts = (0..<60).map { second in
+            let longitude = Coordinate.wrappedLongitude(179.9997 + Double(second) * 1.4 / metresPerDegree)
+            return filter.evaluate(
+                Fix(
+                    time: t0.addingTimeInterval(Double(second)),
+                    coordinate: Coordinate(latitude: -16.8, longitude: longitude), horizontalError: 5, speed: 1.4,
+                    track: 90))
+        }
+        #expect(verdicts == Array(repeating: .accepted, count: 60), "\(verdicts)")
+    }
+
     @Test func rejectsNoFixAndAcceptsTwoD() {
         var filter = FixFilter(configuration: .init(coldStartAgreement: 1))
         #expect(filter.evaluate(fix(0, north: 0, mode: .noFix)) == .rejected(.noFix))

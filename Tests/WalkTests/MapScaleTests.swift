@@ -26,6 +26,35 @@ struct MapScaleTests {
         try Data((gpx + "</trkseg></trk></gpx>\n").utf8).write(to: url)
     }
 
+    /// Two points 100 m apart either side of the antimeridian (Taveuni, Fiji): the frame spanned
+    /// the globe the long way, and each 30 m radius was drawn under a pixel.
+    @Test("a tour across the antimeridian is drawn at its own scale")
+    func tourAcrossTheAntimeridian() throws {
+        let dir = try TemporaryDirectory()
+        let root = dir.url.appendingPathComponent("taveuni")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let json = """
+            {"format": 1, "id": "t", "slug": "taveuni", "languages": {"en": {"title": "Taveuni", "completionMessage": "Bye"}},
+             "points": [
+              {"id": "p1", "order": 1, "location": {"lat": -16.8, "lng": 179.99953}, "triggerRadiusMeters": 30,
+               "content": {"en": {"title": "West of the line"}}},
+              {"id": "p2", "order": 2, "location": {"lat": -16.8, "lng": -179.99953}, "triggerRadiusMeters": 30,
+               "content": {"en": {"title": "East of the line"}}}]}
+            """
+        try Data(json.utf8).write(to: root.appendingPathComponent("tour.json"))
+        let out = dir.file("taveuni.svg")
+        let result = try runWalkscape(["map", root.path, "-o", out.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let svg = try MapCommandTests.read(out)
+        let circles = svg.elements.filter { $0.group == "radii" && $0.name == "circle" }
+        let radii = circles.compactMap { $0.attributes["r"].flatMap(Double.init) }
+        let xs = circles.compactMap { $0.attributes["cx"].flatMap(Double.init) }
+        #expect(radii.count == 2 && radii.allSatisfy { $0 > 100 }, "\(radii)")
+        // 100 m apart: a little over three radii between the centres, west one on the left.
+        #expect(xs.count == 2 && xs[0] < xs[1], "\(xs)")
+        if xs.count == 2, let r = radii.first { #expect(abs((xs[1] - xs[0]) / r - 100.0 / 30) < 0.1, "\(xs) \(r)") }
+    }
+
     @Test("60,000 fixes a second apart: at most 20,000 drawn, no false gaps, the one real gap kept")
     func thinnedTraceKeepsItsGaps() throws {
         let dir = try TemporaryDirectory()
