@@ -150,7 +150,7 @@ public struct TourFolder: Sendable, Hashable {
     /// A point without content in that language is announced by its default-language title and
     /// has no audio, so the walk never stalls on a gap in a translation.
     public func playable(language: String? = nil) throws(TourModelError) -> PlayableTour {
-        let lang = language ?? defaultLanguage
+        let lang = language.map { LanguageTag.match($0, in: languages) ?? $0 } ?? defaultLanguage
         guard let info = languageInfo[lang] else {
             throw TourModelError(
                 file: Self.manifestName, field: "languages",

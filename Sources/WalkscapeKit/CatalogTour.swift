@@ -17,11 +17,11 @@ package enum CatalogTour {
         -> String
     {
         if let requested {
-            guard tour.languages.contains(requested) else {
+            guard let tag = LanguageTag.match(requested, in: tour.languages) else {
                 throw AppError.notFound(
                     "\(tour.slug) has no version in '\(requested)' (it has \(tour.languages.joined(separator: ", ")))")
             }
-            return requested
+            return tag
         }
         if let configured = settings.language, tour.languages.contains(configured) { return configured }
         if tour.languages.contains("en") { return "en" }

@@ -302,6 +302,15 @@ struct InputValidationTests {
         }
     }
 
+    /// Language tags are case-insensitive: `-l EN` is the tour's `en` (it was "no language 'EN'").
+    @Test func aLanguageTagInAnotherCaseIsTheTourOwn() throws {
+        let home = try TemporaryDirectory()
+        let result = try runWalkscape(
+            ["preview", Self.demo.path, "-l", "IT", "--fast", "--no-audio"], home: home, timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Firenze: dal Duomo a Palazzo Pitti"), "\(result.stdout.prefix(400))")
+    }
+
     /// A file or folder that is not there is "not found" (66) for every command that reads one:
     /// they gave 64, 65 and 66 for the same mistake.
     @Test func aFileOrFolderThatIsNotThereIsNotFoundForEveryCommand() throws {

@@ -28,7 +28,11 @@ public struct InstalledTour: Sendable, Hashable {
 
     public var languageCodes: [String] { languages.map(\.language) }
 
-    public func language(_ code: String) -> InstalledLanguage? { languages.first { $0.language == code } }
+    /// The language installed under `code`, its case aside (`EN` finds `en`).
+    public func language(_ code: String) -> InstalledLanguage? {
+        guard let tag = LanguageTag.match(code, in: languageCodes) else { return nil }
+        return languages.first { $0.language == tag }
+    }
 
     /// The title in `language` if installed, else in English, else in the first installed one.
     public func title(_ language: String? = nil) -> String {
@@ -103,8 +107,9 @@ public struct InstalledTour: Sendable, Hashable {
                 "\(slug) is installed in \(languageCodes.joined(separator: ", ")) only",
                 remedy: .downloadLanguage(tour: slug, language: code))
         }
+        let tag = installed.language
         var tour: PlayableTour
-        do { tour = try folder(defaultLanguage: code).playable(language: code) } catch {
+        do { tour = try folder(defaultLanguage: tag).playable(language: tag) } catch {
             throw StoreError(.damaged, "\(slug): \(error.message)")
         }
         for index in tour.points.indices {

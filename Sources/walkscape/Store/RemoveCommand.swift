@@ -54,6 +54,8 @@ struct RemoveCommand: AsyncParsableCommand {
                 "\(installed.slug) is not installed in '\(code)' (it is in \(installed.languageCodes.joined(separator: ", ")))"
             )
         }
+        // As installed: `-l EN` removes `en`.
+        let language = language.compactMap { installed.language($0)?.language }
         let events = StoreEvents(settings: settings)
         events.beforeForgettingTours()
         let removed: [String]
