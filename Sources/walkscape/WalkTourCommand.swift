@@ -170,8 +170,14 @@ struct WalkTourCommand: AsyncParsableCommand {
         switch result.outcome {
         case .completed(let message):
             say(message ?? "Tour complete: \(playable.title).")
+        case .abandoned where result.unsaved == nil:
+            say(
+                "Walk ended early; progress saved. Run `walkscape walk \(DownloadReporter.shellWord(tour))` to resume, or add --restart to begin again."
+            )
         case .abandoned:
-            say("Walk ended early; \(saved). Run `walkscape walk \(tour)` to resume, or add --restart to begin again.")
+            say(
+                "Walk ended early; progress NOT saved, so a walk started again resumes from the last progress saved, if any."
+            )
         case .inputEnded:
             say("The position source ended before the tour did; \(saved).")
         }

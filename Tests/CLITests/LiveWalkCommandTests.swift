@@ -365,6 +365,25 @@ struct LiveWalkCommandTests {
         #expect(progress.contains { $0.hasSuffix(".progress.json") }, "\(progress)")
     }
 
+    /// Stopped while nothing can be saved: the walk does not say to run it again to resume.
+    @Test func aWalkStoppedWhileNothingCanBeSavedDoesNotPromiseAResume() async throws {
+        let prlimit = try #require(which("prlimit"), "prlimit (util-linux) is needed")
+        let home = try TemporaryDirectory()
+        let tour = try Self.shortDemo(in: home)
+        let gpsd = try GPSDHarness()
+        let child = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
+        #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10))
+        _ = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("triggered: 1. ") }
+        #expect(try run(prlimit, ["--pid", "\(child.pid)", "--fsize=0:unlimited"]).status == 0)
+        child.signal(SIGTERM)
+        #expect(await child.wait(timeout: 10) == 128 + SIGTERM, "output: \(child.output)")
+        #expect(
+            child.output.contains(
+                "Walk ended early; progress NOT saved, so a walk started again resumes from the last progress saved, if any."
+            ), "output: \(child.output)")
+        #expect(!child.output.contains("to resume, or add --restart"), "output: \(child.output)")
+    }
+
     @Test func aLogThatCannotBeWrittenDoesNotStopTheWalk() async throws {
         // `walk --no-input > walk.log` on a full disk: the log is lost, the walk is not.
         let home = try TemporaryDirectory()

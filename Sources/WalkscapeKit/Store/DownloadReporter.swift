@@ -152,7 +152,7 @@ package final class DownloadReporter: @unchecked Sendable {
 
     /// `word` as a shell reads it back: as it is when it holds nothing the shell treats specially,
     /// else in single quotes (a tour named by a title prefix such as `Piazza del`).
-    static func shellWord(_ word: String) -> String {
+    package static func shellWord(_ word: String) -> String {
         let plain =
             !word.isEmpty
             && word.unicodeScalars.allSatisfy {
