@@ -271,7 +271,9 @@ extension WalkProgress {
         fitted.points = records
         fitted.nextIndex = best.place
         let status = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0.status) })
-        fitted.queue = queue.filter { status[$0] == .queued }
+        // Queued points, and a point `previous` (or a restart while paused) sent back to the
+        // queue, `playing` or `played`: whatever of them is still triggered.
+        fitted.queue = queue.filter { id in status[id].map { PointRecord(id: id, status: $0).wasTriggered } ?? false }
         if let playing, status[playing.pointID] != (playing.isReplay ? .played : .playing) {
             fitted.playing = nil
         }

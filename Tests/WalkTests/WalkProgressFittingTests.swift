@@ -104,6 +104,30 @@ struct WalkProgressFittingTests {
         #expect(resumed.handle(.start, at: at(500)).played == ["p2"])
     }
 
+    /// `previous` sends the point that was playing back to the queue, still `playing`; a replay of
+    /// the one before plays meanwhile. The fitted queue kept only `queued` points, so that point
+    /// was dropped: "point 1 is playing, but nothing plays it" on the next resume.
+    @Test("a point sent back to the queue by previous stays there, and plays after the replay")
+    func pointSentBackByPreviousKeepsItsPlace() throws {
+        var core = WalkCore(tour: northTour(points: 3))
+        _ = core.feed(fix(0, 45.0))
+        _ = core.feed(fix(1, 45.0))
+        _ = core.handle(.audioFinished(pointID: "p1"), at: at(20))
+        _ = core.feed(fix(60, 45.002))
+        _ = core.feed(fix(61, 45.002))  // p2 plays
+        _ = core.handle(.command(.previous), at: at(65))  // p1 again; p2 back in the queue
+        let saved = try #require(core.handle(.command(.quit), at: at(66)).saved.last)
+        #expect(saved.queue == ["p2"] && saved.points[1].status == .playing, "\(saved)")
+        let tour = edited(3) { $0.append(newPoint("pZ", latitude: 45.006)) }
+        var resumed = try WalkCore(tour: tour, resuming: saved)
+        #expect(resumed.progress.problem == nil, "\(resumed.progress)")
+        #expect(resumed.progress.queue == ["p2"])
+        let start = resumed.handle(.start, at: at(500))
+        #expect(start.played == ["p1"])  // the replay, from its start
+        #expect(resumed.handle(.audioFinished(pointID: "p1"), at: at(510)).played == ["p2"])
+        #expect(resumed.progress.problem == nil)
+    }
+
     @Test("the points not heard yet all removed: the walk completes when it resumes")
     func restRemoved() throws {
         let saved = try twoHeard(4)
