@@ -4,8 +4,7 @@ import TourModel
 
 /// Whether a WAV or Ogg file ends short of what it promises. FFmpeg plays such a file to where
 /// its bytes stop and says nothing: a WAV's `data` chunk declares more bytes than follow it, an Ogg
-/// stream's last page is cut off or does not carry the end-of-stream flag. (MP3 and FLAC decoders
-/// tell a truncated file themselves.)
+/// stream's last page is cut off. (MP3 and FLAC decoders tell a truncated file themselves.)
 enum ContainerEnd {
     /// How far into a file its `data` chunk is looked for.
     static let headerBytes = 1 << 20
@@ -55,8 +54,9 @@ enum ContainerEnd {
         while offset + 8 <= head.count {
             let declared = le32(head, offset + 4)
             if head[offset..<offset + 4].elementsEqual("data".utf8) {
-                // 0 and 0xFFFFFFFF are what recorders write while still recording: no length said.
-                guard declared > 0, declared != 0xFFFF_FFFF else { return nil }
+                // What recorders writing to a pipe put there (0, 0xFFFFFFFF, SoX's 0x7FFFF000,
+                // arecord's 0x7FFFFFFF): no length said.
+                guard declared > 0, declared < 0x7FFF_F000 else { return nil }
                 let available = size - (offset + 8)
                 guard available < declared else { return nil }
                 return
@@ -88,9 +88,8 @@ enum ContainerEnd {
         if start + 27 + segments + body > tail.count {
             return "the file ends early (its last Ogg page is cut off); played what it holds"
         }
-        if tail[start + 5] & 0x04 == 0 {
-            return "the file ends early (its last Ogg page does not end the stream); played what it holds"
-        }
+        // A last page without the end-of-stream flag is not taken as a cut: a live stream's
+        // capture ends that way whole.
         return nil
     }
 }

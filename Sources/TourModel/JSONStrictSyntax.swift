@@ -1,3 +1,5 @@
+import Foundation
+
 /// What Foundation's JSON reader lets through that RFC 8259 does not: a comma before a closing
 /// bracket (`[1, 2,]`, `{"a": 1,}`), and numbers outside the grammar (`03`, `1.`, `.5`, `+1`,
 /// `1e`). The reader took the first as JSON5 does and called the second "a number out of range";
@@ -10,6 +12,29 @@ public enum JSONStrictSyntax {
         /// Byte offset of the offending token.
         public var offset: Int
         public var what: String
+    }
+
+    /// JSON text in UTF-16 or UTF-32 (a byte-order mark, or the NULs of the first characters, as
+    /// RFC 4627 tells them apart) as UTF-8; UTF-8 as it is. Foundation's reader takes all five, so
+    /// the strict scan reads what the reader would (Windows editors save UTF-16 with a mark).
+    public static func utf8(_ data: Data) -> Data {
+        let b = Array(data.prefix(4))
+        guard b.count >= 2 else { return data }
+        let encoding: String.Encoding?
+        switch b.count >= 4 ? Array(b[0..<4]) : b + [1, 1] {
+        case let x where x[0] == 0xFF && x[1] == 0xFE && x[2] == 0 && x[3] == 0: encoding = .utf32LittleEndian
+        case let x where x[0] == 0 && x[1] == 0 && x[2] == 0xFE && x[3] == 0xFF: encoding = .utf32BigEndian
+        case let x where x[0] == 0xFF && x[1] == 0xFE: encoding = .utf16LittleEndian
+        case let x where x[0] == 0xFE && x[1] == 0xFF: encoding = .utf16BigEndian
+        case let x where x[0] == 0 && x[1] == 0 && x[2] == 0 && x[3] != 0: encoding = .utf32BigEndian
+        case let x where x[0] != 0 && x[1] == 0 && x[2] == 0 && x[3] == 0: encoding = .utf32LittleEndian
+        case let x where x[0] == 0 && x[1] != 0: encoding = .utf16BigEndian
+        case let x where x[0] != 0 && x[1] == 0: encoding = .utf16LittleEndian
+        default: encoding = nil
+        }
+        guard let encoding, var text = String(data: data, encoding: encoding) else { return data }
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        return Data(text.utf8)
     }
 
     public static func firstProblem(in bytes: some Collection<UInt8>) -> Problem? {

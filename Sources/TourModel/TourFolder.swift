@@ -123,7 +123,7 @@ public struct TourFolder: Sendable, Hashable {
         do { paths = try TourFolderPaths(root: root) } catch {
             throw TourModelError(file: root.path, reason: "cannot be read (\(error.reason))")
         }
-        let data = try paths.manifest()
+        let data = JSONStrictSyntax.utf8(try paths.manifest())
         if let problem = JSONStrictSyntax.firstProblem(in: data) {
             let (line, column) = Self.lineAndColumn(of: problem.offset, in: data)
             throw TourModelError(

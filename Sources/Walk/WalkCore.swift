@@ -19,6 +19,11 @@ public struct WalkCore: Sendable {
     /// Rule 10: whether the last accepted fix was inside each point's radius or within its error's
     /// allowance of it, by index. Such a point is not passed yet, whatever the route says.
     private var near: [Bool]
+    /// When each point's `near` run began: it holds later points back for `nearHold` at most.
+    private var nearSince: [Date]
+    /// Seconds an earlier point the walker is at (but not confirmed in) holds a later one back: a
+    /// walker inside it confirms it well within this; one lingering at its edge is not held for good.
+    static let nearHold = 30.0
     /// Rule 10: the route, each point's station along it, and where the walker is along it.
     public let route: TourRoute
     public private(set) var routeProgress: RouteProgress
@@ -41,6 +46,7 @@ public struct WalkCore: Sendable {
         self.filter = FixFilter(configuration: policy.filterConfiguration)
         self.streaks = Array(repeating: 0, count: tour.points.count)
         self.near = Array(repeating: false, count: tour.points.count)
+        self.nearSince = Array(repeating: .distantPast, count: tour.points.count)
         var index: [String: Int] = [:]
         for (i, point) in tour.points.enumerated() { index[point.id] = i }
         self.indexByID = index
@@ -202,7 +208,9 @@ public struct WalkCore: Sendable {
             let d = Self.distance(
                 from: fix.coordinate, to: centres[i], within: radii[i], cosines: (fixCosine, centreCosines[i]))
             let allowance = min(fix.horizontalError ?? 0, radii[i] / 2)
-            near[i] = d <= radii[i] + allowance
+            let isNear = d <= radii[i] + allowance
+            if isNear && !near[i] { nearSince[i] = fix.time }
+            near[i] = isNear
             if d <= radii[i] {
                 streaks[i] += 1
                 if sparse < 0, streaks[i] == 1, isConfidentAlone(fix, distance: d, radius: radii[i]) { sparse = i }
@@ -213,7 +221,7 @@ public struct WalkCore: Sendable {
         previousInterval = previousAccepted.map { fix.time.timeIntervalSince($0.time) }
         previousAccepted = fix
         // Several points may confirm on one fix (overlapping radii): trigger them in order.
-        while progress.outcome == nil, let i = confirmedCandidate(sparse: sparse) {
+        while progress.outcome == nil, let i = confirmedCandidate(sparse: sparse, at: fix.time) {
             trigger(
                 index: i, type: .gps, fix: fix, distance: fix.coordinate.distance(to: centres[i]), at: time,
                 into: &effects)
@@ -281,7 +289,7 @@ public struct WalkCore: Sendable {
 
     /// The first point, in order, that may trigger now: confirmed, its stretch of route reached,
     /// and every earlier point still pending passed along the route (rule 10).
-    private func confirmedCandidate(sparse: Int) -> Int? {
+    private func confirmedCandidate(sparse: Int, at time: Date) -> Int? {
         guard progress.nextIndex < tour.points.count else { return nil }
         let last = policy.missed == .strict ? progress.nextIndex : tour.points.count - 1
         let needed = max(1, policy.confirmationFixes)
@@ -289,8 +297,9 @@ public struct WalkCore: Sendable {
             guard hasReached(i) else { continue }
             // An earlier point the walker is at right now is ahead of them still, even where the
             // route says passed (a small point inside a large one's radius, reached at its edge):
-            // it confirms on the next fixes and plays first.
-            return (progress.nextIndex..<i).allSatisfy { hasPassed($0) && !near[$0] } ? i : nil
+            // it confirms on the next fixes and plays first (held `nearHold` at most).
+            let isAt = { (j: Int) in near[j] && time.timeIntervalSince(nearSince[j]) < Self.nearHold }
+            return (progress.nextIndex..<i).allSatisfy { hasPassed($0) && !isAt($0) } ? i : nil
         }
         return nil
     }

@@ -69,7 +69,8 @@ package struct UpdateTarget: Sendable, Equatable {
         slug = summary.slug
         self.isProtected = summary.isProtected
         languages = installed.filter { summary.languages.contains($0) }
-        if summary.slug != installedSlug {
+        // Said only when the update can go on: a tour that cannot be updated keeps its old name.
+        if summary.slug != installedSlug, !languages.isEmpty {
             notes.append(
                 "\(installedSlug) is now called \(summary.slug) on the service; it is installed under that name")
         }

@@ -164,6 +164,21 @@ struct TourFolderTests {
         #expect(loadError(dir) == "tour.json: not valid JSON (\(problem))")
     }
 
+    /// A tour.json saved as UTF-16 (with or without a mark) loads as before the strict scan, which
+    /// read its bytes and called the first `.` "not a JSON number"; its trailing comma is still named.
+    @Test func utf16TourJSONLoadsAndIsReadStrictlyAllTheSame() throws {
+        let demo = try String(contentsOf: TestPaths.demoTour.appendingPathComponent("tour.json"), encoding: .utf8)
+        for encoding in [String.Encoding.utf16, .utf16LittleEndian, .utf16BigEndian, .utf32LittleEndian] {
+            let dir = try TemporaryDirectory()
+            try FileManager.default.copyItem(at: TestPaths.demoTour, to: dir.url.appendingPathComponent("demo"))
+            let file = dir.url.appendingPathComponent("demo/tour.json")
+            try #require(demo.data(using: encoding)).write(to: file)
+            #expect(try TourFolder.load(from: dir.url.appendingPathComponent("demo")).points.count == 5, "\(encoding)")
+            try #require("{\"format\": 1,}".data(using: encoding)).write(to: file)
+            #expect(throws: TourModelError.self) { try TourFolder.load(from: dir.url.appendingPathComponent("demo")) }
+        }
+    }
+
     @Test func strictNumbersAndStringsHoldingCommasAndBracketsPass() {
         for number in ["0", "-0", "10", "-1.25", "1e5", "1E-5", "0.5e+3", "43.77262"] {
             #expect(JSONStrictSyntax.isJSONNumber(ArraySlice(Array(number.utf8))), "\(number)")

@@ -36,6 +36,35 @@ struct RouteTriggeringTests {
         }
     }
 
+    /// The hold above is bounded: a walker who never enters the earlier point but waits at its
+    /// edge (a coarse receiver, 30 m of error, so the edge band is 30 m wide) at a later point
+    /// hears the later one within `nearHold`, not never.
+    @Test("0. an earlier point's edge holds a later point back for a while, not for good")
+    func anEarlierPointsEdgeHoldsALaterOneBackForAWhileOnly() {
+        func at(_ x: Double, _ y: Double) -> Coordinate { RandomWalk.coordinate(x, y) }
+        let points = [
+            PlayablePoint(id: "p1", order: 1, coordinate: at(0, 0), triggerRadiusMeters: 25, title: "One"),
+            PlayablePoint(id: "p2", order: 2, coordinate: at(0, 200), triggerRadiusMeters: 60, title: "Two"),
+            PlayablePoint(id: "p3", order: 3, coordinate: at(70, 230), triggerRadiusMeters: 15, title: "Three"),
+        ]
+        let tour = PlayableTour(id: "edge", slug: "edge", language: "en", title: "Edge", points: points)
+        var core = WalkCore(tour: tour, policy: WalkPolicy(missed: .skip))
+        // Through p1, then up a street 70 m east of p2 (never inside its 60 m), to p3 and stay.
+        var path: [(Double, Double)] = (0...20).map { (0, Double($0) * 5 - 50) }
+        path += (1...20).map { (Double($0) * 3.5, 50 + Double($0) * 2.5) }
+        path += (1...36).map { (70, 100 + Double($0) * 3.6) }
+        path += Array(repeating: (70, 230), count: 60)
+        var triggered: [(String, Int)] = []
+        for (second, (x, y)) in path.enumerated() {
+            let f = Fix(time: t0.addingTimeInterval(Double(second)), coordinate: at(x, y), horizontalError: 30)
+            for t in core.handle(.fix(f), at: f.time).triggered { triggered.append((t.pointID, second)) }
+        }
+        let arrived = 77  // the first second at p3
+        #expect(triggered.map(\.0) == ["p1", "p3"], "\(triggered)")
+        let third = triggered.first { $0.0 == "p3" }?.1 ?? .max
+        #expect(third <= arrived + Int(WalkCore.nearHold) + 5, "p3 at \(third) s, arrived at \(arrived) s")
+    }
+
     // MARK: 1. Loops
 
     /// The meeting point is the finale; point 1 is at the meeting point too.

@@ -258,7 +258,9 @@ struct FileTransfer: Sendable {
                         store.blobs.removePart(identity)
                         try? store.forgetPartial(identity)
                         // A curator's edit on the service since the plan, or the service's fault?
-                        let (file, _) = try await book.renewed(transfer.references[0], since: obtainedAt)
+                        // A manifest asked for now: one fetched earlier, for another file's
+                        // link, may be from before the service saw the edit.
+                        let (file, _) = try await book.renewed(transfer.references[0], since: now())
                         if file.map({ FileIdentity(url: $0.url, size: $0.sizeBytes ?? -1) }) != identity {
                             throw StoreError(.tourChanged, "\(label) changed on the service during the download")
                         }

@@ -38,7 +38,7 @@ package struct TourInstallation {
                     client: client, tourID: tourID, slug: slug, isProtected: isProtected, languages: languages)
             } catch let again as StoreError {
                 throw AppError.data(
-                    "\(again.message) again; run the command later, once the tour stays the same (what was downloaded is kept)"
+                    "\(again.message) again; run the command later, once the tour stays the same"
                 )
             }
         }

@@ -26,6 +26,8 @@ public final class TourCatalog: Sendable {
         var loaded: [String: ServedTour] = [:]
         var lastProblem: [String: String] = [:]
         var lastCheck: Date = .distantPast
+        /// When the last check (or the one under way) began: what it saw is as of then.
+        var lastCheckBegan: Date = .distantPast
         var sweeping = false
         var snapshot = Snapshot()
         /// Requests that came while a check ran: they get its result, not the snapshot before it.
@@ -68,6 +70,7 @@ public final class TourCatalog: Sendable {
             if s.sweeping { return .wait }
             guard Date().timeIntervalSince(s.lastCheck) >= reloadInterval else { return .ready(s.snapshot) }
             s.sweeping = true
+            s.lastCheckBegan = Date()
             return .check
         }
         switch step {
@@ -88,26 +91,42 @@ public final class TourCatalog: Sendable {
         }
     }
 
-    /// Checks every folder now (SIGHUP); after the one under way, if there is one.
+    /// Checks every folder now (SIGHUP); after the one under way, if that began before the signal.
     public func reload() async {
-        await checkNow()
+        await checkNow(unlessCheckedSince: Date())
         logger.info("tour folders checked", metadata: ["tours": "\(count)"])
     }
 
-    /// Checks every folder now; after the one under way, if there is one.
-    func checkNow() async {
-        let checking = state.withLockedValue { s -> Bool in
-            if s.sweeping { return true }
+    /// Makes sure the folders were checked after `moment`: a check that began since is enough
+    /// (waited for if under way); else one is made now. A media file found changed asks this with
+    /// its modification time, so a crowd of requests for it, or a broken edit kept out of the
+    /// tours, costs one check, not one each.
+    func checkNow(unlessCheckedSince moment: Date) async {
+        enum Step { case done, wait, check }
+        let step = state.withLockedValue { s -> Step in
+            if s.sweeping { return .wait }
+            if s.lastCheckBegan >= moment { return .done }
             s.sweeping = true
-            return false
+            s.lastCheckBegan = Date()
+            return .check
         }
-        if checking {
-            // Wait for that check to end (its waiters are answered), then make one of our own.
-            _ = await current()
-            await checkNow()
+        switch step {
+        case .done:
             return
+        case .wait:
+            // Wait for that check to end (its waiters are answered), then look again.
+            await withCheckedContinuation { (continuation: CheckedContinuation<Snapshot, Never>) in
+                let now = state.withLockedValue { s -> Snapshot? in
+                    guard s.sweeping else { return s.snapshot }
+                    s.waiting.append(continuation)
+                    return nil
+                }
+                if let now { continuation.resume(returning: now) }
+            }
+            await checkNow(unlessCheckedSince: moment)
+        case .check:
+            try? sweep(initial: false)
         }
-        try? sweep(initial: false)
     }
 
     public var count: Int { state.withLockedValue { $0.snapshot.tours.count } }

@@ -40,7 +40,9 @@ struct MediaRoutes: Sendable {
             }
             // Edited since the tours were last read (within the reload interval): read them now,
             // so the manifest a client asks next, finding the file not as declared, names it as it is.
-            if FileStamp.of(entry.file.path) != entry.stamp { await services.catalog.checkNow() }
+            if let now = FileStamp.of(entry.file.path), now != entry.stamp {
+                await services.catalog.checkNow(unlessCheckedSince: now.modified)
+            }
             let root = realPath(tour.folder.root.path) ?? tour.folder.root.path
             return try MediaFileResponse(
                 entry: entry, rootRealPath: root, throttle: services.configuration.faults.throttleBytesPerSecond,

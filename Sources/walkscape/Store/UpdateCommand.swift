@@ -56,7 +56,15 @@ struct UpdateCommand: AsyncParsableCommand {
                             installedID: installed.id, slug: installed.slug, languages: installed.languageCodes,
                             isProtected: installed.isProtected, catalog: catalog)
                         for note in target.notes { reporter.warn(note) }
-                        if let failure = target.failure { throw AppError.notFound(failure) }
+                        if var failure = target.failure {
+                            // Installed from another service, whose catalog may still have it.
+                            let service = StoreAccess.serviceKey(client.service)
+                            if installed.service != service {
+                                failure +=
+                                    " (it was installed from \(installed.service), not \(service): --api-url \(installed.service) updates it from there)"
+                            }
+                            throw AppError.notFound(failure)
+                        }
                         let installation = TourInstallation(settings: settings, store: store, reporter: reporter)
                         try await installation.run(
                             client: client, tourID: installed.id, slug: target.slug,
