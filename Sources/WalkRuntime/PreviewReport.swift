@@ -171,7 +171,7 @@ public struct PreviewReport: Sendable, Hashable, Codable {
         out += "\(policy.confirmationFixes) fixes to confirm\n\n"
         for entry in timeline {
             out +=
-                "  \(WalkTime.offset(entry.offsetSeconds).padding(toLength: 9, withPad: " ", startingAt: 0)) \(entry.text)\n"
+                "  \(TerminalWidth.padded(WalkTime.offset(entry.offsetSeconds), to: 9)) \(entry.text)\n"
         }
         if timelineOmitted > 0 { out += "  (\(timelineOmitted) more ignored fixes and gaps not listed)\n" }
         return out
@@ -181,12 +181,13 @@ public struct PreviewReport: Sendable, Hashable, Codable {
     public func renderedPoints() -> String {
         var out = "  #  point                         trigger   dist    wait   audio\n"
         for p in points {
-            let title = p.title.count > 28 ? String(p.title.prefix(27)) + "…" : p.title
+            // By terminal columns, not characters: an emoji or a Japanese title is two a character.
+            let title = TerminalWidth.truncated(p.title, to: 28)
             var line =
-                "  " + String(p.order).padding(toLength: 3, withPad: " ", startingAt: 0)
-                + title.padding(toLength: 29, withPad: " ", startingAt: 0)
+                "  " + TerminalWidth.padded(String(p.order), to: 3) + TerminalWidth.padded(title, to: 29)
             if let t = p.trigger {
-                line += " " + WalkTime.offset(t.offsetSeconds).padding(toLength: 9, withPad: " ", startingAt: 0)
+                // Never cut: a walk of a hundred hours reads +101:10:20, not +101:10:2.
+                line += " " + TerminalWidth.padded(WalkTime.offset(t.offsetSeconds), to: 9)
                 line += (t.distanceMeters.map { String(format: "%4.0f m", $0) } ?? "     -") + " "
                 line += String(format: "%6.1fs", p.queueWaitSeconds ?? 0)
                 if let a = p.audio {

@@ -16,11 +16,11 @@ package struct TextTable {
     package func render() -> String {
         let all = ([header] + rows).map { $0.map { TerminalText.sanitized($0, keepingNewlines: false) } }
         let widths = header.indices.map { column in
-            all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0
+            all.map { $0.indices.contains(column) ? TerminalWidth.of($0[column]) : 0 }.max() ?? 0
         }
         return all.map { row in
             row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                column == row.count - 1 ? cell : TerminalWidth.padded(cell, to: widths[column])
             }.joined(separator: "  ")
         }.joined(separator: "\n")
     }

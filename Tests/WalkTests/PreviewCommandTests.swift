@@ -173,6 +173,29 @@ struct PreviewCommandTests {
         #expect(result.stdout.contains("ignored a fix 478 m away from the walker (implausible jump)"))
     }
 
+    /// The points table lines up by terminal columns: an emoji or a Japanese title (two columns a
+    /// character) pushed every column after it one place per such character.
+    @Test("the points table stays in line with emoji and wide titles")
+    func wideTitlesKeepTheColumns() throws {
+        let dir = try TemporaryDirectory()
+        let root = dir.url.appendingPathComponent("demo")
+        try FileManager.default.copyItem(at: TestPaths.demoTour, to: root)
+        let file = root.appendingPathComponent("tour.json")
+        let text = try String(contentsOf: file, encoding: .utf8)
+            .replacingOccurrences(of: "\"Piazza del Duomo\"", with: "\"🚶🚶 Duomo\"")
+            .replacingOccurrences(of: "\"Orsanmichele\"", with: "\"東京の古い寺と庭と門と塔と橋と川と山\"")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        let result = try runWalkscape(["preview", root.path, "--fast", "--no-audio"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = result.stdout.split(separator: "\n").map(String.init).filter {
+            $0.hasPrefix("  1  ") || $0.hasPrefix("  2  ") || $0.hasPrefix("  3  ")
+        }
+        #expect(rows.count == 3, "\(result.stdout)")
+        // Where the trigger time begins, in terminal columns, is the same on every row.
+        let columns = rows.map { row in TerminalWidth.of(String(row[..<row.range(of: " +")!.lowerBound])) }
+        #expect(Set(columns).count == 1, "\(rows) \(columns)")
+    }
+
     @Test("bad input: one line, non-zero exit")
     func badInput() throws {
         let missing = try runWalkscape(["preview", "no/such/tour", "--fast"])
