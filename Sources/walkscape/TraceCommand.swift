@@ -41,9 +41,10 @@ struct TraceCommand: AsyncParsableCommand {
         do {
             trace = try TraceFile(url: URL(fileURLWithPath: file))
         } catch {
-            // Missing or unreadable (EX_NOINPUT) is not found, as for `preview --trace`.
-            throw error.exitCode == PositioningError.noInput
-                ? AppError.notFound(error.message) : AppError.data(error.message)
+            // Not there is not found, as for `preview --trace`; there but not a trace (a FIFO, a
+            // device, unreadable) is bad data.
+            throw FileManager.default.fileExists(atPath: file)
+                ? AppError.data(error.message) : AppError.notFound(error.message)
         }
         let summary = TraceSummary(file: trace, filter: .init(maxHorizontalError: maxError))
         if json {

@@ -20,6 +20,9 @@ struct MemoryReturn: Service {
     static let every = Duration.seconds(2)
     static let closedAtLeast = 64
     static let grownAtLeast = 32 << 20
+    /// A trim that gave back this much is logged (info): trims follow a crowd leaving or growth,
+    /// so they are rare, and a crowd of 30 MiB was given back in steps under 32 MiB, unlogged.
+    static let loggedAtLeast = 1 << 20
 
     let connections: ConnectionCounts
     let logger: Logger
@@ -47,7 +50,7 @@ struct MemoryReturn: Service {
             AllocatorTuning.giveBackFreedMemory()
             let after = Self.residentBytes() ?? resident
             rule.afterLastTrim = after
-            if resident - after >= Self.grownAtLeast {
+            if resident - after >= Self.loggedAtLeast {
                 logger.info(
                     "gave freed memory back to the system",
                     metadata: [
