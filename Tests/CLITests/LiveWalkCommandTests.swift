@@ -183,6 +183,20 @@ struct LiveWalkCommandTests {
         #expect(try Data(contentsOf: home.file("b.raw")) == referencePCM(3...5, tour: tour))
     }
 
+    /// A walk without audio that hears points 1 and 2 and is then stopped by `signal`; the walk
+    /// and the epoch the trace stopped at (point 3 still ahead).
+    func walkTwoPointsAndStop(
+        home: TemporaryDirectory, gpsd: GPSDHarness, tour: URL, signal: Int32
+    ) async throws -> (ChildProcess, Int) {
+        let first = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
+        #expect(await first.waitForOutput("gps: waiting for a fix", timeout: 10))
+        let stoppedAt = await feed(gpsd, 0..<Self.epochs.count) { first.output.contains("triggered: 2. ") }
+        #expect(await first.waitForOutput("heard: 2/5", timeout: 15))
+        first.signal(signal)
+        #expect(await first.wait(timeout: 10) == 128 + signal, "output: \(first.output)")
+        return (first, stoppedAt)
+    }
+
     /// SIGTERM here; every ending signal takes the same path, and
     /// `aSignalRestoresTheTerminalAndRecordsTheAbandonment` sends each of them.
     @Test(arguments: [SIGTERM])
@@ -190,13 +204,7 @@ struct LiveWalkCommandTests {
         let home = try TemporaryDirectory()
         let tour = try Self.shortDemo(in: home)
         let gpsd = try GPSDHarness()
-        let first = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
-        #expect(await first.waitForOutput("gps: waiting for a fix", timeout: 10))
-        // Stop walking once point 2 has triggered, so point 3 is still ahead when both are heard.
-        let stoppedAt = await feed(gpsd, 0..<Self.epochs.count) { first.output.contains("triggered: 2. ") }
-        #expect(await first.waitForOutput("heard: 2/5", timeout: 15))
-        first.signal(signal)
-        #expect(await first.wait(timeout: 10) == 128 + signal, "output: \(first.output)")
+        let (first, stoppedAt) = try await walkTwoPointsAndStop(home: home, gpsd: gpsd, tour: tour, signal: signal)
         #expect(first.output.contains("Walk ended early; progress saved."))
         #expect(triggered(journal(home)) == Array(Self.pointIDs.prefix(2)))
         #expect(journal(home).last?["name"] as? String == "tour_abandoned")
@@ -219,12 +227,7 @@ struct LiveWalkCommandTests {
         let home = try TemporaryDirectory()
         let tour = try Self.shortDemo(in: home)
         let gpsd = try GPSDHarness()
-        let first = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
-        #expect(await first.waitForOutput("gps: waiting for a fix", timeout: 10))
-        let stoppedAt = await feed(gpsd, 0..<Self.epochs.count) { first.output.contains("triggered: 2. ") }
-        #expect(await first.waitForOutput("heard: 2/5", timeout: 15))
-        first.signal(SIGTERM)
-        #expect(await first.wait(timeout: 10) == 128 + SIGTERM, "output: \(first.output)")
+        let (_, stoppedAt) = try await walkTwoPointsAndStop(home: home, gpsd: gpsd, tour: tour, signal: SIGTERM)
 
         // The curator drops point 4; point 5 becomes the fourth.
         let file = tour.appendingPathComponent("tour.json")
@@ -325,18 +328,25 @@ struct LiveWalkCommandTests {
         #expect(await third.wait(timeout: 10) == 128 + SIGTERM)
     }
 
+    /// A walk without audio of the short demo in a new home, fed the trace until point 1 triggers:
+    /// the home, gpsd, the walk, and the epoch reached.
+    func walkToPointOne() async throws -> (TemporaryDirectory, GPSDHarness, ChildProcess, Int) {
+        let home = try TemporaryDirectory()
+        let tour = try Self.shortDemo(in: home)
+        let gpsd = try GPSDHarness()
+        let child = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
+        #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10))
+        let reached = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("triggered: 1. ") }
+        return (home, gpsd, child, reached)
+    }
+
     /// A full disk, made real with a file size limit (`prlimit`, RLIMIT_FSIZE) that works for root
     /// and for anyone, and can be set and lifted while the walk runs: once point 1 is recorded,
     /// writes past 350 bytes fail with EFBIG (the outbox's write-ahead log is larger already, and a
     /// progress file does not fit).
     @Test func aFullDiskWarnsOnceTheWalkGoesOnAndEverythingIsWrittenWhenThereIsRoomAgain() async throws {
         let prlimit = try #require(which("prlimit"), "prlimit (util-linux) is needed")
-        let home = try TemporaryDirectory()
-        let tour = try Self.shortDemo(in: home)
-        let gpsd = try GPSDHarness()
-        let child = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
-        #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10))
-        let full = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("triggered: 1. ") }
+        let (home, gpsd, child, full) = try await walkToPointOne()
         #expect(triggered(journal(home)) == [Self.pointIDs[0]])
         let limited = try run(prlimit, ["--pid", "\(child.pid)", "--fsize=350:unlimited"])
         #expect(limited.status == 0, "\(limited.stderr)")
@@ -368,12 +378,7 @@ struct LiveWalkCommandTests {
     /// Stopped while nothing can be saved: the walk does not say to run it again to resume.
     @Test func aWalkStoppedWhileNothingCanBeSavedDoesNotPromiseAResume() async throws {
         let prlimit = try #require(which("prlimit"), "prlimit (util-linux) is needed")
-        let home = try TemporaryDirectory()
-        let tour = try Self.shortDemo(in: home)
-        let gpsd = try GPSDHarness()
-        let child = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
-        #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10))
-        _ = await feed(gpsd, 0..<Self.epochs.count) { child.output.contains("triggered: 1. ") }
+        let (_, _, child, _) = try await walkToPointOne()
         #expect(try run(prlimit, ["--pid", "\(child.pid)", "--fsize=0:unlimited"]).status == 0)
         child.signal(SIGTERM)
         #expect(await child.wait(timeout: 10) == 128 + SIGTERM, "output: \(child.output)")
