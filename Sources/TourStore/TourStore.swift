@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import GRDB
 import TourModel
@@ -87,6 +88,15 @@ public struct TourStore: Sendable {
             // turns WAL on after that, and sets NORMAL with it.
             try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         } catch {
+            // A read-only file system or a full disk is said as such, not as SQLite's "unable to
+            // open database file" or "disk I/O error", and is not damage.
+            let trouble = DiskTrouble.errno(writing: [location.catalog])
+            if trouble != 0 {
+                throw StoreError(
+                    trouble == ENOSPC ? .noSpace : .io,
+                    "\(location.catalog.path): cannot be opened as the tour catalog (\(String(cString: strerror(trouble))))"
+                )
+            }
             throw StoreError(
                 .damaged, "\(location.catalog.path): cannot be opened as the tour catalog (\(Self.describe(error)))")
         }

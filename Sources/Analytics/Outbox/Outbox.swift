@@ -529,23 +529,7 @@ public struct Outbox: Sendable {
 
     /// EFBIG when one of `files` has reached the process's file size limit, ENOSPC when their
     /// disk has no free block left, else 0.
-    static func diskErrno(files: [URL]) -> Int32 {
-        var limit = rlimit()
-        if getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max {
-            for file in files {
-                var status = stat()
-                if stat(file.path, &status) == 0, UInt64(status.st_size) >= UInt64(limit.rlim_cur) { return EFBIG }
-            }
-        }
-        // Root may write into the blocks reserved for it; anyone else stops where they begin.
-        var disk = statvfs()
-        if let folder = files.first?.deletingLastPathComponent(), statvfs(folder.path, &disk) == 0,
-            (getuid() == 0 ? disk.f_bfree : disk.f_bavail) == 0
-        {
-            return ENOSPC
-        }
-        return 0
-    }
+    static func diskErrno(files: [URL]) -> Int32 { DiskTrouble.errno(writing: files) }
 
     static func reason(_ error: any Error) -> String {
         if let error = error as? CocoaError, let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError,

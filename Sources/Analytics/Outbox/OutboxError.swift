@@ -33,7 +33,9 @@ public struct OutboxError: Error, Sendable, Hashable, CustomStringConvertible {
         // A full disk met while the shared memory or the log is made is an I/O error to SQLite.
         case .SQLITE_IOERR where systemErrno == ENOSPC: text = "the disk is full"
         case .SQLITE_READONLY: text = "it is read-only"
+        case .SQLITE_CANTOPEN where systemErrno != 0: text = "its folder will not take it"
         case .SQLITE_CANTOPEN: text = "it cannot be opened (a missing or unwritable folder)"
+        case .SQLITE_IOERR where systemErrno != 0: text = "the disk refused a write"
         case .SQLITE_PERM, .SQLITE_AUTH: text = "permission denied"
         case .SQLITE_BUSY, .SQLITE_LOCKED: text = "another walkscape holds it too long"
         case .SQLITE_CORRUPT, .SQLITE_NOTADB: text = "it is damaged"
