@@ -178,7 +178,7 @@ public typealias LocalizedText = [String: String]
 extension LocalizedText {
     /// The text in `language`, else English, else any, so a missing translation never blanks a title.
     public func best(_ language: String?) -> String? {
-        if let language, let t = self[language] { return t }
+        if let language, let tag = LanguageTag.match(language, in: keys), let t = self[tag] { return t }
         return self["en"] ?? self.sorted { $0.key < $1.key }.first?.value
     }
 }

@@ -20,7 +20,12 @@ public enum RoutePolyline {
             }
             let c = Coordinate(latitude: lat, longitude: lng)
             guard c.isValid else {
-                throw RoutePolylineError(index: index, segment: String(trimmed), reason: "not a coordinate on earth")
+                // 139.76,35.68 (Tokyo) is a longitude first: say so, not only that it is off the earth.
+                let swapped = Coordinate(latitude: lng, longitude: lat).isValid
+                throw RoutePolylineError(
+                    index: index, segment: String(trimmed),
+                    reason: "not a coordinate on earth"
+                        + (swapped ? " (latitude and longitude swapped? it is \"lat,lng\")" : ""))
             }
             result.append(c)
             index += 1

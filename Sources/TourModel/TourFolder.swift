@@ -226,12 +226,14 @@ public struct TourFolder: Sendable, Hashable {
     }
 
     /// The line and column (from 1, a column per byte) an editor shows for a byte offset.
+    /// Characters, not bytes: `日本語` before the spot is three columns, and a UTF-8 mark none.
     static func lineAndColumn(of offset: Int, in data: Data) -> (line: Int, column: Int) {
-        var line = 1, column = 1
-        for byte in data.prefix(offset) {
-            if byte == UInt8(ascii: "\n") { line += 1; column = 1 } else { column += 1 }
-        }
-        return (line, column)
+        let before = data.prefix(offset)
+        let line = before.count { $0 == UInt8(ascii: "\n") } + 1
+        let start = before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? before.startIndex
+        var text = String(decoding: before[start...], as: UTF8.self)
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        return (line, text.count + 1)
     }
 
     private static func typeName(_ type: Any.Type) -> String {

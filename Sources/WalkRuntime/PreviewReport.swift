@@ -187,7 +187,7 @@ public struct PreviewReport: Sendable, Hashable, Codable {
                 "  " + TerminalWidth.padded(String(p.order), to: 3) + TerminalWidth.padded(title, to: 29)
             if let t = p.trigger {
                 // Never cut: a walk of a hundred hours reads +101:10:20, not +101:10:2.
-                line += " " + TerminalWidth.padded(WalkTime.offset(t.offsetSeconds), to: 9)
+                line += " " + TerminalWidth.padded(WalkTime.offset(t.offsetSeconds) + " ", to: 9)
                 line += (t.distanceMeters.map { String(format: "%4.0f m", $0) } ?? "     -") + " "
                 line += String(format: "%6.1fs", p.queueWaitSeconds ?? 0)
                 if let a = p.audio {

@@ -23,7 +23,9 @@ package enum CatalogTour {
             }
             return tag
         }
-        if let configured = settings.language, tour.languages.contains(configured) { return configured }
+        if let configured = settings.language, let tag = LanguageTag.match(configured, in: tour.languages) {
+            return tag
+        }
         if tour.languages.contains("en") { return "en" }
         return tour.languages.sorted().first ?? "en"
     }

@@ -99,7 +99,7 @@ package enum TourArgument {
     package static func playable(_ folder: TourFolder, language: String?, settings: Settings) throws(AppError)
         -> PlayableTour
     {
-        let configured = settings.language.flatMap { folder.languageInfo[$0] == nil ? nil : $0 }
+        let configured = settings.language.flatMap { LanguageTag.match($0, in: folder.languageInfo.keys) }
         do { return try folder.playable(language: language ?? configured) } catch {
             throw AppError.usage(error.message)
         }
@@ -141,7 +141,7 @@ package enum ResolvedTour {
     package func pickLanguage(_ requested: String?, settings: Settings) -> String {
         guard case .installed(let tour) = self else { return requested ?? "" }
         if let requested { return requested }
-        if let configured = settings.language, tour.language(configured) != nil { return configured }
+        if let configured = settings.language, let installed = tour.language(configured) { return installed.language }
         return tour.language("en") != nil ? "en" : tour.languageCodes.first ?? "en"
     }
 

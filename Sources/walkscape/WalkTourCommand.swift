@@ -227,6 +227,11 @@ struct WalkTourCommand: AsyncParsableCommand {
         if !changes.ahead.isEmpty {
             line += " Ahead of you now, to be heard again: \(names(changes.ahead))."
         }
+        // Ids are all the walk knows of a point: a point given a new id is a new point to it.
+        if !changes.removed.isEmpty, !changes.added.isEmpty {
+            line +=
+                " Points the tour now names anew may be ones you heard: their narration plays again (--restart starts the walk over)."
+        }
         return line
     }
 
@@ -238,6 +243,11 @@ struct WalkTourCommand: AsyncParsableCommand {
                 ? "from its start when you resume (paused: space goes on)" : "from its start"
             return
                 "Resuming \(tour.title): \(heard) of \(tour.points.count) heard; \(point.order). \(point.title) plays again \(when)."
+        }
+        // The point that was playing left the tour: the queue behind it plays first.
+        if let id = progress.queue.first, let point = tour.points.first(where: { $0.id == id }) {
+            return
+                "Resuming \(tour.title): \(heard) of \(tour.points.count) heard; \(point.order). \(point.title) plays first."
         }
         if tour.points.indices.contains(progress.nextIndex) {
             let next = tour.points[progress.nextIndex]

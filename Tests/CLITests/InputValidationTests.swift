@@ -309,6 +309,12 @@ struct InputValidationTests {
             ["preview", Self.demo.path, "-l", "IT", "--fast", "--no-audio"], home: home, timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Firenze: dal Duomo a Palazzo Pitti"), "\(result.stdout.prefix(400))")
+        // The configured language too.
+        let configured = try runWalkscape(
+            ["preview", Self.demo.path, "--fast", "--no-audio"], home: home, environment: ["WALKSCAPE_LANGUAGE": "IT"],
+            timeout: 60)
+        #expect(configured.status == 0, "\(configured.stderr)")
+        #expect(configured.stdout.contains("Firenze: dal Duomo a Palazzo Pitti"), "\(configured.stdout.prefix(400))")
     }
 
     /// A file or folder that is not there is "not found" (66) for every command that reads one:

@@ -113,6 +113,10 @@ struct TourFolderTests {
             ("bad default language", "tour.json: defaultLanguage: 'de' is not one of languages (en, it)"),
             ("duplicate id", "tour.json: points[1].id: \"p2\" is used twice (points[0] and points[1])"),
             ("bad slug", "tour.json: slug: \"Test Walk\" must be lowercase letters, digits and -"),
+            (
+                "route lng,lat",
+                "tour.json: route: point 1 \"139.76,35.68\": not a coordinate on earth (latitude and longitude swapped? it is \"lat,lng\")"
+            ),
         ])
     func brokenFolder(_ name: String, _ expected: String) throws {
         let dir = try makeFolder { tour in
@@ -135,6 +139,7 @@ struct TourFolderTests {
             case "bad default language": tour["defaultLanguage"] = "de"
             case "duplicate id": editPoint(1, &tour) { $0["id"] = "p2" }
             case "bad slug": tour["slug"] = "Test Walk"
+            case "route lng,lat": tour["route"] = "139.76,35.68;139.77,35.69"
             default: Issue.record("unknown case \(name)")
             }
         }
@@ -157,6 +162,8 @@ struct TourFolderTests {
         ("{\"format\": .5}", ".5 is not a JSON number at line 1, column 12"),
         ("{\"format\": +1}", "+1 is not a JSON number at line 1, column 12"),
         ("{\"format\": 1e}", "1e is not a JSON number at line 1, column 12"),
+        // Columns are characters, as an editor counts them, not UTF-8 bytes.
+        ("{\"x\": [\"日本語\", 1,]}", "a comma before a closing bracket at line 1, column 16"),
     ])
     func jsonThatIsNotStrictIsNamed(text: String, problem: String) throws {
         let dir = try TemporaryDirectory()

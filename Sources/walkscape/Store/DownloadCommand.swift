@@ -67,9 +67,15 @@ struct DownloadCommand: AsyncParsableCommand {
                     // installed under the same name until removed.
                     for other in (try? store.installedTours()) ?? []
                     where other.slug == summary.slug && other.id != summary.id {
-                        reporter.warn(
-                            "another tour named \(other.slug) is installed (id \(other.id)), which the service no longer publishes under that name; walkscape remove \(other.id) deletes it"
-                        )
+                        if let renamed = catalog.first(where: { $0.id == other.id && $0.isPublished }) {
+                            reporter.warn(
+                                "another tour named \(other.slug) is installed (id \(other.id)), which the service now publishes as \(renamed.slug); walkscape update renames it"
+                            )
+                        } else {
+                            reporter.warn(
+                                "another tour named \(other.slug) is installed (id \(other.id)), which the service no longer publishes under that name; walkscape remove \(other.id) deletes it"
+                            )
+                        }
                     }
                     let installation = TourInstallation(settings: settings, store: store, reporter: reporter)
                     _ = try await installation.run(
