@@ -89,8 +89,11 @@ public struct TraceSummary: Sendable, Hashable, Codable {
             if var b = box {
                 b.south = min(b.south, c.latitude)
                 b.north = max(b.north, c.latitude)
-                b.west = min(b.west, c.longitude)
-                b.east = max(b.east, c.longitude)
+                // Longitudes the short way round from the first fix's (kept unwrapped until the
+                // end): a walk across 180° spans metres, not the globe.
+                let longitude = b.west + Coordinate.wrappedLongitude(c.longitude - b.west)
+                b.west = min(b.west, longitude)
+                b.east = max(b.east, longitude)
                 box = b
             } else {
                 box = BoundingBox(south: c.latitude, west: c.longitude, north: c.latitude, east: c.longitude)
@@ -133,7 +136,13 @@ public struct TraceSummary: Sendable, Hashable, Codable {
         self.end = end
         durationSeconds = start.flatMap { s in end.map { $0.timeIntervalSince(s) } } ?? 0
         distanceMeters = distance
-        boundingBox = box
+        // West and east as longitudes again; across 180° west is then greater than east, as a
+        // GeoJSON bbox that crosses the antimeridian says.
+        boundingBox = box.map {
+            BoundingBox(
+                south: $0.south, west: Coordinate.wrappedLongitude($0.west), north: $0.north,
+                east: Coordinate.wrappedLongitude($0.east))
+        }
         accuracy = Accuracy(
             buckets: buckets.enumerated().map {
                 Bucket(

@@ -37,6 +37,28 @@ import TourModel
         sentence("GPGGA,\(time),\(ddmm(c.latitude, 2)),N,\(ddmm(c.longitude, 3)),E,1,09,0.8,54.0,M,46.9,M,,")
     }
 
+    /// A walk across 180° (Taveuni, Fiji): its bounds are the few metres it spans, west of the line
+    /// to east of it (west > east, as a GeoJSON bbox across the antimeridian), not the globe.
+    @Test func theBoundsOfAWalkAcrossTheAntimeridianAreItsFewMetres() throws {
+        let folder = try TemporaryDirectory()
+        let metresPerDegree = 111_320 * cos(16.8 * .pi / 180)
+        var gpx = #"<?xml version="1.0"?><gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>"#
+        for second in 0..<20 {
+            let lng = Coordinate.wrappedLongitude(179.9998 + Double(second) * 1.4 / metresPerDegree)
+            let stamp = Date(timeIntervalSince1970: 1_776_500_000 + Double(second)).formatted(.iso8601)
+            gpx += #"<trkpt lat="-16.8" lon="\#(String(format: "%.7f", lng))"><time>\#(stamp)</time></trkpt>"#
+        }
+        let file = try folder.write("taveuni.gpx", gpx + "</trkseg></trk></gpx>\n")
+        let result = try runWalkscape(["trace", file.path, "--json"], home: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: result.stdoutData) as? [String: Any])
+        let box = try #require(json["boundingBox"] as? [String: Double])
+        #expect(abs(box["west"]! - 179.9998) < 1e-6, "\(box)")
+        #expect(box["east"]! < -179.999 && box["east"]! > -180, "\(box)")
+        // About 19 steps of 1.4 m (steps under the error estimate are not counted), not 40,000 km.
+        #expect((20...30).contains(json["distanceMeters"] as? Double ?? 0), "\(json)")
+    }
+
     @Test func summarisesARecordingAsJSON() throws {
         let folder = try TemporaryDirectory()
         let file = try folder.write("walk.log", Self.recording())
