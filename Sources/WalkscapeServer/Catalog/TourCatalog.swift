@@ -80,14 +80,19 @@ public final class TourCatalog: Sendable {
             try? sweep(initial: false)
             return state.withLockedValue { $0.snapshot }
         case .wait:
-            return await withCheckedContinuation { continuation in
-                let now = state.withLockedValue { s -> Snapshot? in
-                    guard s.sweeping else { return s.snapshot }
-                    s.waiting.append(continuation)
-                    return nil
-                }
-                if let now { continuation.resume(returning: now) }
+            return await checkUnderWay()
+        }
+    }
+
+    /// What the check under way finds, once it ends (the snapshot now if it has ended already).
+    private func checkUnderWay() async -> Snapshot {
+        await withCheckedContinuation { continuation in
+            let now = state.withLockedValue { s -> Snapshot? in
+                guard s.sweeping else { return s.snapshot }
+                s.waiting.append(continuation)
+                return nil
             }
+            if let now { continuation.resume(returning: now) }
         }
     }
 
@@ -114,15 +119,8 @@ public final class TourCatalog: Sendable {
         case .done:
             return
         case .wait:
-            // Wait for that check to end (its waiters are answered), then look again.
-            await withCheckedContinuation { (continuation: CheckedContinuation<Snapshot, Never>) in
-                let now = state.withLockedValue { s -> Snapshot? in
-                    guard s.sweeping else { return s.snapshot }
-                    s.waiting.append(continuation)
-                    return nil
-                }
-                if let now { continuation.resume(returning: now) }
-            }
+            // Wait for that check to end, then look again.
+            _ = await checkUnderWay()
             await checkNow(unlessCheckedSince: moment)
         case .check:
             try? sweep(initial: false)

@@ -31,13 +31,20 @@ struct MediaFileResponse {
     /// The file ended before the length its answer declared (it shrank while it was served).
     struct EndedShort: Error {}
 
-    func make(for request: Request, head: Bool) throws -> Response {
-        // Resolved again now: a symlink swapped in since the tour was loaded must not lead out.
+    /// The file as it is now: its real path and stamp. Resolved again: a symlink swapped in since
+    /// the tour was loaded must not lead out.
+    func current() throws -> (real: String, stamp: FileStamp) {
         guard let real = realPath(entry.file.path), real.hasPrefix(rootRealPath + "/"),
             let stamp = FileStamp.of(real), stamp.isRegularFile
         else {
             throw S3Error.noSuchKey(entry.relativePath)
         }
+        return (real, stamp)
+    }
+
+    /// The answer for the file as `current()` found it.
+    func make(for request: Request, head: Bool, file: (real: String, stamp: FileStamp)) throws -> Response {
+        let (real, stamp) = file
         let size = stamp.size
         let etag = stamp.etag
         let lastModified = HTTPDate.format(stamp.modified)

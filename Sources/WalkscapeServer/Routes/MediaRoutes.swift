@@ -38,17 +38,15 @@ struct MediaRoutes: Sendable {
             else {
                 throw S3Error.noSuchKey(key)
             }
+            let root = realPath(tour.folder.root.path) ?? tour.folder.root.path
+            let response = MediaFileResponse(
+                entry: entry, rootRealPath: root, throttle: services.configuration.faults.throttleBytesPerSecond,
+                channel: context.channel, budget: services.media, logger: services.logger)
+            let file = try response.current()
             // Edited since the tours were last read (within the reload interval): read them now,
             // so the manifest a client asks next, finding the file not as declared, names it as it is.
-            if let now = FileStamp.of(entry.file.path), now != entry.stamp {
-                await services.catalog.checkNow(unlessCheckedSince: now.modified)
-            }
-            let root = realPath(tour.folder.root.path) ?? tour.folder.root.path
-            return try MediaFileResponse(
-                entry: entry, rootRealPath: root, throttle: services.configuration.faults.throttleBytesPerSecond,
-                channel: context.channel, budget: services.media, logger: services.logger
-            )
-            .make(for: request, head: head)
+            if file.stamp != entry.stamp { await services.catalog.checkNow(unlessCheckedSince: file.stamp.modified) }
+            return try response.make(for: request, head: head, file: file)
         }
     }
 }
