@@ -16,11 +16,10 @@ public struct WalkCore: Sendable {
     private var filter: FixFilter
     /// Rule 2: qualifying fixes inside each point's radius, by index, since the last one outside.
     private var streaks: [Int]
-    /// Rule 10: whether the last accepted fix was inside each point's radius or within its error's
-    /// allowance of it, by index. Such a point is not passed yet, whatever the route says.
-    private var near: [Bool]
-    /// When each point's `near` run began: it holds later points back for `nearHold` at most.
-    private var nearSince: [Date]
+    /// Rule 10: for each point the last accepted fix was inside of, or within its error's allowance
+    /// of, since when it has been (nil: not near it). Such a point is not passed yet, whatever the
+    /// route says; it holds later points back for `nearHold` at most.
+    private var nearSince: [Date?]
     /// Seconds an earlier point the walker is at (but not confirmed in) holds a later one back: a
     /// walker inside it confirms it well within this; one lingering at its edge is not held for good.
     static let nearHold = 30.0
@@ -45,8 +44,7 @@ public struct WalkCore: Sendable {
         self.progress = WalkProgress(tourID: tour.id, language: tour.language, pointIDs: tour.points.map(\.id))
         self.filter = FixFilter(configuration: policy.filterConfiguration)
         self.streaks = Array(repeating: 0, count: tour.points.count)
-        self.near = Array(repeating: false, count: tour.points.count)
-        self.nearSince = Array(repeating: .distantPast, count: tour.points.count)
+        self.nearSince = Array(repeating: nil, count: tour.points.count)
         var index: [String: Int] = [:]
         for (i, point) in tour.points.enumerated() { index[point.id] = i }
         self.indexByID = index
@@ -202,19 +200,18 @@ public struct WalkCore: Sendable {
                 cosines: (fixCosine, centreCosines[i]))
             {
                 streaks[i] = 0
-                near[i] = false
+                nearSince[i] = nil
                 continue
             }
             let d = Self.distance(
                 from: fix.coordinate, to: centres[i], within: radii[i], cosines: (fixCosine, centreCosines[i]))
             let allowance = min(fix.horizontalError ?? 0, radii[i] / 2)
             let isNear = d <= radii[i] + allowance
-            if isNear && !near[i] { nearSince[i] = fix.time }
-            near[i] = isNear
+            nearSince[i] = isNear ? nearSince[i] ?? fix.time : nil
             if d <= radii[i] {
                 streaks[i] += 1
                 if sparse < 0, streaks[i] == 1, isConfidentAlone(fix, distance: d, radius: radii[i]) { sparse = i }
-            } else if !near[i] {
+            } else if !isNear {
                 streaks[i] = 0
             }
         }
@@ -298,7 +295,7 @@ public struct WalkCore: Sendable {
             // An earlier point the walker is at right now is ahead of them still, even where the
             // route says passed (a small point inside a large one's radius, reached at its edge):
             // it confirms on the next fixes and plays first (held `nearHold` at most).
-            let isAt = { (j: Int) in near[j] && time.timeIntervalSince(nearSince[j]) < Self.nearHold }
+            let isAt = { (j: Int) in nearSince[j].map { time.timeIntervalSince($0) < Self.nearHold } ?? false }
             return (progress.nextIndex..<i).allSatisfy { hasPassed($0) && !isAt($0) } ? i : nil
         }
         return nil
