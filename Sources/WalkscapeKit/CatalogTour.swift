@@ -30,6 +30,20 @@ package enum CatalogTour {
         return tour.languages.sorted().first ?? "en"
     }
 
+    /// What `download` says of installed tours of the same slug as `tour` but another id: the
+    /// service republished the tour under a new id, or renamed the old one (which `update` follows).
+    package static func sameNameNotes(
+        for tour: TourSummary, installed: [(id: String, slug: String)], catalog: [TourSummary]
+    ) -> [String] {
+        installed.filter { $0.slug == tour.slug && $0.id != tour.id }.map { other in
+            if let renamed = catalog.first(where: { $0.id == other.id && $0.isPublished }) {
+                "another tour named \(other.slug) is installed (id \(other.id)), which the service now publishes as \(renamed.slug); walkscape update renames it"
+            } else {
+                "another tour named \(other.slug) is installed (id \(other.id)), which the service no longer publishes under that name; walkscape remove \(other.id) deletes it"
+            }
+        }
+    }
+
     /// free, unlocked or locked: what the walker may do with it.
     package static func access(_ tour: TourSummary) -> String {
         !tour.isProtected ? "free" : tour.hasAccess == true ? "unlocked" : "locked"
@@ -84,6 +98,20 @@ package struct UpdateTarget: Sendable, Equatable {
         if languages.isEmpty {
             failure =
                 "no longer on the service in \(installed.map { "'\($0)'" }.joined(separator: ", ")) (it has \(summary.languages.joined(separator: ", "))); walkscape download \(summary.slug) -l LANGUAGE installs another"
+        }
+    }
+
+    /// The same, for a tour installed from `installedService` while `service` is asked: a failure
+    /// then says where it came from, whose catalog may still have it.
+    package init(
+        installedID id: String, slug: String, languages: [String], isProtected: Bool, catalog: [TourSummary],
+        installedFrom installedService: String, asking service: String
+    ) {
+        self.init(installedID: id, slug: slug, languages: languages, isProtected: isProtected, catalog: catalog)
+        if let failure, installedService != service {
+            self.failure =
+                failure
+                + " (it was installed from \(installedService), not \(service): --api-url \(installedService) updates it from there)"
         }
     }
 }

@@ -65,17 +65,9 @@ struct DownloadCommand: AsyncParsableCommand {
                     }
                     // The service published the tour again under a new id: the old one stays
                     // installed under the same name until removed.
-                    for other in (try? store.installedTours()) ?? []
-                    where other.slug == summary.slug && other.id != summary.id {
-                        if let renamed = catalog.first(where: { $0.id == other.id && $0.isPublished }) {
-                            reporter.warn(
-                                "another tour named \(other.slug) is installed (id \(other.id)), which the service now publishes as \(renamed.slug); walkscape update renames it"
-                            )
-                        } else {
-                            reporter.warn(
-                                "another tour named \(other.slug) is installed (id \(other.id)), which the service no longer publishes under that name; walkscape remove \(other.id) deletes it"
-                            )
-                        }
+                    let installed = ((try? store.installedTours()) ?? []).map { (id: $0.id, slug: $0.slug) }
+                    for note in CatalogTour.sameNameNotes(for: summary, installed: installed, catalog: catalog) {
+                        reporter.warn(note)
                     }
                     let installation = TourInstallation(settings: settings, store: store, reporter: reporter)
                     _ = try await installation.run(

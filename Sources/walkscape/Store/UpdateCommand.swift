@@ -54,15 +54,10 @@ struct UpdateCommand: AsyncParsableCommand {
                     do {
                         let target = UpdateTarget(
                             installedID: installed.id, slug: installed.slug, languages: installed.languageCodes,
-                            isProtected: installed.isProtected, catalog: catalog)
+                            isProtected: installed.isProtected, catalog: catalog, installedFrom: installed.service,
+                            asking: StoreAccess.serviceKey(client.service))
                         for note in target.notes { reporter.warn(note) }
-                        if var failure = target.failure {
-                            // Installed from another service, whose catalog may still have it.
-                            let service = StoreAccess.serviceKey(client.service)
-                            if installed.service != service {
-                                failure +=
-                                    " (it was installed from \(installed.service), not \(service): --api-url \(installed.service) updates it from there)"
-                            }
+                        if let failure = target.failure {
                             throw AppError.notFound(failure)
                         }
                         let installation = TourInstallation(settings: settings, store: store, reporter: reporter)
