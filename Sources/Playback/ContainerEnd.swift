@@ -6,16 +6,17 @@ import TourModel
 /// its bytes stop and says nothing: a WAV's `data` chunk declares more bytes than follow it, an Ogg
 /// stream's last page is cut off. (MP3 and FLAC decoders tell a truncated file themselves.)
 enum ContainerEnd {
-    /// How far into a file its `data` chunk is looked for.
-    static let headerBytes = 1 << 20
+    /// How many chunks of a WAV are walked looking for its `data` chunk.
+    static let chunksLookedAt = 64
     /// How much of a file's end is searched for its last Ogg page (a page is at most 65,307 bytes).
     static let tailBytes = 65_536 + 4_096
 
-    /// What is missing, worded as decoders' `damage`; nil when nothing is (or the container does not say).
-    static func truncation(of kind: MediaKind, head: [UInt8], tail: [UInt8], size: Int) -> String? {
+    /// What is missing, worded as decoders' `damage`; nil when nothing is (or the container does
+    /// not say). `read(offset, count)` gives the file's bytes there (fewer at its end).
+    static func truncation(of kind: MediaKind, size: Int, read: (Int, Int) -> [UInt8]) -> String? {
         switch kind {
-        case .wav: wavTruncation(head, size: size)
-        case .ogg: oggTruncation(tail, size: size)
+        case .wav: wavTruncation(size: size, read: read)
+        case .ogg: oggTruncation(read(max(0, size - tailBytes), min(size, tailBytes)), size: size)
         default: nil
         }
     }
@@ -25,35 +26,37 @@ enum ContainerEnd {
         defer { close(file) }
         var info = stat()
         guard fstat(file, &info) == 0 else { return nil }
-        let size = Int(info.st_size)
-        func read(at offset: Int, count: Int) -> [UInt8] {
+        return truncation(of: kind, size: Int(info.st_size)) { offset, count in
             var bytes = [UInt8](repeating: 0, count: max(0, count))
             let got = bytes.withUnsafeMutableBytes { pread(file, $0.baseAddress, count, off_t(offset)) }
             return got > 0 ? Array(bytes.prefix(got)) : []
         }
-        let head = kind == .wav ? read(at: 0, count: min(size, headerBytes)) : []
-        let tailStart = max(0, size - tailBytes)
-        let tail = kind == .ogg ? read(at: tailStart, count: size - tailStart) : []
-        return truncation(of: kind, head: head, tail: tail, size: size)
     }
 
     static func truncation(of kind: MediaKind, data: Data) -> String? {
         guard kind == .wav || kind == .ogg else { return nil }
-        return truncation(
-            of: kind, head: Array(data.prefix(headerBytes)), tail: Array(data.suffix(tailBytes)), size: data.count)
+        return truncation(of: kind, size: data.count) { offset, count in
+            guard offset < data.count else { return [] }
+            let from = data.startIndex + offset
+            return Array(data[from..<min(data.endIndex, from + count)])
+        }
     }
 
     private static func le32(_ b: [UInt8], _ at: Int) -> Int {
         Int(b[at]) | Int(b[at + 1]) << 8 | Int(b[at + 2]) << 16 | Int(b[at + 3]) << 24
     }
 
-    private static func wavTruncation(_ head: [UInt8], size: Int) -> String? {
-        guard head.count >= 12, head[0..<4].elementsEqual("RIFF".utf8), head[8..<12].elementsEqual("WAVE".utf8)
+    /// Walks the chunks' 8-byte headers (each read where it is, not the file's first megabyte).
+    private static func wavTruncation(size: Int, read: (Int, Int) -> [UInt8]) -> String? {
+        let head = read(0, 12)
+        guard head.count == 12, head[0..<4].elementsEqual("RIFF".utf8), head[8..<12].elementsEqual("WAVE".utf8)
         else { return nil }
         var offset = 12
-        while offset + 8 <= head.count {
-            let declared = le32(head, offset + 4)
-            if head[offset..<offset + 4].elementsEqual("data".utf8) {
+        for _ in 0..<chunksLookedAt {
+            let chunk = read(offset, 8)
+            guard chunk.count == 8 else { return nil }
+            let declared = le32(chunk, 4)
+            if chunk[0..<4].elementsEqual("data".utf8) {
                 // What recorders writing to a pipe put there (0, 0xFFFFFFFF, SoX's 0x7FFFF000,
                 // arecord's 0x7FFFFFFF): no length said.
                 guard declared > 0, declared < 0x7FFF_F000 else { return nil }
