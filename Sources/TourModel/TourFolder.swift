@@ -225,8 +225,7 @@ public struct TourFolder: Sendable, Hashable {
         }
     }
 
-    /// The line and column (from 1, a column per byte) an editor shows for a byte offset.
-    /// Characters, not bytes: `日本語` before the spot is three columns, and a UTF-8 mark none.
+    /// The line and column (from 1) an editor shows for a byte offset. Characters, not bytes: `日本語` before the spot is three columns, and a UTF-8 mark none.
     static func lineAndColumn(of offset: Int, in data: Data) -> (line: Int, column: Int) {
         let before = data.prefix(offset)
         let line = before.count { $0 == UInt8(ascii: "\n") } + 1

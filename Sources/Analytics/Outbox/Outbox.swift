@@ -93,7 +93,7 @@ public struct Outbox: Sendable {
             let kind = OutboxError.kind(of: error)
             throw OutboxError(
                 kind,
-                "\(url.path): cannot be opened as the analytics outbox (\(OutboxError.describe(error, systemErrno: Self.diskErrno(files: [url]))))"
+                "\(url.path): cannot be opened as the analytics outbox (\(OutboxError.describe(error, systemErrno: DiskTrouble.errno(writing: [url]))))"
             )
         }
     }
@@ -520,16 +520,12 @@ public struct Outbox: Sendable {
         if systemErrno == 0, let code = (error as? DatabaseError)?.resultCode,
             code == .SQLITE_IOERR || code == .SQLITE_FULL
         {
-            systemErrno = Self.diskErrno(files: [url, URL(fileURLWithPath: url.path + "-wal")])
+            systemErrno = DiskTrouble.errno(writing: [url, URL(fileURLWithPath: url.path + "-wal")])
         }
         return OutboxError(
             OutboxError.kind(of: error),
             "cannot \(what) in \(url.path): \(OutboxError.describe(error, systemErrno: systemErrno))")
     }
-
-    /// EFBIG when one of `files` has reached the process's file size limit, ENOSPC when their
-    /// disk has no free block left, else 0.
-    static func diskErrno(files: [URL]) -> Int32 { DiskTrouble.errno(writing: files) }
 
     static func reason(_ error: any Error) -> String {
         if let error = error as? CocoaError, let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError,
