@@ -93,4 +93,40 @@ struct LoudnessStoreTests {
         #expect(again.count == 5)
         for (sha, level) in measured { #expect(again[sha] == level, "\(sha)") }
     }
+    /// A narration that ends early but plays what it holds (a file cut short on the service) is
+    /// named when it is downloaded and by lint of the installed tour, as lint of its folder names
+    /// it. The catalog kept no damage, so an installed tour linted clean and download said nothing.
+    /// A row measured by an older walkscape (no damage known) is measured again.
+    @Test func aNarrationCutShortIsNamedAtDownloadAndByLintOfTheInstalledTour() async throws {
+        let harness = try await StoreHarness { tours in
+            let demo = try StoreHarness.copyDemo(into: tours)
+            let target = demo.appendingPathComponent("media/en/03.mp3")
+            let data = try Data(contentsOf: target)
+            try data.prefix(data.count * 6 / 10).write(to: target)
+        }
+        let download = try harness.succeed(["download", StoreHarness.demoSlug, "-l", "en"])
+        let said = download.stdout + download.stderr
+        let note = said.split(separator: "\n").first { $0.contains("note: point 3") }
+        #expect(note?.contains("damaged: the file is truncated") == true, "\(said)")
+        #expect(!said.contains("does not play"), "\(said)")
+
+        func lintNamesTheCut() throws {
+            let lint = try harness.run(["lint", StoreHarness.demoSlug])
+            #expect(lint.status == 1, "\(lint.stdout)\(lint.stderr)")
+            let line = lint.stdout.split(separator: "\n").first { $0.contains("[audio-damaged]") }
+            #expect(line?.contains("03.mp3") == true, "\(lint.stdout)")
+            #expect(lint.stdout.split(separator: "\n").filter { $0.contains("[audio-damaged]") }.count == 1)
+        }
+        try lintNamesTheCut()
+
+        // As an older walkscape left the rows: measured, no damage known.
+        let queue = try DatabaseQueue(path: harness.home.file("data/catalog.sqlite").path)
+        try queue.inDatabase { db in try db.execute(sql: "UPDATE loudness SET damage = NULL, method = NULL") }
+        try lintNamesTheCut()
+        // Measured again and kept, with today's method.
+        let kept = try queue.inDatabase { db in
+            try String?.fetchAll(db, sql: "SELECT method FROM loudness WHERE damage IS NOT NULL")
+        }
+        #expect(kept.count == 1 && kept.allSatisfy { $0 != nil }, "\(kept)")
+    }
 }

@@ -14,8 +14,12 @@ public struct Loudness: Sendable, Hashable, Codable {
     /// The decoded length in seconds.
     public var seconds: Double
     /// What the decoder found wrong on the way (a file that ends early, damaged packets): the
-    /// figures are of what plays. Not kept in the store's catalog.
+    /// figures are of what plays.
     public var damage: String?
+
+    /// How these figures are measured. Bumped when the measurement changes: figures kept under
+    /// another method (in the loudness cache or the store's catalog) are measured again.
+    public static let method = "ebur128-i-tp-damage/2"
 
     public init(integrated: Double?, truePeak: Double?, clippedRuns: Int = 0, seconds: Double, damage: String? = nil) {
         self.integrated = integrated.flatMap { $0.isFinite ? $0 : nil }

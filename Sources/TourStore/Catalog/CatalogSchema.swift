@@ -86,6 +86,15 @@ enum CatalogSchema {
                 t.column("measuredAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v3-loudness-damage") { db in
+            // What the decoder found wrong in a narration that still plays (a file cut short), and
+            // the method the row was measured by (`Loudness.method`): a row of another method,
+            // such as every row from before this migration, is measured again when next needed.
+            try db.alter(table: "loudness") { t in
+                t.add(column: "damage", .text)
+                t.add(column: "method", .text)
+            }
+        }
         return migrator
     }
 }

@@ -4,7 +4,9 @@ import GRDB
 import TourModel
 
 /// A row of `loudness`: a narration blob's loudness, measured once when it was downloaded (or when
-/// a tour installed by an older walkscape was first walked), kept with the blob's hash.
+/// a tour installed by an older walkscape was first walked or linted), kept with the blob's hash.
+/// A row measured by another method than today's (`Loudness.method`) is not used: it is measured
+/// again where it is needed, and replaced.
 struct LoudnessRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "loudness"
     var sha256: String
@@ -12,6 +14,8 @@ struct LoudnessRecord: Codable, Sendable, Hashable, FetchableRecord, Persistable
     var truePeak: Double?
     var clippedRuns: Int
     var seconds: Double
+    var damage: String?
+    var method: String?
     var measuredAt: Date
 
     init(sha256: String, _ loudness: Loudness, measuredAt: Date) {
@@ -20,23 +24,28 @@ struct LoudnessRecord: Codable, Sendable, Hashable, FetchableRecord, Persistable
         truePeak = loudness.truePeak
         clippedRuns = loudness.clippedRuns
         seconds = loudness.seconds
+        damage = loudness.damage
+        method = Loudness.method
         self.measuredAt = measuredAt
     }
 
     var loudness: Loudness {
-        Loudness(integrated: integrated, truePeak: truePeak, clippedRuns: clippedRuns, seconds: seconds)
+        Loudness(
+            integrated: integrated, truePeak: truePeak, clippedRuns: clippedRuns, seconds: seconds, damage: damage)
     }
 }
 
 extension TourStore {
-    /// Every blob's measured loudness, by SHA-256.
+    /// Every blob's loudness measured by today's method, by SHA-256.
     public func knownLoudness() throws(StoreError) -> [String: Loudness] {
         try read { db in try Self.loudness(db) }
     }
 
     static func loudness(_ db: Database) throws -> [String: Loudness] {
         var known: [String: Loudness] = [:]
-        for record in try LoudnessRecord.fetchAll(db) { known[record.sha256] = record.loudness }
+        for record in try LoudnessRecord.filter(Column("method") == Loudness.method).fetchAll(db) {
+            known[record.sha256] = record.loudness
+        }
         return known
     }
 

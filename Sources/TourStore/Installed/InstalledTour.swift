@@ -138,4 +138,16 @@ public struct InstalledTour: Sendable, Hashable {
             return (point, problem)
         }
     }
+
+    /// The points of `language` whose narration plays but was found damaged when it was measured
+    /// (a file that ends early plays what it holds), with what was found.
+    public func damagedAudio(language code: String) -> [(point: TourPoint, damage: String)] {
+        guard let installed = language(code) else { return [] }
+        return installed.points.compactMap { point in
+            guard let file = installed.file(.audio, point: point.id), file.audioProblem == nil,
+                let damage = file.loudness?.damage
+            else { return nil }
+            return (point, damage)
+        }
+    }
 }

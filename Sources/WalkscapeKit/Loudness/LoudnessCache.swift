@@ -9,8 +9,6 @@ import TourModel
 /// A cache: a file that cannot be read or written is measured again, never an error. Two
 /// walkscapes writing at once may lose each other's entries, which are then measured again.
 package struct LoudnessCache: Sendable {
-    /// Bumped when the measurement changes: entries of another method are not used.
-    package static let method = "ebur128-i-tp-damage/2"
     package let file: URL
 
     package init(file: URL) { self.file = file }
@@ -23,7 +21,7 @@ package struct LoudnessCache: Sendable {
     package func load() -> [String: Loudness] {
         guard let data = try? InputFile.contents(of: file.path),
             let contents = try? JSONDecoder().decode(Contents.self, from: data),
-            contents.method == Self.method
+            contents.method == Loudness.method  // another method: measured again
         else { return [:] }
         return contents.entries
     }
@@ -35,7 +33,7 @@ package struct LoudnessCache: Sendable {
         all.merge(entries) { _, new in new }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(Contents(method: Self.method, entries: all)) else { return }
+        guard let data = try? encoder.encode(Contents(method: Loudness.method, entries: all)) else { return }
         try? FileManager.default.createDirectory(
             at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o700])

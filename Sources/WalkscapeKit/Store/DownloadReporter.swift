@@ -36,6 +36,7 @@ package final class DownloadReporter: @unchecked Sendable {
         package var seconds: Double?
         package var message: String?
         package var unplayable: [String]?
+        package var damaged: [String]?
 
         package init(_ event: String) { self.event = event }
     }
@@ -120,7 +121,11 @@ package final class DownloadReporter: @unchecked Sendable {
         }
     }
 
-    package func finished(_ plan: DownloadPlan, _ report: InstallReport, seconds: Double, unplayable: [String]) {
+    /// `unplayable`: narrations that do not play (announced instead); `damaged`: narrations that
+    /// play, but not whole (what the decoder found).
+    package func finished(
+        _ plan: DownloadPlan, _ report: InstallReport, seconds: Double, unplayable: [String], damaged: [String] = []
+    ) {
         guard mode != .silent else { return }
         lock.withLock {
             stopTicking()
@@ -137,6 +142,7 @@ package final class DownloadReporter: @unchecked Sendable {
                 line.retries = report.retries
                 line.seconds = (seconds * 1000).rounded() / 1000
                 line.unplayable = unplayable.isEmpty ? nil : unplayable
+                line.damaged = damaged.isEmpty ? nil : damaged
                 emit(line)
             case .live, .plain, .silent:
                 let rate = seconds > 0 ? ", \(ByteCount.format(Int64(Double(report.bytesReceived) / seconds)))/s" : ""
@@ -145,7 +151,7 @@ package final class DownloadReporter: @unchecked Sendable {
                     ? "nothing to fetch"
                     : "\(report.filesFetched) file\(report.filesFetched == 1 ? "" : "s") fetched (\(ByteCount.format(report.bytesReceived)) in \(String(format: "%.1f", seconds)) s\(rate))"
                 say("Installed \(name): \(fetched). Walk it offline: walkscape walk \(plan.slug)")
-                for problem in unplayable { say("note: \(problem)") }
+                for problem in unplayable + damaged { say("note: \(problem)") }
             }
         }
     }

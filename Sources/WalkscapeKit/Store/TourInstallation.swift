@@ -81,6 +81,7 @@ package struct TourInstallation {
         let seconds = Date().timeIntervalSince(start)
         events.completed(plan, report, seconds: seconds, userID: userID)
         var unplayable: [String] = []
+        var damaged: [String] = []
         if let installed = try? store.installedTour(id: tourID) {
             for language in report.switchedLanguages {
                 for (point, problem) in installed.unplayableAudio(language: language) {
@@ -88,9 +89,13 @@ package struct TourInstallation {
                         "point \(point.order) (\(point.title)) in '\(language)': its narration does not play (\(problem)); the walk announces the point instead of playing it"
                     )
                 }
+                for (point, damage) in installed.damagedAudio(language: language) {
+                    damaged.append(
+                        "point \(point.order) (\(point.title)) in '\(language)': its narration is damaged: \(damage)")
+                }
             }
         }
-        reporter.finished(plan, report, seconds: seconds, unplayable: unplayable)
+        reporter.finished(plan, report, seconds: seconds, unplayable: unplayable, damaged: damaged)
         return report
     }
 
