@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import Walk
 
@@ -23,6 +24,10 @@ enum StateFolder {
     /// The reason in a failure, as `strerror` words it for system errors.
     static func reason(_ error: any Error) -> String {
         if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
+        if let access = error as? FileAccessError {
+            if case .system(let code) = access.cause { return String(cString: strerror(code)) }
+            return access.reason
+        }
         return error.localizedDescription
     }
 }

@@ -349,6 +349,26 @@ struct LiveWalkTests {
         #expect(store.url(forTour: "foobar").path == "/state/progress/85944171f73967e8.progress.json")
     }
 
+    /// A save that fails in the write itself says why in the system's words. It said "The
+    /// operation could not be completed. (FileAccess.FileAccessError error 1.)" (a full disk, when
+    /// the folder was there and the file was not).
+    @Test func aProgressSaveThatFailsSaysWhyInTheSystemsWords() throws {
+        let home = try TemporaryDirectory()
+        let store = ProgressStore(folder: home.file("progress"))
+        let progress = WalkProgress(tourID: "mine", language: "en", pointIDs: ["a"])
+        try store.save(progress)
+        // A folder where the file goes: the rename over it fails (EISDIR), for root as for anyone.
+        try FileManager.default.removeItem(at: store.url(forTour: "mine"))
+        try FileManager.default.createDirectory(at: store.url(forTour: "mine"), withIntermediateDirectories: false)
+        do {
+            try store.save(progress)
+            Issue.record("saved over a folder")
+        } catch {
+            #expect(error.message.hasSuffix(": Is a directory"), "\(error.message)")
+            #expect(!error.message.contains("could not be completed"), "\(error.message)")
+        }
+    }
+
     @Test func aProgressFileHoldingAnotherToursWalkIsNeverTakenForThisOne() throws {
         // Two ids with the same 64-bit name would share a file: the id stored inside tells them apart.
         let home = try TemporaryDirectory()
