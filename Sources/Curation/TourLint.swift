@@ -224,6 +224,14 @@ public struct TourLint: Sendable {
                     findings.append(
                         .init(.warning, "off-route", name(i), "\(Self.metres(nearest[i].offset)) from the route"))
                 }
+                for stray in RouteStrays.find(route: tour.route, points: points.map(\.coordinate)) {
+                    let c = tour.route[stray.index]
+                    findings.append(
+                        .init(
+                            .warning, "route-stray", "route",
+                            "its vertex \(stray.index + 1) (\(String(format: "%.6f,%.6f", c.latitude, c.longitude))) is \(stray.metres >= 10_000 ? "\(Int((stray.metres / 1000).rounded())) km" : Self.metres(stray.metres)) from the nearest point, far out from the rest of the tour: a typo? (map leaves it out of its frame)"
+                        ))
+                }
             }
             let followed = TourRoute(route: tour.route, points: Self.playablePoints(points))
             for i in points.indices.dropFirst() where along[i] < along[i - 1] {

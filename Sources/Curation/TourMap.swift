@@ -93,7 +93,10 @@ public struct TourMap: Sendable {
             lngs += [east(c.longitude) - dLng, east(c.longitude) + dLng]
         }
         for p in tour.points { include(p.coordinate, pad: p.triggerRadiusMeters) }
-        for c in tour.route { include(c) }
+        // A stray route vertex (`lint` names it) would shrink the whole tour to a dot: the route
+        // runs out of the frame towards it instead.
+        let strays = Set(RouteStrays.find(route: tour.route, points: tour.points.map(\.coordinate)).map(\.index))
+        for (index, c) in tour.route.enumerated() where !strays.contains(index) { include(c) }
         let drawn = trace.points
         if !trace.isEmpty {
             if trace.east - trace.west < 180 {

@@ -112,6 +112,41 @@ struct LintCommandTests {
         }
     }
 
+    /// One vertex of a drawn route 148 km out (a pair of numbers pasted from elsewhere): lint said
+    /// nothing, and map shrank the tour to a dot to frame it.
+    @Test("a drawn route with one vertex far out is named, and map frames the tour without it")
+    func routeWithAStrayVertex() throws {
+        let dir = try TemporaryDirectory()
+        let root = dir.url.appendingPathComponent("stray")
+        try FileManager.default.copyItem(at: TestPaths.demoTour, to: root)
+        let file = root.appendingPathComponent("tour.json")
+        var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        let route = try #require(json["route"] as? String)
+        let vertices = route.split(separator: ";").count
+        json["route"] = route + ";45.0,12.0"
+        try JSONSerialization.data(withJSONObject: json).write(to: file)
+        let result = try runWalkscape(["lint", root.path])
+        let strays = result.stdout.split(separator: "\n").filter { $0.hasSuffix("[route-stray]") }
+        #expect(strays.count == 1, "\(result.stdout)")
+        #expect(
+            strays.first?.hasPrefix("warning: route: its vertex \(vertices + 1) (45.000000,12.000000) is 1") == true,
+            "\(result.stdout)")
+        #expect(strays.first?.contains(" km from the nearest point") == true, "\(result.stdout)")
+        #expect(!result.stdout.contains("[route-elsewhere]") && !result.stdout.contains("[off-route]"))
+
+        // The map of the tour with the stray is drawn at the scale of the tour without it.
+        func radii(_ folder: URL) throws -> [Double] {
+            let out = dir.file(folder.lastPathComponent + ".svg")
+            let drawn = try runWalkscape(["map", folder.path, "-o", out.path])
+            #expect(drawn.status == 0, "\(drawn.stderr)")
+            return try MapCommandTests.read(out).elements.filter { $0.group == "radii" && $0.name == "circle" }
+                .compactMap { $0.attributes["r"].flatMap(Double.init) }
+        }
+        let withStray = try radii(root), without = try radii(TestPaths.demoTour)
+        #expect(withStray.count == without.count && !without.isEmpty)
+        for (a, b) in zip(withStray, without) { #expect(abs(a / b - 1) < 0.05, "\(withStray) against \(without)") }
+    }
+
     @Test("without a route: two points whose orders look swapped are flagged")
     func swappedOrderWithoutRoute() throws {
         let dir = try TemporaryDirectory()
