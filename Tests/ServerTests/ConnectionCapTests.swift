@@ -394,7 +394,12 @@ struct ConnectionCapTests {
         var crowd: [Int32] = []
         defer { for fd in crowd { close(fd) } }
         for i in 0..<1000 {
-            let fd = try RawHTTP.connect(port: server.port, timeout: 5, from: "127.0.0.\(2 + i / 250)")
+            let low = try RawHTTP.connect(port: server.port, timeout: 5, from: "127.0.0.\(2 + i / 250)")
+            // Kept above 2048: Foundation's Process (tests running beside this one spawn
+            // commands) watches its pipes with select(), which aborts on a descriptor past 1023.
+            let fd = fcntl(low, F_DUPFD_CLOEXEC, 2048)
+            close(low)
+            try #require(fd >= 2048)
             crowd.append(fd)
             try RawHTTP.write(fd, head)
         }

@@ -44,8 +44,21 @@ public enum FormatFixtures {
         let source = try FixtureAudio.speech("The old bridge over the river, and its shops of gold.")
         let name = encoding.name.map { $0.isLetter || $0.isNumber ? $0 : "-" }
         let url = FixtureAudio.directory.appendingPathComponent(String(name) + "." + encoding.fileExtension)
+        return try made(url) { try ffmpeg(["-i", source.wav.path] + encoding.arguments + [$0.path]) }
+    }
+
+    /// `url`, made by `make` (given where to write) unless this process made it already. Made
+    /// under a temporary name and renamed: a test running beside another that asks for the same
+    /// fixture never reads it half-written.
+    static func made(_ url: URL, _ make: (URL) throws -> Void) throws -> URL {
         if FileManager.default.fileExists(atPath: url.path) { return url }
-        try ffmpeg(["-i", source.wav.path] + encoding.arguments + [url.path])
+        let partial = url.deletingLastPathComponent().appendingPathComponent(
+            "part-\(UUID().uuidString.prefix(8))-" + url.lastPathComponent)
+        defer { try? FileManager.default.removeItem(at: partial) }
+        try make(partial)
+        guard rename(partial.path, url.path) == 0 else {
+            throw FixtureError(description: "cannot rename \(partial.path): \(String(cString: strerror(errno)))")
+        }
         return url
     }
 
@@ -99,8 +112,6 @@ extension FormatFixtures {
         let source = try FixtureAudio.speech(text)
         let name = "gain\(decibels)-\(text.hashValue & 0xffff_ffff).\(fileExtension)"
         let url = FixtureAudio.directory.appendingPathComponent(name)
-        if FileManager.default.fileExists(atPath: url.path) { return url }
-        try ffmpeg(["-i", source.wav.path, "-af", "volume=\(decibels)dB", url.path])
-        return url
+        return try made(url) { try ffmpeg(["-i", source.wav.path, "-af", "volume=\(decibels)dB", $0.path]) }
     }
 }

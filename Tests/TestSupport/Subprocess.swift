@@ -110,54 +110,144 @@ public let hangLimit: Double = 600
 /// Output is drained concurrently so a chatty child never blocks on a full pipe.
 /// A child still running after `timeout` seconds (`hangLimit` when none is given) is killed and
 /// the result says `timedOut`: a test of something that used to hang fails instead of hanging the suite.
+/// `status` is the exit code, or 128 + the signal that ended the child (as a shell says it).
+///
+/// Spawned with posix_spawn, not Foundation's `Process`: that watches its children through
+/// select(), which aborts the whole test process on a descriptor past 1023, and tests running
+/// beside this one may hold a thousand sockets.
 public func run(
     _ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
     stdin: Data? = nil, currentDirectory: URL? = nil, timeout: Double? = nil
 ) throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    if let environment {
-        process.environment = TestEnvironment.inherited.merging(environment) { _, new in new }
+    var env = TestEnvironment.inherited
+    if let environment { env.merge(environment) { _, new in new } }
+    // Close-on-exec: a child spawned at the same moment by another test keeps none of these (the
+    // dup2 onto 0, 1 and 2 below clears the flag on the child's own copies).
+    var input: [Int32] = [-1, -1], output: [Int32] = [-1, -1], errors: [Int32] = [-1, -1]
+    guard pipe(&input) == 0, pipe(&output) == 0, pipe(&errors) == 0 else {
+        let reason = String(cString: strerror(errno))
+        for fd in input + output + errors where fd >= 0 { close(fd) }
+        throw SubprocessError(description: "cannot make pipes for \(executable.lastPathComponent): \(reason)")
     }
-    if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-    let out = Pipe(), err = Pipe(), input = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = input
-    try process.run()
+    for fd in input + output + errors { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, input[0], 0)
+    posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+    posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
+    SpawnedDescriptors.closeTheRest(&actions)
+    if let currentDirectory { SpawnedDescriptors.changeDirectory(&actions, to: currentDirectory.path) }
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t(), defaults = sigset_t()
+    sigemptyset(&none)
+    sigemptyset(&defaults)
+    for s in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD] { sigaddset(&defaults, s) }
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    let argv: [UnsafeMutablePointer<CChar>?] = ([executable.path] + arguments).map { strdup($0) } + [nil]
+    let envp: [UnsafeMutablePointer<CChar>?] = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+        argv.forEach { free($0) }
+        envp.forEach { free($0) }
+    }
+    var pid: pid_t = 0
+    let rc = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
+    close(input[0])
+    close(output[1])
+    close(errors[1])
+    guard rc == 0 else {
+        close(input[1])
+        close(output[0])
+        close(errors[0])
+        throw SubprocessError(
+            description: "cannot run \(executable.path): \(String(cString: strerror(rc)))")
+    }
     let group = DispatchGroup()
+    // Each written by its reader alone, and read after `group.wait()`.
     nonisolated(unsafe) var outData = Data()
     nonisolated(unsafe) var errData = Data()
-    DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
-    DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
-    if let stdin { input.fileHandleForWriting.write(stdin) }
-    try? input.fileHandleForWriting.close()
-    // A watchdog on another thread kills a child still running at the limit; the wait itself is
-    // the usual one (no polling).
+    let (outputEnd, errorEnd) = (output[0], errors[0])
+    DispatchQueue.global().async(group: group) {
+        outData = readToEnd(outputEnd)
+        close(outputEnd)
+    }
+    DispatchQueue.global().async(group: group) {
+        errData = readToEnd(errorEnd)
+        close(errorEnd)
+    }
+    if let stdin {
+        // A child that exits without reading its input must not end the test process by SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        stdin.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(input[1], buffer.baseAddress! + offset, buffer.count - offset)
+                if n > 0 {
+                    offset += n
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+        }
+    }
+    close(input[1])
+    // A watchdog on another thread kills a child still running at the limit. The child is waited
+    // for without being reaped first, so the watchdog never signals a PID already handed to
+    // another process.
     let limit = timeout ?? hangLimit
-    let pid = process.processIdentifier
-    let killed = Mutex(false)
-    let watchdog = DispatchWorkItem { [process] in
-        killed.withLock { killed in
-            guard process.isRunning else { return }
+    let state = Mutex((exited: false, killed: false))
+    let watchdog = DispatchWorkItem {
+        state.withLock { state in
+            guard !state.exited else { return }
             kill(pid, SIGKILL)
-            killed = true
+            state.killed = true
         }
     }
     DispatchQueue.global().asyncAfter(deadline: .now() + limit, execute: watchdog)
-    process.waitUntilExit()
+    var info = siginfo_t()
+    while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
+    let timedOut = state.withLock { state in
+        state.exited = true
+        return state.killed
+    }
     watchdog.cancel()
-    let timedOut = killed.withLock { $0 }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     group.wait()
+    let out = outData
     var stderr = String(decoding: errData, as: UTF8.self)
     if timedOut, timeout == nil {
         stderr += "\n[test harness: \(executable.lastPathComponent) killed, still running after \(Int(limit)) s]\n"
     }
     return ProcessResult(
-        status: process.terminationStatus,
-        stdout: String(decoding: outData, as: UTF8.self),
-        stderr: stderr, stdoutData: outData, timedOut: timedOut)
+        status: ChildProcess.code(status), stdout: String(decoding: out, as: UTF8.self),
+        stderr: stderr, stdoutData: out, timedOut: timedOut)
+}
+
+/// Everything `fd` gives until its end.
+private func readToEnd(_ fd: Int32) -> Data {
+    var data = Data()
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = read(fd, &chunk, chunk.count)
+        if n > 0 {
+            data.append(contentsOf: chunk[0..<n])
+        } else if n < 0 && errno == EINTR {
+            continue
+        } else {
+            return data
+        }
+    }
+}
+
+public struct SubprocessError: Error, CustomStringConvertible {
+    public var description: String
 }
 
 /// Runs the built `walkscape` with a private home so no test touches the user's files.
@@ -178,10 +268,8 @@ public func runWalkscape(
 
 /// The descriptors a child spawned by a test keeps: 0, 1 and 2 alone. Without it a child inherits
 /// every descriptor the test process has open at that moment that is not close-on-exec, among
-/// them those of children `run()` starts at the same time: their output pipes, and the socket by
-/// whose closing Foundation's `Process` learns that its child ended. A server that held one kept
-/// `waitUntilExit` waiting (its child a zombie) until the server ended, and with both of the
-/// cooperative pool's threads waiting so, the whole suite stopped.
+/// them those of children started at the same time: their output pipes (a server that held one
+/// kept its neighbour's output open, and the test reading it waiting, until the server ended).
 enum SpawnedDescriptors {
     typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
 
@@ -194,5 +282,21 @@ enum SpawnedDescriptors {
     /// Adds the action that closes every descriptor from 3 up; after the `dup2`s onto 0, 1 and 2.
     static func closeTheRest(_ actions: inout posix_spawn_file_actions_t) {
         if let closeFrom { _ = closeFrom(&actions, 3) }
+    }
+
+    typealias ChangeDirectory =
+        @convention(c) (
+            UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>
+        ) -> Int32
+
+    /// glibc's `posix_spawn_file_actions_addchdir_np` (2.29), a GNU extension too.
+    private static let addChangeDirectory: ChangeDirectory? = dlsym(nil, "posix_spawn_file_actions_addchdir_np").map {
+        unsafeBitCast($0, to: ChangeDirectory.self)
+    }
+
+    /// Adds the action that makes `path` the child's working folder.
+    static func changeDirectory(_ actions: inout posix_spawn_file_actions_t, to path: String) {
+        guard let addChangeDirectory else { preconditionFailure("glibc has no posix_spawn_file_actions_addchdir_np") }
+        _ = addChangeDirectory(&actions, path)
     }
 }

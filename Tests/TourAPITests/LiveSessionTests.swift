@@ -9,7 +9,9 @@ import TourModel
 @Suite(.serialized)
 struct LiveSessionTests {
     @Test func concurrentRequestsWithAnExpiringTokenCauseOneRefresh() async throws {
-        let server = try await ServerProcess.start(.init(tokenTTL: 2))
+        // Long enough that the 16 requests end well inside the renewed token's life on a busy
+        // machine (at 2 s, a second renewal came due while they were still under way).
+        let server = try await ServerProcess.start(.init(tokenTTL: 8))
         try server.addUser("ada@example.org", password: "correct horse battery")
         let transport = AsyncHTTPClientTransport()
         let channel = ServiceChannel(
@@ -18,7 +20,7 @@ struct LiveSessionTests {
         let client = APIClient(channel: channel, credentials: MemoryCredentialStore())
         do {
             let session = try await client.login(email: "ada@example.org", password: "correct horse battery")
-            // A 2 s token is renewed in its last quarter (0.5 s before its exp): 0.1 s into it.
+            // An 8 s token is renewed in its last quarter (2 s before its exp): 1.6 s into it.
             let expiry = try #require(session.tokens.accessExpiresAt)
             try await Task.sleep(for: .seconds(max(0, expiry.timeIntervalSinceNow - 0.4)))
             let emails = try await withThrowingTaskGroup(of: String.self) { group in
