@@ -57,14 +57,12 @@ package enum TourArgument {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             // A link that leads nowhere is said as such, not as a folder that is not there.
-            var info = stat()
-            if lstat(url.path, &info) == 0, stat(url.path, &info) != 0 {
-                throw AppError.usage(FileAccessError(path: path, errno: errno).message)
-            }
+            try refuseBrokenLink(path)
             throw AppError.notFound("\(path): no such tour folder")
         }
         if isDirectory.boolValue {
             guard TourFolder.isTourFolder(url) else {
+                try refuseBrokenLink((path as NSString).appendingPathComponent(TourFolder.manifestName))
                 throw AppError.usage("\(path): not a tour folder (no tour.json)")
             }
             return url
@@ -73,6 +71,19 @@ package enum TourArgument {
             throw AppError.usage("\(path): a file, not a tour folder (name the folder that holds tour.json)")
         }
         return url.deletingLastPathComponent()
+    }
+
+    /// Throws when `path` is a symbolic link that cannot be followed: one whose target is not there
+    /// is not found (66), naming the target; one in a loop is a usage error (64).
+    private static func refuseBrokenLink(_ path: String) throws(AppError) {
+        var info = stat()
+        guard lstat(path, &info) == 0, stat(path, &info) != 0 else { return }
+        let code = errno
+        guard code == ENOENT else { throw AppError.usage(FileAccessError(path: path, errno: code).message) }
+        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink(path, &target, target.count - 1)
+        let named = n >= 0 ? String(decoding: target[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
+        throw AppError.notFound(FileAccessError(path: path, cause: .danglingLink(named)).message)
     }
 
     /// The argument as the folder's name in messages: `tours/demo` for `tours/demo/tour.json`.

@@ -334,6 +334,33 @@ struct InputValidationTests {
         }
     }
 
+    /// A tour folder, or its tour.json, that is a link to nothing is not found (66), and the link is
+    /// named with where it leads. The folder's link was a usage error ("no such file", 64), and a
+    /// folder whose tour.json led nowhere was "not a tour folder (no tour.json)" (64).
+    @Test func aLinkToNothingIsNotFoundAndSaidToBeALink() throws {
+        let home = try TemporaryDirectory()
+        let gone = home.url.appendingPathComponent("moved-away").path
+        let folderLink = home.url.appendingPathComponent("tour-link").path
+        #expect(symlink(gone, folderLink) == 0)
+        let folder = home.url.appendingPathComponent("tour")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        let manifestLink = folder.appendingPathComponent("tour.json").path
+        #expect(symlink(gone + "/tour.json", manifestLink) == 0)
+        let trace = Self.demo.appendingPathComponent("traces/walk.nmea").path
+        for (target, link, to) in [(folderLink, folderLink, gone), (folder.path, manifestLink, gone + "/tour.json")] {
+            for arguments in [
+                ["lint", target], ["preview", target, "--trace", trace, "--fast"], ["walk", target, "--no-audio"],
+                ["map", target, "-o", home.url.appendingPathComponent("m.svg").path],
+            ] {
+                let result = try runWalkscape(arguments, home: home, timeout: 30)
+                #expect(result.status == 66, "\(arguments): \(result.stderr)")
+                #expect(
+                    result.stderr == "walkscape: \(link): a symbolic link to \(to), which does not exist\n",
+                    "\(arguments): \(result.stderr)")
+            }
+        }
+    }
+
     /// An empty file name and a link that leads round in a loop are said as what they are (the
     /// empty name was read as the current folder, the loop as "no such tour folder").
     @Test func anEmptyNameAndALinkLoopAreSaidAsSuch() throws {

@@ -88,6 +88,17 @@ struct DownloadTests {
             "\(result.stderr)")
         #expect(harness.blobs().values.sorted() == [4000, 5000])
         try harness.expectVerifyClean()
+        // One download, recorded once (it was started twice and completed once); nothing of the
+        // replaced file is left to resume, and what the first attempt fetched is not said to be
+        // from an earlier run.
+        let events = harness.recordedEvents().compactMap { $0["name"] as? String }.filter {
+            $0.hasPrefix("tour_download")
+        }
+        #expect(events == ["tour_download_started", "tour_download_completed"], "\(events)")
+        let partial = harness.home.file("data/partial")
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: partial.path)) ?? []
+        #expect(left.isEmpty, "\(left)")
+        #expect(!result.stdout.contains("from the last run"), "\(result.stdout)")
     }
 
     @Test func twoLanguagesSharingAnImageStoreAndFetchItOnceAndIdenticalNarrationIsStoredOnce() async throws {
@@ -142,9 +153,10 @@ struct DownloadTests {
         try harness.succeed(["logout"])
         let loggedOut = try harness.run(["update", "locked-walk"])
         #expect(loggedOut.status == 77)
+        // The tour named once: it said "locked-walk: locked-walk is protected".
         #expect(
-            loggedOut.stderr.contains(
-                "locked-walk is protected: log in (walkscape login) with the account that unlocked it, or unlock it with a voucher (walkscape redeem CODE), then try again"
+            loggedOut.stderr.hasPrefix(
+                "walkscape: locked-walk is protected: log in (walkscape login) with the account that unlocked it, or unlock it with a voucher (walkscape redeem CODE), then try again\n"
             ), "\(loggedOut.stderr)")
     }
 

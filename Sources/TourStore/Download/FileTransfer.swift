@@ -80,6 +80,11 @@ struct FileTransfer: Sendable {
         func renewLink() async throws(StoreError) {
             let reference = transfer.references[0]
             let (file, fetchedAt) = try await book.renewed(reference, since: obtainedAt)
+            if file.map({ FileIdentity(url: $0.url, size: $0.sizeBytes ?? -1) }) != identity {
+                // The file this part is of is gone from the service: no later run can resume it.
+                store.blobs.removePart(identity)
+                try? store.forgetPartial(identity)
+            }
             guard let file else {
                 throw StoreError(
                     .tourChanged,

@@ -77,7 +77,9 @@ package final class DownloadReporter: @unchecked Sendable {
 
     // MARK: What the command says
 
-    package func planned(_ plan: DownloadPlan) {
+    /// `again`: planned anew after the tour changed on the service mid-download (what the first
+    /// attempt fetched is what is already here).
+    package func planned(_ plan: DownloadPlan, again: Bool = false) {
         guard mode != .silent else { return }
         lock.withLock {
             name = "\(plan.title) (\(plan.languages.joined(separator: ", ")))"
@@ -100,7 +102,8 @@ package final class DownloadReporter: @unchecked Sendable {
                     text += "; \(plan.filesToFetch) to fetch (\(ByteCount.format(plan.bytesToFetch)))"
                 }
                 if plan.resumableBytes > 0 {
-                    text += ", \(ByteCount.format(plan.resumableBytes)) already here from the last run"
+                    text +=
+                        ", \(ByteCount.format(plan.resumableBytes)) already here from \(again ? "the attempt before" : "the last run")"
                 }
                 say(text)
             }

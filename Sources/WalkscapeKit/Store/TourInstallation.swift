@@ -28,14 +28,19 @@ package struct TourInstallation {
         client: APIClient, tourID: String, slug: String, isProtected: Bool,
         languages: [String]
     ) async throws -> InstallReport? {
+        // When the first attempt's files began to download: the second is the same download,
+        // recorded as started once, its time counted from then.
+        var began: Date?
         do {
             return try await attempt(
-                client: client, tourID: tourID, slug: slug, isProtected: isProtected, languages: languages)
+                client: client, tourID: tourID, slug: slug, isProtected: isProtected, languages: languages,
+                began: &began)
         } catch let error as StoreError where error.kind == .tourChanged {
             reporter.warn("\(error.message); starting again from its new version")
             do {
                 return try await attempt(
-                    client: client, tourID: tourID, slug: slug, isProtected: isProtected, languages: languages)
+                    client: client, tourID: tourID, slug: slug, isProtected: isProtected, languages: languages,
+                    began: &began)
             } catch let again as StoreError {
                 throw AppError.data(
                     "\(again.message) again; run the command later, once the tour stays the same"
@@ -44,9 +49,10 @@ package struct TourInstallation {
         }
     }
 
+    /// `began`: nil on the first attempt, which sets it when its files begin to download.
     private func attempt(
         client: APIClient, tourID: String, slug: String, isProtected: Bool,
-        languages: [String]
+        languages: [String], began: inout Date?
     ) async throws -> InstallReport? {
         let downloader = TourDownloader(
             store: store, source: DownloadSource(client), audioCheck: StoreAccess.narrationProblem,
@@ -61,7 +67,7 @@ package struct TourInstallation {
             let loggedIn = (try? await client.session.credentials()) != nil
             throw Self.explain(error, slug: slug, loggedIn: loggedIn)
         }
-        reporter.planned(plan)
+        reporter.planned(plan, again: began != nil)
         if plan.isUpToDate {
             reporter.upToDate(plan)
             return nil
@@ -69,8 +75,11 @@ package struct TourInstallation {
         let userID = try? await client.session.credentials()?.userID
         let events = StoreEvents(settings: settings, warn: { [reporter] in reporter.warn($0) })
         // Recorded while the files download: its commit waits for the disk, the transfers need not.
-        let recordingStart = Task { await DiskWait.run { events.started(plan, userID: userID) } }
-        let start = Date()
+        let recordingStart = Task { [first = began == nil] in
+            if first { await DiskWait.run { events.started(plan, userID: userID) } }
+        }
+        let start = began ?? Date()
+        began = start
         let report: InstallReport
         do { report = try await downloader.install(plan) } catch {
             await recordingStart.value

@@ -67,8 +67,13 @@ struct UpdateCommand: AsyncParsableCommand {
                     } catch let error as AppError {
                         if Task.isCancelled { throw error }
                         // One tour's failure does not keep the others from updating.
-                        reporter.failed("\(installed.slug): \(error.message)")
-                        Console.err("walkscape: \(installed.slug): \(error.message)")
+                        // Named once: a message may begin with the tour's name already.
+                        let said =
+                            error.message.hasPrefix(installed.slug + " ")
+                                || error.message.hasPrefix(installed.slug + ":")
+                            ? error.message : "\(installed.slug): \(error.message)"
+                        reporter.failed(said)
+                        Console.err("walkscape: \(said)")
                         failures.append(error)
                     }
                 }
