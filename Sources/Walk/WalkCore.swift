@@ -41,7 +41,9 @@ public struct WalkCore: Sendable {
     public init(tour: PlayableTour, policy: WalkPolicy = WalkPolicy()) {
         self.tour = tour
         self.policy = policy
-        self.progress = WalkProgress(tourID: tour.id, language: tour.language, pointIDs: tour.points.map(\.id))
+        self.progress = WalkProgress(
+            tourID: tour.id, language: tour.language, pointIDs: tour.points.map(\.id),
+            places: tour.points.map(\.coordinate))
         self.filter = FixFilter(configuration: policy.filterConfiguration)
         self.streaks = Array(repeating: 0, count: tour.points.count)
         self.nearSince = Array(repeating: nil, count: tour.points.count)
@@ -77,11 +79,14 @@ public struct WalkCore: Sendable {
             throw WalkError("this walk of the tour was completed; a new one starts at the first point")
         }
         // The tour may have changed since (an update, an edit): the walk keeps its points by id.
+        // A point renamed where it stands is still the point heard: its place tells.
         let pointIDs = tour.points.map(\.id)
+        let places = tour.points.map(\.coordinate)
         if saved.points.map(\.id) == pointIDs {
             self.progress = saved
+            for i in progress.points.indices { progress.points[i].place = places[i] }
         } else {
-            let fitted = saved.fitted(to: pointIDs)
+            let fitted = saved.fitted(to: pointIDs, places: places)
             self.progress = fitted.progress
             self.pointChanges = fitted.changes
         }

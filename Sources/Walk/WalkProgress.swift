@@ -25,14 +25,19 @@ public struct WalkProgress: Sendable, Hashable, Codable {
         public var status: PointStatus
         public var triggeredAt: Date?
         public var triggerType: TriggerType?
+        /// Where the point was when the walk was saved: a point the tour names anew at the same
+        /// place is the same point renamed (`fitted`). Absent in files from before it was kept.
+        public var place: Coordinate?
 
         public init(
-            id: String, status: PointStatus = .pending, triggeredAt: Date? = nil, triggerType: TriggerType? = nil
+            id: String, status: PointStatus = .pending, triggeredAt: Date? = nil, triggerType: TriggerType? = nil,
+            place: Coordinate? = nil
         ) {
             self.id = id
             self.status = status
             self.triggeredAt = triggeredAt
             self.triggerType = triggerType
+            self.place = place
         }
 
         /// Triggered by GPS, catch-up or hand, whether or not its narration has ended.
@@ -73,11 +78,14 @@ public struct WalkProgress: Sendable, Hashable, Codable {
     public var outcome: Outcome?
     public var endedAt: Date?
 
-    public init(tourID: String, language: String, pointIDs: [String]) {
+    /// `places`: each point's place, in the same order (kept to know a renamed point).
+    public init(tourID: String, language: String, pointIDs: [String], places: [Coordinate]? = nil) {
         self.tourID = tourID
         self.language = language
         self.startedAt = nil
-        self.points = pointIDs.map { PointRecord(id: $0) }
+        self.points = pointIDs.enumerated().map { i, id in
+            PointRecord(id: id, place: places.flatMap { $0.indices.contains(i) ? $0[i] : nil })
+        }
         self.nextIndex = 0
         self.queue = []
         self.playing = nil
@@ -114,6 +122,9 @@ public struct WalkProgress: Sendable, Hashable, Codable {
             }
             if let date = point.triggeredAt, !Self.isPlausible(date) {
                 return "point \(i) has an impossible trigger time"
+            }
+            if let place = point.place, !(abs(place.latitude) <= 90 && abs(place.longitude) <= 180) {
+                return "point \(i)'s place is not on earth"
             }
         }
         for (name, date) in [("startedAt", startedAt), ("endedAt", endedAt)] {
@@ -224,6 +235,9 @@ extension WalkProgress {
         public var added: [String] = []
         /// Points the walk had and the tour no longer has (ids, in the walk's order).
         public var removed: [String] = []
+        /// Points the tour names anew at the place of one the walk had (old id, new id, in the
+        /// walk's order): the same point, keeping what the walk knew of it.
+        public var renamed: [(from: String, to: String)] = []
         /// Points not heard that now lie behind the walker's place (new ones, or moved there):
         /// marked passed over, as `--missed skip` would (ids, in the tour's order).
         public var passedOver: [String] = []
@@ -231,8 +245,28 @@ extension WalkProgress {
         /// trigger again (ids, in the tour's order).
         public var ahead: [String] = []
 
-        public var isEmpty: Bool { added.isEmpty && removed.isEmpty && passedOver.isEmpty && ahead.isEmpty }
+        public var isEmpty: Bool {
+            added.isEmpty && removed.isEmpty && renamed.isEmpty && passedOver.isEmpty && ahead.isEmpty
+        }
+
+        public static func == (a: Self, b: Self) -> Bool {
+            a.added == b.added && a.removed == b.removed && a.passedOver == b.passedOver && a.ahead == b.ahead
+                && a.renamed.map(\.from) == b.renamed.map(\.from) && a.renamed.map(\.to) == b.renamed.map(\.to)
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(added)
+            hasher.combine(removed)
+            hasher.combine(renamed.map(\.from))
+            hasher.combine(renamed.map(\.to))
+            hasher.combine(passedOver)
+            hasher.combine(ahead)
+        }
     }
+
+    /// Within this distance, a point the tour names anew stands where one the walk had stood:
+    /// the same point renamed. Far under any trigger radius, over a re-typed coordinate's rounding.
+    public static let samePlace = 1.0
 
     /// This progress fitted to a tour with these points, in order, keeping every point by its id.
     ///
@@ -242,13 +276,41 @@ extension WalkProgress {
     /// it can trigger again. On a tie the later place wins: the walker stands past the points heard,
     /// and a point re-armed behind them would hold up the walk. A point's record (status, time, type) travels with its id; the
     /// queue, the playing point and the last heard keep what is left of them.
-    public func fitted(to pointIDs: [String]) -> (progress: WalkProgress, changes: PointChanges) {
+    ///
+    /// `places` (the new points' places, in order): a point the tour no longer names, saved with
+    /// its place, and a point it names anew at that place (within `samePlace`) are one point
+    /// renamed, each paired once, in order. Without places, ids are all there is.
+    public func fitted(to pointIDs: [String], places: [Coordinate]? = nil) -> (
+        progress: WalkProgress, changes: PointChanges
+    ) {
         var byID: [String: PointRecord] = [:]
         for record in points { byID[record.id] = record }
         let newIDs = Set(pointIDs)
         var changes = PointChanges()
-        changes.added = pointIDs.filter { byID[$0] == nil }
-        changes.removed = points.map(\.id).filter { !newIDs.contains($0) }
+        var added = pointIDs.filter { byID[$0] == nil }
+        var removed = points.map(\.id).filter { !newIDs.contains($0) }
+        var renames: [String: String] = [:]
+        if let places, places.count == pointIDs.count {
+            let placeByID = Dictionary(zip(pointIDs, places), uniquingKeysWith: { first, _ in first })
+            for old in removed {
+                guard let was = byID[old]?.place,
+                    let new = added.first(where: {
+                        placeByID[$0].map { was.distance(to: $0) <= Self.samePlace } ?? false
+                    })
+                else { continue }
+                renames[old] = new
+                changes.renamed.append((old, new))
+                added.removeAll { $0 == new }
+                byID[new] = byID[old].map { record in
+                    var record = record
+                    record.id = new
+                    return record
+                }
+            }
+            removed.removeAll { renames[$0] != nil }
+        }
+        changes.added = added
+        changes.removed = removed
         var records = pointIDs.map { byID[$0] ?? PointRecord(id: $0) }
 
         // cost(place) = points not heard before it + points heard from it on.
@@ -270,14 +332,25 @@ extension WalkProgress {
         }
         fitted.points = records
         fitted.nextIndex = best.place
+        if let places, places.count == records.count {
+            for i in records.indices { records[i].place = places[i] }
+            fitted.points = records
+        }
         let status = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0.status) })
         // Queued points, and a point `previous` (or a restart while paused) sent back to the
-        // queue, `playing` or `played`: whatever of them is still triggered.
-        fitted.queue = queue.filter { id in status[id].map { PointRecord(id: id, status: $0).wasTriggered } ?? false }
-        if let playing, status[playing.pointID] != (playing.isReplay ? .played : .playing) {
-            fitted.playing = nil
+        // queue, `playing` or `played`: whatever of them is still triggered (renamed ones by
+        // their new names).
+        fitted.queue = queue.map { renames[$0] ?? $0 }.filter { id in
+            status[id].map { PointRecord(id: id, status: $0).wasTriggered } ?? false
         }
-        if let lastHeard, status[lastHeard] != .played { fitted.lastHeard = nil }
+        if var playing {
+            playing.pointID = renames[playing.pointID] ?? playing.pointID
+            fitted.playing = status[playing.pointID] == (playing.isReplay ? .played : .playing) ? playing : nil
+        }
+        if let lastHeard {
+            let named = renames[lastHeard] ?? lastHeard
+            fitted.lastHeard = status[named] == .played ? named : nil
+        }
         return (fitted, changes)
     }
 }

@@ -216,7 +216,10 @@ struct WalkTourCommand: AsyncParsableCommand {
             ids.compactMap { id in tour.points.first { $0.id == id }.map { "\($0.order). \($0.title)" } }
                 .joined(separator: ", ")
         }
-        let counts = [count(changes.added.count, "added"), count(changes.removed.count, "removed")].compactMap(\.self)
+        let counts = [
+            count(changes.added.count, "added"), count(changes.removed.count, "removed"),
+            count(changes.renamed.count, "renamed where they stand, still heard as before"),
+        ].compactMap(\.self)
         var line =
             "The tour's points changed since this walk was saved"
             + (counts.isEmpty ? " (reordered)" : " (\(counts.joined(separator: ", ")))")
@@ -227,7 +230,7 @@ struct WalkTourCommand: AsyncParsableCommand {
         if !changes.ahead.isEmpty {
             line += " Ahead of you now, to be heard again: \(names(changes.ahead))."
         }
-        // Ids are all the walk knows of a point: a point given a new id is a new point to it.
+        // A point given a new id and moved (or saved before places were kept) is a new point to it.
         if !changes.removed.isEmpty, !changes.added.isEmpty {
             line +=
                 " Points the tour now names anew may be ones you heard: their narration plays again (--restart starts the walk over)."

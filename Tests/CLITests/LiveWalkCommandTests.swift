@@ -251,6 +251,36 @@ struct LiveWalkCommandTests {
         #expect(events(home, named: "tour_started") == 1)  // the same walk session
     }
 
+    /// The curator renames the ids of the two points heard, where they stand: they are the same
+    /// points, still heard. They were new points to the walk, which passed them over or played
+    /// them again.
+    @Test func aWalkResumesAfterItsTourRenamedPointsItHeardAndDoesNotHearThemAgain() async throws {
+        let home = try TemporaryDirectory()
+        let tour = try Self.shortDemo(in: home)
+        let gpsd = try GPSDHarness()
+        let (_, stoppedAt) = try await walkTwoPointsAndStop(home: home, gpsd: gpsd, tour: tour, signal: SIGTERM)
+
+        let file = tour.appendingPathComponent("tour.json")
+        var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        var points = try #require(json["points"] as? [[String: Any]])
+        points[0]["id"] = "duomo"
+        points[1]["id"] = "orsanmichele"
+        json["points"] = points
+        try JSONSerialization.data(withJSONObject: json).write(to: file)
+
+        let second = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
+        #expect(await second.waitForOutput("Resuming", timeout: 10), "output: \(second.output)")
+        #expect(
+            second.output.contains(
+                "The tour's points changed since this walk was saved (2 points renamed where they stand, still heard as before); the walk goes on from where it was."
+            ), "output: \(second.output)")
+        #expect(!second.output.contains("may be ones you heard"), "output: \(second.output)")
+        #expect(second.output.contains("2 of 5 heard; next is 3. "), "output: \(second.output)")
+        _ = await feed(gpsd, stoppedAt..<Self.epochs.count) { !second.isRunning }
+        #expect(await second.wait(timeout: 30) == 0, "output: \(second.output)")
+        #expect(triggered(journal(home)) == Self.pointIDs)
+    }
+
     @Test func aWalkQuitMidNarrationPlaysThatPointAgainFromItsStartOnResume() async throws {
         let home = try TemporaryDirectory()
         let tour = try Self.shortDemo(in: home)

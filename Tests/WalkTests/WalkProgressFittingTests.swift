@@ -128,6 +128,69 @@ struct WalkProgressFittingTests {
         #expect(resumed.progress.problem == nil)
     }
 
+    /// A curator renames point ids (`p2` to `bridge`) where they stand: the walk knew points by
+    /// id alone, so a heard point renamed was a new point, passed over or heard again.
+    @Test("points renamed where they stand keep what the walk knew of them, queue and playing included")
+    func renamedWhereTheyStand() throws {
+        var core = WalkCore(tour: northTour(points: 4))
+        _ = core.feed(fix(0, 45.0))
+        _ = core.feed(fix(1, 45.0))
+        _ = core.handle(.audioFinished(pointID: "p1"), at: at(20))
+        _ = core.feed(fix(60, 45.002))
+        _ = core.feed(fix(61, 45.002))  // p2 plays
+        _ = core.feed(fix(120, 45.004))
+        _ = core.feed(fix(121, 45.004))  // p3 queued behind it
+        let saved = try #require(core.handle(.command(.quit), at: at(122)).saved.last)
+        #expect(saved.points.allSatisfy { $0.place != nil })
+        let renamed = ["p1": "duomo", "p2": "bridge", "p3": "square"]
+        let tour = edited(4) { points in
+            for i in points.indices { points[i].id = renamed[points[i].id] ?? points[i].id }
+        }
+        var resumed = try WalkCore(tour: tour, resuming: saved)
+        let changes = try #require(resumed.pointChanges)
+        #expect(changes.renamed.map(\.from) == ["p1", "p2", "p3"])
+        #expect(changes.renamed.map(\.to) == ["duomo", "bridge", "square"])
+        #expect(changes.added.isEmpty && changes.removed.isEmpty && changes.passedOver.isEmpty && changes.ahead.isEmpty)
+        #expect(resumed.progress.points.map(\.status) == [.played, .playing, .queued, .pending])
+        #expect(resumed.progress.queue == ["square"])
+        #expect(resumed.progress.lastHeard == "duomo")
+        #expect(resumed.progress.problem == nil, "\(resumed.progress)")
+        // bridge plays again from its start, then square; then p4 where it lies.
+        #expect(resumed.handle(.start, at: at(500)).played == ["bridge"])
+        #expect(resumed.handle(.audioFinished(pointID: "bridge"), at: at(510)).played == ["square"])
+        _ = resumed.handle(.audioFinished(pointID: "square"), at: at(520))
+        _ = resumed.feed(fix(600, 45.006))
+        #expect(resumed.feed(fix(601, 45.006)).triggered.map(\.pointID) == ["p4"])
+    }
+
+    @Test("a point renamed and moved, or saved without places, is a new point: ids are all there is")
+    func renamedAndMovedOrSavedWithoutPlaces() throws {
+        let saved = try twoHeard(4)
+        // p2 renamed and moved 20 m north: another point.
+        let moved = edited(4) { points in
+            points[1].id = "bridge"
+            points[1].coordinate.latitude += 20 / 111_132.0
+        }
+        let changes = try #require(try WalkCore(tour: moved, resuming: saved).pointChanges)
+        #expect(changes.renamed.isEmpty)
+        #expect(changes.added == ["bridge"] && changes.removed == ["p2"])
+        // The same rename where it stands, from a file written before places were kept.
+        var legacy = saved
+        for i in legacy.points.indices { legacy.points[i].place = nil }
+        let inPlace = edited(4) { $0[1].id = "bridge" }
+        let fromLegacy = try #require(try WalkCore(tour: inPlace, resuming: legacy).pointChanges)
+        #expect(fromLegacy.renamed.isEmpty && fromLegacy.added == ["bridge"])
+        // Its places are kept from now on.
+        #expect(try WalkCore(tour: inPlace, resuming: legacy).progress.points.allSatisfy { $0.place != nil })
+    }
+
+    @Test("a place saved off the earth is a damaged file, refused")
+    func placeOffTheEarth() throws {
+        var saved = try twoHeard(4)
+        saved.points[0].place = Coordinate(latitude: 91, longitude: 0)
+        #expect(saved.problem == "point 0's place is not on earth")
+    }
+
     @Test("the points not heard yet all removed: the walk completes when it resumes")
     func restRemoved() throws {
         let saved = try twoHeard(4)
