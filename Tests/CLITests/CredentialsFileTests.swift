@@ -27,15 +27,36 @@ struct CredentialsFileTests {
         return info.st_mode & 0o777
     }
 
-    @Test func isWrittenWithMode0600EvenUnderAPermissiveUmask() throws {
+    /// `walkscape ARGUMENTS` under umask 000, in a shell of its own: the umask is the whole test
+    /// process's, and tests running beside this one spawn children that would inherit it.
+    static func underPermissiveUmask(
+        _ arguments: [String], home: TemporaryDirectory, environment: [String: String] = [:], stdin: Data? = nil
+    ) throws -> ProcessResult {
+        try run(
+            URL(fileURLWithPath: "/bin/sh"),
+            ["-c", "umask 000; exec \"$0\" \"$@\"", TestPaths.walkscape.path] + arguments + ["--home", home.path],
+            environment: environment.merging(["NO_COLOR": "1", "DO_NOT_TRACK": ""]) { given, _ in given },
+            stdin: stdin, timeout: 60)
+    }
+
+    @Test func isWrittenWithMode0600EvenUnderAPermissiveUmask() async throws {
         let home = try TemporaryDirectory()
         let file = CredentialsFile(url: home.file("config/credentials.json"))
-        let old = umask(0)
-        defer { umask(old) }
         try file.save(credentials(1))
         #expect(mode(file.url) == 0o600)
         #expect(file.permissions == 0o600)
         #expect(try file.load() == credentials(1))
+
+        // A login under umask 000.
+        let server = try await ServerProcess.start()
+        try server.addUser("ada@example.org", password: "correct horse battery")
+        let other = try TemporaryDirectory()
+        let login = try Self.underPermissiveUmask(
+            ["login", "--email", "ada@example.org", "--password-stdin"], home: other,
+            environment: ["WALKSCAPE_API_URL": server.baseURL], stdin: Data("correct horse battery\n".utf8))
+        await server.stop()
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(mode(other.file("config/credentials.json")) == 0o600)
     }
 
     @Test func replacingAWideFileLeavesA0600OneAndNoTemporaryFiles() throws {
@@ -72,12 +93,12 @@ struct CredentialsFileTests {
     @Test func theConfigFileIsTheOwnersAloneUnderAPermissiveUmask() throws {
         let home = try TemporaryDirectory()
         let config = home.file("config/config")
-        let old = umask(0)
-        defer { umask(old) }
-        try ConfigFile.set("analytics", to: "off", in: config)
+        let off = try Self.underPermissiveUmask(["analytics", "off"], home: home)
+        #expect(off.status == 0, "\(off.stderr)")
         #expect(mode(config) == 0o600)
         chmod(config.path, 0o666)
-        try ConfigFile.set("analytics", to: "on", in: config)
+        let on = try Self.underPermissiveUmask(["analytics", "on"], home: home)
+        #expect(on.status == 0, "\(on.stderr)")
         #expect(mode(config) == 0o644)
     }
 

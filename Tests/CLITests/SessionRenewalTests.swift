@@ -140,9 +140,11 @@ struct SessionRenewalTests {
 
     @Test func parallelCommandsWithAnExpiringTokenRenewItOnce() async throws {
         let tours = try TemporaryDirectory()
-        let walker = try await unlockedWalker(.init(tokenTTL: 2), tours: tours)
+        // 8 s: the six commands end well inside the renewed token's life on a busy machine (at
+        // 2 s, a second renewal could come due while they were still starting).
+        let walker = try await unlockedWalker(.init(tokenTTL: 8), tours: tours)
         let refreshesBefore = try #require(try walker.server.stats()["refreshes"])
-        // A 2 s token is renewed in its last quarter (0.5 s before its exp): 0.1 s into it, every
+        // An 8 s token is renewed in its last quarter (2 s before its exp): 1.6 s into it, every
         // command must renew it.
         let expiry = try #require(walker.credentials?.tokens.accessExpiresAt)
         try await Task.sleep(for: .seconds(max(0, expiry.timeIntervalSinceNow - 0.4)))

@@ -4,7 +4,9 @@ import WalkscapeKit
 
 @testable import walkscape
 
-@Suite("Signal trap")
+/// Serialized: both tests set the whole process's disposition of SIGUSR2, and the default one
+/// ends the process.
+@Suite("Signal trap", .serialized)
 struct SignalTrapTests {
     /// A signal that arrives the moment the trap is set is caught, never ignored and lost: the
     /// walk's first line printed, then `kill` from a script, must still end the walk cleanly.

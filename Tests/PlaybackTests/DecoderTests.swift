@@ -102,9 +102,12 @@ import TourModel
         let fixture = try FixtureAudio.tone(seconds: 60)
         let clock = ContinuousClock()
         var info: AudioInfo?
-        let elapsed = try clock.measure { info = try AudioProbe.inspect(fixture.mp3) }
+        // The fastest of five, against a whole decode of the same file: a probe that decoded would
+        // take as long, and one preemption on a busy machine does not decide.
+        let probe = try (0..<5).map { _ in try clock.measure { info = try AudioProbe.inspect(fixture.mp3) } }.min()!
         #expect(info?.frames == fixture.frames)
-        #expect(elapsed < .milliseconds(20))
+        let decode = try clock.measure { _ = try FixtureAudio.referenceDecode(fixture.mp3) }
+        #expect(probe < .milliseconds(20) || probe * 20 < decode, "probe \(probe), decode \(decode)")
     }
 
     @Test func blobDecodesTheSameAsTheFile() throws {

@@ -312,14 +312,14 @@ struct AuthTests {
         await server.stop()
     }
 
-    /// With `--token-ttl 2`: before expiry the granted user reads a protected tour; after it, the
+    /// With `--token-ttl 5` (long enough for the requests before expiry on a busy machine): before expiry the granted user reads a protected tour; after it, the
     /// public routes ignore the token (403, not 401), the protected ones answer 401, and a refresh
     /// brings access back.
     @Test func anExpiredAccessTokenGets403OnPublicRoutesAnd401OnProtectedOnes() async throws {
         let dir = try TemporaryDirectory()
         let fixture = TourFixture(slug: "secret", isProtected: true)
         try fixture.write(in: dir.url)
-        let server = try await ServerProcess.start(.init(tours: [dir.url], tokenTTL: 2))
+        let server = try await ServerProcess.start(.init(tours: [dir.url], tokenTTL: 5))
         let http = HTTPTestClient(server)
         try server.addVoucher("SECRET", tour: fixture.id)
         let session = try await http.register("ada@example.org")
@@ -328,7 +328,7 @@ struct AuthTests {
         #expect(try await http.get("/tours/\(fixture.id)/manifest?language=en", token: access).status == 200)
         #expect(try await http.get("/tours/\(fixture.id)/points?language=en", token: access).status == 200)
 
-        // Issued for 2 s from the whole second before the registration answered: expired just
+        // Issued for 5 s from the whole second before the registration answered: expired just
         // after its exp.
         let expiry = try #require(JWTClaims(token: access)?.expiresAt)
         try await Task.sleep(for: .seconds(max(0, expiry.timeIntervalSinceNow + 0.1)))

@@ -44,21 +44,22 @@ struct DownloadFaultTests {
     /// begun for the old file stayed in partial/ for good (no later plan names it), and the files
     /// the first attempt had half fetched were said to be "already here from the last run".
     @Test func aFileReplacedBeforeItsLinkIsRenewedLeavesNoPartFileBehind() async throws {
+        // Six files of 500 kB at 200 kB/s, four at once: the last two wait 2.5 s for their turn.
+        let tour = TourFixture(slug: "slow-walk", points: 6, audioBytes: 500_000)
         let harness = try await StoreHarness(options: .init(urlTTL: 1, throttleBytesPerSecond: 200_000)) { tours in
-            try Self.slowTour.write(in: tours)
+            try tour.write(in: tours)
         }
         let download = try harness.start(["download", "slow-walk"])
-        // Planned, and the first four files under way: the last two wait their turn (1.25 s).
         #expect(await download.waitForOutput(" 6 files, ", timeout: 20), "\(download.output)")
         try TourFixture.writeNoise(
-            harness.tours.appendingPathComponent("slow-walk/\(Self.slowTour.audioPath(order: 6, language: "en"))"),
+            harness.tours.appendingPathComponent("slow-walk/\(tour.audioPath(order: 6, language: "en"))"),
             bytes: 240_000, seed: 99)
         #expect(await download.wait(timeout: 60) == 0, "\(download.output)\(download.errorOutput)")
         #expect(download.errorOutput.contains("starting again from its new version"), "\(download.errorOutput)")
         #expect(!download.output.contains("from the last run"), "\(download.output)")
         let left = (try? FileManager.default.contentsOfDirectory(atPath: harness.partial.path)) ?? []
         #expect(left.isEmpty, "\(left)")
-        #expect(harness.blobs().values.sorted() == [240_000] + Array(repeating: 250_000, count: 5))
+        #expect(harness.blobs().values.sorted() == [240_000] + Array(repeating: 500_000, count: 5))
         try harness.expectVerifyClean()
     }
 

@@ -122,6 +122,9 @@ struct LoudnessStoreTests {
         // As an older walkscape left the rows: measured, no damage known.
         let queue = try DatabaseQueue(path: harness.home.file("data/catalog.sqlite").path)
         try queue.inDatabase { db in try db.execute(sql: "UPDATE loudness SET damage = NULL, method = NULL") }
+        // Their levels still count as measured (they were hidden until measured again).
+        let en = try harness.installed().first.flatMap { ($0["loudness"] as? [String: Any])?["en"] as? [String: Any] }
+        #expect(en?["measured"] as? Int == 5, "\(String(describing: en))")
         try lintNamesTheCut()
         // Measured again and kept, with today's method.
         let kept = try queue.inDatabase { db in

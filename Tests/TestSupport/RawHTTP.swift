@@ -82,7 +82,9 @@ public enum RawHTTP {
         let bytes = Array(request.utf8)
         var sent = 0
         while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            // MSG_NOSIGNAL: a server that reset the connection gives EPIPE, not a SIGPIPE that
+            // ends the whole test process.
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             guard n > 0 else { throw POSIXError(.EPIPE) }
             sent += n
         }

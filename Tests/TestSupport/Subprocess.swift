@@ -147,7 +147,11 @@ public func run(
     for s in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD] { sigaddset(&defaults, s) }
     posix_spawnattr_setsigmask(&attributes, &none)
     posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    // A process group of its own: the watchdog ends the child and whatever it started, which
+    // could otherwise hold its output open and the test waiting.
+    posix_spawnattr_setpgroup(&attributes, 0)
+    posix_spawnattr_setflags(
+        &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
     let argv: [UnsafeMutablePointer<CChar>?] = ([executable.path] + arguments).map { strdup($0) } + [nil]
     let envp: [UnsafeMutablePointer<CChar>?] = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer {
@@ -179,37 +183,43 @@ public func run(
         errData = readToEnd(errorEnd)
         close(errorEnd)
     }
-    if let stdin {
-        // A child that exits without reading its input must not end the test process by SIGPIPE.
-        signal(SIGPIPE, SIG_IGN)
-        stdin.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(input[1], buffer.baseAddress! + offset, buffer.count - offset)
-                if n > 0 {
-                    offset += n
-                } else if n < 0 && errno == EINTR {
-                    continue
-                } else {
-                    break
-                }
-            }
-        }
-    }
-    close(input[1])
-    // A watchdog on another thread kills a child still running at the limit. The child is waited
-    // for without being reaped first, so the watchdog never signals a PID already handed to
-    // another process.
+    // A watchdog on another thread kills a child still running at the limit, counted from its
+    // start. The child is waited for without being reaped first, so the watchdog never signals a
+    // PID (or group) already handed to another process.
     let limit = timeout ?? hangLimit
     let state = Mutex((exited: false, killed: false))
     let watchdog = DispatchWorkItem {
         state.withLock { state in
             guard !state.exited else { return }
-            kill(pid, SIGKILL)
+            kill(-pid, SIGKILL)
             state.killed = true
         }
     }
     DispatchQueue.global().asyncAfter(deadline: .now() + limit, execute: watchdog)
+    // The input is written beside the wait: a child that never reads it is still timed.
+    let inputEnd = input[1]
+    if let stdin {
+        // A child that exits without reading its input must not end the test process by SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        DispatchQueue.global().async(group: group) {
+            stdin.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let n = write(inputEnd, buffer.baseAddress! + offset, buffer.count - offset)
+                    if n > 0 {
+                        offset += n
+                    } else if n < 0 && errno == EINTR {
+                        continue
+                    } else {
+                        break
+                    }
+                }
+            }
+            close(inputEnd)
+        }
+    } else {
+        close(inputEnd)
+    }
     var info = siginfo_t()
     while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
     let timedOut = state.withLock { state in
@@ -217,9 +227,13 @@ public func run(
         return state.killed
     }
     watchdog.cancel()
+    // Something the child started may still hold its output open: ended with it, after a moment.
+    if group.wait(timeout: .now() + 10) == .timedOut {
+        kill(-pid, SIGKILL)
+        group.wait()
+    }
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    group.wait()
     let out = outData
     var stderr = String(decoding: errData, as: UTF8.self)
     if timedOut, timeout == nil {

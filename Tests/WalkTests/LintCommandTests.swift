@@ -134,6 +134,21 @@ struct LintCommandTests {
         #expect(strays.first?.contains(" km from the nearest point") == true, "\(result.stdout)")
         #expect(!result.stdout.contains("[route-elsewhere]") && !result.stdout.contains("[off-route]"))
 
+        // A detour of three vertices pasted from elsewhere is one slip: one warning naming them.
+        let detour = dir.url.appendingPathComponent("detour")
+        try FileManager.default.copyItem(at: TestPaths.demoTour, to: detour)
+        json["route"] = route + ";45.0,12.0;45.1,12.1;45.2,12.2"
+        try JSONSerialization.data(withJSONObject: json).write(to: detour.appendingPathComponent("tour.json"))
+        let three = try runWalkscape(["lint", detour.path]).stdout.split(separator: "\n").filter {
+            $0.hasSuffix("[route-stray]")
+        }
+        #expect(three.count == 1, "\(three)")
+        #expect(
+            three.first?.hasPrefix(
+                "warning: route: its vertices \(vertices + 1) to \(vertices + 3) (from 45.000000,12.000000) are up to 1"
+            ) == true,
+            "\(three)")
+
         // The map of the tour with the stray is drawn at the scale of the tour without it.
         func radii(_ folder: URL) throws -> [Double] {
             let out = dir.file(folder.lastPathComponent + ".svg")
