@@ -33,6 +33,9 @@ package struct AppError: Error, CustomStringConvertible {
 
     package var kind: Kind
     package var message: String
+    /// The message begins with the name of what failed (a tour's slug): a caller listing several
+    /// does not name it again.
+    package var namesItsSubject = false
 
     package static func usage(_ message: String) -> AppError { AppError(kind: .usage, message: message) }
     package static func data(_ message: String) -> AppError { AppError(kind: .data, message: message) }

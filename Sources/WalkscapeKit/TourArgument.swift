@@ -79,7 +79,10 @@ package enum TourArgument {
         var info = stat()
         guard lstat(path, &info) == 0, stat(path, &info) != 0 else { return }
         let code = errno
-        guard code == ENOENT else { throw AppError.usage(FileAccessError(path: path, errno: code).message) }
+        // ENOTDIR: the target runs through a file; not there either way.
+        guard code == ENOENT || code == ENOTDIR else {
+            throw AppError.usage(FileAccessError(path: path, errno: code).message)
+        }
         var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = readlink(path, &target, target.count - 1)
         let named = n >= 0 ? String(decoding: target[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"

@@ -5,8 +5,8 @@ import TourModel
 
 /// A row of `loudness`: a narration blob's loudness, measured once when it was downloaded (or when
 /// a tour installed by an older walkscape was first walked or linted), kept with the blob's hash.
-/// A row measured by another method than today's (`Loudness.method`) is not used: it is measured
-/// again where it is needed, and replaced.
+/// A row measured by another method than today's (`Loudness.method`) keeps serving its figures;
+/// `lint` and a download measure it again (for what today's method finds besides), and replace it.
 struct LoudnessRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "loudness"
     var sha256: String
@@ -36,16 +36,22 @@ struct LoudnessRecord: Codable, Sendable, Hashable, FetchableRecord, Persistable
 }
 
 extension TourStore {
-    /// Every blob's loudness measured by today's method, by SHA-256.
+    /// Every blob's loudness measured by today's method (`Loudness.method`), by SHA-256: what
+    /// `lint` and a download take as known. A row of an older method has the same figures but may
+    /// lack what today's finds (a narration's damage): they measure it again.
     public func knownLoudness() throws(StoreError) -> [String: Loudness] {
-        try read { db in try Self.loudness(db) }
+        try read { db in try Self.loudness(db, todaysMethodOnly: true) }
     }
 
-    static func loudness(_ db: Database) throws -> [String: Loudness] {
+    /// Every blob's loudness, by SHA-256; with `todaysMethodOnly`, only rows of today's method.
+    /// The figures (levels, lengths) of every method are the same measurement, so what shows or
+    /// plays them takes any row: a tour installed before a method changed keeps its levels.
+    static func loudness(_ db: Database, todaysMethodOnly: Bool = false) throws -> [String: Loudness] {
         var known: [String: Loudness] = [:]
-        for record in try LoudnessRecord.filter(Column("method") == Loudness.method).fetchAll(db) {
-            known[record.sha256] = record.loudness
-        }
+        let rows =
+            todaysMethodOnly
+            ? LoudnessRecord.filter(Column("method") == Loudness.method) : LoudnessRecord.all()
+        for record in try rows.fetchAll(db) { known[record.sha256] = record.loudness }
         return known
     }
 

@@ -80,8 +80,9 @@ struct FileTransfer: Sendable {
         func renewLink() async throws(StoreError) {
             let reference = transfer.references[0]
             let (file, fetchedAt) = try await book.renewed(reference, since: obtainedAt)
-            if file.map({ FileIdentity(url: $0.url, size: $0.sizeBytes ?? -1) }) != identity {
-                // The file this part is of is gone from the service: no later run can resume it.
+            if let file, FileIdentity(url: file.url, size: file.sizeBytes ?? -1) != identity {
+                // Replaced on the service: no later run can resume the part of the old file. (One no
+                // longer named here may still be another point's, and is kept.)
                 store.blobs.removePart(identity)
                 try? store.forgetPartial(identity)
             }

@@ -111,16 +111,19 @@ package struct TourInstallation {
     /// A protected tour's 403 says how to unlock it: logged out, a login may be all it takes.
     package static func explain(_ error: StoreError, slug: String, loggedIn: Bool) -> AppError {
         if case .service(.forbidden) = error.kind {
-            if !loggedIn {
-                return AppError(
+            var explained =
+                loggedIn
+                ? AppError(
+                    kind: .noPermission,
+                    message:
+                        "\(slug) is locked: unlock it with a voucher (walkscape redeem CODE), then download it again")
+                : AppError(
                     kind: .noPermission,
                     message:
                         "\(slug) is protected: log in (walkscape login) with the account that unlocked it, or unlock it with a voucher (walkscape redeem CODE), then try again"
                 )
-            }
-            return AppError(
-                kind: .noPermission,
-                message: "\(slug) is locked: unlock it with a voucher (walkscape redeem CODE), then download it again")
+            explained.namesItsSubject = true
+            return explained
         }
         return AppError(error)
     }

@@ -68,10 +68,7 @@ struct UpdateCommand: AsyncParsableCommand {
                         if Task.isCancelled { throw error }
                         // One tour's failure does not keep the others from updating.
                         // Named once: a message may begin with the tour's name already.
-                        let said =
-                            error.message.hasPrefix(installed.slug + " ")
-                                || error.message.hasPrefix(installed.slug + ":")
-                            ? error.message : "\(installed.slug): \(error.message)"
+                        let said = error.namesItsSubject ? error.message : "\(installed.slug): \(error.message)"
                         reporter.failed(said)
                         Console.err("walkscape: \(said)")
                         failures.append(error)
