@@ -78,7 +78,8 @@ package struct TourInstallation {
         let recordingStart = Task { [first = began == nil] in
             if first { await DiskWait.run { events.started(plan, userID: userID) } }
         }
-        let start = began ?? Date()
+        let attemptStart = Date()
+        let start = began ?? attemptStart
         began = start
         let report: InstallReport
         do { report = try await downloader.install(plan) } catch {
@@ -87,8 +88,9 @@ package struct TourInstallation {
             throw AppError(error)
         }
         await recordingStart.value
-        let seconds = Date().timeIntervalSince(start)
-        events.completed(plan, report, seconds: seconds, userID: userID)
+        // The event times the whole download; the walker's line, this attempt's bytes and time.
+        events.completed(plan, report, seconds: Date().timeIntervalSince(start), userID: userID)
+        let seconds = Date().timeIntervalSince(attemptStart)
         var unplayable: [String] = []
         var damaged: [String] = []
         if let installed = try? store.installedTour(id: tourID) {
