@@ -30,7 +30,9 @@ public struct TourStore: Sendable {
     public static func openIfPresent(_ location: StoreLocation) throws(StoreError) -> TourStore? {
         guard FileManager.default.fileExists(atPath: location.catalog.path) else { return nil }
         do { return try TourStore(location: location) } catch {
-            guard error.kind == .damaged else { throw error }
+            // Whatever kept it from being opened for writing (a full disk or a read-only file
+            // system named as such, a catalog SQLite cannot bring forward there): reading may
+            // still work. When it does not, the first trouble is the one said.
             if let store = try? TourStore(readingOnly: location, immutable: false) { return store }
             guard let store = try? TourStore(readingOnly: location, immutable: true) else { throw error }
             return store
@@ -41,7 +43,8 @@ public struct TourStore: Sendable {
     /// memory), else the file alone, taken as unchanging (`immutable`: no shared memory, no
     /// log): what the last checkpoint holds, which is everything after a command that finished
     /// (one that was killed may have left its last change in the log only). A catalog whose schema
-    /// is older than this build's is not read so.
+    /// is older than this build's is read so only when what it lacks readers can do without
+    /// (`CatalogSchema.isReadable`).
     private init(readingOnly location: StoreLocation, immutable: Bool) throws {
         self.location = location
         isReadOnly = true
@@ -60,7 +63,7 @@ public struct TourStore: Sendable {
             throw StoreError(.io, "\(location.catalog.path): not a path SQLite can take")
         }
         database = try DatabaseQueue(path: path, configuration: configuration)
-        guard try database.read({ try CatalogSchema.migrator.hasCompletedMigrations($0) }) else {
+        guard try database.read({ try CatalogSchema.isReadable($0) }) else {
             throw StoreError(.damaged, "\(location.catalog.path): older than this walkscape")
         }
     }

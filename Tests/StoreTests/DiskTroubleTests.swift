@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import TestSupport
 import Testing
 
@@ -22,9 +23,9 @@ enum Mounts {
 @Suite(.serialized, .enabled(if: Mounts.available))
 struct DiskTroubleTests {
     @Test func aStoreOnAReadOnlyFileSystemOrAFullDiskSaysWhich() async throws {
-        let fixture = TourFixture(slug: "small-walk", points: 1, audioBytes: 1000)
-        let harness = try await StoreHarness { tours in try fixture.write(in: tours) }
-        try harness.succeed(["download", "small-walk"])
+        let harness = try await StoreHarness { tours in _ = try StoreHarness.copyDemo(into: tours) }
+        try harness.succeed(["download", StoreHarness.demoSlug, "-l", "en"])
+        let slug = StoreHarness.demoSlug
         let scratch = try TemporaryDirectory()
 
         // The same home, read-only.
@@ -33,14 +34,34 @@ struct DiskTroubleTests {
         #expect(try run(URL(fileURLWithPath: "/bin/mount"), ["--bind", harness.home.path, readOnly.path]).status == 0)
         defer { _ = try? run(URL(fileURLWithPath: "/bin/umount"), [readOnly.path]) }
         #expect(try run(URL(fileURLWithPath: "/bin/mount"), ["-o", "remount,ro,bind", readOnly.path]).status == 0)
-        let removed = try runWalkscape(["remove", "small-walk", "--home", readOnly.path])
+        let removed = try runWalkscape(["remove", slug, "--home", readOnly.path])
         #expect(removed.status == 1)
         #expect(
             removed.stderr
                 == "walkscape: \(readOnly.path)/data/catalog.sqlite: cannot be opened as the tour catalog (Read-only file system)\n",
             "\(removed.stderr)")
 
-        // A copy of it on a disk with no room left.
+        // What only reads still works there: the tour is listed and previewed (as walked). It was refused with
+        // the same line once the line named the trouble (the read-only fallback looked for
+        // "damaged" only).
+        let listed = try runWalkscape(["tours", "--installed", "--home", readOnly.path])
+        #expect(listed.status == 0 && listed.stdout.contains(slug), "\(listed.stdout)\(listed.stderr)")
+        let trace = TestPaths.demoTour.appendingPathComponent("traces/walk.nmea").path
+        let previewed = try runWalkscape(["preview", slug, "--trace", trace, "--fast", "--home", readOnly.path])
+        #expect(previewed.status == 0, "\(previewed.stderr)")
+        #expect(previewed.stdout.contains("points heard 5/5"), "\(previewed.stdout)")
+
+        // A copy of it on a disk with no room left, its catalog as a walkscape before this one's
+        // last migration left it (a walker who upgraded and whose disk then filled).
+        let older = scratch.file("older.sqlite")
+        try FileManager.default.copyItem(at: harness.home.file("data/catalog.sqlite"), to: older)
+        try DatabaseQueue(path: older.path).inDatabase { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE loudness DROP COLUMN damage; ALTER TABLE loudness DROP COLUMN method;
+                    DELETE FROM grdb_migrations WHERE identifier = 'v3-loudness-damage';
+                    """)
+        }
         let full = scratch.file("full")
         try FileManager.default.createDirectory(at: full, withIntermediateDirectories: true)
         #expect(
@@ -49,14 +70,20 @@ struct DiskTroubleTests {
         defer { _ = try? run(URL(fileURLWithPath: "/bin/umount"), [full.path]) }
         let data = full.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(
-            at: harness.home.file("data/catalog.sqlite"), to: data.appendingPathComponent("catalog.sqlite"))
+        try FileManager.default.copyItem(at: older, to: data.appendingPathComponent("catalog.sqlite"))
         _ = try run(URL(fileURLWithPath: "/bin/dd"), ["if=/dev/zero", "of=\(full.path)/filler", "bs=4k", "count=1024"])
-        let onFull = try runWalkscape(["remove", "small-walk", "--home", full.path])
+        let onFull = try runWalkscape(["remove", slug, "--home", full.path])
         #expect(onFull.status == 1)
         #expect(
             onFull.stderr.hasSuffix("catalog.sqlite: cannot be opened as the tour catalog (No space left on device)\n"),
             "\(onFull.stderr)")
+        let listedOnFull = try runWalkscape(["tours", "--installed", "--json", "--home", full.path])
+        #expect(listedOnFull.status == 0, "\(listedOnFull.stderr)")
+        let tours = try JSONSerialization.jsonObject(with: listedOnFull.stdoutData) as? [[String: Any]]
+        #expect(tours?.first?["slug"] as? String == slug, "\(listedOnFull.stdout)")
+        // Its narrations' loudness, measured before the migration, is still known.
+        let en = (tours?.first?["loudness"] as? [String: Any])?["en"] as? [String: Any]
+        #expect(en?["measured"] as? Int == 5, "\(listedOnFull.stdout)")
         // Unmounted before the scratch folder goes (its removal would stop at a mount).
         for mount in [readOnly, full] { _ = try? run(URL(fileURLWithPath: "/bin/umount"), [mount.path]) }
         withExtendedLifetime(scratch) {}

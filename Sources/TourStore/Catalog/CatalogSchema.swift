@@ -97,4 +97,17 @@ enum CatalogSchema {
         }
         return migrator
     }
+
+    /// Migrations a reader can do without: they only add columns that may be empty, and what reads
+    /// them takes an absent one as empty. A catalog lacking only these is read as it is where it
+    /// cannot be brought forward (a full disk, a read-only home, right after an upgrade).
+    static let readersCanDoWithout: Set<String> = ["v3-loudness-damage"]
+
+    /// Whether this build can read the catalog as it is: every migration done, or only some that
+    /// readers can do without missing.
+    static func isReadable(_ db: Database) throws -> Bool {
+        let applied = try migrator.appliedIdentifiers(db)
+        let missing = Set(migrator.migrations).subtracting(applied)
+        return missing.isSubset(of: readersCanDoWithout)
+    }
 }
