@@ -1,25 +1,49 @@
 import TourModel
 
-/// Vertices of a drawn route that lie far out from the rest of the tour: a typo in one pair of
-/// numbers, or a vertex pasted from another tour. A walking route reaches a little past its
-/// points, never many times their reach: a vertex farther from the tour's first point than
-/// `reachFactor` times its farthest point, and than `least` metres, is one. Every point is then at
-/// least twice the tour's reach from it. `lint` names them (`route-stray`) and `map` frames the
-/// tour without them.
+/// Vertices of a drawn route that stick out of it: a pair of numbers typed wrong or pasted from
+/// another tour. A real route goes somewhere and on from there; a slip goes out and straight back
+/// (a spike: the vertices either side of it lie together), or trails off at one end (a tail). Its
+/// legs are long against the route's own: over `least` metres and over `legFactor` times the
+/// route's median leg. A long stretch of many vertices (a summit loop, an approach from the
+/// station) is a path, not a slip, and is never one. `lint` names them (`route-stray`) and `map`
+/// frames the tour without them.
 public enum RouteStrays {
-    public static let reachFactor = 3.0
-    public static let least = 5_000.0
+    public static let least = 1_000.0
+    public static let legFactor = 20.0
+    /// A spike's neighbours lie closer together than this share of its shorter leg.
+    public static let spikeNeighbours = 0.1
 
-    /// Each stray vertex's index in `route` and its distance to the nearest point, in metres.
-    /// A tour without points has no reach to compare with: nothing is called stray.
-    public static func find(route: [Coordinate], points: [Coordinate]) -> [(index: Int, metres: Double)] {
-        guard let first = points.first else { return [] }
-        let reach = points.map { first.distance(to: $0) }.max() ?? 0
-        let limit = max(least, reachFactor * reach)
-        return route.indices.compactMap { index in
-            guard first.distance(to: route[index]) > limit else { return nil }
-            let nearest = points.map { route[index].distance(to: $0) }.min() ?? 0
-            return (index, nearest)
+    public enum Shape: Sendable, Hashable {
+        /// Out and back between two vertices that lie together.
+        case spike
+        /// The first or the last vertex, far past the rest.
+        case tail
+    }
+
+    /// Each stray vertex: its index in `route`, its shape, and how far it sticks out (its shorter
+    /// leg), in metres. A route of two vertices has nothing to be compared with.
+    public static func find(route: [Coordinate]) -> [(index: Int, shape: Shape, metres: Double)] {
+        guard route.count >= 3 else { return [] }
+        let legs = zip(route, route.dropFirst()).map { $0.distance(to: $1) }
+        // The route's own legs, without the ones a candidate stands on (in a short route they
+        // would be most of them); a route with no others has the gap the candidate bridges.
+        func long(without excluded: Set<Int>, otherwise gap: Double) -> Double {
+            let others = legs.indices.filter { !excluded.contains($0) }.map { legs[$0] }.sorted()
+            let typical = others.isEmpty ? gap : others[others.count / 2]
+            return max(least, legFactor * typical)
         }
+        var strays: [(index: Int, shape: Shape, metres: Double)] = []
+        let last = legs.count - 1
+        if legs[0] > long(without: [0], otherwise: legs[1]) { strays.append((0, .tail, legs[0])) }
+        for i in 1..<(route.count - 1) {
+            let shorter = min(legs[i - 1], legs[i])
+            let gap = route[i - 1].distance(to: route[i + 1])
+            guard gap < spikeNeighbours * shorter, shorter > long(without: [i - 1, i], otherwise: gap) else { continue }
+            strays.append((i, .spike, shorter))
+        }
+        if legs[last] > long(without: [last], otherwise: legs[last - 1]) {
+            strays.append((route.count - 1, .tail, legs[last]))
+        }
+        return strays
     }
 }

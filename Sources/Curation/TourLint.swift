@@ -224,29 +224,22 @@ public struct TourLint: Sendable {
                     findings.append(
                         .init(.warning, "off-route", name(i), "\(Self.metres(nearest[i].offset)) from the route"))
                 }
-                // One finding per run of consecutive strays (a detour pasted from elsewhere is one slip).
-                var runs: [[(index: Int, metres: Double)]] = []
-                for stray in RouteStrays.find(route: tour.route, points: points.map(\.coordinate)) {
-                    if let last = runs.last?.last, last.index + 1 == stray.index {
-                        runs[runs.count - 1].append(stray)
-                    } else {
-                        runs.append([stray])
-                    }
-                }
-                for run in runs {
-                    let first = run[0], c = tour.route[first.index]
-                    let farthest = run.map(\.metres).max() ?? first.metres
+                for stray in RouteStrays.find(route: tour.route) {
+                    let c = tour.route[stray.index]
                     let distance =
-                        farthest >= 10_000 ? "\(Int((farthest / 1000).rounded())) km" : Self.metres(farthest)
-                    let which =
-                        run.count == 1
-                        ? "its vertex \(first.index + 1) (\(String(format: "%.6f,%.6f", c.latitude, c.longitude))) is \(distance)"
-                        : "its vertices \(first.index + 1) to \(run[run.count - 1].index + 1) (from \(String(format: "%.6f,%.6f", c.latitude, c.longitude))) are up to \(distance)"
+                        stray.metres >= 10_000
+                        ? "\(Int((stray.metres / 1000).rounded())) km" : Self.metres(stray.metres)
+                    let vertex =
+                        "its vertex \(stray.index + 1) (\(String(format: "%.6f,%.6f", c.latitude, c.longitude)))"
+                    let how =
+                        switch stray.shape {
+                        case .spike: "sticks out \(distance) from the route, which comes straight back"
+                        case .tail: "lies \(distance) from its one neighbour, far out from the rest of the route"
+                        }
                     findings.append(
                         .init(
                             .warning, "route-stray", "route",
-                            "\(which) from the nearest point, far out from the rest of the tour: a typo? (map leaves \(run.count == 1 ? "it" : "them") out of its frame)"
-                        ))
+                            "\(vertex) \(how): a typo? (map leaves it out of its frame)"))
                 }
             }
             let followed = TourRoute(route: tour.route, points: Self.playablePoints(points))

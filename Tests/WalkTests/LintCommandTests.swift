@@ -112,44 +112,58 @@ struct LintCommandTests {
         }
     }
 
-    /// One vertex of a drawn route 148 km out (a pair of numbers pasted from elsewhere): lint said
-    /// nothing, and map shrank the tour to a dot to frame it.
-    @Test("a drawn route with one vertex far out is named, and map frames the tour without it")
+    /// One vertex of a drawn route 148 km out (a pair of numbers pasted from elsewhere), or one
+    /// whose longitude lost a digit (4 km out, and straight back): lint said nothing, and map
+    /// shrank the tour to a dot to frame it. A long real stretch of many vertices beyond the
+    /// points (a summit loop, an approach from a station) is a path, not a slip: no warning, and
+    /// the map shows it whole.
+    @Test("a drawn route with a vertex that sticks out is named, and map frames the tour without it")
     func routeWithAStrayVertex() throws {
         let dir = try TemporaryDirectory()
-        let root = dir.url.appendingPathComponent("stray")
-        try FileManager.default.copyItem(at: TestPaths.demoTour, to: root)
-        let file = root.appendingPathComponent("tour.json")
-        var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        var json = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: TestPaths.demoTour.appendingPathComponent("tour.json")))
+                as? [String: Any])
         let route = try #require(json["route"] as? String)
-        let vertices = route.split(separator: ";").count
-        json["route"] = route + ";45.0,12.0"
-        try JSONSerialization.data(withJSONObject: json).write(to: file)
-        let result = try runWalkscape(["lint", root.path])
-        let strays = result.stdout.split(separator: "\n").filter { $0.hasSuffix("[route-stray]") }
-        #expect(strays.count == 1, "\(result.stdout)")
-        #expect(
-            strays.first?.hasPrefix("warning: route: its vertex \(vertices + 1) (45.000000,12.000000) is 1") == true,
-            "\(result.stdout)")
-        #expect(strays.first?.contains(" km from the nearest point") == true, "\(result.stdout)")
-        #expect(!result.stdout.contains("[route-elsewhere]") && !result.stdout.contains("[off-route]"))
-
-        // A detour of three vertices pasted from elsewhere is one slip: one warning naming them.
-        let detour = dir.url.appendingPathComponent("detour")
-        try FileManager.default.copyItem(at: TestPaths.demoTour, to: detour)
-        json["route"] = route + ";45.0,12.0;45.1,12.1;45.2,12.2"
-        try JSONSerialization.data(withJSONObject: json).write(to: detour.appendingPathComponent("tour.json"))
-        let three = try runWalkscape(["lint", detour.path]).stdout.split(separator: "\n").filter {
-            $0.hasSuffix("[route-stray]")
+        var vertices = route.split(separator: ";").map(String.init)
+        func tour(_ name: String, route: [String]) throws -> URL {
+            let root = dir.url.appendingPathComponent(name)
+            try FileManager.default.copyItem(at: TestPaths.demoTour, to: root)
+            json["route"] = route.joined(separator: ";")
+            try JSONSerialization.data(withJSONObject: json).write(to: root.appendingPathComponent("tour.json"))
+            return root
         }
-        #expect(three.count == 1, "\(three)")
-        #expect(
-            three.first?.hasPrefix(
-                "warning: route: its vertices \(vertices + 1) to \(vertices + 3) (from 45.000000,12.000000) are up to 1"
-            ) == true,
-            "\(three)")
+        func strays(_ root: URL) throws -> [String] {
+            let result = try runWalkscape(["lint", root.path])
+            #expect(!result.stdout.contains("[route-elsewhere]") && !result.stdout.contains("[off-route]"))
+            return result.stdout.split(separator: "\n").map(String.init).filter { $0.hasSuffix("[route-stray]") }
+        }
 
-        // The map of the tour with the stray is drawn at the scale of the tour without it.
+        let tail = try tour("tail", route: vertices + ["45.0,12.0"])
+        let tailed = try strays(tail)
+        #expect(tailed.count == 1, "\(tailed)")
+        #expect(
+            tailed.first?.hasPrefix(
+                "warning: route: its vertex \(vertices.count + 1) (45.000000,12.000000) lies 1") == true, "\(tailed)")
+        #expect(tailed.first?.contains(" km from its one neighbour") == true, "\(tailed)")
+
+        // The seventh vertex's longitude, 11.25550, typed 11.30550.
+        vertices[6] = vertices[6].replacingOccurrences(of: "11.25550", with: "11.30550")
+        let spiked = try strays(try tour("spike", route: vertices))
+        #expect(spiked.count == 1, "\(spiked)")
+        #expect(
+            spiked.first?.hasPrefix("warning: route: its vertex 7 (43.769850,11.305500) sticks out 4") == true,
+            "\(spiked)")
+        vertices[6] = vertices[6].replacingOccurrences(of: "11.30550", with: "11.25550")
+
+        // The route goes on 3 km south-west to a station, in 60 vertices: a path.
+        let last = vertices[vertices.count - 1].split(separator: ",").map { Double($0)! }
+        let approach = (1...60).map { step in
+            String(format: "%.5f,%.5f", last[0] - Double(step) * 0.0004, last[1] - Double(step) * 0.0004)
+        }
+        #expect(try strays(try tour("station", route: vertices + approach)).isEmpty)
+
+        // The map of the tour with the tail is drawn at the scale of the tour without it.
         func radii(_ folder: URL) throws -> [Double] {
             let out = dir.file(folder.lastPathComponent + ".svg")
             let drawn = try runWalkscape(["map", folder.path, "-o", out.path])
@@ -157,7 +171,7 @@ struct LintCommandTests {
             return try MapCommandTests.read(out).elements.filter { $0.group == "radii" && $0.name == "circle" }
                 .compactMap { $0.attributes["r"].flatMap(Double.init) }
         }
-        let withStray = try radii(root), without = try radii(TestPaths.demoTour)
+        let withStray = try radii(tail), without = try radii(TestPaths.demoTour)
         #expect(withStray.count == without.count && !without.isEmpty)
         for (a, b) in zip(withStray, without) { #expect(abs(a / b - 1) < 0.05, "\(withStray) against \(without)") }
     }
