@@ -18,12 +18,15 @@ public struct LintFinding: Sendable, Hashable, Codable, CustomStringConvertible 
     /// Where: `tour.json`, `points[2] (order 3, Ponte Vecchio)`, `media/it/03.mp3`.
     public var location: String
     public var message: String
+    /// The tour language a finding about a narration is of (`--json` gives it then).
+    public var language: String?
 
-    public init(_ severity: Severity, _ check: String, _ location: String, _ message: String) {
+    public init(_ severity: Severity, _ check: String, _ location: String, _ message: String, language: String? = nil) {
         self.severity = severity
         self.check = check
         self.location = location
         self.message = message
+        self.language = language
     }
 
     /// `warning: points[2] (order 3, Ponte Vecchio): radius 160 m is large enough ... [radius-too-large]`.

@@ -25,6 +25,9 @@ public struct TourLint: Sendable {
     /// A narration this far (LU) from its language's median loudness is named: levelling brings it
     /// to the target, but only as far as its peaks allow, and the curator should know.
     public var loudnessSpread = 6.0
+    /// Whether one audio file used in several languages is reported in each: an installed tour's
+    /// languages share one stored file for identical bytes that the curator keeps as two.
+    public var sharedAudioPerLanguage = false
     /// Measures narrations' loudness (docs/loudness.md); the command line passes one that reads the
     /// catalog and the cache. Files it leaves out are not judged.
     public var measureLoudness: @Sendable ([URL]) -> [URL: Loudness] = { urls in
@@ -317,7 +320,7 @@ public struct TourLint: Sendable {
     ) -> [LintFinding] {
         let measured = measureLoudness(Array(Set(narrations.values.flatMap { $0.map(\.audio) })))
         var findings: [LintFinding] = []
-        var reported = Set<URL>()
+        var reported = Set<String>()
         for lang in narrations.keys.sorted() {
             let list = narrations[lang] ?? []
             let levels = list.compactMap { measured[$0.audio]?.integrated }.sorted()
@@ -329,26 +332,29 @@ public struct TourLint: Sendable {
             for (i, audio) in list {
                 guard let loudness = measured[audio] else { continue }
                 let rel = relative(audio, in: root)
-                if reported.insert(audio).inserted {
+                let key = sharedAudioPerLanguage ? "\(lang)\u{0}\(audio.path)" : audio.path
+                if reported.insert(key).inserted {
                     if let damage = loudness.damage {
                         findings.append(
-                            .init(.error, "audio-damaged", rel, "\(name(i)) in '\(lang)': \(damage)"))
+                            .init(.error, "audio-damaged", rel, "\(name(i)) in '\(lang)': \(damage)", language: lang))
                     }
                     if loudness.isSilent {
                         findings.append(
-                            .init(.error, "audio-silent", rel, "\(name(i)) in '\(lang)': the narration is silent"))
+                            .init(
+                                .error, "audio-silent", rel, "\(name(i)) in '\(lang)': the narration is silent",
+                                language: lang))
                     } else if loudness.isTooShortToMeasure {
                         findings.append(
                             .init(
                                 .warning, "audio-too-short", rel,
-                                "\(name(i)) in '\(lang)': the narration lasts \(Int((loudness.seconds * 1000).rounded())) ms, too short to measure its loudness (400 ms at least): it plays at its own level"
-                            ))
+                                "\(name(i)) in '\(lang)': the narration lasts \(Int((loudness.seconds * 1000).rounded())) ms, too short to measure its loudness (400 ms at least): it plays at its own level",
+                                language: lang))
                     } else if loudness.isClipped {
                         findings.append(
                             .init(
                                 .warning, "audio-clipped", rel,
-                                "\(name(i)) in '\(lang)': clipped in \(loudness.clippedRuns) place\(loudness.clippedRuns == 1 ? "" : "s") (samples at full scale)"
-                            ))
+                                "\(name(i)) in '\(lang)': clipped in \(loudness.clippedRuns) place\(loudness.clippedRuns == 1 ? "" : "s") (samples at full scale)",
+                                language: lang))
                     }
                 }
                 guard let median, let level = loudness.integrated, abs(level - median) > loudnessSpread else {
@@ -358,8 +364,8 @@ public struct TourLint: Sendable {
                 findings.append(
                     .init(
                         .warning, "loudness-outlier", rel,
-                        "\(name(i)) in '\(lang)': \(loudness.summary), \(String(format: "%.1f", lu)) LU \(level < median ? "quieter" : "louder") than the language's median (\(String(format: "%.1f", median)) LUFS)"
-                    ))
+                        "\(name(i)) in '\(lang)': \(loudness.summary), \(String(format: "%.1f", lu)) LU \(level < median ? "quieter" : "louder") than the language's median (\(String(format: "%.1f", median)) LUFS)",
+                        language: lang))
             }
         }
         return findings

@@ -171,9 +171,12 @@ package enum ResolvedTour {
 
     /// Names a blob file of an installed tour as a person knows it (`02.mp3, narration of point 2
     /// in 'it'`); nil for anything else.
-    package func describeFile(_ location: String) -> String? {
+    package func describeFile(_ location: String, language wanted: String? = nil) -> String? {
         guard case .installed(let tour) = self else { return nil }
-        for language in tour.languages {
+        // The file of the language the finding is about first: languages may share a stored file.
+        let languages =
+            tour.languages.filter { $0.language == wanted } + tour.languages.filter { $0.language != wanted }
+        for language in languages {
             for file in language.files where file.sha256 == location {
                 let point = file.pointID.flatMap { id in language.points.first { $0.id == id } }
                 return

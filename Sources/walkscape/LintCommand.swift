@@ -61,10 +61,13 @@ struct LintCommand: AsyncParsableCommand {
             result = lint.lint(folder: url)
         case .installed(let resolved):
             lint.measureLoudness = NarrationLoudness.measurer(installed: true, settings: try global.settings())
+            lint.sharedAudioPerLanguage = true
             // The store's files are named by their hashes: say which file and which point instead.
             let findings = lint.lint(resolved.folder()).map { finding in
                 var finding = finding
-                if let known = resolved.describeFile(finding.location) { finding.location = known }
+                if let known = resolved.describeFile(finding.location, language: finding.language) {
+                    finding.location = known
+                }
                 return finding
             }
             result = TourLint.Result(findings: findings)

@@ -132,4 +132,28 @@ struct LoudnessStoreTests {
         }
         #expect(kept.count == 1 && kept.allSatisfy { $0 != nil }, "\(kept)")
     }
+
+    /// Two languages whose narrations of a point are the same bytes, cut short, are one file in
+    /// the store: lint of the installed tour named the first language's only, so the curator fixed
+    /// one and heard of the other later.
+    @Test func aCutNarrationSharedByTwoLanguagesIsNamedInEach() async throws {
+        let harness = try await StoreHarness { tours in
+            let demo = try StoreHarness.copyDemo(into: tours)
+            let english = demo.appendingPathComponent("media/en/03.mp3")
+            let data = try Data(contentsOf: english)
+            try data.prefix(data.count * 6 / 10).write(to: english)
+            try data.prefix(data.count * 6 / 10).write(to: demo.appendingPathComponent("media/it/03.mp3"))
+        }
+        _ = try harness.succeed(["download", StoreHarness.demoSlug, "-l", "en", "-l", "it"])
+        let lint = try harness.run(["lint", StoreHarness.demoSlug])
+        let damaged = lint.stdout.split(separator: "\n").filter { $0.contains("[audio-damaged]") }
+        #expect(damaged.count == 2, "\(lint.stdout)")
+        #expect(damaged.contains { $0.contains("03.mp3 (narration of point 3 in 'en')") }, "\(damaged)")
+        #expect(damaged.contains { $0.contains("03.mp3 (narration of point 3 in 'it')") }, "\(damaged)")
+        let json = try harness.run(["lint", StoreHarness.demoSlug, "--json"])
+        let findings = try #require(try JSONSerialization.jsonObject(with: json.stdoutData) as? [[String: Any]])
+        #expect(
+            Set(findings.filter { $0["check"] as? String == "audio-damaged" }.compactMap { $0["language"] as? String })
+                == ["en", "it"])
+    }
 }
