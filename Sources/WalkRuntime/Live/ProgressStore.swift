@@ -92,17 +92,17 @@ public struct ProgressStore: Sendable {
     }
 
     /// The file's bytes; nil when there is no such file (or no such folder).
+    /// The saved progress's bytes; nil when there is none. Only a regular file is read
+    /// (`InputFile`): a FIFO in its place hung the walk before its first line, and a folder was
+    /// "The operation could not be completed".
     private static func contents(of url: URL) throws(WalkError) -> Data? {
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT || code == ENOTDIR { return nil }
-            throw WalkError("cannot read the saved progress in \(url.path): \(String(cString: strerror(code)))")
-        }
         do {
-            return try FileHandle(fileDescriptor: fd, closeOnDealloc: true).readToEnd() ?? Data()
+            return try InputFile.contents(of: url.path)
         } catch {
-            throw WalkError("cannot read the saved progress in \(url.path): \(error.localizedDescription)")
+            if case .missing = error.cause { return nil }
+            if case .system(let code) = error.cause, code == ENOTDIR { return nil }
+            throw WalkError(
+                "cannot read the saved progress in \(url.path): \(error.reason)", remedy: .moveAsideOrStartAgain)
         }
     }
 

@@ -369,6 +369,26 @@ struct LiveWalkTests {
         }
     }
 
+    /// A FIFO in the progress file's place hung the walk before its first line; a folder there
+    /// was "The operation could not be completed. (NSCocoaErrorDomain error 256.)".
+    @Test func aProgressFileThatIsAFIFOOrAFolderIsRefusedAtOnceSayingWhatItIs() throws {
+        let home = try TemporaryDirectory()
+        let store = ProgressStore(folder: home.file("progress"))
+        try FileManager.default.createDirectory(at: home.file("progress"), withIntermediateDirectories: true)
+        #expect(mkfifo(store.url(forTour: "fifo").path, 0o600) == 0)
+        try FileManager.default.createDirectory(at: store.url(forTour: "folder"), withIntermediateDirectories: false)
+        for (tour, what) in [("fifo", "FIFO"), ("folder", "folder")] {
+            do {
+                _ = try store.load(tourID: tour)
+                Issue.record("\(tour) was read")
+            } catch {
+                #expect(error.message.hasPrefix("cannot read the saved progress in "), "\(error.message)")
+                #expect(error.message.contains(what), "\(error.message)")
+                #expect(!error.message.contains("could not be completed"), "\(error.message)")
+            }
+        }
+    }
+
     @Test func aProgressFileHoldingAnotherToursWalkIsNeverTakenForThisOne() throws {
         // Two ids with the same 64-bit name would share a file: the id stored inside tells them apart.
         let home = try TemporaryDirectory()
