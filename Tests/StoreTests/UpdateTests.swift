@@ -178,7 +178,8 @@ struct UpdateTests {
         let full = try runWalkscape(["update"], home: other, environment: ["WALKSCAPE_API_URL": harness.server.baseURL])
         #expect(full.status == 1)
         #expect(
-            full.stderr.contains("not enough free space for roomy-walk in \(data.path): the download needs"),
+            // The tour named once (it was "roomy-walk: not enough free space for roomy-walk in").
+            full.stderr.contains("walkscape: roomy-walk: not enough free space in \(data.path): the download needs"),
             "\(full.stderr)")
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("media").path).sorted()

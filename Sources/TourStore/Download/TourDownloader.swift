@@ -290,7 +290,7 @@ public struct TourDownloader: Sendable {
         if needed + margin > free {
             throw StoreError(
                 .noSpace,
-                "not enough free space for \(plan.slug) in \(store.location.dataFolder.path): the download needs \(ByteCount.format(needed + margin)), \(ByteCount.format(free)) is free"
+                "not enough free space in \(store.location.dataFolder.path): the download needs \(ByteCount.format(needed + margin)), \(ByteCount.format(free)) is free"
             )
         }
     }
