@@ -32,15 +32,30 @@ public struct FileAccessError: Error, Sendable, Hashable, CustomStringConvertibl
         self.cause = cause
     }
 
-    /// An error from errno; ENOENT becomes `.missing`.
+    /// Where `path` leads when it is a symbolic link that leads nowhere (its cause `.missing`).
+    public var brokenLinkTarget: String?
+
+    /// An error from errno; ENOENT becomes `.missing`, and a path that is a link to nothing says
+    /// where it leads.
     public init(path: String, errno code: Int32) {
         self.init(path: path, cause: code == ENOENT ? .missing : .system(code))
+        if code == ENOENT { brokenLinkTarget = Self.brokenLink(path) }
+    }
+
+    /// Where the symbolic link at `path` leads, when it is one; nil otherwise.
+    public static func brokenLink(_ path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return nil }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink(path, &buffer, buffer.count - 1)
+        guard n >= 0 else { return "?" }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The reason alone, without the path: "is a FIFO, not a regular file", "permission denied".
     public var reason: String {
         switch cause {
-        case .missing: "no such file"
+        case .missing: brokenLinkTarget.map { "a symbolic link to \($0), which does not exist" } ?? "no such file"
         case .notRegular(let kind): kind.refusal
         case .missingFolder(let folder): "the folder \(folder) does not exist"
         case .danglingLink(let target): "a symbolic link to \(target), which does not exist"

@@ -82,7 +82,7 @@ public enum PlaybackError: Error, Sendable, Hashable, CustomStringConvertible {
     /// An input that could not be opened, in the words of its kind of failure.
     public init(input error: FileAccessError) {
         switch error.cause {
-        case .missing: self = .fileNotFound(path: error.path)
+        case .missing where error.brokenLinkTarget == nil: self = .fileNotFound(path: error.path)
         case .notRegular(let kind): self = .notAFile(path: error.path, kind: kind)
         default: self = .unreadable(path: error.path, reason: error.reason)
         }

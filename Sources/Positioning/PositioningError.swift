@@ -39,6 +39,8 @@ public struct PositioningError: Error, Sendable, Hashable, CustomStringConvertib
             PositioningError("\(error.path): \(FileKind.folder.refusal)", exitCode: noInput)
         case .notRegular(let kind):
             PositioningError("\(error.path): \(kind.refusal) (save the trace to a file first)", exitCode: noInput)
+        case .missing where error.brokenLinkTarget != nil:
+            PositioningError("\(error.path): \(error.reason)", exitCode: noInput)
         case .missing:
             cannotOpen(error.path, errno: ENOENT)
         case .system(let code):

@@ -44,6 +44,7 @@ package enum TourArgument {
             if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
                 return .folder(try folder(name))
             }
+            try refuseBrokenLink(name)
             throw AppError.notFound(
                 "no tour folder or installed tour named '\(name)' (walkscape tours --installed lists the installed ones)"
             )
@@ -83,9 +84,7 @@ package enum TourArgument {
         guard code == ENOENT || code == ENOTDIR else {
             throw AppError.usage(FileAccessError(path: path, errno: code).message)
         }
-        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = readlink(path, &target, target.count - 1)
-        let named = n >= 0 ? String(decoding: target[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
+        let named = FileAccessError.brokenLink(path) ?? "?"
         throw AppError.notFound(FileAccessError(path: path, cause: .danglingLink(named)).message)
     }
 

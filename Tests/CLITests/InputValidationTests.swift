@@ -359,6 +359,26 @@ struct InputValidationTests {
                     "\(arguments): \(result.stderr)")
             }
         }
+        // Named bare, from the folder it is in: it was "no tour folder or installed tour named".
+        let bare = try run(
+            TestPaths.walkscape, ["lint", "tour-link", "--home", home.path],
+            environment: ["NO_COLOR": "1", "DO_NOT_TRACK": ""], currentDirectory: home.url, timeout: 30)
+        #expect(bare.status == 66, "\(bare.stderr)")
+        #expect(
+            bare.stderr == "walkscape: tour-link: a symbolic link to \(gone), which does not exist\n", "\(bare.stderr)")
+        // A narration or a trace named through a link to nothing: it was "no such file".
+        for (arguments, name) in [
+            (["play", "LINK", "--no-audio"], "narration.mp3"), (["trace", "LINK"], "walk.nmea"),
+        ] {
+            let link = home.url.appendingPathComponent(name).path
+            #expect(symlink(gone + "/" + name, link) == 0)
+            let result = try runWalkscape(arguments.map { $0 == "LINK" ? link : $0 }, home: home, timeout: 30)
+            #expect(result.status == 66, "\(arguments): \(result.stderr)")
+            #expect(
+                result.stderr.contains("\(link): ")
+                    && result.stderr.contains("a symbolic link to \(gone)/\(name), which does not exist"),
+                "\(arguments): \(result.stderr)")
+        }
     }
 
     /// An empty file name and a link that leads round in a loop are said as what they are (the
