@@ -29,6 +29,9 @@ public final class MP3Decoder: AudioDecoder {
     /// Keeps the reader (a blob or a buffered file) alive while libmpg123 reads from it.
     private var reader: AnyObject?
     private var finished = false
+    /// The frames a trustworthy Info tag promises (gapless), read before decoding: libmpg123's
+    /// own count becomes what was decoded once it ends.
+    private var promisedFrames: Int?
     /// Where `nextChunk()` decodes to: 2048 frames.
     private let output: UnsafeMutableRawBufferPointer
     /// A message from libmpg123 that arrived together with data, to act on at the next call.
@@ -86,6 +89,10 @@ public final class MP3Decoder: AudioDecoder {
         do throws(PlaybackError) {
             let flags = Int(MPG123_QUIET.rawValue | MPG123_GAPLESS.rawValue)
             mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), flags, 0)
+            // Damaged bytes mid-file (a run of zeros, garbage) are skipped to the next frame as far
+            // as they go: libmpg123 gave up after 1 KiB and the narration stopped there, where
+            // FFmpeg plays on. What was skipped is told at the end (`end`).
+            mpg123_param2(handle, Int32(MPG123_RESYNC_LIMIT.rawValue), -1, 0)
             // Only s16 at the stream's native rate: libmpg123's own resampler is crude; ALSA's is better.
             mpg123_format_none(handle)
             var rates: UnsafePointer<Int>?
@@ -108,6 +115,10 @@ public final class MP3Decoder: AudioDecoder {
             throw error
         }
         output = .allocate(byteCount: 2048 * format.bytesPerFrame, alignment: 16)
+        if tagIsTrustworthy {
+            let length = mpg123_length(handle)
+            promisedFrames = length > 0 ? Int(length) : nil
+        }
     }
 
     deinit {
@@ -216,9 +227,20 @@ public final class MP3Decoder: AudioDecoder {
             damage =
                 "the file is truncated (\(missing) bytes missing); played the first "
                 + String(format: "%.2f", seconds) + " s"
+        } else if let promisedFrames {
+            // Whole, yet fewer frames than its tag promises: damaged frames were skipped.
+            let missing = Double(promisedFrames - framesDecoded) / Double(format.sampleRate)
+            if missing >= Self.skippedWorthSaying {
+                damage =
+                    "damaged frames skipped: " + String(format: "%.2f", missing)
+                    + " s of the narration could not be decoded; played the rest"
+            }
         }
         return nil
     }
+
+    /// Less than this short of the tag's length is the encoder's rounding, not damage (seconds).
+    static let skippedWorthSaying = 0.1
 
     /// libmpg123 folds the factor into its synthesis window: the levelled PCM costs nothing more
     /// than the unlevelled, rounded once, and saturates at full scale as the queue's scaling does.

@@ -125,6 +125,32 @@ import TourModel
         #expect(pcm.prefix(prefix) == full.prefix(prefix))
     }
 
+    /// 8 kB of zeros in the middle of a narration (a damaged copy): libmpg123 gave up after 1 KiB
+    /// of looking for the next frame and the narration stopped half-way ("decoding stopped
+    /// early"); it plays on past them, as FFmpeg does, and says how much it could not decode.
+    @Test func anMP3WithZerosInTheMiddlePlaysOnPastThemAndSaysWhatWasSkipped() throws {
+        let fixture = try FixtureAudio.speech(
+            "This narration has a damaged stretch in its middle, and it must play on after it to its end.")
+        let dir = try TemporaryDirectory()
+        let url = dir.file("holed.mp3")
+        var bytes = try Data(contentsOf: fixture.mp3)
+        let middle = bytes.count / 2
+        bytes.replaceSubrange(middle..<(middle + 8192), with: Data(count: 8192))
+        try bytes.write(to: url)
+        let decoder = try MP3Decoder(contentsOf: url)
+        let pcm = try DecoderTests.decodeAll(decoder)
+        let frames = pcm.count / 2
+        // 8 kB at 64 kbit/s is about a second; the rest plays.
+        let lost = Double(fixture.frames - frames) / Double(decoder.format.sampleRate)
+        #expect(lost > 0.5 && lost < 1.6, "\(lost) s lost of \(fixture.frames) frames")
+        let damage = try #require(decoder.damage)
+        #expect(damage.hasPrefix("damaged frames skipped: "), "\(damage)")
+        // A whole file says nothing.
+        let whole = try MP3Decoder(contentsOf: fixture.mp3)
+        _ = try DecoderTests.decodeAll(whole)
+        #expect(whole.damage == nil)
+    }
+
     /// Damaged copies of a real MP3 (bytes overwritten, cut short, spliced with noise): each one
     /// either decodes, possibly with a damage report, or is refused with a typed error. None
     /// crashes or hangs, and none decodes to more audio than the whole file holds (plus one
