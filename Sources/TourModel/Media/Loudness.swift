@@ -19,7 +19,7 @@ public struct Loudness: Sendable, Hashable, Codable {
 
     /// How these figures are measured. Bumped when the measurement changes: figures kept under
     /// another method (in the loudness cache or the store's catalog) are measured again.
-    public static let method = "ebur128-i-tp-damage/2"
+    public static let method = "ebur128-i-tp-damage/3"
 
     public init(integrated: Double?, truePeak: Double?, clippedRuns: Int = 0, seconds: Double, damage: String? = nil) {
         self.integrated = integrated.flatMap { $0.isFinite ? $0 : nil }
