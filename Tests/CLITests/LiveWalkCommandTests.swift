@@ -222,6 +222,16 @@ struct LiveWalkCommandTests {
         #expect(await second.wait(timeout: 10) == 128 + SIGTERM, "output: \(second.output)")
     }
 
+    /// A curator's edit of the points of the tour folder `tour`, written back.
+    static func editPoints(of tour: URL, _ edit: (inout [[String: Any]]) -> Void) throws {
+        let file = tour.appendingPathComponent("tour.json")
+        var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        var points = try #require(json["points"] as? [[String: Any]])
+        edit(&points)
+        json["points"] = points
+        try JSONSerialization.data(withJSONObject: json).write(to: file)
+    }
+
     /// An update or an edit between two sittings of a walk: the points heard stay heard by id.
     @Test func aWalkResumesAfterItsTourLostAPointAndSaysSo() async throws {
         let home = try TemporaryDirectory()
@@ -230,13 +240,10 @@ struct LiveWalkCommandTests {
         let (_, stoppedAt) = try await walkTwoPointsAndStop(home: home, gpsd: gpsd, tour: tour, signal: SIGTERM)
 
         // The curator drops point 4; point 5 becomes the fourth.
-        let file = tour.appendingPathComponent("tour.json")
-        var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
-        var points = try #require(json["points"] as? [[String: Any]])
-        points.remove(at: 3)
-        points[3]["order"] = 4
-        json["points"] = points
-        try JSONSerialization.data(withJSONObject: json).write(to: file)
+        try Self.editPoints(of: tour) { points in
+            points.remove(at: 3)
+            points[3]["order"] = 4
+        }
 
         let second = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
         #expect(await second.waitForOutput("Resuming", timeout: 10), "output: \(second.output)")
@@ -260,13 +267,10 @@ struct LiveWalkCommandTests {
         let gpsd = try GPSDHarness()
         let (_, stoppedAt) = try await walkTwoPointsAndStop(home: home, gpsd: gpsd, tour: tour, signal: SIGTERM)
 
-        let file = tour.appendingPathComponent("tour.json")
-        var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
-        var points = try #require(json["points"] as? [[String: Any]])
-        points[0]["id"] = "duomo"
-        points[1]["id"] = "orsanmichele"
-        json["points"] = points
-        try JSONSerialization.data(withJSONObject: json).write(to: file)
+        try Self.editPoints(of: tour) { points in
+            points[0]["id"] = "duomo"
+            points[1]["id"] = "orsanmichele"
+        }
 
         let second = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
         #expect(await second.waitForOutput("Resuming", timeout: 10), "output: \(second.output)")

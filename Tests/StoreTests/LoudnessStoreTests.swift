@@ -39,6 +39,16 @@ struct LoudnessStoreTests {
         return levels
     }
 
+    /// Cuts the tour folder's narration at `path` to 60 % of its bytes (and writes the same bytes
+    /// to `copyTo` too).
+    static func cutShort(_ path: String, in folder: URL, copyTo other: String? = nil) throws {
+        let target = folder.appendingPathComponent(path)
+        let cut = try Data(contentsOf: target)
+        let kept = cut.prefix(cut.count * 6 / 10)
+        try kept.write(to: target)
+        if let other { try kept.write(to: folder.appendingPathComponent(other)) }
+    }
+
     @Test func aDownloadMeasuresEachNarrationOnceAndEveryReportSaysIt() async throws {
         let harness = try await StoreHarness { tours in
             let demo = try StoreHarness.copyDemo(into: tours)
@@ -99,10 +109,7 @@ struct LoudnessStoreTests {
     /// A row measured by an older walkscape (no damage known) is measured again.
     @Test func aNarrationCutShortIsNamedAtDownloadAndByLintOfTheInstalledTour() async throws {
         let harness = try await StoreHarness { tours in
-            let demo = try StoreHarness.copyDemo(into: tours)
-            let target = demo.appendingPathComponent("media/en/03.mp3")
-            let data = try Data(contentsOf: target)
-            try data.prefix(data.count * 6 / 10).write(to: target)
+            try Self.cutShort("media/en/03.mp3", in: try StoreHarness.copyDemo(into: tours))
         }
         let download = try harness.succeed(["download", StoreHarness.demoSlug, "-l", "en"])
         let said = download.stdout + download.stderr
@@ -138,11 +145,7 @@ struct LoudnessStoreTests {
     /// one and heard of the other later.
     @Test func aCutNarrationSharedByTwoLanguagesIsNamedInEach() async throws {
         let harness = try await StoreHarness { tours in
-            let demo = try StoreHarness.copyDemo(into: tours)
-            let english = demo.appendingPathComponent("media/en/03.mp3")
-            let data = try Data(contentsOf: english)
-            try data.prefix(data.count * 6 / 10).write(to: english)
-            try data.prefix(data.count * 6 / 10).write(to: demo.appendingPathComponent("media/it/03.mp3"))
+            try Self.cutShort("media/en/03.mp3", in: try StoreHarness.copyDemo(into: tours), copyTo: "media/it/03.mp3")
         }
         _ = try harness.succeed(["download", StoreHarness.demoSlug, "-l", "en", "-l", "it"])
         let lint = try harness.run(["lint", StoreHarness.demoSlug])

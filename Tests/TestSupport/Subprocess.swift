@@ -141,17 +141,10 @@ public func run(
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
-    var none = sigset_t(), defaults = sigset_t()
-    sigemptyset(&none)
-    sigemptyset(&defaults)
-    for s in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD] { sigaddset(&defaults, s) }
-    posix_spawnattr_setsigmask(&attributes, &none)
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
     // A process group of its own: the watchdog ends the child and whatever it started, which
     // could otherwise hold its output open and the test waiting.
     posix_spawnattr_setpgroup(&attributes, 0)
-    posix_spawnattr_setflags(
-        &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+    SpawnedSignals.reset(&attributes, flags: Int32(POSIX_SPAWN_SETPGROUP))
     let argv: [UnsafeMutablePointer<CChar>?] = ([executable.path] + arguments).map { strdup($0) } + [nil]
     let envp: [UnsafeMutablePointer<CChar>?] = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer {
@@ -278,6 +271,23 @@ public func runWalkscape(
     return try run(
         TestPaths.walkscape, arguments, environment: env, stdin: stdin,
         currentDirectory: TestPaths.packageRoot, timeout: timeout)
+}
+
+/// The signals a child spawned by a test starts with: none blocked, and every one at its default
+/// action, whatever the test process set aside (runtimes block some; a test may ignore SIGPIPE or
+/// trap SIGUSR2): a child must end on SIGTERM, and a shell's pipes must break as usual.
+enum SpawnedSignals {
+    /// Sets the mask and the defaults on `attributes`, with `flags` besides.
+    static func reset(_ attributes: inout posix_spawnattr_t, flags: Int32 = 0) {
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        sigdelset(&all, SIGKILL)
+        sigdelset(&all, SIGSTOP)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | flags))
+    }
 }
 
 /// The descriptors a child spawned by a test keeps: 0, 1 and 2 alone. Without it a child inherits
