@@ -78,7 +78,13 @@ package enum TourArgument {
     /// is not found (66), naming the target; one in a loop is a usage error (64).
     private static func refuseBrokenLink(_ path: String) throws(AppError) {
         var info = stat()
-        guard lstat(path, &info) == 0, stat(path, &info) != 0 else { return }
+        guard lstat(path, &info) == 0 else {
+            // Not there at all: a folder on the way may be the link that leads nowhere.
+            let parent = (path as NSString).deletingLastPathComponent
+            if !parent.isEmpty, parent != path, parent != "/" { try refuseBrokenLink(parent) }
+            return
+        }
+        guard stat(path, &info) != 0 else { return }
         let code = errno
         // ENOTDIR: the target runs through a file; not there either way.
         guard code == ENOENT || code == ENOTDIR else {

@@ -359,6 +359,13 @@ struct InputValidationTests {
                     "\(arguments): \(result.stderr)")
             }
         }
+        // A link to nothing on the way to the folder: it was "no such tour folder".
+        let through = folderLink + "/demo"
+        let onTheWay = try runWalkscape(["lint", through], home: home, timeout: 30)
+        #expect(onTheWay.status == 66, "\(onTheWay.stderr)")
+        #expect(
+            onTheWay.stderr == "walkscape: \(folderLink): a symbolic link to \(gone), which does not exist\n",
+            "\(onTheWay.stderr)")
         // Named bare, from the folder it is in: it was "no tour folder or installed tour named".
         let bare = try run(
             TestPaths.walkscape, ["lint", "tour-link", "--home", home.path],
