@@ -34,8 +34,9 @@ package struct StoreEvents: Sendable {
         }
     }
 
-    package func started(_ plan: DownloadPlan, userID: String?) {
-        for language in plan.changedLanguages {
+    /// `only`: these of the plan's languages (a download planned again records the rest alone).
+    package func started(_ plan: DownloadPlan, only: Set<String>? = nil, userID: String?) {
+        for language in plan.changedLanguages where only?.contains(language) ?? true {
             record(
                 .started, tourID: plan.tourID, service: plan.service, language: language, userID: userID,
                 properties: [

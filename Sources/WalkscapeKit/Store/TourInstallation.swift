@@ -28,9 +28,9 @@ package struct TourInstallation {
         client: APIClient, tourID: String, slug: String, isProtected: Bool,
         languages: [String]
     ) async throws -> InstallReport? {
-        // When the first attempt's files began to download: the second is the same download,
-        // recorded as started once, its time counted from then.
-        var began: Date?
+        // The second attempt is the same download: recorded as started once (for the languages the
+        // first did not start), its time counted from the first.
+        var began = Attempts()
         do {
             return try await attempt(
                 client: client, tourID: tourID, slug: slug, isProtected: isProtected, languages: languages,
@@ -49,10 +49,16 @@ package struct TourInstallation {
         }
     }
 
-    /// `began`: nil on the first attempt, which sets it when its files begin to download.
+    /// What the attempts of one download share: when the first one's files began to download
+    /// (nil before), and the languages recorded as started.
+    private struct Attempts {
+        var date: Date?
+        var started: Set<String> = []
+    }
+
     private func attempt(
         client: APIClient, tourID: String, slug: String, isProtected: Bool,
-        languages: [String], began: inout Date?
+        languages: [String], began: inout Attempts
     ) async throws -> InstallReport? {
         let downloader = TourDownloader(
             store: store, source: DownloadSource(client), audioCheck: StoreAccess.narrationProblem,
@@ -67,7 +73,7 @@ package struct TourInstallation {
             let loggedIn = (try? await client.session.credentials()) != nil
             throw Self.explain(error, slug: slug, loggedIn: loggedIn)
         }
-        reporter.planned(plan, again: began != nil)
+        reporter.planned(plan, again: began.date != nil)
         if plan.isUpToDate {
             reporter.upToDate(plan)
             return nil
@@ -75,12 +81,14 @@ package struct TourInstallation {
         let userID = try? await client.session.credentials()?.userID
         let events = StoreEvents(settings: settings, warn: { [reporter] in reporter.warn($0) })
         // Recorded while the files download: its commit waits for the disk, the transfers need not.
-        let recordingStart = Task { [first = began == nil] in
-            if first { await DiskWait.run { events.started(plan, userID: userID) } }
+        let unstarted = Set(plan.changedLanguages).subtracting(began.started)
+        began.started.formUnion(unstarted)
+        let recordingStart = Task {
+            if !unstarted.isEmpty { await DiskWait.run { events.started(plan, only: unstarted, userID: userID) } }
         }
         let attemptStart = Date()
-        let start = began ?? attemptStart
-        began = start
+        let start = began.date ?? attemptStart
+        began.date = start
         let report: InstallReport
         do { report = try await downloader.install(plan) } catch {
             await recordingStart.value
