@@ -99,6 +99,22 @@ struct DownloadTests {
         let left = (try? FileManager.default.contentsOfDirectory(atPath: partial.path)) ?? []
         #expect(left.isEmpty, "\(left)")
         #expect(!result.stdout.contains("from the last run"), "\(result.stdout)")
+
+        // With --json the notice is a line of its own between the two plans.
+        try TourFixture.writeNoise(
+            harness.tours.appendingPathComponent("republished/\(fixture.audioPath(order: 2, language: "en"))"),
+            bytes: 4500, seed: 8)
+        let json = try runWalkscape(
+            ["download", "republished", "--json"], home: try TemporaryDirectory(),
+            environment: ["WALKSCAPE_API_URL": harness.server.baseURL])
+        #expect(json.status == 0, "\(json.stderr)")
+        let said = StoreHarness.jsonLines(json).compactMap { $0["event"] as? String }
+        let warning = try #require(said.firstIndex(of: "warning"), "\(json.stdout)")
+        #expect(said.prefix(warning).contains("plan") && said.suffix(from: warning).contains("plan"), "\(said)")
+        #expect(
+            StoreHarness.jsonLines(json).first { $0["event"] as? String == "warning" }?["message"]
+                .flatMap { $0 as? String }?.contains("starting again from its new version") == true, "\(json.stdout)")
+        #expect(said.last == "installed", "\(said)")
     }
 
     @Test func twoLanguagesSharingAnImageStoreAndFetchItOnceAndIdenticalNarrationIsStoredOnce() async throws {

@@ -206,8 +206,18 @@ package final class DownloadReporter: @unchecked Sendable {
 
     /// A warning on standard error, whatever the mode; the live progress line is closed first so
     /// that the two do not run into each other (it is drawn again on the next chunk).
+    /// A warning goes to standard error; with `--json` it is also a `warning` line among the others,
+    /// where a script reading them sees it in its place (a download planned again after the tour
+    /// changed on the service was a second `plan` line with nothing to say why).
     package func warn(_ text: String) {
-        lock.withLock { sayAboveLiveLine(text, toStandardError: true) }
+        lock.withLock {
+            if mode == .json {
+                var line = Line("warning")
+                line.message = text
+                emit(line)
+            }
+            sayAboveLiveLine(text, toStandardError: true)
+        }
     }
 
     // MARK: What the transfers say
