@@ -36,6 +36,12 @@ public final class MP3Decoder: AudioDecoder {
     private let output: UnsafeMutableRawBufferPointer
     /// A message from libmpg123 that arrived together with data, to act on at the next call.
     private var deferredResult: Int32?
+    /// Set while the frames found are of another format than the stream's: after damaged bytes
+    /// libmpg123 may take garbage for a frame header (another rate, stereo), and what it decodes
+    /// then is dropped until frames of the stream's format come again. The first such format is
+    /// kept to tell of.
+    private var foreign: PCMFormat?
+    private var foreignSeen: PCMFormat?
 
     /// Opens the MP3 file at `url`. Throws when it is missing, empty, or not MPEG audio.
     public convenience init(contentsOf url: URL) throws(PlaybackError) {
@@ -187,6 +193,7 @@ public final class MP3Decoder: AudioDecoder {
                 if done > 0 {
                     // Data comes first; a message that came with it (done, new format) is handled next call.
                     if result != MPG123_OK.rawValue { deferredResult = result }
+                    if foreign != nil { continue }  // not the stream's: dropped
                     framesDecoded += done / format.bytesPerFrame
                     return UnsafeMutableRawBufferPointer(rebasing: output[0..<done])
                 }
@@ -198,11 +205,13 @@ public final class MP3Decoder: AudioDecoder {
                 var rate = 0, channels: Int32 = 0, encoding: Int32 = 0
                 mpg123_getformat(handle, &rate, &channels, &encoding)
                 if rate != format.sampleRate || Int(channels) != format.channels {
-                    // Decoding on would feed the sink a format it was not set up for.
-                    return end(
-                        damage:
-                            "the stream changes to \(PCMFormat(sampleRate: rate, channels: Int(channels))) part-way; stopped there"
-                    )
+                    // Not the stream's format: garbage taken for frames, or another stream spliced
+                    // in. Its sound is dropped (the sink is set up for the stream's format) while
+                    // libmpg123 goes on looking for the stream's frames.
+                    foreign = PCMFormat(sampleRate: rate, channels: Int(channels))
+                    if foreignSeen == nil { foreignSeen = foreign }
+                } else {
+                    foreign = nil
                 }
                 continue
             case MPG123_DONE.rawValue, MPG123_NEED_MORE.rawValue:
@@ -219,6 +228,8 @@ public final class MP3Decoder: AudioDecoder {
         finished = true
         if let explicit {
             damage = explicit
+        } else if let foreign {
+            damage = "the stream changes to \(foreign) part-way and does not come back; stopped there"
         } else if let xing = report.xing, let first = report.firstFrameOffset,
             let bytes = xing.bytes, report.fileSize - first < bytes
         {
@@ -231,10 +242,14 @@ public final class MP3Decoder: AudioDecoder {
             // Whole, yet fewer frames than its tag promises: damaged frames were skipped.
             let missing = Double(promisedFrames - framesDecoded) / Double(format.sampleRate)
             if missing >= Self.skippedWorthSaying {
+                let played = Double(framesDecoded) / Double(format.sampleRate)
                 damage =
                     "damaged frames skipped: " + String(format: "%.2f", missing)
-                    + " s of the narration could not be decoded; played the rest"
+                    + " s of the narration could not be decoded; played " + String(format: "%.2f", played) + " s"
             }
+        }
+        if damage == nil, let foreignSeen {
+            damage = "frames of another format (\(foreignSeen)) found part-way were skipped"
         }
         return nil
     }
@@ -256,6 +271,7 @@ public final class MP3Decoder: AudioDecoder {
         framesDecoded = Int(result)
         finished = false
         deferredResult = nil
+        foreign = nil  // the frame sought is the stream's
     }
 }
 

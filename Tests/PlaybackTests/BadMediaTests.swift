@@ -151,6 +151,34 @@ import TourModel
         #expect(whole.damage == nil)
     }
 
+    /// Frames of another MP3 (48 kHz stereo) spliced into the middle of a narration (22.05 kHz
+    /// mono): the narration stopped there ("the stream changes to 48000 Hz, stereo part-way"), as
+    /// it did when garbage happened to look like such a frame. The foreign frames are dropped and
+    /// the narration plays on to its end.
+    @Test func framesOfAnotherFormatMidNarrationAreSkippedAndTheNarrationPlaysOn() throws {
+        let fixture = try FixtureAudio.speech(
+            "This narration has frames of another recording in its middle, and it must play on to its end.")
+        let foreign = try FormatFixtures.file(FormatFixtures.encodings.first { $0.fileExtension == "m4a" }!)
+        let dir = try TemporaryDirectory()
+        let other = dir.file("other.mp3")
+        try FormatFixtures.ffmpeg([
+            "-i", foreign.path, "-ar", "48000", "-ac", "2", "-c:a", "libmp3lame", "-b:a", "128k", other.path,
+        ])
+        var bytes = try Data(contentsOf: fixture.mp3)
+        let inserted = try Data(contentsOf: other)
+        let middle = bytes.count / 2
+        bytes.insert(contentsOf: inserted.dropFirst(inserted.count / 3).prefix(6000), at: middle)
+        let url = dir.file("spliced.mp3")
+        try bytes.write(to: url)
+        let decoder = try MP3Decoder(contentsOf: url)
+        let pcm = try DecoderTests.decodeAll(decoder)
+        #expect(decoder.format.sampleRate == 22050 && decoder.format.channels == 1)
+        // Nearly all of the narration plays (a frame or two either side of the splice may go).
+        #expect(Double(pcm.count / 2) > Double(fixture.frames) * 0.9, "\(pcm.count / 2) of \(fixture.frames)")
+        let damage = try #require(decoder.damage)
+        #expect(!damage.contains("stopped there"), "\(damage)")
+    }
+
     /// Damaged copies of a real MP3 (bytes overwritten, cut short, spliced with noise): each one
     /// either decodes, possibly with a damage report, or is refused with a typed error. None
     /// crashes or hangs, and none decodes to more audio than the whole file holds (plus one
