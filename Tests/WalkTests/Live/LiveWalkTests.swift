@@ -377,7 +377,14 @@ struct LiveWalkTests {
         try FileManager.default.createDirectory(at: home.file("progress"), withIntermediateDirectories: true)
         #expect(mkfifo(store.url(forTour: "fifo").path, 0o600) == 0)
         try FileManager.default.createDirectory(at: store.url(forTour: "folder"), withIntermediateDirectories: false)
-        for (tour, what) in [("fifo", "FIFO"), ("folder", "folder")] {
+        // A link to nothing was taken for no saved walk, and written over; a 3 GB file was read
+        // whole (8 s, 3 GB of memory) before it was found not to be JSON.
+        #expect(symlink(home.file("moved-away.json").path, store.url(forTour: "link").path) == 0)
+        let huge = FileManager.default.createFile(atPath: store.url(forTour: "huge").path, contents: nil)
+        #expect(huge && truncate(store.url(forTour: "huge").path, 3 << 30) == 0)
+        for (tour, what) in [
+            ("fifo", "FIFO"), ("folder", "folder"), ("link", "a symbolic link to"), ("huge", "3072 MB, more than any"),
+        ] {
             do {
                 _ = try store.load(tourID: tour)
                 Issue.record("\(tour) was read")
