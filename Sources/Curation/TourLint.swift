@@ -227,7 +227,9 @@ public struct TourLint: Sendable {
                     findings.append(
                         .init(.warning, "off-route", name(i), "\(Self.metres(nearest[i].offset)) from the route"))
                 }
-                for stray in RouteStrays.find(route: tour.route) {
+                for stray in RouteStrays.find(
+                    route: tour.route, points: points.map { ($0.coordinate, $0.triggerRadiusMeters) })
+                {
                     let c = tour.route[stray.index]
                     let distance =
                         stray.metres >= 10_000

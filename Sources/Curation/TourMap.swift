@@ -95,7 +95,9 @@ public struct TourMap: Sendable {
         for p in tour.points { include(p.coordinate, pad: p.triggerRadiusMeters) }
         // A stray route vertex (`lint` names it) would shrink the whole tour to a dot: the route
         // runs out of the frame towards it instead.
-        let strays = Set(RouteStrays.find(route: tour.route).map(\.index))
+        let strays = Set(
+            RouteStrays.find(route: tour.route, points: tour.points.map { ($0.coordinate, $0.triggerRadiusMeters) })
+                .map(\.index))
         for (index, c) in tour.route.enumerated() where !strays.contains(index) { include(c) }
         let drawn = trace.points
         if !trace.isEmpty {

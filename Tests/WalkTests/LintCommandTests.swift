@@ -154,6 +154,21 @@ struct LintCommandTests {
         #expect(
             spiked.first?.hasPrefix("warning: route: its vertex 7 (43.769850,11.305500) sticks out 4") == true,
             "\(spiked)")
+        // The same spike with a point standing at its tip (a spur out to a viewpoint): a path.
+        var withViewpoint = json
+        var points = try #require(json["points"] as? [[String: Any]])
+        var viewpoint = points[points.count - 1]
+        viewpoint["id"] = "viewpoint"
+        viewpoint["order"] = points.count + 1
+        viewpoint["location"] = ["lat": 43.76985, "lng": 11.30550]
+        points.append(viewpoint)
+        withViewpoint["points"] = points
+        let spur = dir.url.appendingPathComponent("spur")
+        try FileManager.default.copyItem(at: TestPaths.demoTour, to: spur)
+        withViewpoint["route"] = vertices.joined(separator: ";")
+        try JSONSerialization.data(withJSONObject: withViewpoint).write(to: spur.appendingPathComponent("tour.json"))
+        let spurLint = try runWalkscape(["lint", spur.path])
+        #expect(!spurLint.stdout.contains("[route-stray]"), "\(spurLint.stdout)")
         vertices[6] = vertices[6].replacingOccurrences(of: "11.30550", with: "11.25550")
 
         // The route goes on 3 km south-west to a station, in 60 vertices: a path.
