@@ -103,6 +103,13 @@ public struct Outbox: Sendable {
 
     // MARK: Recording
 
+    /// Copies the log into the database and empties it, when no other connection is reading
+    /// (else it stays for the next checkpoint): what the process leaves is the database alone,
+    /// whether or not its last connection closes before it ends.
+    public func checkpoint() {
+        try? database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+    }
+
     /// Records one event durably. False when its `eventId` is known already (recorded, or sent
     /// lately): recording the same event twice is harmless.
     @discardableResult

@@ -45,7 +45,13 @@ package enum AnalyticsStorage {
     /// holds it, its writing connection last, which copies the log into the database (GRDB's
     /// `close()` closes that connection first, and the log stayed behind).
     package static func closeAll() {
-        opened.withLock { $0 = [:] }
+        opened.withLock { outboxes in
+            // Something may still hold one as the process ends (closing is then left to the
+            // exit, and the log stayed behind now and then on a busy machine): its log is emptied
+            // into the database first.
+            for outbox in outboxes.values { outbox.checkpoint() }
+            outboxes = [:]
+        }
     }
 
     private static func importJournal(into outbox: Outbox, _ settings: Settings) throws(AppError) {
