@@ -46,10 +46,7 @@ public struct FileAccessError: Error, Sendable, Hashable, CustomStringConvertibl
     public static func brokenLink(_ path: String) -> String? {
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return nil }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = readlink(path, &buffer, buffer.count - 1)
-        guard n >= 0 else { return "?" }
-        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return OutputFile.linkTarget(path)
     }
 
     /// The reason alone, without the path: "is a FIFO, not a regular file", "permission denied".

@@ -237,7 +237,14 @@ extension WalkProgress {
         public var removed: [String] = []
         /// Points the tour names anew at the place of one the walk had (old id, new id, in the
         /// walk's order): the same point, keeping what the walk knew of it.
-        public var renamed: [(from: String, to: String)] = []
+        public var renamed: [Rename] = []
+
+        /// A point's old id and the one the tour gives it now.
+        public struct Rename: Sendable, Hashable {
+            public var from: String
+            public var to: String
+        }
+
         /// Points not heard that now lie behind the walker's place (new ones, or moved there):
         /// marked passed over, as `--missed skip` would (ids, in the tour's order).
         public var passedOver: [String] = []
@@ -247,20 +254,6 @@ extension WalkProgress {
 
         public var isEmpty: Bool {
             added.isEmpty && removed.isEmpty && renamed.isEmpty && passedOver.isEmpty && ahead.isEmpty
-        }
-
-        public static func == (a: Self, b: Self) -> Bool {
-            a.added == b.added && a.removed == b.removed && a.passedOver == b.passedOver && a.ahead == b.ahead
-                && a.renamed.map(\.from) == b.renamed.map(\.from) && a.renamed.map(\.to) == b.renamed.map(\.to)
-        }
-
-        public func hash(into hasher: inout Hasher) {
-            hasher.combine(added)
-            hasher.combine(removed)
-            hasher.combine(renamed.map(\.from))
-            hasher.combine(renamed.map(\.to))
-            hasher.combine(passedOver)
-            hasher.combine(ahead)
         }
     }
 
@@ -299,7 +292,7 @@ extension WalkProgress {
                     })
                 else { continue }
                 renames[old] = new
-                changes.renamed.append((old, new))
+                changes.renamed.append(.init(from: old, to: new))
                 added.removeAll { $0 == new }
                 byID[new] = byID[old].map { record in
                     var record = record
