@@ -78,11 +78,16 @@ public struct WalkCore: Sendable {
         guard saved.outcome != .completed else {
             throw WalkError("this walk of the tour was completed; a new one starts at the first point")
         }
-        // The tour may have changed since (an update, an edit): the walk keeps its points by id.
-        // A point renamed where it stands is still the point heard: its place tells.
+        // The tour may have changed since (an update, an edit): the walk keeps its points by
+        // where they stand, then by id (`WalkProgress.fitted`).
         let pointIDs = tour.points.map(\.id)
         let places = tour.points.map(\.coordinate)
-        if saved.points.map(\.id) == pointIDs {
+        let samePoints =
+            saved.points.map(\.id) == pointIDs
+            && zip(saved.points, places).allSatisfy { record, place in
+                record.place.map { $0.distance(to: place) <= WalkProgress.samePlace } ?? true
+            }
+        if samePoints {
             self.progress = saved
             for i in progress.points.indices { progress.points[i].place = places[i] }
         } else {

@@ -267,44 +267,37 @@ extension WalkProgress {
     /// new list: before it every point heard or passed over, after it none. The place chosen
     /// changes the fewest points: those not heard behind it are passed over, those heard ahead of
     /// it can trigger again. On a tie the later place wins: the walker stands past the points heard,
-    /// and a point re-armed behind them would hold up the walk. A point's record (status, time, type) travels with its id; the
-    /// queue, the playing point and the last heard keep what is left of them.
+    /// and a point re-armed behind them would hold up the walk. A point's record (status, time,
+    /// type) travels with the point; the queue, the playing point and the last heard keep what is
+    /// left of them.
     ///
-    /// `places` (the new points' places, in order): a point the tour no longer names, saved with
-    /// its place, and a point it names anew at that place (within `samePlace`) are one point
-    /// renamed, each paired once, in order. Without places, ids are all there is.
+    /// `places` (the new points' places, in order): a point is known first by where it stands. A
+    /// point saved with its place and a point of the tour within `samePlace` of it are one point,
+    /// whatever their ids (renamed, ids swapped, or numbered again after a point was inserted),
+    /// the same id first, then the nearest, each paired once. The points left are paired by id
+    /// (a point moved, or saved without its place). Without places, ids are all there is.
     public func fitted(to pointIDs: [String], places: [Coordinate]? = nil) -> (
         progress: WalkProgress, changes: PointChanges
     ) {
-        var byID: [String: PointRecord] = [:]
-        for record in points { byID[record.id] = record }
-        let newIDs = Set(pointIDs)
+        let pairs = Self.pairs(of: points, with: pointIDs, places: places)
         var changes = PointChanges()
-        var added = pointIDs.filter { byID[$0] == nil }
-        var removed = points.map(\.id).filter { !newIDs.contains($0) }
+        // Old id → new id, for every point of the walk still in the tour.
         var renames: [String: String] = [:]
-        if let places, places.count == pointIDs.count {
-            let placeByID = Dictionary(zip(pointIDs, places), uniquingKeysWith: { first, _ in first })
-            for old in removed {
-                guard let was = byID[old]?.place,
-                    let new = added.first(where: {
-                        placeByID[$0].map { was.distance(to: $0) <= Self.samePlace } ?? false
-                    })
-                else { continue }
-                renames[old] = new
-                changes.renamed.append(.init(from: old, to: new))
-                added.removeAll { $0 == new }
-                byID[new] = byID[old].map { record in
-                    var record = record
-                    record.id = new
-                    return record
-                }
-            }
-            removed.removeAll { renames[$0] != nil }
+        for pair in pairs { if let old = pair.old { renames[points[old].id] = pointIDs[pair.new] } }
+        let paired = Set(pairs.compactMap(\.old))
+        changes.renamed = points.indices.compactMap { i in
+            guard let new = renames[points[i].id], new != points[i].id else { return nil }
+            return PointChanges.Rename(from: points[i].id, to: new)
         }
-        changes.added = added
-        changes.removed = removed
-        var records = pointIDs.map { byID[$0] ?? PointRecord(id: $0) }
+        changes.removed = points.indices.filter { !paired.contains($0) }.map { points[$0].id }
+        changes.added = pairs.filter { $0.old == nil }.map { pointIDs[$0.new] }
+        var records = pairs.map { pair in
+            pair.old.map { old in
+                var record = points[old]
+                record.id = pointIDs[pair.new]
+                return record
+            } ?? PointRecord(id: pointIDs[pair.new])
+        }
 
         // cost(place) = points not heard before it + points heard from it on.
         let reached = records.map { $0.status != .pending }
@@ -333,17 +326,55 @@ extension WalkProgress {
         // Queued points, and a point `previous` (or a restart while paused) sent back to the
         // queue, `playing` or `played`: whatever of them is still triggered (renamed ones by
         // their new names).
-        fitted.queue = queue.map { renames[$0] ?? $0 }.filter { id in
+        fitted.queue = queue.compactMap { renames[$0] }.filter { id in
             status[id].map { PointRecord(id: id, status: $0).wasTriggered } ?? false
         }
-        if var playing {
-            playing.pointID = renames[playing.pointID] ?? playing.pointID
-            fitted.playing = status[playing.pointID] == (playing.isReplay ? .played : .playing) ? playing : nil
+        fitted.playing = playing.flatMap { playing in
+            guard let named = renames[playing.pointID] else { return nil }
+            var renamed = playing
+            renamed.pointID = named
+            return status[named] == (playing.isReplay ? .played : .playing) ? renamed : nil
         }
-        if let lastHeard {
-            let named = renames[lastHeard] ?? lastHeard
-            fitted.lastHeard = status[named] == .played ? named : nil
-        }
+        fitted.lastHeard = lastHeard.flatMap { renames[$0] }.flatMap { status[$0] == .played ? $0 : nil }
         return (fitted, changes)
+    }
+
+    /// For each of the tour's points (in order), the index of the walk's point it is, or nil for
+    /// a point new to the walk (see `fitted`).
+    static func pairs(of saved: [PointRecord], with pointIDs: [String], places: [Coordinate]?) -> [(
+        new: Int, old: Int?
+    )] {
+        var old: [Int?] = Array(repeating: nil, count: pointIDs.count)
+        var taken = Set<Int>()
+        func pair(_ new: Int, _ was: Int) {
+            old[new] = was
+            taken.insert(was)
+        }
+        if let places, places.count == pointIDs.count {
+            let distance = { (was: Int, new: Int) in saved[was].place.map { $0.distance(to: places[new]) } }
+            let index = Dictionary(pointIDs.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+            // Where it stood, under the same id.
+            for (was, record) in saved.enumerated() {
+                guard let new = index[record.id], old[new] == nil,
+                    let d = distance(was, new), d <= samePlace
+                else { continue }
+                pair(new, was)
+            }
+            // Where it stood, under another id: the nearest point still unpaired.
+            for was in saved.indices where !taken.contains(was) {
+                let near = pointIDs.indices.compactMap { new -> (new: Int, d: Double)? in
+                    guard old[new] == nil, let d = distance(was, new), d <= samePlace else { return nil }
+                    return (new, d)
+                }
+                if let nearest = near.min(by: { $0.d < $1.d }) { pair(nearest.new, was) }
+            }
+        }
+        // The rest by id: a point moved, or saved without its place.
+        let unpaired = Dictionary(
+            saved.indices.filter { !taken.contains($0) }.map { (saved[$0].id, $0) }, uniquingKeysWith: { a, _ in a })
+        for new in pointIDs.indices where old[new] == nil {
+            if let was = unpaired[pointIDs[new]], !taken.contains(was) { pair(new, was) }
+        }
+        return pointIDs.indices.map { ($0, old[$0]) }
     }
 }

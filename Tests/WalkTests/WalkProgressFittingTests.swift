@@ -184,6 +184,88 @@ struct WalkProgressFittingTests {
         #expect(try WalkCore(tour: inPlace, resuming: legacy).progress.points.allSatisfy { $0.place != nil })
     }
 
+    /// Ids are numbers a curator's tool hands out in order: a point inserted after p1 shifts
+    /// every later id by one. By id, the new point took p2's record (heard, never played) and the
+    /// point where p2 stood took p3's; by place, each keeps its own.
+    @Test("a point inserted into numbered ids: the points after it keep their records by place, the new one is new")
+    func insertedIntoNumberedIDs() throws {
+        let saved = try twoHeard(4)  // p1, p2 heard; p3, p4 ahead
+        let tour = edited(4) { points in
+            points.insert(newPoint("new", latitude: 45.001), at: 1)
+            for i in points.indices { points[i].id = "p\(i + 1)" }
+        }
+        let changes = try #require(try WalkCore(tour: tour, resuming: saved).pointChanges)
+        #expect(
+            changes.renamed == [.init(from: "p2", to: "p3"), .init(from: "p3", to: "p4"), .init(from: "p4", to: "p5")])
+        #expect(changes.added == ["p2"] && changes.removed.isEmpty)
+        let resumed = try WalkCore(tour: tour, resuming: saved)
+        // The new point lies behind the walker (between the two heard): passed over, not heard.
+        #expect(resumed.progress.points.map(\.status) == [.played, .missed, .played, .pending, .pending])
+        #expect(changes.passedOver == ["p2"])
+        #expect(resumed.progress.lastHeard == "p3")
+    }
+
+    @Test("two points whose ids are swapped where they stand keep their own records")
+    func swappedIDs() throws {
+        let saved = try twoHeard(4)  // p1, p2 heard
+        let tour = edited(4) { points in
+            points[1].id = "p3"
+            points[2].id = "p2"
+        }
+        let changes = try #require(try WalkCore(tour: tour, resuming: saved).pointChanges)
+        #expect(changes.renamed == [.init(from: "p2", to: "p3"), .init(from: "p3", to: "p2")])
+        #expect(changes.added.isEmpty && changes.removed.isEmpty && changes.ahead.isEmpty && changes.passedOver.isEmpty)
+        var resumed = try WalkCore(tour: tour, resuming: saved)
+        #expect(resumed.progress.points.map(\.status) == [.played, .played, .pending, .pending])
+        #expect(resumed.progress.lastHeard == "p3")
+        _ = resumed.handle(.start, at: at(500))
+        _ = resumed.feed(fix(600, 45.004))
+        #expect(resumed.feed(fix(601, 45.004)).triggered.map(\.pointID) == ["p2"])
+    }
+
+    /// A curator's tool that numbers points in their order: two points swap places, their ids
+    /// stay in order. By id alone the walk would not even notice.
+    @Test("two points that swap places under ids kept in order are known by where they stand")
+    func swappedPlacesUnderTheSameIDs() throws {
+        let saved = try twoHeard(4)  // p1, p2 heard, walker between p2 and p3
+        let tour = edited(4) { points in
+            points.swapAt(1, 2)
+            for i in points.indices { points[i].id = "p\(i + 1)" }
+        }
+        let resumed = try WalkCore(tour: tour, resuming: saved)
+        let changes = try #require(resumed.pointChanges)
+        #expect(changes.renamed == [.init(from: "p2", to: "p3"), .init(from: "p3", to: "p2")])
+        // The route now reaches p3's old place before p2's: the walker stands past it, so it is
+        // passed over (the later place wins a tie), and the narration heard is not heard again.
+        #expect(resumed.progress.points.map(\.status) == [.played, .missed, .played, .pending])
+        #expect(resumed.progress.lastHeard == "p3")
+    }
+
+    /// The old id given to a new point elsewhere while the point it named is renamed where it
+    /// stands: the record goes with the place, the new point is new.
+    @Test("an old id reused for a new point elsewhere does not take the record of the point renamed where it stood")
+    func oldIDReusedElsewhere() throws {
+        let saved = try twoHeard(4)  // p1, p2 heard
+        let tour = edited(4) { points in
+            points[1].id = "bridge"
+            points.append(newPoint("p2", latitude: 45.008))
+        }
+        let changes = try #require(try WalkCore(tour: tour, resuming: saved).pointChanges)
+        #expect(changes.renamed == [.init(from: "p2", to: "bridge")])
+        #expect(changes.added == ["p2"] && changes.removed.isEmpty)
+        let resumed = try WalkCore(tour: tour, resuming: saved)
+        #expect(resumed.progress.points.map(\.status) == [.played, .played, .pending, .pending, .pending])
+    }
+
+    @Test("a point moved a little keeps its record by id; renamed and moved is new")
+    func movedKeepsItsRecord() throws {
+        let saved = try twoHeard(4)
+        let tour = edited(4) { $0[1].coordinate.latitude += 20 / 111_132.0 }
+        let resumed = try WalkCore(tour: tour, resuming: saved)
+        #expect(resumed.pointChanges == nil || resumed.pointChanges?.isEmpty == true)
+        #expect(resumed.progress.points.map(\.status) == [.played, .played, .pending, .pending])
+    }
+
     @Test("a place saved off the earth is a damaged file, refused")
     func placeOffTheEarth() throws {
         var saved = try twoHeard(4)
