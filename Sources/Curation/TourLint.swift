@@ -545,7 +545,7 @@ public struct TourLint: Sendable {
                         continue
                     } catch {
                         switch error {
-                        case .missing: check = "missing-media"
+                        case .missing, .brokenLink: check = "missing-media"
                         case .outside: check = "outside-folder"
                         case .notRegular: check = "not-a-file"
                         case .unreadable: check = "media-unreadable"

@@ -54,7 +54,9 @@ public struct FileAccessError: Error, Sendable, Hashable, CustomStringConvertibl
         switch cause {
         case .missing: brokenLinkTarget.map { "a symbolic link to \($0), which does not exist" } ?? "no such file"
         case .notRegular(let kind): kind.refusal
-        case .missingFolder(let folder): "the folder \(folder) does not exist"
+        case .missingFolder(let folder):
+            Self.brokenLink(folder).map { "the folder \(folder) is a symbolic link to \($0), which does not exist" }
+                ?? "the folder \(folder) does not exist"
         case .danglingLink(let target): "a symbolic link to \(target), which does not exist"
         case .changed: "changed while it was being opened"
         case .system(let code): Self.describe(errno: code)

@@ -20,6 +20,8 @@ public struct TourFolderPaths: Sendable, Hashable {
         case empty
         case leavesByName
         case missing
+        /// A symbolic link to nothing (where it leads): `missing` to whoever checks the kind.
+        case brokenLink(String)
         case outside(realPath: String)
         case notRegular(FileKind)
         case unreadable(String)
@@ -30,6 +32,7 @@ public struct TourFolderPaths: Sendable, Hashable {
             case .empty: "must not be empty"
             case .leavesByName: "\(path) must be a path inside the tour folder (no leading / and no ..)"
             case .missing: "\(path) does not exist"
+            case .brokenLink(let target): "\(path) is a symbolic link to \(target), which does not exist"
             case .outside(let real): "\(path) leads outside the tour folder (to \(real))"
             case .notRegular(let kind): "\(path) \(kind.refusal)"
             case .unreadable(let reason): "\(path) cannot be read (\(reason))"
@@ -57,7 +60,7 @@ public struct TourFolderPaths: Sendable, Hashable {
         do {
             real = try RealPath.resolve(url.path)
         } catch {
-            if case .missing = error.cause { throw .missing }
+            if case .missing = error.cause { throw FileAccessError.brokenLink(url.path).map { .brokenLink($0) } ?? .missing }
             if case .system(let code) = error.cause, code == ENOTDIR { throw .missing }
             throw .unreadable(error.reason)
         }
@@ -84,6 +87,8 @@ public struct TourFolderPaths: Sendable, Hashable {
                 throw TourModelError(file: name, reason: "leads outside the tour folder (to \(real))")
             case .notRegular(let kind): throw TourModelError(file: name, reason: kind.refusal)
             case .unreadable(let reason): throw TourModelError(file: name, reason: "cannot be read (\(reason))")
+            case .brokenLink(let target):
+                throw TourModelError(file: name, reason: "a symbolic link to \(target), which does not exist")
             case .empty, .leavesByName: throw TourModelError(file: name, reason: error.reason(for: name))
             }
         }

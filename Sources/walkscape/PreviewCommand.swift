@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileAccess
 import Foundation
 import Playback
 import Positioning
@@ -170,6 +171,9 @@ extension PreviewCommand {
         if FileManager.default.fileExists(atPath: direct.path) { return direct }
         let inFolder = folder.root.appendingPathComponent(given)
         if !given.hasPrefix("/"), FileManager.default.fileExists(atPath: inFolder.path) { return inFolder }
+        if let target = FileAccessError.brokenLink(direct.path) {
+            throw AppError.notFound("\(given): a symbolic link to \(target), which does not exist")
+        }
         throw AppError.notFound("\(given): no such trace file")
     }
 }

@@ -388,6 +388,37 @@ struct InputValidationTests {
         }
     }
 
+    /// A trace for `preview` or `map` named through a link to nothing was "no such trace file";
+    /// a narration of a tour folder through one was "does not exist" (a broken folder: 65).
+    @Test func aTraceOrANarrationThroughALinkToNothingNamesTheLink() throws {
+        let home = try TemporaryDirectory()
+        let gone = home.url.appendingPathComponent("gone").path
+        let trace = home.url.appendingPathComponent("walk.nmea").path
+        #expect(symlink(gone + "/walk.nmea", trace) == 0)
+        for arguments in [
+            ["preview", Self.demo.path, "--trace", trace, "--fast"],
+            ["map", Self.demo.path, "--trace", trace, "-o", home.url.appendingPathComponent("m.svg").path],
+        ] {
+            let result = try runWalkscape(arguments, home: home, timeout: 30)
+            #expect(result.status == 66, "\(arguments): \(result.stderr)")
+            #expect(
+                result.stderr == "walkscape: \(trace): a symbolic link to \(gone)/walk.nmea, which does not exist\n",
+                "\(arguments): \(result.stderr)")
+        }
+        let folder = home.url.appendingPathComponent("tour")
+        try FileManager.default.copyItem(at: Self.demo, to: folder)
+        let narration = folder.appendingPathComponent("media/en/01.mp3").path
+        try FileManager.default.removeItem(atPath: narration)
+        #expect(symlink(gone + "/01.mp3", narration) == 0)
+        let preview = try runWalkscape(["preview", folder.path, "--fast"], home: home, timeout: 30)
+        #expect(preview.status == 65, "\(preview.stderr)")
+        #expect(
+            preview.stderr.hasSuffix(
+                "media/en/01.mp3 is a symbolic link to \(gone)/01.mp3, which does not exist\n"), "\(preview.stderr)")
+        let lint = try runWalkscape(["lint", folder.path], home: home, timeout: 30)
+        #expect(lint.stdout.contains("is a symbolic link to \(gone)/01.mp3, which does not exist"), "\(lint.stdout)")
+    }
+
     /// An empty file name and a link that leads round in a loop are said as what they are (the
     /// empty name was read as the current folder, the loop as "no such tour folder").
     @Test func anEmptyNameAndALinkLoopAreSaidAsSuch() throws {

@@ -157,6 +157,18 @@ struct OutputTargetTests {
         )
     }
 
+    @Test("map -o into a folder that is a link to nothing: the link is named")
+    func mapIntoADanglingFolderLink() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createSymbolicLink(atPath: dir.file("maps").path, withDestinationPath: "nowhere")
+        let result = try map(dir.file("maps/m.svg").path, home: dir)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "walkscape: \(dir.file("maps/m.svg").path): cannot write (the folder \(dir.file("maps").path) is a symbolic link to nowhere, which does not exist)\n",
+            "\(result.stderr)")
+    }
+
     @Test("map -o -: the SVG goes to standard output, and nothing else does")
     func mapToStandardOutput() throws {
         let dir = try TemporaryDirectory()
