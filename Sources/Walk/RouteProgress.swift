@@ -17,7 +17,10 @@ import TourModel
 /// after a sustained move: fixes on the route further on, moving forward along it by
 /// `relocaliseMovement`, for `relocalisePersistence` seconds, while their place on the current
 /// stretch did not advance half as much (else they are following it, offset: a drift); or at once
-/// after the fix filter believed a jump. Before the first fix on the route the walker is taken to be at its start (or,
+/// after the fix filter believed a jump. A place further on than the window's slack, in the window
+/// or beyond it, is taken only from a fix more than twice the tolerance from the stretch progress
+/// stands on: where the route passes that stretch again (a loop's meeting point), a receiver
+/// wandering round a group that waits there strays onto the later pass too. Before the first fix on the route the walker is taken to be at its start (or,
 /// resuming, at the last point triggered), and the window grows from there.
 public struct RouteProgress: Sendable {
     public struct Configuration: Sendable, Hashable, Codable {
@@ -120,7 +123,21 @@ public struct RouteProgress: Sendable {
         let low = max(floor, current - configuration.behind)
         let high = current + configuration.maxRouteSpeed * elapsed + configuration.ahead + tolerance
         let match = bestMatch(fix.coordinate, low: low, high: high, around: current)
+        // Whether the walker has left the stretch progress stands on, by twice the tolerance:
+        // where the route passes it again later (a loop's meeting point, the foot of a spur), a
+        // receiver wandering round a group that waits strays onto the later stretch too, and
+        // seems to be on it, even to move along it. Only a walker seen away from here is there.
+        let departed = route.nearest(to: fix.coordinate, from: low, to: current).offset > 2 * tolerance
+        let leap = match.along - current > configuration.ahead + tolerance
         var events: [Event] = []
+        if match.offset <= tolerance, leap, !departed {
+            // A later pass of where the walker is: they are still here, and the window need not
+            // grow. Gates keep to here too.
+            reach = current
+            if progress != nil { matchedAt = fix.time }
+            candidate = nil
+            return events
+        }
         if match.offset <= tolerance {
             if progress == nil {
                 events.append(.localised(along: match.along))
@@ -130,8 +147,9 @@ public struct RouteProgress: Sendable {
             place(at: max(current, match.along), time: fix.time)
             return events
         }
-        // Off the route where the walker can be: progress holds; gates may use the projection.
-        reach = max(current, match.along)
+        // Off the route where the walker can be: progress holds; gates may use the projection,
+        // unless it is a later pass of where the walker is.
+        reach = leap && !departed ? current : max(current, match.along)
         if progress != nil {
             offMax = max(offMax, match.offset)
             let off = offSince ?? fix.time
@@ -147,7 +165,9 @@ public struct RouteProgress: Sendable {
                 ahead.along <= c.along + configuration.maxRouteSpeed * max(0, fix.time.timeIntervalSince(c.since))
                     + configuration.ahead + tolerance
             {
-                c.along = max(c.along, ahead.along)
+                // Where the latest fix is, not the farthest any fix reached: noise only ever
+                // pushed the farthest on, so a walker standing still seemed to move.
+                c.along = ahead.along
                 c.count += 1
                 candidate = c
             } else {
@@ -155,14 +175,17 @@ public struct RouteProgress: Sendable {
             }
             // Fixes that keep advancing along the stretch the walker is on as far as along the one
             // further on are following this one, offset (a drift towards a parallel street that
-            // the route takes later in the same direction): not a shortcut.
-            if let c = candidate, c.count >= 2,
+            // the route takes later in the same direction): not a shortcut. A match held at the
+            // window's far end follows nothing: the window grows faster than anyone walks.
+            let following = match.along < high - 1
+            if let c = candidate, c.count >= 2, departed,
                 fix.time.timeIntervalSince(c.since) >= configuration.relocalisePersistence,
                 c.along - c.first >= configuration.relocaliseMovement,
-                match.along - c.windowFirst < (c.along - c.first) / 2
+                !following || match.along - c.windowFirst < (c.along - c.first) / 2
             {
-                events.append(.relocalised(from: current, to: c.along))
-                place(at: c.along, time: fix.time)
+                // Fixes that wandered back to where progress stands move nothing to say.
+                if c.along > current { events.append(.relocalised(from: current, to: c.along)) }
+                place(at: max(current, c.along), time: fix.time)
             }
         } else {
             candidate = nil

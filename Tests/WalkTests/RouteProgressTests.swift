@@ -107,6 +107,78 @@ struct RouteProgressTests {
         #expect(progress.reach < 100)
     }
 
+    /// A receiver's slow wander around a walker standing still: each axis an AR(1) process of
+    /// `sigma` metres whose fixes a second apart are `correlation` alike (a street of tall
+    /// buildings: the position strays tens of metres for a minute at a time).
+    static func wander(seed: UInt64, seconds: Int, sigma: Double, correlation: Double) -> [(x: Double, y: Double)] {
+        var rng = SplitMix64(seed: seed)
+        let step = (1 - correlation * correlation).squareRoot() * sigma
+        var x = RandomWalk.gaussian(&rng) * sigma, y = RandomWalk.gaussian(&rng) * sigma
+        return (0..<seconds).map { _ in
+            x = correlation * x + step * RandomWalk.gaussian(&rng)
+            y = correlation * y + step * RandomWalk.gaussian(&rng)
+            return (x, y)
+        }
+    }
+
+    static let square: [(x: Double, y: Double)] = [(0, 0), (400, 0), (400, 400), (0, 400), (0, 0)]
+
+    /// The group waits half an hour at the meeting point, where the route ends too. The place
+    /// ahead (the route's last leg) only ever grew with the wander, so noise alone moved 20 m
+    /// forward for 20 s: the walk was re-localised to the loop's end and played it all at once.
+    @Test("a group waiting at a loop's meeting point under a wandering receiver stays at the start", arguments: 1...8)
+    func waitingUnderWanderStaysAtTheStart(seed: UInt64) {
+        let route = TourRoute(
+            tour: Self.tour(
+                route: Self.square, points: [(0, 0, 30), (400, 0, 25), (400, 400, 25), (0, 400, 25), (0, 7, 30)]))
+        var progress = RouteProgress(route: route)
+        var events: [RouteProgress.Event] = []
+        for (s, e) in Self.wander(seed: seed, seconds: 1800, sigma: 30, correlation: 0.98).enumerated() {
+            events += progress.update(Self.fix(Double(s), e.x, e.y, error: 15))
+        }
+        #expect(!events.contains { if case .relocalised = $0 { true } else { false } }, "\(events)")
+        // Forward only, progress follows the wander's farthest excursion along the first leg
+        // (about three times its spread): far short of the next point, 400 m on.
+        #expect((progress.progress ?? 0) < 150, "\(progress.progress ?? -1)")
+    }
+
+    /// A walker who joins the route 1450 m along a straight street (started late, or back from a
+    /// bus ride): the window's own best place was its far end, which grows at 3 m/s, faster than
+    /// the walker, so the fixes further on were taken for a drift and never followed.
+    @Test("a walker who appears further along a straight street is placed there within a minute")
+    func joiningFurtherOnIsFollowed() {
+        let route = TourRoute(tour: Self.tour(route: [(0, 0), (0, 2100)], points: [(0, 0, 25), (0, 1500, 25)]))
+        // From the start: on from 1450 m at once.
+        var late = RouteProgress(route: route)
+        var events: [RouteProgress.Event] = []
+        for s in 0...60 { events += late.update(Self.fix(Double(s), 2, 1450 + Double(s) * 1.3)) }
+        #expect(events.contains { if case .relocalised = $0 { true } else { false } }, "\(events)")
+        #expect((late.progress ?? 0) > 1450, "\(late.progress ?? -1)")
+        // After a bus ride: 400 m walked, two minutes without a fix, then on from 1400 m.
+        var bus = RouteProgress(route: route)
+        for s in 0...300 { _ = bus.update(Self.fix(Double(s), 0, Double(s) * 1.3)) }
+        for s in 420...480 { _ = bus.update(Self.fix(Double(s), 2, 1400 + Double(s - 420) * 1.3)) }
+        #expect((bus.progress ?? 0) > 1400, "\(bus.progress ?? -1)")
+    }
+
+    /// The spur out to a viewpoint skipped: the walker goes on from its foot, where the route
+    /// comes back later; the stretch after the spur is where they are.
+    @Test("a spur skipped: the walker is placed after it before reaching the next point")
+    func skippedSpurIsFollowed() {
+        let route = TourRoute(
+            tour: Self.tour(
+                route: [(0, 0), (0, 200), (300, 200), (0, 200), (0, 600)],
+                points: [(0, 0, 25), (300, 200, 25), (0, 320, 25)]))
+        var progress = RouteProgress(route: route)
+        for s in 0...300 {
+            let y = Double(s) * 1.3
+            _ = progress.update(Self.fix(Double(s), 1, y))
+            // The point 120 m past the spur's foot: the walker is placed by the time they get there.
+            if y >= 300 { break }
+        }
+        #expect((progress.progress ?? 0) > 800, "\(progress.progress ?? -1)")
+    }
+
     @Test("preview: a shortcut shows as left the route and re-localised; the map draws the progress")
     func previewAndMapShowProgress() {
         let tour = Self.tour(
