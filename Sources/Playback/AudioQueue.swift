@@ -61,6 +61,19 @@ public actor AudioQueue {
         engine.enqueue(.init(id: id, source: .file(url), level: Self.level(gainDB)))
     }
 
+    /// Adds the audio file at `url`, levelled to `target` by its measured `loudness` (nil: as
+    /// recorded). A mono file plays on both channels 3 dB down, so its peaks leave that much more
+    /// room (`LoudnessTarget.gainDB(for:peakOffsetDB:)`); which it is shows once it is opened.
+    public func enqueue(_ url: URL, id: String, loudness: Loudness?, target: LoudnessTarget) {
+        engine.enqueue(
+            .init(
+                id: id, source: .file(url), level: Self.level(target.gainDB(for: loudness)),
+                monoLevel: Self.level(target.gainDB(for: loudness, peakOffsetDB: Self.monoUpmixDB))))
+    }
+
+    /// What libswresample's mono-to-stereo upmix does to each channel (1/√2).
+    public static let monoUpmixDB = 20 * log10(0.5.squareRoot())
+
     /// Adds audio held in memory; `name` is used in messages.
     public func enqueue(data: Data, name: String, id: String, gainDB: Double = 0) {
         engine.enqueue(.init(id: id, source: .data(data, name: name), level: Self.level(gainDB)))

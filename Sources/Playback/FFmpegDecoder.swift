@@ -423,6 +423,20 @@ final class SampleConverter {
         if context != nil { ws_swr_free()!(&context) }
     }
 
+    /// A whole item's PCM converted at once, as the queue converts it piece by piece.
+    static func convertAll(_ pcm: Data, from: PCMFormat, to: PCMFormat) throws(PlaybackError) -> Data {
+        let converter = try SampleConverter(from: from, to: to)
+        let input = UnsafeMutableRawBufferPointer.allocate(byteCount: pcm.count, alignment: 16)
+        defer { input.deallocate() }
+        input.copyBytes(from: pcm)
+        var out = Data()
+        if !pcm.isEmpty, let chunk = try converter.convert(input) {
+            out.append(contentsOf: UnsafeRawBufferPointer(chunk))
+        }
+        while let tail = try converter.convert(nil) { out.append(contentsOf: UnsafeRawBufferPointer(tail)) }
+        return out
+    }
+
     /// `pcm` in the output format (nil input: what the converter still holds, once, at the end).
     /// The buffer belongs to the converter and is valid until the next call.
     func convert(_ pcm: UnsafeMutableRawBufferPointer?) throws(PlaybackError) -> UnsafeMutableRawBufferPointer? {

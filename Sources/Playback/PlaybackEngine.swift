@@ -16,6 +16,17 @@ final class PlaybackEngine: @unchecked Sendable {
         var source: Source
         /// The item's own level (loudness levelling), a factor on its samples beside the volume.
         var level: Float = 1
+        /// The level when the item turns out to be mono: it plays on both channels 3 dB down
+        /// (libswresample's upmix), so its peaks leave 3 dB more room under the ceiling. Nil: `level`.
+        var monoLevel: Float?
+    }
+
+    /// The output is opened in stereo at the first item's rate, or at this rate when the first is
+    /// lower: every later item is converted to it, so a mono or 8 kHz first narration must not
+    /// make the whole walk mono (stereo narrations 3 dB down) or 8 kHz (muffled).
+    static let lowestOutputRate = 44_100
+    static func outputFormat(first: PCMFormat) -> PCMFormat {
+        PCMFormat(sampleRate: max(first.sampleRate, lowestOutputRate), channels: 2)
     }
 
     enum Interrupt: Sendable { case skip, stop }
@@ -156,9 +167,11 @@ final class PlaybackEngine: @unchecked Sendable {
             case .data(let data, let name): decoder = try AudioDecoders.open(data: data, name: name)
             }
             if format == nil {
-                // The first item sets the output's format; the device stays open at it.
-                try sink.configure(decoder.format)
-                format = decoder.format
+                // The first item sets the output's rate (stereo, at least 44.1 kHz); the device
+                // stays open at it.
+                let output = Self.outputFormat(first: decoder.format)
+                try sink.configure(output)
+                format = output
                 written = 0
                 lastPosition = 0
             }
@@ -178,7 +191,11 @@ final class PlaybackEngine: @unchecked Sendable {
         let start = written
         marks.append((start, .started(id: item.id)))
         // A decoder that levels its own output (libmpg123) leaves the queue only the volume.
-        let level = item.level != 1 && decoder.applyLevel(item.level) ? 1 : item.level
+        let own = decoder.format.channels == 1 && format.channels == 2 ? item.monoLevel ?? item.level : item.level
+        // Never raised there, though: its samples would clip at full scale before a mono item's
+        // upmix takes 3 dB off them; the queue raises what is left.
+        let inDecoder = min(own, 1)
+        let level = inDecoder != 1 && decoder.applyLevel(inDecoder) ? own / inDecoder : own
         gain = locked { volume } * level
         let fadeFrames = max(1, Int(fadeSeconds * Double(format.sampleRate)))
         var leftover: UnsafeMutableRawBufferPointer?

@@ -110,7 +110,7 @@ public struct PreviewPerformance: Sendable {
             case .startAudio(let point):
                 narrating = true
                 if let player, let url = point.audio {
-                    await player.enqueue(url, id: point.id, gainDB: loudness.gainDB(for: point.loudness))
+                    await player.enqueue(url, id: point.id, loudness: point.loudness, target: loudness)
                 }
             case .endAudio(let point):
                 narrating = false

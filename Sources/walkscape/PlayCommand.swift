@@ -85,7 +85,7 @@ struct PlayCommand: AsyncParsableCommand {
         let queue = AudioQueue(sink: sink, positionInterval: tracks.contains { $0 != nil } ? .milliseconds(50) : nil)
         await queue.setVolume(volume)
         for (i, url) in urls.enumerated() {
-            await queue.enqueue(url, id: String(i), gainDB: loudness.gainDB(for: measured[url]))
+            await queue.enqueue(url, id: String(i), loudness: measured[url], target: loudness)
         }
 
         // With the WAV on standard output, what a person reads goes to standard error.

@@ -238,9 +238,14 @@ struct OutputTargetTests {
 
     // MARK: play --output, walk --output
 
+    /// A tone in the output's own format (stereo, 44.1 kHz): every frame passes unconverted.
+    static func stereoTone() throws -> FixtureAudio.Fixture {
+        try FixtureAudio.tone(frames: 12_345, sampleRate: 44100, channels: 2)
+    }
+
     @Test("play --output FIFO: a streaming WAV (sizes 0xFFFFFFFF) with every sample, read as it is written")
     func playToFIFO() throws {
-        let a = try FixtureAudio.tone(frames: 12_345)
+        let a = try Self.stereoTone()
         let dir = try TemporaryDirectory()
         let fifo = dir.file("out.wav")
         try Self.makeFIFO(fifo)
@@ -248,7 +253,7 @@ struct OutputTargetTests {
         let result = try runWalkscape(["play", a.mp3.path, "--output", fifo.path], home: dir, timeout: 60)
         let received = reader.finish()
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(received.count == 44 + a.frames * 2)
+        #expect(received.count == 44 + a.frames * 4)
         guard received.count >= 44 else { return }
         #expect(Array(received[4..<8]) == [0xFF, 0xFF, 0xFF, 0xFF])
         #expect(Array(received[40..<44]) == [0xFF, 0xFF, 0xFF, 0xFF])
@@ -257,27 +262,27 @@ struct OutputTargetTests {
 
     @Test("play --output -: the WAV goes to standard output, the cues to standard error")
     func playToStandardOutput() throws {
-        let a = try FixtureAudio.tone(frames: 12_345)
+        let a = try Self.stereoTone()
         let dir = try TemporaryDirectory()
         let result = try runWalkscape(["play", a.mp3.path, "--output", "-"], home: dir, timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdoutData.count == 44 + a.frames * 2)
+        #expect(result.stdoutData.count == 44 + a.frames * 4)
         #expect(result.stdoutData.prefix(4) == Data("RIFF".utf8))
         #expect(result.stderr == "▶ \(a.mp3.path)\n")
     }
 
     @Test("play --output a regular file: the header carries the real sizes")
     func playToAFileHasExactSizes() throws {
-        let a = try FixtureAudio.tone(frames: 12_345)
+        let a = try Self.stereoTone()
         let dir = try TemporaryDirectory()
         let out = try dir.write("out.wav", "old")
         let home = try TemporaryDirectory()
         let result = try runWalkscape(["play", a.mp3.path, "--output", out.path], home: home, timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
         let data = try Data(contentsOf: out)
-        #expect(data.count == 44 + a.frames * 2)
+        #expect(data.count == 44 + a.frames * 4)
         #expect(
-            data[40..<44].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) } == UInt32(a.frames * 2).littleEndian)
+            data[40..<44].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) } == UInt32(a.frames * 4).littleEndian)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["out.wav"])
     }
 

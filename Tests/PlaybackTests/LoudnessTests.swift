@@ -17,6 +17,14 @@ import TourModel
         return pcm
     }
 
+    /// The file's PCM as a queue whose output it opened writes it: stereo, at 44.1 kHz at least
+    /// (the speech fixtures are 22.05 kHz mono), converted by libswresample.
+    static func heard(_ url: URL) throws -> Data {
+        let format = try AudioDecoders.open(url).format
+        return try SampleConverter.convertAll(
+            try pcm(url), from: format, to: PlaybackEngine.outputFormat(first: format))
+    }
+
     @Test(arguments: FormatFixtures.encodings.filter { !$0.name.contains("8 kHz") })
     func theMeterAgreesWithFFmpeg(_ encoding: FormatFixtures.Encoding) throws {
         let url = try FormatFixtures.file(encoding)
@@ -123,7 +131,7 @@ import TourModel
         let output = try await played(files, gains: gains)
 
         // Each narration's stretch of the output, measured by ffmpeg's own EBU R128 filter.
-        let frames = try files.map { try Self.pcm($0).count / 2 }
+        let frames = try files.map { try Self.heard($0).count / 4 }
         var start = 0
         var levels: [Double] = []
         for count in frames {
@@ -132,7 +140,7 @@ import TourModel
             #expect(measured.truePeak <= LoudnessTarget.peakCeiling + 0.3, "peak \(measured.truePeak) dBFS")
             start += count
         }
-        #expect(output.pcm.count == start * 2)
+        #expect(output.pcm.count == start * 4)
         #expect(levels.max()! - levels.min()! <= 1, "levels \(levels)")
         // Without levelling the same files are 12 LU apart.
         let asRecorded = try await played(files, gains: [0, 0, 0])
@@ -144,8 +152,9 @@ import TourModel
         let quiet = try FormatFixtures.speech(Self.text, gainDB: -12)
         let other = try FixtureAudio.speech("Turn left at the church.").wav
         let output = try await played([quiet, other], gains: [0, 0])
-        let expected = try Self.pcm(quiet) + Self.pcm(other)
-        #expect(output.pcm == expected)
+        let expected = try Self.heard(quiet) + Self.heard(other)
+        let same = output.pcm == expected  // not diffed: megabytes
+        #expect(same, "\(output.pcm.count) bytes against \(expected.count)")
     }
 
     /// The gain in fixed point, every 16-bit sample at factors below, at and above unity: each is
@@ -161,6 +170,51 @@ import TourModel
             if samples[index] != Int16(min(32767, max(-32768, exact))) { wrong += 1 }
         }
         #expect(wrong == 0)
+    }
+
+    /// A mono narration plays on both channels 3 dB down; held back by its own peak, it stopped
+    /// 3 dB under the ceiling it was held for (-4 dBTP, 3 LU quieter than its stereo neighbours).
+    @Test func aMonoNarrationHeldByItsPeakTakesTheRoomItsUpmixLeaves() async throws {
+        let mono = try FixtureAudio.speech("Held back by its own peak, on both channels.").mp3
+        let loudness = try LoudnessMeter.measure(mono)
+        let target = LoudnessTarget.lufs(-5)  // far above what the peak allows
+        let stereoGain = target.gainDB(for: loudness)
+        let monoGain = target.gainDB(for: loudness, peakOffsetDB: AudioQueue.monoUpmixDB)
+        #expect(abs(monoGain - stereoGain - 3.01) < 0.01, "\(stereoGain) \(monoGain)")
+        let dir = try TemporaryDirectory()
+        let out = dir.file("mono.wav")
+        let queue = AudioQueue(sink: WAVFileSink(url: out))
+        await queue.enqueue(mono, id: "mono", loudness: loudness, target: target)
+        _ = try await collect(queue) { $0 == .finished(id: "mono") }
+        await queue.shutdown()
+        let frames = try FixtureAudio.readWAV(out).pcm.count / 4
+        let measured = try FormatFixtures.ebur128(out, frames: 0..<frames)
+        #expect(abs(measured.truePeak - LoudnessTarget.peakCeiling) < 0.5, "peak \(measured.truePeak) dBTP")
+    }
+
+    /// An MP3 mastered past full scale: its 16-bit samples clip, but libmpg123 lowers it inside its
+    /// synthesis when it is levelled, so what plays is the whole signal. Measured on the clipped
+    /// samples it read too low (1.3 LU and 9 dB of peak) and played over the target and the ceiling.
+    @Test func anMP3MasteredPastFullScaleIsMeasuredAndPlayedUnclipped() async throws {
+        let source = try FixtureAudio.speech("Mastered far too loud for sixteen bits.").wav
+        let dir = try TemporaryDirectory()
+        let hot = dir.file("hot.mp3")
+        try FormatFixtures.ffmpeg([
+            "-i", source.path, "-af", "volume=14dB", "-c:a", "libmp3lame", "-b:a", "128k", hot.path,
+        ])
+        let measured = try LoudnessMeter.measure(hot)
+        let reference = try FormatFixtures.ebur128(hot)  // ffmpeg decodes to float: nothing clipped
+        #expect(measured.isClipped)  // as recorded, it clips: lint says so
+        #expect(abs((measured.integrated ?? 0) - (reference.integrated ?? 99)) < 0.5, "\(measured) \(reference)")
+        #expect(abs((measured.truePeak ?? 0) - reference.truePeak) < 0.5, "\(measured) \(reference)")
+        let out = dir.file("played.wav")
+        let queue = AudioQueue(sink: WAVFileSink(url: out))
+        await queue.enqueue(hot, id: "hot", loudness: measured, target: .standard)
+        _ = try await collect(queue) { $0 == .finished(id: "hot") }
+        await queue.shutdown()
+        let played = try FormatFixtures.ebur128(out)
+        #expect(abs((played.integrated ?? 0) - -16) < 0.5, "\(played)")
+        #expect(played.truePeak <= LoudnessTarget.peakCeiling + 0.3, "\(played)")
     }
 
     @Test func theGainStopsAtTheTruePeakCeilingAndAtThirtyDecibels() {

@@ -1,6 +1,7 @@
 import Foundation
-import Playback
 import Testing
+
+@testable import Playback
 
 /// Reads a queue's events until `done` says the run is over, with a watchdog so a hung queue fails
 /// the test instead of hanging it. Position events are kept apart: their exact count depends on timing.
@@ -29,6 +30,25 @@ func collect(
     watchdog.cancel()
     #expect(finished, "the queue did not reach the expected event within \(timeout)")
     return run
+}
+
+/// A file's PCM as a queue it opened writes it: decoded, then converted to the output's format
+/// (stereo, 44.1 kHz at least; `PlaybackEngine.outputFormat`) by libswresample.
+func heardPCM(_ url: URL) throws -> Data {
+    let format = try AudioDecoders.open(url).format
+    return try SampleConverter.convertAll(
+        try decodedAny(url), from: format, to: PlaybackEngine.outputFormat(first: format))
+}
+
+/// The left channel of interleaved stereo samples (a mono item plays the same on both).
+func leftChannel(_ samples: [Int16]) -> [Int16] { stride(from: 0, to: samples.count, by: 2).map { samples[$0] } }
+
+/// Decodes a file of any format completely.
+func decodedAny(_ url: URL) throws -> Data {
+    let decoder = try AudioDecoders.open(url)
+    var pcm = Data()
+    while let chunk = try decoder.nextChunk() { pcm.append(contentsOf: UnsafeRawBufferPointer(chunk)) }
+    return pcm
 }
 
 /// Decodes a file completely (the reference the sinks' output is compared with).

@@ -1,7 +1,8 @@
 import Foundation
-import Playback
 import TestSupport
 import Testing
+
+@testable import Playback
 
 /// The real ALSA library on its `file` and `null` devices (there is no sound card here), WAV files,
 /// and the messages when a device is missing.
@@ -39,34 +40,65 @@ import Testing
         let run = try await collect(queue) { $0 == .finished(id: "p1") }
         await queue.shutdown()  // closes the device: the file plugin flushes its last period
         #expect(run.milestones == [.started(id: "p1"), .finished(id: "p1")])
+        // The speech is 22.05 kHz mono; the output opens in stereo at 44.1 kHz (PlaybackEngine
+        // .outputFormat), and the samples are the decoder's converted by libswresample.
         let written = try Data(contentsOf: raw)
-        let expected = try decodedPCM(fixture.mp3)
-        #expect(written.count == fixture.frames * 2)
-        #expect(written == expected)
+        let expected = try SampleConverter.convertAll(
+            try decodedPCM(fixture.mp3), from: PCMFormat(sampleRate: 22050, channels: 1),
+            to: PCMFormat(sampleRate: 44100, channels: 2))
+        #expect(abs(written.count / 4 - fixture.frames * 2) <= 2, "\(written.count / 4) frames")
+        let same = written == expected  // not diffed: megabytes
+        #expect(same, "\(written.count) bytes against \(expected.count)")
     }
 
     @Test func anItemOfAnotherFormatIsConvertedAndTheDeviceStaysOpenAtTheFirst() async throws {
-        let mono = try FixtureAudio.speech("Mono at 22 kilohertz.")
         let stereo = try FixtureAudio.tone(
-            frames: 30_000, sampleRate: 44100, channels: 2, lameArguments: ["-b", "192"])
+            frames: 30_000, sampleRate: 48000, channels: 2, lameArguments: ["-b", "192"])
+        let mono = try FixtureAudio.speech("Mono at 22 kilohertz.")
         let dir = try TemporaryDirectory()
         let raw = dir.file("both.raw")
         let queue = AudioQueue(sink: try ALSASink(device: "file:'\(raw.path)',raw"))
-        await queue.enqueue(mono.mp3, id: "mono")
         await queue.enqueue(stereo.mp3, id: "stereo")
-        let run = try await collect(queue) { $0 == .finished(id: "stereo") }
+        await queue.enqueue(mono.mp3, id: "mono")
+        let run = try await collect(queue) { $0 == .finished(id: "mono") }
         await queue.shutdown()
         #expect(
             run.milestones == [
-                .started(id: "mono"), .finished(id: "mono"), .started(id: "stereo"), .finished(id: "stereo"),
+                .started(id: "stereo"), .finished(id: "stereo"), .started(id: "mono"), .finished(id: "mono"),
             ])
-        // The device keeps the first item's format (22.05 kHz mono): the first plays bit for bit,
-        // the 44.1 kHz stereo one follows converted, half as many frames (within the converter's edge).
+        // The device keeps the first item's format (48 kHz stereo): the first plays bit for bit,
+        // the 22.05 kHz mono one follows converted, on both channels.
         let written = try Data(contentsOf: raw)
-        let first = try decodedPCM(mono.mp3)
-        #expect(written.prefix(first.count) == first)
-        let converted = (written.count - first.count) / 2
-        #expect(abs(converted - 15_000) <= 2, "\(converted) frames")
+        let first = try decodedPCM(stereo.mp3)
+        let firstSame = written.prefix(first.count) == first
+        #expect(firstSame)
+        let expected = try SampleConverter.convertAll(
+            try decodedPCM(mono.mp3), from: PCMFormat(sampleRate: 22050, channels: 1),
+            to: PCMFormat(sampleRate: 48000, channels: 2))
+        let restSame = written.dropFirst(first.count) == expected
+        #expect(restSame, "\(written.count - first.count) bytes against \(expected.count)")
+    }
+
+    /// The output opened at the first narration's format made a walk whose first narration was
+    /// mono play every stereo one downmixed (3 LU quieter), and one whose first was 8 kHz play
+    /// every later one at 8 kHz. It opens in stereo, at 44.1 kHz at least.
+    @Test func aMonoOrLowRateFirstNarrationDoesNotSetTheWalksOutput() async throws {
+        let mono = try FixtureAudio.speech("Mono at 22 kilohertz first.")
+        let stereo = try FixtureAudio.tone(
+            frames: 30_000, sampleRate: 44100, channels: 2, lameArguments: ["-b", "192"])
+        let dir = try TemporaryDirectory()
+        let out = dir.file("walk.wav")
+        let queue = AudioQueue(sink: WAVFileSink(url: out))
+        await queue.enqueue(mono.mp3, id: "mono")
+        await queue.enqueue(stereo.mp3, id: "stereo")
+        _ = try await collect(queue) { $0 == .finished(id: "stereo") }
+        await queue.shutdown()
+        let wav = try FixtureAudio.readWAV(out)
+        #expect(wav.sampleRate == 44100 && wav.channels == 2)
+        // The stereo narration after it plays bit for bit, not downmixed and up again.
+        let second = try decodedPCM(stereo.mp3)
+        let secondSame = wav.pcm.suffix(second.count) == second
+        #expect(secondSame)
     }
 
     @Test func alsaNullDevicePlaysBackToBack() async throws {
@@ -117,8 +149,12 @@ import Testing
         _ = try await collect(queue) { $0 == .finished(id: "p") }
         await queue.shutdown()
         let wav = try FixtureAudio.readWAV(out)
-        #expect(wav.sampleRate == 22050 && wav.channels == 1)
-        #expect(wav.pcm == (try decodedPCM(fixture.mp3)))
+        #expect(wav.sampleRate == 44100 && wav.channels == 2)
+        let expected = try SampleConverter.convertAll(
+            try decodedPCM(fixture.mp3), from: PCMFormat(sampleRate: 22050, channels: 1),
+            to: PCMFormat(sampleRate: 44100, channels: 2))
+        let same = wav.pcm == expected
+        #expect(same, "\(wav.pcm.count) bytes against \(expected.count)")
         // The header's sizes are patched on close.
         let bytes = [UInt8](try Data(contentsOf: out))
         let riff = Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24

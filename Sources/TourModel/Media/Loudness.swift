@@ -19,7 +19,7 @@ public struct Loudness: Sendable, Hashable, Codable {
 
     /// How these figures are measured. Bumped when the measurement changes: figures kept under
     /// another method (in the loudness cache or the store's catalog) are measured again.
-    public static let method = "ebur128-i-tp-damage/3"
+    public static let method = "ebur128-i-tp-damage-unclipped/4"
 
     public init(integrated: Double?, truePeak: Double?, clippedRuns: Int = 0, seconds: Double, damage: String? = nil) {
         self.integrated = integrated.flatMap { $0.isFinite ? $0 : nil }
@@ -87,10 +87,12 @@ public enum LoudnessTarget: Sendable, Hashable, CustomStringConvertible {
 
     /// The gain in dB that brings `loudness` to the target without the true peak passing
     /// −1 dBTP: 0 when off, unknown or silent (a silent file is not raised to noise).
-    public func gainDB(for loudness: Loudness?) -> Double {
+    /// `peakOffsetDB`: what the way it plays does to its peaks (a mono file on two channels, 3 dB
+    /// down each, measured as one channel at the level it then sounds).
+    public func gainDB(for loudness: Loudness?, peakOffsetDB: Double = 0) -> Double {
         guard case .lufs(let target) = self, let loudness, let integrated = loudness.integrated else { return 0 }
         var gain = target - integrated
-        if let peak = loudness.truePeak { gain = min(gain, Self.peakCeiling - peak) }
+        if let peak = loudness.truePeak { gain = min(gain, Self.peakCeiling - (peak + peakOffsetDB)) }
         // At most 30 dB either way: beyond that a file holds noise, not a narration to level.
         return min(max(gain, -30), 30)
     }

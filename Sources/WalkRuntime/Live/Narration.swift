@@ -61,7 +61,7 @@ public final class QueueNarration: Narration {
 
     public func play(_ point: PlayablePoint) async {
         guard let audio = point.audio else { return }
-        await queue.enqueue(audio, id: point.id, gainDB: loudness.gainDB(for: point.loudness))
+        await queue.enqueue(audio, id: point.id, loudness: point.loudness, target: loudness)
     }
 
     public func stop() async { await queue.stop() }
