@@ -157,7 +157,7 @@ public struct TourLint: Sendable {
                             }
                         } catch {
                             findings.append(
-                                .init(.error, "audio-unreadable", rel, "\(name(i)) in '\(lang)': \(error.message)"))
+                                .init(.error, "audio-unreadable", rel, "\(name(i)) in '\(lang)': \(error.reason)"))
                         }
                     }
                 } else if let subs = content.subtitles {

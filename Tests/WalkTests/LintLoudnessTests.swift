@@ -55,6 +55,20 @@ struct LintLoudnessTests {
         #expect(quietLine.message.hasPrefix("point 3"), "\(quietLine.message)")
     }
 
+    /// The finding names the file once: its location, then the reason (the reason repeated the
+    /// file's whole path after it).
+    @Test func aNarrationThatCannotBeReadIsNamedOnce() throws {
+        let dir = try TemporaryDirectory()
+        let normal = try FormatFixtures.speech(Self.text, gainDB: 0)
+        let broken = dir.url.appendingPathComponent("broken.m4a")
+        try (Data([0, 0, 0, 24]) + Data("ftypM4A ".utf8) + Data(count: 112)).write(to: broken)
+        let root = try Self.writeTour([normal, broken], in: dir)
+        let finding = try #require(TourLint().lint(folder: root).findings.first { $0.check == "audio-unreadable" })
+        #expect(finding.location == "media/en/2.m4a")
+        #expect(finding.message.hasPrefix("point 2"), "\(finding.message)")
+        #expect(!finding.message.contains("/media/en/2.m4a"), "\(finding.message)")
+    }
+
     /// A narration cut short is an error in every format; one too short to measure (under 400 ms)
     /// is a warning, not "silent". lint passed truncated files of every format (play warned of the
     /// MP3 and FLAC ones), and called a 300 ms chime silent.
