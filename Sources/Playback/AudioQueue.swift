@@ -67,12 +67,18 @@ public actor AudioQueue {
     public func enqueue(_ url: URL, id: String, loudness: Loudness?, target: LoudnessTarget) {
         engine.enqueue(
             .init(
-                id: id, source: .file(url), level: Self.level(target.gainDB(for: loudness)),
-                monoLevel: Self.level(target.gainDB(for: loudness, peakOffsetDB: Self.monoUpmixDB))))
+                id: id, source: .file(url), level: Self.level(Self.gainDB(target, for: loudness, channels: 2)),
+                monoLevel: Self.level(Self.gainDB(target, for: loudness, channels: 1))))
     }
 
     /// What libswresample's mono-to-stereo upmix does to each channel (1/√2).
     public static let monoUpmixDB = 20 * log10(0.5.squareRoot())
+
+    /// The gain a narration of `channels` channels plays with, levelled to `target`: what the
+    /// queue applies and what `preview` reports.
+    public static func gainDB(_ target: LoudnessTarget, for loudness: Loudness?, channels: Int) -> Double {
+        target.gainDB(for: loudness, peakOffsetDB: channels == 1 ? monoUpmixDB : 0)
+    }
 
     /// Adds audio held in memory; `name` is used in messages.
     public func enqueue(data: Data, name: String, id: String, gainDB: Double = 0) {

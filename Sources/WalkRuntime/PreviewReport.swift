@@ -1,4 +1,5 @@
 import Foundation
+import Playback
 import TourModel
 import Walk
 
@@ -133,15 +134,18 @@ public struct PreviewReport: Sendable, Hashable, Codable {
     /// The level narration is brought to: `-16.0 LUFS`, or `off`.
     public var loudnessTarget: String?
 
-    /// Adds each narration's measured loudness and its gain toward `target`.
+    /// Adds each narration's measured loudness and the gain it plays with toward `target` (a
+    /// mono one's as the queue gives it: `AudioQueue.gainDB(_:for:channels:)`).
     public mutating func addLoudness(of tour: PlayableTour, target: LoudnessTarget) {
         loudnessTarget = target.description
         for index in points.indices {
             guard let point = tour.points.first(where: { $0.id == points[index].id }), let measured = point.loudness
             else { continue }
+            let channels = point.audio.flatMap { try? AudioProbe.inspect($0).format.channels } ?? 2
             points[index].loudness = NarrationLevel(
                 integrated: measured.integrated.map(Self.tenths), truePeak: measured.truePeak.map(Self.tenths),
-                clipped: measured.isClipped, gainDB: Self.tenths(target.gainDB(for: measured)))
+                clipped: measured.isClipped,
+                gainDB: Self.tenths(AudioQueue.gainDB(target, for: measured, channels: channels)))
         }
     }
 

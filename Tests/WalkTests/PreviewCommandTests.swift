@@ -1,4 +1,5 @@
 import Foundation
+import Playback
 import Positioning
 import TestSupport
 import Testing
@@ -59,6 +60,27 @@ struct PreviewCommandTests {
             }
         }
         return result
+    }
+
+    /// The preview shows the gain a narration plays with: a mono one held by its peak plays 3 dB
+    /// higher than the stereo rule gives (its upmix takes 3 dB off each channel), and the preview
+    /// said the stereo figure.
+    @Test("preview gives a mono narration held by its peak the gain it plays with")
+    func previewGivesAMonoNarrationItsPlayedGain() throws {
+        let mono = try FixtureAudio.speech("Held back by its own peak.").mp3
+        let loudness = try LoudnessMeter.measure(mono)
+        var tour = northTour(points: 1)
+        tour.points[0].audio = mono
+        tour.points[0].loudness = loudness
+        var report = WalkSimulation(tour: tour, narrations: ["p1": .seconds(3)]).run(fixes: [
+            fix(0, 45.0), fix(1, 45.0),
+        ])
+        let target = LoudnessTarget.lufs(-5)
+        report.addLoudness(of: tour, target: target)
+        let shown = try #require(report.points.first?.loudness?.gainDB)
+        let played = target.gainDB(for: loudness, peakOffsetDB: AudioQueue.monoUpmixDB)
+        #expect(abs(shown - played) < 0.06, "\(shown) against \(played)")
+        #expect(played - target.gainDB(for: loudness) > 3)
     }
 
     @Test("--json of the demo trace: every point heard, in order, at the trigger times the trace implies")
