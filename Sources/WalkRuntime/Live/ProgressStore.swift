@@ -31,9 +31,36 @@ public struct ProgressStore: Sendable {
 
     /// Takes a walk's lock, making the state folder first (it may be new, or gone since the walk
     /// began). Taking it again once held does nothing and says `held`.
+    /// When the folder cannot be made, the lock's failure says why in the folder's terms (it said
+    /// "No such file or directory" for a folder that is a link to nothing, "Not a directory" for a
+    /// file in its place).
     public func acquire(_ lock: LockFile) -> LockFile.Acquisition {
-        if !lock.isHeld { try? StateFolder.create(folder) }
-        return lock.tryAcquire(purpose: "walking")
+        var folderProblem: String?
+        if !lock.isHeld {
+            do {
+                try StateFolder.create(folder)
+            } catch {
+                folderProblem = Self.folderProblem(folder.path, error)
+            }
+        }
+        let acquisition = lock.tryAcquire(purpose: "walking")
+        if case .unavailable = acquisition, let folderProblem { return .unavailable(reason: folderProblem) }
+        return acquisition
+    }
+
+    /// The folder on the way that is a link to nothing or not a folder, named; else the system's words.
+    static func folderProblem(_ path: String, _ error: POSIXError) -> String {
+        var prefix = ""
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if let target = FileAccessError.brokenLink(prefix) {
+                return "\(prefix) is a symbolic link to \(target), which does not exist"
+            }
+            var info = stat()
+            guard stat(prefix, &info) == 0 else { break }
+            if info.st_mode & S_IFMT != S_IFDIR { return "\(prefix) is not a folder" }
+        }
+        return "\(path): \(StateFolder.reason(error))"
     }
 
     /// Where progress was saved before names were hashed. The rule is kept only to find it.

@@ -396,6 +396,28 @@ struct LiveWalkTests {
         }
     }
 
+    /// The walk's lock beside the progress could not be taken and the note said only "No such
+    /// file or directory" (the folder a link to nothing) or "Not a directory" (a file in its place).
+    @Test func aProgressFolderThatIsALinkToNothingOrAFileIsNamedAsSuch() throws {
+        let home = try TemporaryDirectory()
+        let link = home.file("link-progress")
+        #expect(symlink(home.file("gone").path, link.path) == 0)
+        let file = home.file("file-progress")
+        #expect(FileManager.default.createFile(atPath: file.path, contents: Data("x".utf8)))
+        for (folder, what) in [
+            (link, "\(link.path) is a symbolic link to \(home.file("gone").path), which does not exist"),
+            (file, "\(file.path) is not a folder"),
+        ] {
+            let store = ProgressStore(folder: folder)
+            let lock = store.lock(forTour: "t")
+            guard case .unavailable(let reason) = store.acquire(lock) else {
+                Issue.record("the lock in \(folder.path) was taken")
+                continue
+            }
+            #expect(reason == what)
+        }
+    }
+
     @Test func aProgressFileHoldingAnotherToursWalkIsNeverTakenForThisOne() throws {
         // Two ids with the same 64-bit name would share a file: the id stored inside tells them apart.
         let home = try TemporaryDirectory()
@@ -449,7 +471,7 @@ struct LiveWalkTests {
             Issue.record("expected unavailable")
             return
         }
-        #expect(reason == "Not a directory")
+        #expect(reason == "\(home.file("state").path) is not a folder")
     }
 
     @Test func silentNarrationHoldsTimeWhilePaused() async throws {
