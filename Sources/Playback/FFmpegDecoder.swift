@@ -400,9 +400,18 @@ final class SampleConverter {
     private let output = ResampledPCM()
     private var flushed = false
 
+    /// Mono to stereo at the same rate: done here (each sample 3 dB down on both channels, as
+    /// libswresample's upmix), without loading FFmpeg's libraries for it. A mono MP3 at 44.1 kHz
+    /// cost 1.54x mpg123's CPU and 21 MiB more memory through libswresample, 1.13x before.
+    private let upmixOnly: Bool
+    private var upmixed = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    static let upmixFactor = Float(0.5.squareRoot())
+
     init(from: PCMFormat, to: PCMFormat) throws(PlaybackError) {
         self.from = from
         self.to = to
+        upmixOnly = from.sampleRate == to.sampleRate && from.channels == 1 && to.channels == 2
+        if upmixOnly { return }
         guard FFmpegLibraries.available else {
             throw PlaybackError.decodeFailed(path: "\(from) to \(to)", reason: FFmpegLibraries.missing)
         }
@@ -421,6 +430,22 @@ final class SampleConverter {
 
     deinit {
         if context != nil { ws_swr_free()!(&context) }
+        upmixed.deallocate()
+    }
+
+    private func upmix(_ pcm: UnsafeMutableRawBufferPointer) -> UnsafeMutableRawBufferPointer {
+        let samples = pcm.bindMemory(to: Int16.self)
+        if upmixed.count < samples.count * 4 {
+            upmixed.deallocate()
+            upmixed = .allocate(byteCount: samples.count * 4, alignment: 16)
+        }
+        let out = upmixed.bindMemory(to: Int16.self)
+        for (i, sample) in samples.enumerated() {
+            let value = Int16((Float(sample) * Self.upmixFactor).rounded())
+            out[2 * i] = value
+            out[2 * i + 1] = value
+        }
+        return UnsafeMutableRawBufferPointer(rebasing: upmixed[0..<(samples.count * 4)])
     }
 
     /// A whole item's PCM converted at once, as the queue converts it piece by piece.
@@ -440,6 +465,7 @@ final class SampleConverter {
     /// `pcm` in the output format (nil input: what the converter still holds, once, at the end).
     /// The buffer belongs to the converter and is valid until the next call.
     func convert(_ pcm: UnsafeMutableRawBufferPointer?) throws(PlaybackError) -> UnsafeMutableRawBufferPointer? {
+        if upmixOnly { return pcm.map(upmix) }
         guard let context else { return nil }
         if pcm == nil {
             if flushed { return nil }
