@@ -13,8 +13,8 @@ public struct FileAccessError: Error, Sendable, Hashable, CustomStringConvertibl
         case missing
         /// Something other than a regular file where one was needed.
         case notRegular(FileKind)
-        /// An output's folder is not there.
-        case missingFolder(String)
+        /// An output's folder is not there (`link`: where it leads, when it is a link to nothing).
+        case missingFolder(String, link: String? = nil)
         /// An output named by a symbolic link that points nowhere.
         case danglingLink(String)
         /// The file changed kind between two looks at it (a race, or a hostile folder).
@@ -54,8 +54,8 @@ public struct FileAccessError: Error, Sendable, Hashable, CustomStringConvertibl
         switch cause {
         case .missing: brokenLinkTarget.map { "a symbolic link to \($0), which does not exist" } ?? "no such file"
         case .notRegular(let kind): kind.refusal
-        case .missingFolder(let folder):
-            Self.brokenLink(folder).map { "the folder \(folder) is a symbolic link to \($0), which does not exist" }
+        case .missingFolder(let folder, let link):
+            link.map { "the folder \(folder) is a symbolic link to \($0), which does not exist" }
                 ?? "the folder \(folder) does not exist"
         case .danglingLink(let target): "a symbolic link to \(target), which does not exist"
         case .changed: "changed while it was being opened"

@@ -254,7 +254,10 @@ public final class OutputFile: @unchecked Sendable {
         var info = stat()
         guard stat(folder, &info) == 0 else {
             let code = errno
-            throw FileAccessError(path: name, cause: code == ENOENT ? .missingFolder(folder) : .system(code))
+            throw FileAccessError(
+                path: name,
+                cause: code == ENOENT ? .missingFolder(folder, link: FileAccessError.brokenLink(folder)) : .system(code)
+            )
         }
         guard FileKind(mode: info.st_mode) == .folder else { throw FileAccessError(path: name, errno: ENOTDIR) }
     }

@@ -61,7 +61,7 @@ public struct TourFolderPaths: Sendable, Hashable {
             real = try RealPath.resolve(url.path)
         } catch {
             if case .missing = error.cause {
-                throw FileAccessError.brokenLink(url.path).map { .brokenLink($0) } ?? .missing
+                throw error.brokenLinkTarget.map { .brokenLink($0) } ?? .missing
             }
             if case .system(let code) = error.cause, code == ENOTDIR { throw .missing }
             throw .unreadable(error.reason)

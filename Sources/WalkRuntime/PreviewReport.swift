@@ -141,7 +141,8 @@ public struct PreviewReport: Sendable, Hashable, Codable {
         for index in points.indices {
             guard let point = tour.points.first(where: { $0.id == points[index].id }), let measured = point.loudness
             else { continue }
-            let channels = point.audio.flatMap { try? AudioProbe.inspect($0).format.channels } ?? 2
+            // Opening the decoder reads its format (no frame count: WalkSimulation has the lengths).
+            let channels = point.audio.flatMap { try? AudioDecoders.open($0).format.channels } ?? 2
             points[index].loudness = NarrationLevel(
                 integrated: measured.integrated.map(Self.tenths), truePeak: measured.truePeak.map(Self.tenths),
                 clipped: measured.isClipped,
