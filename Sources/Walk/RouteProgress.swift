@@ -20,7 +20,10 @@ import TourModel
 /// after the fix filter believed a jump. A place further on than the window's slack, in the window
 /// or beyond it, is taken only from a fix more than twice the tolerance from the stretch progress
 /// stands on: where the route passes that stretch again (a loop's meeting point), a receiver
-/// wandering round a group that waits there strays onto the later pass too. Before the first fix on the route the walker is taken to be at its start (or,
+/// wandering round a group that waits there strays onto the later pass too; so is one further on
+/// than walking could take the walker while the fix is hardly farther from where progress stands
+/// (the route folds back: a drift across a hairpin). A receiver's course (Doppler, which a drift
+/// leaves alone) keeps the match off stretches further on that turn away from it. Before the first fix on the route the walker is taken to be at its start (or,
 /// resuming, at the last point triggered), and the window grows from there.
 public struct RouteProgress: Sendable {
     public struct Configuration: Sendable, Hashable, Codable {
@@ -42,6 +45,14 @@ public struct RouteProgress: Sendable {
         /// Metres those fixes must move forward along the route: a walker standing where the route
         /// passes later (a loop's meeting point) is waiting, not taking a shortcut.
         public var relocaliseMovement = 20.0
+        /// A receiver's course over ground is trusted from this speed (m/s) on: it comes from the
+        /// Doppler shift, which a drift of the position (an urban canyon) leaves alone.
+        public var headingSpeed = 0.8
+        /// A place more than `headingAhead` metres further on whose stretch of route turns more
+        /// than `headingTurn` degrees from the walker's course is not where a walker going that
+        /// way is.
+        public var headingTurn = 80.0
+        public var headingAhead = 10.0
         /// Seconds without a fix on the route before the preview says the walker left it.
         public var leftAfter = 10.0
 
@@ -122,13 +133,22 @@ public struct RouteProgress: Sendable {
         let elapsed = max(0, fix.time.timeIntervalSince(since))
         let low = max(floor, current - configuration.behind)
         let high = current + configuration.maxRouteSpeed * elapsed + configuration.ahead + tolerance
-        let match = bestMatch(fix.coordinate, low: low, high: high, around: current)
+        let heading = (fix.speed ?? 0) >= configuration.headingSpeed ? fix.track : nil
+        let match = bestMatch(fix.coordinate, low: low, high: high, around: current, heading: heading)
         // Whether the walker has left the stretch progress stands on, by twice the tolerance:
         // where the route passes it again later (a loop's meeting point, the foot of a spur), a
         // receiver wandering round a group that waits strays onto the later stretch too, and
         // seems to be on it, even to move along it. Only a walker seen away from here is there.
         let departed = route.nearest(to: fix.coordinate, from: low, to: current).offset > 2 * tolerance
-        let leap = match.along - current > configuration.ahead + tolerance
+        // A place further on than the window's slack; or further on than walking could take the
+        // walker since the last match while the fix is hardly farther from where progress stands:
+        // the route folds back there (a hairpin, a U between two streets) and a drifting receiver
+        // strays across the fold, while walking there takes the route's way round.
+        let advance = match.along - current
+        let folded =
+            advance > configuration.ahead + configuration.maxRouteSpeed * elapsed
+            && advance > route.offset(of: fix.coordinate, at: current) + configuration.ahead
+        let leap = advance > configuration.ahead + tolerance || folded
         var events: [Event] = []
         if match.offset <= tolerance, leap, !departed {
             // A later pass of where the walker is: they are still here, and the window need not
@@ -204,8 +224,13 @@ public struct RouteProgress: Sendable {
     }
 
     /// The best place for `c` between `low` and `high`: the closest, except that each metre
-    /// further along than `around` costs `continuityPenalty` metres of distance.
-    func bestMatch(_ c: Coordinate, low: Double, high: Double, around: Double) -> TourRoute.Projection {
+    /// further along than `around` costs `continuityPenalty` metres of distance. With the walker's
+    /// course (`heading`), a place more than `headingAhead` further on whose stretch turns from it
+    /// by more than `headingTurn` is left out: the route turns or folds back there (a hairpin, a U
+    /// between two streets), and a drifting fix on the way out strays towards the way back.
+    func bestMatch(
+        _ c: Coordinate, low: Double, high: Double, around: Double, heading: Double? = nil
+    ) -> TourRoute.Projection {
         let lo = max(0, min(low, route.length)), hi = max(lo, min(high, route.length))
         guard route.vertices.count > 1 else { return route.nearest(to: c, from: lo, to: hi) }
         var best = TourRoute.Projection(along: lo, offset: .infinity)
@@ -220,7 +245,13 @@ public struct RouteProgress: Sendable {
                 if start > around { break }
                 continue
             }
-            let p = route.project(c, onSegment: i, low: lo, high: hi)
+            var p = route.project(c, onSegment: i, low: lo, high: hi)
+            let turnLimit = around + configuration.headingAhead
+            if let heading, p.along > turnLimit, route.turn(from: heading, onSegment: i) > configuration.headingTurn {
+                // Only the part of the stretch within `headingAhead` is left to it.
+                guard start <= turnLimit else { continue }
+                p = route.project(c, onSegment: i, low: lo, high: min(hi, turnLimit))
+            }
             let score = p.offset + penalty * abs(p.along - around)
             if score < bestScore {
                 bestScore = score

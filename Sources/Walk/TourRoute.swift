@@ -224,6 +224,15 @@ public struct TourRoute: Sendable, Hashable {
         return Projection(along: start + t * length, offset: (ex * ex + ey * ey).squareRoot())
     }
 
+    /// Degrees between a course over ground and segment `i`'s direction (0 to 180).
+    func turn(from track: Double, onSegment i: Int) -> Double {
+        let f = frames[i]
+        guard f.length2 > 0 else { return 0 }
+        let bearing = atan2(f.dx, f.dy) * 180 / .pi
+        let d = abs((track - bearing).truncatingRemainder(dividingBy: 360))
+        return d > 180 ? 360 - d : d
+    }
+
     /// The distance from `c` to the route at `along`.
     func offset(of c: Coordinate, at along: Double) -> Double {
         guard !frames.isEmpty else { return vertices.first.map { $0.distance(to: c) } ?? .infinity }

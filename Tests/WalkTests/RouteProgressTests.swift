@@ -68,6 +68,67 @@ struct RouteProgressTests {
         #expect(events == [.localised(along: 0)])
     }
 
+    /// Up one street and back down its parallel 60 m east (a U): a receiver drifting east on the
+    /// way up puts its fixes nearer the way back, which lies 100-200 m further along the route.
+    static func drift(_ s: Double, east: Double, speed: Double?, track: Double?, from y: Double) -> Fix {
+        Fix(
+            time: at(s), coordinate: c(east, y + s * 1.4), mode: .threeD, horizontalError: 5, speed: speed,
+            track: track)
+    }
+
+    @Test("a fix drifting across a U onto the way back, with the walker's course up the way out, moves nothing there")
+    func aCourseUpTheWayOutKeepsProgressThere() {
+        let route = TourRoute(tour: Self.tour(route: [(0, 0), (0, 400), (60, 400), (60, 0)], points: [(0, 0, 25)]))
+        #expect(route.source == .drawn)
+        var progress = RouteProgress(route: route)
+        for s in -250 ... -1 { _ = progress.update(Self.drift(Double(s), east: 0, speed: 1.4, track: 2, from: 350)) }
+        for s in 0...34 {
+            // The bias builds to 55 m east over 34 s while the walker goes north at 1.4 m/s, to
+            // 2 m short of the top.
+            _ = progress.update(Self.drift(Double(s), east: Double(s) * 55 / 34, speed: 1.4, track: 2, from: 350))
+            let truth = 350 + Double(s) * 1.4
+            #expect((progress.progress ?? 0) < truth + 20, "\(s) s: \(progress.progress ?? -1) against \(truth)")
+            #expect(progress.reach < truth + 20, "\(s) s: reach \(progress.reach) against \(truth)")
+        }
+        // A walker who goes round the top, the course turning with them, is followed down the way back.
+        var round = RouteProgress(route: route)
+        var second = 0.0
+        func go(_ x: Double, _ y: Double, _ track: Double) {
+            let fix = Fix(
+                time: at(second), coordinate: Self.c(x, y), mode: .threeD, horizontalError: 5, speed: 1.4, track: track)
+            _ = round.update(fix)
+            second += 1
+        }
+        for k in 0...285 { go(0, Double(k) * 1.4, 2) }
+        for k in 1...43 { go(Double(k) * 1.4, 400, 90) }
+        for k in 1...50 { go(60, 400 - Double(k) * 1.4, 180) }
+        #expect(abs((round.progress ?? 0) - 530) < 10, "\(round.progress ?? -1)")
+    }
+
+    @Test("without a course, a fix across a hairpin is not taken for a walk 100 m round it in a second")
+    func aFoldIsNotCrossedInOneStep() {
+        // Without a drawn route the points' tolerance (60 m) holds the way out and the way back
+        // alike: the fold is told by the route's way round being far longer than the step. Up a
+        // street, up a diagonal to a corner, and back down a street 60 m east of the first.
+        let route = TourRoute(
+            tour: Self.tour(route: [], points: [(0, 0, 25), (0, 320, 25), (60, 395, 25), (60, 315, 25)]))
+        #expect(route.source == .points)
+        var progress = RouteProgress(route: route)
+        for s in 0...228 { _ = progress.update(Self.fix(Double(s), 0, Double(s) * 1.4)) }
+        let diagonal = (x: 60 / 95.7, y: 75 / 95.7)
+        for s in 1...44 {
+            // 1.4 m/s up the diagonal while the bias builds to 33 m east, 21 m south in 44 s: the
+            // fixes come nearer the way back than the way out. Further on, with the fixes past
+            // the way back, a walker round the corner is as likely as the bias.
+            let f = Double(s) / 60, along = Double(s) * 1.4
+            let fix = Self.fix(
+                228 + Double(s), diagonal.x * along + 45 * f, 320 + diagonal.y * along - 29 * f)
+            _ = progress.update(fix)
+            let truth = 320 + along
+            #expect((progress.progress ?? 0) < truth + 40, "\(s) s: \(progress.progress ?? -1) against \(truth)")
+        }
+    }
+
     @Test("forward only: jitter backwards does not lower progress")
     func forwardOnly() {
         let route = TourRoute(tour: Self.tour(route: RouteShapes.street, points: [(0, 0, 25)]))

@@ -378,6 +378,17 @@ struct RoutePropertyTests {
         return RouteWalk("random", route: path, drawn: false, points: points, receiver: receiver)
     }
 
+    /// Inputs the property above drew and failed on: a drift of 50 m across a hairpin 60 m wide
+    /// (a U between two streets) without a drawn route, within the points' tolerance of the way
+    /// back: point 5 played 68 s early on the way out, and point 4 42 s early.
+    @Test("a drift across a hairpin plays nothing of the way back on the way out", arguments: [653634, 210132])
+    func driftAcrossAHairpin(seed: Int) {
+        let walk = Self.walk(shape: 2, points: 5, seed: seed, receiverKind: 4, drawn: false)
+        let verdict = walk.judge(policy: WalkPolicy(missed: RouteTriggeringTests.policies[0]), biasCounts: true)
+        #expect(verdict.order == [0, 1, 2, 3, 4], "\(verdict)")
+        #expect(verdict.early.isEmpty, "\(verdict)")
+    }
+
     @Test("random routes and receivers: in order, at most once, never before the walker reached the point's stretch")
     func inOrderOnceNeverEarly() async {
         await propertyCheck(
