@@ -56,6 +56,14 @@ static inline int ws_ff_available(void) {
     return 1;
 }
 
+/// 1 when libavutil and libswresample load: all a sample conversion needs. libavcodec and
+/// libavformat (and the 130 libraries they bring) are left unloaded.
+static inline int ws_swr_available(void) {
+    return ws_ff_library(0) && ws_ff_library(1);
+}
+
+/// The first of the libraries, in the order above, that has `name`: one whose symbols are in
+/// libavutil or libswresample loads nothing more.
 static inline void *ws_ff_symbol(const char *name) {
     for (int i = 0; i < 4; i++) {
         void *library = ws_ff_library(i);

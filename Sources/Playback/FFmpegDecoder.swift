@@ -104,6 +104,10 @@ public enum FFmpegLibraries {
     /// True when the libraries load (they are opened at first use, not linked).
     public static var available: Bool { ws_ff_available() != 0 }
     static let missing = "needs FFmpeg's libraries (libavformat, libavcodec, libswresample), which are not installed"
+    /// True when libswresample loads, without libavcodec and libavformat: a sample conversion
+    /// (a narration at another rate) loaded all of them, 25 MiB and 20 ms of dynamic linking.
+    static var resamplerAvailable: Bool { ws_swr_available() != 0 }
+    static let resamplerMissing = "needs FFmpeg's libswresample, which is not installed"
 
     public static var avformatVersion: String { ws_avformat_version().map { version($0()) } ?? "not installed" }
     public static var avcodecVersion: String { ws_avcodec_version().map { version($0()) } ?? "not installed" }
@@ -404,23 +408,31 @@ final class SampleConverter {
     /// libswresample's upmix), without loading FFmpeg's libraries for it. A mono MP3 at 44.1 kHz
     /// cost 1.54x mpg123's CPU and 21 MiB more memory through libswresample, 1.13x before.
     private let upmixOnly: Bool
+    /// A mono narration at another rate is resampled in mono, then upmixed here: resampling costs
+    /// per channel (a 22.05 kHz mono MP3 took 38 % of a play's CPU in libswresample, in stereo).
+    private let upmixAfter: Bool
+    /// What libswresample makes: `to`, or `to`'s rate in mono when `upmixAfter`.
+    private let resampled: PCMFormat
     private var upmixed = UnsafeMutableRawBufferPointer(start: nil, count: 0)
 
     init(from: PCMFormat, to: PCMFormat) throws(PlaybackError) {
         self.from = from
         self.to = to
-        upmixOnly = from.sampleRate == to.sampleRate && from.channels == 1 && to.channels == 2
+        upmixAfter = from.channels == 1 && to.channels == 2
+        upmixOnly = upmixAfter && from.sampleRate == to.sampleRate
+        resampled = upmixAfter ? PCMFormat(sampleRate: to.sampleRate, channels: 1) : to
         if upmixOnly { return }
-        guard FFmpegLibraries.available else {
-            throw PlaybackError.decodeFailed(path: "\(from) to \(to)", reason: FFmpegLibraries.missing)
+        guard FFmpegLibraries.resamplerAvailable else {
+            throw PlaybackError.decodeFailed(path: "\(from) to \(to)", reason: FFmpegLibraries.resamplerMissing)
         }
+        FFmpegLibraries.quiet()
         var outLayout = AVChannelLayout()
         var inLayout = AVChannelLayout()
-        ws_av_channel_layout_default()!(&outLayout, Int32(to.channels))
+        ws_av_channel_layout_default()!(&outLayout, Int32(resampled.channels))
         ws_av_channel_layout_default()!(&inLayout, Int32(from.channels))
         guard
             ws_swr_alloc_set_opts2()!(
-                &context, &outLayout, AV_SAMPLE_FMT_S16, Int32(to.sampleRate), &inLayout, AV_SAMPLE_FMT_S16,
+                &context, &outLayout, AV_SAMPLE_FMT_S16, Int32(resampled.sampleRate), &inLayout, AV_SAMPLE_FMT_S16,
                 Int32(from.sampleRate), 0, nil) >= 0, let context, ws_swr_init()!(context) >= 0
         else {
             throw PlaybackError.decodeFailed(path: "\(from) to \(to)", reason: "cannot convert the samples")
@@ -432,18 +444,39 @@ final class SampleConverter {
         upmixed.deallocate()
     }
 
-    private func upmix(_ pcm: UnsafeMutableRawBufferPointer) -> UnsafeMutableRawBufferPointer {
+    /// Whether this converter only upmixes (mono to stereo at the same rate), which can take a
+    /// gain in the same pass (`upmix(_:gain:)`).
+    var upmixesOnly: Bool { upmixOnly }
+
+    /// `pcm` (mono) on both channels, 3 dB down, times `gain` (at most 32, as `PlaybackEngine.scale`),
+    /// rounded to nearest and saturating: the queue's steady level in the same pass, so a levelled
+    /// mono narration is not gone over twice (the scaling was 8 % of a play's CPU). The buffer is
+    /// valid until the next call.
+    func upmix(_ pcm: UnsafeMutableRawBufferPointer, gain: Float = 1) -> UnsafeMutableRawBufferPointer {
         let samples = pcm.bindMemory(to: Int16.self)
         if upmixed.count < samples.count * 4 {
             upmixed.deallocate()
             upmixed = .allocate(byteCount: samples.count * 4, alignment: 16)
         }
         let out = upmixed.bindMemory(to: Int16.self)
-        // 1/√2 in Q15 (23170), rounded to nearest: no libm call per sample.
-        for (i, sample) in samples.enumerated() {
-            let value = Int16(truncatingIfNeeded: (Int32(sample) &* 23170 &+ 16384) >> 15)
-            out[2 * i] = value
-            out[2 * i + 1] = value
+        if gain == 1 {
+            // 1/√2 in Q15 (23170), rounded to nearest: no libm call per sample.
+            for (i, sample) in samples.enumerated() {
+                let value = Int16(truncatingIfNeeded: (Int32(sample) &* 23170 &+ 16384) >> 15)
+                out[2 * i] = value
+                out[2 * i + 1] = value
+            }
+        } else {
+            // Q16 in 64 bits (Q10 in 32, as the queue scales, is 6 steps off at full scale), branch-free
+            // so that the compiler vectorises it: half away from zero, then saturated.
+            let q = Int64((Double(min(32, max(0, gain))) * 0.5.squareRoot() * 65536).rounded())
+            for (i, sample) in samples.enumerated() {
+                let product = Int64(sample) &* q
+                let scaled = (product &+ 32768 &+ (product &>> 63)) &>> 16
+                let value = Int16(truncatingIfNeeded: min(32767, max(-32768, scaled)))
+                out[2 * i] = value
+                out[2 * i + 1] = value
+            }
         }
         return UnsafeMutableRawBufferPointer(rebasing: upmixed[0..<(samples.count * 4)])
     }
@@ -465,7 +498,7 @@ final class SampleConverter {
     /// `pcm` in the output format (nil input: what the converter still holds, once, at the end).
     /// The buffer belongs to the converter and is valid until the next call.
     func convert(_ pcm: UnsafeMutableRawBufferPointer?) throws(PlaybackError) -> UnsafeMutableRawBufferPointer? {
-        if upmixOnly { return pcm.map(upmix) }
+        if upmixOnly { return pcm.map { upmix($0) } }
         guard let context else { return nil }
         if pcm == nil {
             if flushed { return nil }
@@ -477,11 +510,12 @@ final class SampleConverter {
         ]
         let chunk = try planes.withUnsafeMutableBufferPointer { input throws(PlaybackError) in
             try output.convert(
-                context, input: pcm == nil ? nil : input.baseAddress, frames: inFrames, to: to, name: "\(from) to \(to)"
-            )
+                context, input: pcm == nil ? nil : input.baseAddress, frames: inFrames, to: resampled,
+                name: "\(from) to \(to)")
         }
         // At the end, nothing more to come is the end; mid-item, an empty piece is skipped.
-        return pcm == nil && chunk.isEmpty ? nil : chunk
+        if pcm == nil && chunk.isEmpty { return nil }
+        return upmixAfter && !chunk.isEmpty ? upmix(chunk) : chunk
     }
 }
 

@@ -220,16 +220,17 @@ final class PlaybackEngine: @unchecked Sendable {
                     continue loop
                 }
                 let chunk: UnsafeMutableRawBufferPointer
+                var scaled = false
                 if let rest = leftover {
                     chunk = rest
                     leftover = nil
-                } else if let next = try nextChunk(decoder) {
-                    chunk = next
+                } else if let next = try nextChunk(decoder, steadyGain: gain == target ? gain : nil) {
+                    (chunk, scaled) = next
                 } else {
                     break loop
                 }
                 if chunk.isEmpty { continue loop }
-                applyGain(chunk, toward: target, channels: format.channels, fadeFrames: fadeFrames)
+                if !scaled { applyGain(chunk, toward: target, channels: format.channels, fadeFrames: fadeFrames) }
                 try sink.write(UnsafeRawBufferPointer(chunk))
                 written += chunk.count / format.bytesPerFrame
                 let played = sink.playedFrames
@@ -255,11 +256,17 @@ final class PlaybackEngine: @unchecked Sendable {
     }
 
     /// The decoder's next chunk in the output's format: through the converter when the item's
-    /// format differs, whose tail comes once the decoder has ended.
-    private func nextChunk(_ decoder: any AudioDecoder) throws(PlaybackError) -> UnsafeMutableRawBufferPointer? {
-        guard let converter else { return try decoder.nextChunk() }
-        if let chunk = try decoder.nextChunk() { return try converter.convert(chunk) }
-        return try converter.convert(nil)
+    /// format differs, whose tail comes once the decoder has ended. With a `steadyGain` (not
+    /// gliding), a mono item upmixed at its own rate takes it in the upmix's pass: `scaled`.
+    private func nextChunk(
+        _ decoder: any AudioDecoder, steadyGain: Float?
+    ) throws(PlaybackError) -> (UnsafeMutableRawBufferPointer, scaled: Bool)? {
+        guard let converter else { return try decoder.nextChunk().map { ($0, false) } }
+        if let chunk = try decoder.nextChunk() {
+            if let steadyGain, converter.upmixesOnly { return (converter.upmix(chunk, gain: steadyGain), true) }
+            return try converter.convert(chunk).map { ($0, false) }
+        }
+        return try converter.convert(nil).map { ($0, false) }
     }
 
     private func waitWhilePaused() {
@@ -284,7 +291,7 @@ final class PlaybackEngine: @unchecked Sendable {
             if let rest = pending {
                 chunk = rest
                 pending = nil
-            } else if let next = try nextChunk(decoder) {
+            } else if let (next, _) = try nextChunk(decoder, steadyGain: nil) {
                 chunk = next
             } else {
                 break

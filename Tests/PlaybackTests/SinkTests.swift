@@ -79,6 +79,33 @@ import Testing
         #expect(restSame, "\(written.count - first.count) bytes against \(expected.count)")
     }
 
+    /// A mono narration at the output's rate, raised by its level: the upmix takes the level in
+    /// its own pass, each sample x × level / √2 on both channels, rounded and saturated at full
+    /// scale (within a step of rounding of upmixing and scaling one after the other).
+    @Test func aRaisedMonoNarrationPlaysItsLevelOnBothChannels() async throws {
+        let mono = try FixtureAudio.tone(
+            frames: 44_100, sampleRate: 44100, channels: 1, amplitude: 0.8, lameArguments: ["-b", "128"])
+        let dir = try TemporaryDirectory()
+        let raw = dir.file("raised.raw")
+        let queue = AudioQueue(sink: try ALSASink(device: "file:'\(raw.path)',raw"))
+        await queue.enqueue(mono.mp3, id: "mono", gainDB: 6)
+        _ = try await collect(queue) { $0 == .finished(id: "mono") }
+        await queue.shutdown()
+        let written = try Data(contentsOf: raw).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        let decoded = try decodedPCM(mono.mp3).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        #expect(written.count == decoded.count * 2)
+        let level = pow(10, 6.0 / 20)
+        var worst = 0, clipped = 0
+        for (i, x) in decoded.enumerated() where 2 * i + 1 < written.count {
+            let due = Int(max(-32768, min(32767, (Double(x) * level / 2.0.squareRoot()).rounded())))
+            #expect(written[2 * i] == written[2 * i + 1])
+            worst = max(worst, abs(Int(written[2 * i]) - due))
+            if abs(due) == 32767 || due == -32768 { clipped += 1 }
+        }
+        #expect(worst <= 1, "a sample \(worst) steps from x × level / √2")
+        #expect(clipped > 0, "0.8 of full scale raised 6 dB, less 3, reaches it")
+    }
+
     /// The output opened at the first narration's format made a walk whose first narration was
     /// mono play every stereo one downmixed (3 LU quieter), and one whose first was 8 kHz play
     /// every later one at 8 kHz. It opens in stereo, at 44.1 kHz at least.
