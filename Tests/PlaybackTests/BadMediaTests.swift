@@ -105,6 +105,68 @@ import TourModel
         #expect(try AudioProbe.inspect(fixture.mp3).frames == fixture.frames)
     }
 
+    /// An ID3v2 tag of `size` bytes of padding.
+    static func id3v2(_ size: Int) -> Data {
+        Data("ID3".utf8)
+            + Data([
+                3, 0, 0, UInt8(size >> 21 & 0x7F), UInt8(size >> 14 & 0x7F), UInt8(size >> 7 & 0x7F),
+                UInt8(size & 0x7F),
+            ])
+            + Data(count: size)
+    }
+
+    /// What mpg123 and ffmpeg play, found by an adversarial pass refused as "not a known audio
+    /// format": a second ID3v2 tag (100 kB of cover art) after a first, and 70 kB of other bytes
+    /// before the first frame (a tool's own header, a download's leftover).
+    @Test(arguments: ["two tags", "junk"])
+    func anMP3BehindTwoTagsOrFarIntoOtherBytesIsStillMP3(prefix: String) throws {
+        let fixture = try FixtureAudio.speech("Found further on.")
+        let dir = try TemporaryDirectory()
+        let url = dir.file("far.mp3")
+        let head = prefix == "junk" ? Self.randomBytes(70 * 1024, seed: 7) : Self.id3v2(1000) + Self.id3v2(100_000)
+        let data = head + (try Data(contentsOf: fixture.mp3))
+        try data.write(to: url)
+        #expect(MediaSniffer.sniff(url) == .mp3)
+        #expect(MediaSniffer.sniff(data: data) == .mp3)
+        let decoded = try decodedAny(url)
+        #expect(decoded.count == fixture.frames * 2, "\(decoded.count / 2) frames of \(fixture.frames)")
+    }
+
+    @Test func aMegabyteOfEmptyTagsIsNotFollowedTagByTag() throws {
+        // 100,000 ID3v2 headers with nothing in them: at most eight are skipped, in a file or in
+        // memory (one call deeper for each overflowed the stack).
+        let data = Data((0..<100_000).map { _ in Self.id3v2(0) }.joined())
+        #expect(MediaSniffer.sniff(data: data) == .unknown)
+        let dir = try TemporaryDirectory()
+        let url = dir.file("tags.mp3")
+        try data.write(to: url)
+        #expect(MediaSniffer.sniff(url) == .unknown)
+    }
+
+    /// An ADTS stream cut mid-frame (a download resumed at the wrong byte, a stream recorded from
+    /// its middle): FFmpeg finds the next frame; the sniffer looked only at the first byte.
+    @Test func anADTSStreamStartingMidFrameIsStillAAC() throws {
+        let source = try FixtureAudio.speech("The old bridge over the river, and its shops of gold.")
+        let dir = try TemporaryDirectory()
+        let adts = dir.file("whole.aac")
+        try FormatFixtures.ffmpeg(["-i", source.wav.path, "-c:a", "aac", "-f", "adts", adts.path])
+        let url = dir.file("cut.aac")
+        try (try Data(contentsOf: adts)).dropFirst(100).write(to: url)
+        #expect(MediaSniffer.sniff(url) == .aac)
+        // All but the frame cut (1024 samples) and the encoder's priming.
+        let decoded = try decodedAny(url)
+        #expect(abs(decoded.count / 2 - source.frames) <= 2048 + 1024, "\(decoded.count / 2) of \(source.frames)")
+    }
+
+    @Test func randomBytesAreNotAACOrMP3AnywhereInTheirFirstMegabyte() throws {
+        let dir = try TemporaryDirectory()
+        for seed in UInt64(1)...3 {
+            let url = dir.file("noise-\(seed).bin")
+            try Self.randomBytes(1_200_000, seed: seed).write(to: url)
+            #expect(MediaSniffer.sniff(url) == .unknown, "seed \(seed)")
+        }
+    }
+
     @Test func truncatedMP3PlaysWhatItHasAndSaysSo() throws {
         let fixture = try FixtureAudio.speech("This sentence is cut off in the middle, as by a failed download.")
         let dir = try TemporaryDirectory()

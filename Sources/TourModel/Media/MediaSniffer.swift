@@ -16,8 +16,14 @@ import Foundation
 /// in its headers; mpg123 plays it) shows its frame length only by the distance between frames,
 /// so it needs three headers at one constant length.
 public enum MediaSniffer {
-    /// How far into the file (after any ID3v2 tag) MPEG audio is looked for.
+    /// How far into the file (after any ID3v2 tags) MPEG audio is looked for on two frames.
     package static let searchWindow = 64 * 1024
+    /// How far it is looked for on three frames in a row: other bytes before the first frame (a
+    /// tool's own header, a download's leftovers) that mpg123 and FFmpeg play through. Random
+    /// bytes hold two consistent headers about once in a billion places, three practically never.
+    package static let farWindow = 1024 * 1024
+    /// ID3v2 tags skipped one after another (a tool that added its own in front of another's).
+    static let tagsSkipped = 8
 
     /// What the sniffer learnt, for the probe: where the first MPEG frame is and what it says.
     package struct Report: Sendable {
@@ -51,18 +57,21 @@ public enum MediaSniffer {
         guard fstat(fd, &info) == 0 else { return Report(kind: .unreadable, fileSize: 0) }
         let size = Int(info.st_size)
         if size == 0 { return Report(kind: .empty, fileSize: 0) }
-        guard var head = read(fd, count: 10, at: 0) else { return Report(kind: .unreadable, fileSize: size) }
         var base = 0
         // An ID3v2 tag may hold megabytes of cover art: skip it rather than read it.
-        if let tagSize = id3v2Size(head) {
-            base = tagSize
-            head = Data()
+        for _ in 0..<tagsSkipped {
+            guard let head = read(fd, count: 10, at: base) else { return Report(kind: .unreadable, fileSize: size) }
+            guard let tagSize = id3v2Size(head) else { break }
+            base += tagSize
         }
-        guard let rest = read(fd, count: searchWindow + 8 * 1024 - head.count, at: base + head.count) else {
+        guard let window = read(fd, count: searchWindow + 8 * 1024, at: base) else {
             return Report(kind: .unreadable, fileSize: size)
         }
-        let window = head + rest
-        return window.withUnsafeBytes { report($0, fileSize: size, baseOffset: base) }
+        let first = window.withUnsafeBytes { report($0, fileSize: size, baseOffset: base) }
+        guard first.kind == .unknown, base + window.count < size else { return first }
+        // Further on, only for what the first window did not tell.
+        guard let far = read(fd, count: farWindow + 8 * 1024, at: base) else { return first }
+        return far.withUnsafeBytes { report($0, fileSize: size, baseOffset: base) }
     }
 
     /// Up to `count` bytes at `offset` (fewer at the end of the file), or nil on a read error.
@@ -84,14 +93,17 @@ public enum MediaSniffer {
     }
 
     /// Classifies `bytes`, which start at `baseOffset` of a file of `fileSize` bytes.
-    package static func report(_ bytes: UnsafeRawBufferPointer, fileSize: Int, baseOffset: Int) -> Report {
+    package static func report(
+        _ bytes: UnsafeRawBufferPointer, fileSize: Int, baseOffset: Int, tagsAllowed: Int = tagsSkipped
+    ) -> Report {
         var report = Report(kind: .unknown, fileSize: fileSize)
         if fileSize == 0 || (bytes.isEmpty && baseOffset == 0) { report.kind = .empty; return report }
-        // A buffer handed in directly may itself start with an ID3v2 tag.
-        if baseOffset == 0, let tag = id3v2Size(Data(bytes.prefix(10))) {
+        // A buffer handed in directly may itself start with ID3v2 tags (a file's window starts
+        // after them): as many as a file's are skipped, not one call deeper for each.
+        if tagsAllowed > 0, let tag = id3v2Size(Data(bytes.prefix(10))) {
             guard tag < bytes.count else { return report }
             let rest = UnsafeRawBufferPointer(rebasing: bytes[tag...])
-            return self.report(rest, fileSize: fileSize, baseOffset: tag)
+            return self.report(rest, fileSize: fileSize, baseOffset: baseOffset + tag, tagsAllowed: tagsAllowed - 1)
         }
         func magic(_ at: Int, _ text: String) -> Bool {
             let utf8 = Array(text.utf8)
@@ -104,7 +116,7 @@ public enum MediaSniffer {
         if magic(4, "ftyp") { report.kind = .mp4; return report }
         if isADTS(bytes) { report.kind = .aac; return report }
 
-        let limit = min(bytes.count - 4, searchWindow)
+        let limit = min(bytes.count - 4, farWindow)
         var offset = 0
         while offset < limit {
             if bytes[offset] == 0xFF, let parsed = MPEGFrameHeader(bytes, at: offset),
@@ -113,7 +125,12 @@ public enum MediaSniffer {
                 let next = offset + header.frameLength
                 let confirmed: Bool
                 if let second = MPEGFrameHeader(bytes, at: next) {
-                    confirmed = header.isCompatible(with: second)
+                    // Beyond the first window, a third frame in a row as well.
+                    confirmed =
+                        header.isCompatible(with: second)
+                        && (offset < searchWindow
+                            || MPEGFrameHeader(bytes, at: next + second.frameLength).map(header.isCompatible)
+                                == true)
                 } else if header.isFreeFormat {
                     confirmed = false
                 } else {
@@ -130,17 +147,31 @@ public enum MediaSniffer {
             }
             offset += 1
         }
+        if isADTSCutMidFrame(bytes) { report.kind = .aac }
         return report
     }
 
-    /// Two consecutive ADTS headers (sync 0xFFF, layer 0) with a consistent frame length.
+    /// The length of the ADTS frame whose header (sync 0xFFF, layer 0) is at `i`, if one is.
+    private static func adtsFrame(_ bytes: UnsafeRawBufferPointer, at i: Int) -> Int? {
+        guard i + 7 <= bytes.count, bytes[i] == 0xFF, bytes[i + 1] & 0xF6 == 0xF0 else { return nil }
+        let length = (Int(bytes[i + 3]) & 0x03) << 11 | Int(bytes[i + 4]) << 3 | Int(bytes[i + 5]) >> 5
+        return length >= 7 ? length : nil
+    }
+
+    /// Two consecutive ADTS headers with a consistent frame length.
     private static func isADTS(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        func header(at i: Int) -> Int? {
-            guard i + 7 <= bytes.count, bytes[i] == 0xFF, bytes[i + 1] & 0xF6 == 0xF0 else { return nil }
-            let length = (Int(bytes[i + 3]) & 0x03) << 11 | Int(bytes[i + 4]) << 3 | Int(bytes[i + 5]) >> 5
-            return length >= 7 ? length : nil
+        guard let first = adtsFrame(bytes, at: 0) else { return false }
+        return first >= bytes.count || adtsFrame(bytes, at: first) != nil
+    }
+
+    /// An ADTS stream whose first bytes are the end of a frame (a download resumed at the wrong
+    /// byte, a stream recorded from its middle): three headers in a row within the longest frame
+    /// ADTS has (8191 bytes) of the start. FFmpeg finds them too.
+    private static func isADTSCutMidFrame(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        for i in 1..<max(1, min(bytes.count, 8192)) where bytes[i] == 0xFF {
+            guard let first = adtsFrame(bytes, at: i), let second = adtsFrame(bytes, at: i + first) else { continue }
+            if adtsFrame(bytes, at: i + first + second) != nil { return true }
         }
-        guard let first = header(at: 0) else { return false }
-        return first >= bytes.count || header(at: first) != nil
+        return false
     }
 }
