@@ -35,16 +35,16 @@ extension AudioDecoder {
 }
 
 /// Opens the right decoder for a file's bytes: MPEG audio on libmpg123 (its PCM bit-identical to
-/// mpg123's), WAV, MP4/M4A and ADTS AAC, Ogg (Vorbis, Opus) and FLAC on FFmpeg's libraries.
+/// mpg123's), WAV, MP4/M4A and ADTS AAC, Ogg (Vorbis, Opus), FLAC, WebM/Matroska and AIFF on FFmpeg's libraries.
 public enum AudioDecoders {
     /// The formats a narration may be in, as their bytes say.
-    public static let playableKinds: Set<MediaKind> = [.mp3, .wav, .mp4, .aac, .ogg, .flac]
+    public static let playableKinds: Set<MediaKind> = [.mp3, .wav, .mp4, .aac, .ogg, .flac, .matroska, .aiff]
 
     public static func open(_ url: URL) throws(PlaybackError) -> any AudioDecoder {
         let kind = MediaSniffer.sniff(url)
         switch kind {
         case .mp3: return try MP3Decoder(contentsOf: url)
-        case .wav, .mp4, .aac, .ogg, .flac: return try FFmpegDecoder(contentsOf: url, kind: kind)
+        case .wav, .mp4, .aac, .ogg, .flac, .matroska, .aiff: return try FFmpegDecoder(contentsOf: url, kind: kind)
         case .empty: throw .emptyFile(path: url.path)
         case .unreadable:
             // Say why: missing, not a regular file, or unreadable.
@@ -58,7 +58,8 @@ public enum AudioDecoders {
         let kind = MediaSniffer.sniff(data: data)
         switch kind {
         case .mp3: return try MP3Decoder(data: data, name: name)
-        case .wav, .mp4, .aac, .ogg, .flac: return try FFmpegDecoder(data: data, name: name, kind: kind)
+        case .wav, .mp4, .aac, .ogg, .flac, .matroska, .aiff:
+            return try FFmpegDecoder(data: data, name: name, kind: kind)
         case .empty: throw .emptyFile(path: name)
         case .unreadable: throw .unreadable(path: name, reason: "read error")
         case .unknown: throw .unsupported(path: name, kind: kind)

@@ -8,7 +8,7 @@ import TourModel
 #endif
 
 /// Decodes what is not MPEG audio with FFmpeg's libraries: WAV (PCM, float, A-law, µ-law), AAC in
-/// MP4/M4A or ADTS, Ogg Vorbis, Opus and FLAC. The stream's first audio track is decoded and turned
+/// MP4/M4A or ADTS, Ogg Vorbis, Opus, FLAC, WebM/Matroska and AIFF. The stream's first audio track is decoded and turned
 /// by libswresample into signed 16-bit interleaved PCM at the stream's own rate: mono stays mono,
 /// anything with more channels becomes stereo.
 ///

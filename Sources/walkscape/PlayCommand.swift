@@ -32,7 +32,8 @@ struct PlayCommand: AsyncParsableCommand {
 
     @Argument(
         help: ArgumentHelp(
-            "Audio files to play, in order (MP3, WAV, AAC/M4A, Ogg Vorbis, Opus, FLAC).", valueName: "file"))
+            "Audio files to play, in order (MP3, WAV, AAC/M4A, Ogg Vorbis, Opus, FLAC, WebM, AIFF).", valueName: "file")
+    )
     var files: [String] = []
 
     @OptionGroup(title: "Sound") var audio: AudioOutputOptions

@@ -33,6 +33,10 @@ public enum FormatFixtures {
         Encoding("Ogg Vorbis 44.1 kHz", "ogg", ["-ar", "44100", "-c:a", "libvorbis", "-q:a", "3"]),
         Encoding("Opus 48 kHz", "opus", ["-ar", "48000", "-c:a", "libopus", "-b:a", "48k"]),
         Encoding("FLAC 48 kHz stereo", "flac", ["-ar", "48000", "-ac", "2", "-c:a", "flac"], lossless: true),
+        // What browsers record (MediaRecorder), an editor's export on a Mac, a broadcast WAV past 4 GB.
+        Encoding("Opus in WebM 48 kHz", "webm", ["-ar", "48000", "-c:a", "libopus", "-b:a", "48k"]),
+        Encoding("AIFF s16 44.1 kHz", "aiff", ["-ar", "44100", "-c:a", "pcm_s16be"], lossless: true),
+        Encoding("RF64 s16 22.05 kHz", "wav", ["-c:a", "pcm_s16le", "-rf64", "always"], lossless: true),
     ]
 
     public struct FixtureError: Error, CustomStringConvertible {

@@ -9,12 +9,16 @@ public enum MediaKind: String, Sendable, Hashable, CaseIterable, CustomStringCon
     case mp4
     /// Raw AAC in ADTS framing.
     case aac
-    /// RIFF/WAVE.
+    /// RIFF/WAVE, or its 64-bit forms RF64 and BW64 (a broadcast WAV past 4 GB).
     case wav
     /// An Ogg container (Vorbis, Opus).
     case ogg
     /// FLAC.
     case flac
+    /// Matroska or WebM (Opus or Vorbis inside): what browsers record.
+    case matroska
+    /// AIFF or AIFF-C: an editor's export on a Mac.
+    case aiff
     /// Zero bytes.
     case empty
     /// The file could not be opened or read.
@@ -31,6 +35,8 @@ public enum MediaKind: String, Sendable, Hashable, CaseIterable, CustomStringCon
         case .wav: return "looks like WAV"
         case .ogg: return "looks like Ogg (Vorbis/Opus)"
         case .flac: return "looks like FLAC"
+        case .matroska: return "looks like WebM/Matroska"
+        case .aiff: return "looks like AIFF"
         case .empty: return "the file is empty"
         case .unreadable: return "the file cannot be read"
         case .unknown: return "not a known audio format"
@@ -46,6 +52,8 @@ public enum MediaKind: String, Sendable, Hashable, CaseIterable, CustomStringCon
         case .wav: "audio/wav"
         case .ogg: "audio/ogg"
         case .flac: "audio/flac"
+        case .matroska: "audio/webm"
+        case .aiff: "audio/aiff"
         case .empty, .unreadable, .unknown: nil
         }
     }
@@ -58,6 +66,8 @@ public enum MediaKind: String, Sendable, Hashable, CaseIterable, CustomStringCon
         case .wav: return "WAV"
         case .ogg: return "Ogg"
         case .flac: return "FLAC"
+        case .matroska: return "WebM/Matroska"
+        case .aiff: return "AIFF"
         case .empty: return "empty"
         case .unreadable: return "unreadable"
         case .unknown: return "unknown"

@@ -110,7 +110,15 @@ public enum MediaSniffer {
             guard at + utf8.count <= bytes.count else { return false }
             return utf8.indices.allSatisfy { bytes[at + $0] == utf8[$0] }
         }
-        if magic(0, "RIFF"), magic(8, "WAVE") { report.kind = .wav; return report }
+        if magic(0, "RIFF") || magic(0, "RF64") || magic(0, "BW64"), magic(8, "WAVE") {
+            report.kind = .wav
+            return report
+        }
+        if magic(0, "FORM"), magic(8, "AIFF") || magic(8, "AIFC") { report.kind = .aiff; return report }
+        if bytes.count >= 4, bytes[0] == 0x1A, bytes[1] == 0x45, bytes[2] == 0xDF, bytes[3] == 0xA3 {
+            report.kind = .matroska
+            return report
+        }
         if magic(0, "OggS") { report.kind = .ogg; return report }
         if magic(0, "fLaC") { report.kind = .flac; return report }
         if magic(4, "ftyp") { report.kind = .mp4; return report }

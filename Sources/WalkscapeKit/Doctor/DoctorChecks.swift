@@ -88,7 +88,7 @@ package struct DoctorChecks {
         DoctorCheck(
             name: "codecs", status: .ok,
             detail:
-                "WAV, AAC, Ogg Vorbis, Opus, FLAC: libavformat \(FFmpegLibraries.avformatVersion), libavcodec \(FFmpegLibraries.avcodecVersion), libswresample \(FFmpegLibraries.swresampleVersion)"
+                "WAV, AAC, Ogg Vorbis, Opus, FLAC, WebM, AIFF: libavformat \(FFmpegLibraries.avformatVersion), libavcodec \(FFmpegLibraries.avcodecVersion), libswresample \(FFmpegLibraries.swresampleVersion)"
         )
     }
 
