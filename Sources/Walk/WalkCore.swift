@@ -30,7 +30,7 @@ public struct WalkCore: Sendable {
     private var previousAccepted: Fix?
     private var previousInterval: Double?
     /// Intervals (s) beyond this are gaps, not a sparse receiver's rate.
-    static let maxSparseInterval = 15.0
+    public static let maxSparseInterval = 15.0
     private let indexByID: [String: Int]
     /// The points' centres and radii, apart from their texts: the per-fix loop touches only these.
     private let centres: [Coordinate]
@@ -237,7 +237,7 @@ public struct WalkCore: Sendable {
 
     /// Confirmation by time and accuracy: from a sparse receiver (a fix every few seconds), one fix
     /// confirms an entry when it is inside by more than its error estimate and the walker could
-    /// have walked to it from the fix before. So a receiver at 0.2 Hz is not made to wait a second
+    /// have walked (or ridden, at the speed the receiver measured) to it from the fix before. So a receiver at 0.2 Hz is not made to wait a second
     /// fix, 5 s later; a single outlier still confirms nothing (it is not where a walker could
     /// have walked, or it is not deep inside).
     private func isConfidentAlone(_ fix: Fix, distance: Double, radius: Double) -> Bool {
@@ -249,8 +249,11 @@ public struct WalkCore: Sendable {
         let sparse = policy.sparseInterval...Self.maxSparseInterval
         guard sparse.contains(dt), sparse.contains(interval) else { return false }
         guard distance + (fix.horizontalError ?? radius / 4) / 2 <= radius else { return false }
+        // At walking pace, or at the pace the receiver itself measured at both fixes (Doppler,
+        // which an outlier's position does not share): a cyclist covers 35 m between two fixes.
+        let measured = min(fix.speed ?? 0, previous.speed ?? 0) * 1.25
         let slack = (fix.horizontalError ?? 0) + (previous.horizontalError ?? 0)
-        return previous.coordinate.distance(to: fix.coordinate) - slack <= policy.walkingSpeed * dt
+        return previous.coordinate.distance(to: fix.coordinate) - slack <= max(policy.walkingSpeed, measured) * dt
     }
 
     /// The geodesic distance when it matters, i.e. near the radius; far away, the spherical

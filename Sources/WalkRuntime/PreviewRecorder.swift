@@ -11,8 +11,13 @@ import Walk
 public struct PreviewRecorder: Sendable {
     public let tour: PlayableTour
     public let policy: WalkPolicy
-    /// A stretch without a usable fix at least this long is a gap worth a timeline line.
+    /// A stretch without a usable fix at least this long is a gap worth a timeline line, when it
+    /// is also twice the receiver's usual interval (a receiver giving a fix every 5 s is not in a
+    /// gap at each fix); before the receiver has shown its rate, only past `WalkCore`'s longest
+    /// sparse interval.
     public var gapThreshold: Double = 5
+    /// The latest intervals between accepted fixes: the receiver's usual one is their median.
+    private var intervals: [Double] = []
     public var maxNotes = 50
 
     private var origin: Date?
@@ -93,11 +98,13 @@ public struct PreviewRecorder: Sendable {
                 accepted += 1
                 if let last = lastAccepted {
                     let gap = fix.time.timeIntervalSince(last.time)
-                    if gap >= gapThreshold {
+                    let usual = intervals.isEmpty ? nil : intervals.sorted()[intervals.count / 2]
+                    if gap >= gapThreshold, gap >= usual.map({ 2 * $0 }) ?? WalkCore.maxSparseInterval {
                         note(
                             .gpsGap, at: time,
                             "no usable fix for \(WalkTime.duration(gap)) (since \(WalkTime.offset(offset(last.time))))")
                     }
+                    if gap > 0 { intervals = intervals.suffix(8) + [gap] }
                 }
                 lastAccepted = fix
                 if let first = tour.points.first, points[0].trigger == nil {

@@ -293,6 +293,44 @@ struct RouteTriggeringTests {
         #expect(median <= 1, "median delay \(median) s over \(sorted.count) points")
     }
 
+    // MARK: Receivers and paces
+
+    /// A cyclist (7 m/s) whose receiver gives a fix every 5 s: one fix, 35 m from the last, falls
+    /// in each 25 m radius. Found by an adversarial pass: the sparse rule believed such a step only
+    /// at walking pace, so the fix alone confirmed nothing and most points were never heard; and
+    /// the preview said "no usable fix for 5.0s" at every fix.
+    @Test("a cyclist with a 0.2 Hz receiver hears each point as it rides through", arguments: [1, 2, 3] as [UInt64])
+    func aCyclistWithASparseReceiver(seed: UInt64) {
+        var receiver = RouteWalk.Receiver(seed: seed)
+        receiver.hz = 0.2
+        let walk = RouteWalk(
+            "ride", route: [(0, 0), (0, 1200), (900, 1200)],
+            points: [200, 450, 700, 1000, 1350, 1700].map { .init(along: $0, radius: 25) }, speed: 7,
+            receiver: receiver)
+        var report: PreviewReport?
+        let verdict = walk.judge { report = $0 }
+        #expect(verdict.order == Array(walk.points.indices), "\(verdict)")
+        #expect(verdict.types.allSatisfy { $0 == .gps }, "\(verdict)")
+        #expect(verdict.early.isEmpty, "\(verdict)")
+        #expect(verdict.delays.allSatisfy { $0 != nil && $0! <= 5 }, "\(verdict)")
+        let gaps = report?.timeline.filter { $0.kind == .gpsGap } ?? []
+        #expect(gaps.isEmpty, "\(gaps.map(\.text))")
+    }
+
+    @Test("the preview names a gap in a sparse receiver's fixes, not each of its fixes")
+    func aSparseReceiversGapIsNamed() {
+        var receiver = RouteWalk.Receiver(seed: 4)
+        receiver.hz = 0.2
+        receiver.gap = (at: 200, length: 40)
+        let walk = RouteWalk(
+            "sparse", route: RouteShapes.street, points: [.init(along: 500, radius: 25)], receiver: receiver)
+        var report: PreviewReport?
+        _ = walk.judge { report = $0 }
+        let gaps = report?.timeline.filter { $0.kind == .gpsGap } ?? []
+        #expect(gaps.count == 1, "\(gaps.map(\.text))")
+        #expect(gaps.first?.text.hasPrefix("no usable fix for 45") == true, "\(gaps.map(\.text))")
+    }
+
     // MARK: Clock anomalies
 
     @Test("one fix stamped an hour late moves nothing; a real 75 s gap is a gap", arguments: [1, 2] as [UInt64])

@@ -218,13 +218,18 @@ struct RouteWalk {
 
     /// - Parameter biasCounts: a bias along the way the walker goes cannot be told from walking on
     ///   (it moves a trigger by up to the bias); true counts the bias at the trigger as error.
-    func judge(policy: WalkPolicy = WalkPolicy(), biasCounts: Bool = false) -> Verdict {
+    /// - Parameter report: given the preview's report of the run.
+    func judge(
+        policy: WalkPolicy = WalkPolicy(), biasCounts: Bool = false, report: (PreviewReport) -> Void = { _ in }
+    ) -> Verdict {
         var triggers: [(Date, PointTrigger)] = []
         let narrations = Dictionary(
             uniqueKeysWithValues: tour.points.map { ($0.id, WalkSimulation.Narration.seconds(5)) })
-        _ = WalkSimulation(tour: tour, policy: policy, narrations: narrations).run(fixes: fixes) { _, time, effects in
+        let preview = WalkSimulation(tour: tour, policy: policy, narrations: narrations).run(fixes: fixes) {
+            _, time, effects in
             for case .triggered(let t) in effects { triggers.append((time, t)) }
         }
+        report(preview)
         var delays = [Double?](repeating: nil, count: points.count)
         var early: [Int] = []
         for (time, t) in triggers {
