@@ -25,6 +25,13 @@ public struct TourLint: Sendable {
     /// A narration this far (LU) from its language's median loudness is named: levelling brings it
     /// to the target, but only as far as its peaks allow, and the curator should know.
     public var loudnessSpread = 6.0
+    /// The level narrations play at (the user's `loudness`): a narration that levelling cannot
+    /// bring within `loudnessShortfall` of it is named. `.off`: not checked.
+    public var loudnessTarget = LoudnessTarget.standard
+    /// LU under the target from which a narration is named as staying quiet: as far as a narration
+    /// from its language's median is named (`loudnessSpread`). The demo's espeak-ng narrations,
+    /// whose clicks reach -0.3 dBTP, stay 1.6-3.8 LU under -16 LUFS.
+    public var loudnessShortfall = 6.0
     /// Whether one audio file used in several languages is reported in each: an installed tour's
     /// languages share one stored file for identical bytes that the curator keeps as two.
     public var sharedAudioPerLanguage = false
@@ -358,6 +365,12 @@ public struct TourLint: Sendable {
                                 "\(name(i)) in '\(lang)': clipped in \(loudness.clippedRuns) place\(loudness.clippedRuns == 1 ? "" : "s") (samples at full scale)",
                                 language: lang))
                     }
+                    if let quiet = staysQuiet(loudness, audio: audio) {
+                        findings.append(
+                            .init(
+                                .warning, "loudness-unreachable", rel, "\(name(i)) in '\(lang)': \(quiet)",
+                                language: lang))
+                    }
                 }
                 guard let median, let level = loudness.integrated, abs(level - median) > loudnessSpread else {
                     continue
@@ -371,6 +384,25 @@ public struct TourLint: Sendable {
             }
         }
         return findings
+    }
+
+    /// Why a narration plays more than `loudnessShortfall` under the target after levelling, if
+    /// it does: levelling raises at most 30 dB, and never past −1 dBTP (a mono narration's peaks
+    /// leave 3 dB more room, so its channels are looked at only when that could matter).
+    func staysQuiet(_ loudness: Loudness, audio: URL) -> String? {
+        guard case .lufs(let target) = loudnessTarget, let level = loudness.integrated else { return nil }
+        var gain = AudioQueue.gainDB(loudnessTarget, for: loudness, channels: 2)
+        if target - (level + gain) > loudnessShortfall, let format = try? AudioDecoders.open(audio).format {
+            gain = AudioQueue.gainDB(loudnessTarget, for: loudness, channels: format.channels)
+        }
+        let plays = level + gain
+        guard target - plays > loudnessShortfall else { return nil }
+        let why =
+            gain >= 29.99
+            ? "levelling raises a narration at most 30 dB"
+            : "its peaks hold it at -1 dBTP"
+        return
+            "\(loudness.summary): it plays at \(Loudness.format(plays)) LUFS, \(String(format: "%.1f", target - plays)) LU under the walk's \(loudnessTarget) (\(why))"
     }
 
     private func traceChecks(_ url: URL, tour: TourFolder, name: (Int) -> String) -> [LintFinding] {

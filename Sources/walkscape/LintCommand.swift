@@ -57,10 +57,13 @@ struct LintCommand: AsyncParsableCommand {
             // Through the loudness cache; a config file that does not read only costs the cache.
             if let settings = try? global.settings() {
                 lint.measureLoudness = NarrationLoudness.measurer(installed: false, settings: settings)
+                if let target = try? settings.loudness() { lint.loudnessTarget = target }
             }
             result = lint.lint(folder: url)
         case .installed(let resolved):
-            lint.measureLoudness = NarrationLoudness.measurer(installed: true, settings: try global.settings())
+            let settings = try global.settings()
+            lint.measureLoudness = NarrationLoudness.measurer(installed: true, settings: settings)
+            if let target = try? settings.loudness() { lint.loudnessTarget = target }
             lint.sharedAudioPerLanguage = true
             // The store's files are named by their hashes: say which file and which point instead.
             let findings = lint.lint(resolved.folder()).map { finding in

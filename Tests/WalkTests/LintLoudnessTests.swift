@@ -55,6 +55,36 @@ struct LintLoudnessTests {
         #expect(quietLine.message.hasPrefix("point 3"), "\(quietLine.message)")
     }
 
+    /// Levelling raises a narration at most 30 dB, and never past -1 dBTP: one recorded 40 dB
+    /// down, and one whose single click at full scale holds it where it is, play far under the
+    /// walk's level, and lint said nothing of it. Speech as espeak-ng makes it (-20 LUFS, peaks at
+    /// -1.2 dBTP, mono: its upmix leaves 3 dB) reaches the target within a few tenths.
+    @Test func aNarrationLevellingCannotBringToTheWalksLevelIsNamed() throws {
+        let dir = try TemporaryDirectory()
+        let normal = try FixtureAudio.speech(Self.text).wav
+        let faint = try FormatFixtures.speech(Self.text, gainDB: -40)
+        // The speech 20 dB down, with one sample at full scale.
+        let (rate, channels, pcm) = try FixtureAudio.readWAV(try FormatFixtures.speech(Self.text, gainDB: -20))
+        var samples = [Int16](repeating: 0, count: pcm.count / 2)
+        _ = samples.withUnsafeMutableBytes { pcm.copyBytes(to: $0) }
+        samples[samples.count / 2] = 32767
+        let clicked = dir.file("clicked.wav")
+        try FixtureAudio.writeWAV(samples, sampleRate: rate, channels: channels, to: clicked)
+        let root = try Self.writeTour([normal, faint, clicked], in: dir)
+        let findings = TourLint().lint(folder: root).findings.filter { $0.check == "loudness-unreachable" }
+        #expect(findings.map(\.location) == ["media/en/2.wav", "media/en/3.wav"], "\(findings.map(\.message))")
+        #expect(findings.allSatisfy { $0.severity == .warning })
+        let faintLine = findings.first?.message ?? ""
+        #expect(faintLine.contains("levelling raises a narration at most 30 dB"), "\(faintLine)")
+        #expect(faintLine.contains("LU under the walk's -16.0 LUFS"), "\(faintLine)")
+        let clickedLine = findings.last?.message ?? ""
+        #expect(clickedLine.contains("its peaks hold it at -1 dBTP"), "\(clickedLine)")
+        // Played as recorded, nothing is levelled and nothing is named.
+        var off = TourLint()
+        off.loudnessTarget = .off
+        #expect(!off.lint(folder: root).findings.contains { $0.check == "loudness-unreachable" })
+    }
+
     /// The finding names the file once: its location, then the reason (the reason repeated the
     /// file's whole path after it).
     @Test func aNarrationThatCannotBeReadIsNamedOnce() throws {

@@ -47,7 +47,8 @@ public struct Loudness: Sendable, Hashable, Codable {
         return text
     }
 
-    static func format(_ value: Double) -> String {
+    /// A level to a tenth: "-23.1", "0.0".
+    public static func format(_ value: Double) -> String {
         let tenths = (value * 10).rounded() / 10
         return tenths == 0 ? "0.0" : String(format: "%.1f", tenths)
     }
