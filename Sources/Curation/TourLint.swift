@@ -197,9 +197,19 @@ public struct TourLint: Sendable {
                     ))
             }
         }
+        // Radii that overlap trigger at once only where the walk's route brings the points
+        // together (rule 10): a later point is armed when progress reaches its stretch, so a loop's
+        // welcome and finale at its meeting point, a loop apart, do not (`route-passes-again`
+        // tells how that point plays).
         let overlaps = RadiusOverlaps(coordinates: points.map(\.coordinate), radii: points.map(\.triggerRadiusMeters))
-        for (i, later) in overlaps.later.enumerated() where !later.isEmpty {
-            findings.append(overlapFinding(i, later, points: points, name: name))
+        let stations = TourRoute(route: tour.route, points: Self.playablePoints(points)).stations
+        for (i, later) in overlaps.later.enumerated() {
+            let together = later.filter {
+                stations.count != points.count
+                    || stations[$0.index] - stations[i]
+                        <= points[i].triggerRadiusMeters + points[$0.index].triggerRadiusMeters + WalkCore.stretchSlack
+            }
+            if !together.isEmpty { findings.append(overlapFinding(i, together, points: points, name: name)) }
         }
 
         // The tour's own recorded walks: every point should trigger by GPS on them.

@@ -316,7 +316,7 @@ public struct WalkCore: Sendable {
 
     /// Slack (metres) before a point's stretch at which the walker counts as there: a route drawn
     /// a little off the street, a fix's error along it.
-    static let stretchSlack = 15.0
+    public static let stretchSlack = 15.0
 
     /// Whether the walker's progress has reached point `i`'s stretch of route.
     public func hasReached(_ i: Int) -> Bool {
