@@ -225,29 +225,44 @@ private final class Stream {
                 throw PlaybackError.unsupported(
                     path: name, kind: kind, detail: "declares an impossible sample rate (\(rate) Hz)")
             }
-            input = Signature(frame.pointee)
             format = PCMFormat(sampleRate: rate, channels: min(inChannels, 2))
-            var outLayout = AVChannelLayout()
-            ws_av_channel_layout_default()!(&outLayout, Int32(format.channels))
-            var inLayout = AVChannelLayout()
-            if frame.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
-                ws_av_channel_layout_default()!(&inLayout, Int32(inChannels))
-            } else {
-                ws_av_channel_layout_copy()!(&inLayout, &frame.pointee.ch_layout)
-            }
-            defer { ws_av_channel_layout_uninit()!(&inLayout) }
-            var swr: OpaquePointer?
-            result = ws_swr_alloc_set_opts2()!(
-                &swr, &outLayout, AV_SAMPLE_FMT_S16, Int32(rate), &inLayout, AVSampleFormat(frame.pointee.format),
-                Int32(rate), 0, nil)
-            guard result >= 0, let swr, ws_swr_init()!(swr) >= 0 else {
+            guard makeResampler() else {
                 throw PlaybackError.decodeFailed(path: name, reason: "cannot convert its samples")
             }
-            resampler = swr
         } catch {
             release()
             throw error
         }
+    }
+
+    /// A converter from what `frame` holds to `format`, in place of the one before: the stream's
+    /// first frame sets the format; a part-way change of rate or channels (a chained Ogg, ADTS
+    /// files concatenated) is converted to it. False when the frame's layout cannot be converted.
+    private func makeResampler() -> Bool {
+        let inChannels = frame.pointee.ch_layout.nb_channels
+        guard frame.pointee.sample_rate > 0, frame.pointee.sample_rate <= Int32(Self.maxSampleRate), inChannels > 0
+        else { return false }
+        var outLayout = AVChannelLayout()
+        ws_av_channel_layout_default()!(&outLayout, Int32(format.channels))
+        var inLayout = AVChannelLayout()
+        if frame.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
+            ws_av_channel_layout_default()!(&inLayout, inChannels)
+        } else {
+            ws_av_channel_layout_copy()!(&inLayout, &frame.pointee.ch_layout)
+        }
+        defer { ws_av_channel_layout_uninit()!(&inLayout) }
+        var swr: OpaquePointer?
+        let result = ws_swr_alloc_set_opts2()!(
+            &swr, &outLayout, AV_SAMPLE_FMT_S16, Int32(format.sampleRate), &inLayout,
+            AVSampleFormat(frame.pointee.format), frame.pointee.sample_rate, 0, nil)
+        guard result >= 0, let swr, ws_swr_init()!(swr) >= 0 else {
+            if swr != nil { ws_swr_free()!(&swr) }
+            return false
+        }
+        if resampler != nil { ws_swr_free()!(&resampler) }
+        resampler = swr
+        input = Signature(frame.pointee)
+        return true
     }
 
     deinit { release() }
@@ -283,14 +298,19 @@ private final class Stream {
                 return try convert(input: nil, frames: 0)
             }
             defer { ws_av_frame_unref()!(frame) }
-            guard Signature(frame.pointee) == input else {
-                // Decoding on would feed the converter a layout it was not set up for.
+            if Signature(frame.pointee) != input {
+                // Another rate, channel count or sample format part-way (a chained Ogg, ADTS files
+                // concatenated): converted to the stream's first format from here on. What the old
+                // converter still held (a resampler's last few samples) is let go.
                 let changed = Signature(frame.pointee)
-                finished = true
-                damage =
-                    damage
-                    ?? "the stream changes to \(changed.rate) Hz, \(changed.channels) channel(s) part-way; stopped there"
-                return try convert(input: nil, frames: 0)
+                guard makeResampler() else {
+                    // Decoding on would feed the converter a layout it was not set up for.
+                    finished = true
+                    damage =
+                        damage
+                        ?? "the stream changes to \(changed.rate) Hz, \(changed.channels) channel(s) part-way and cannot be converted; stopped there"
+                    return nil
+                }
             }
             let chunk = try convert(
                 input: UnsafeMutablePointer<UnsafePointer<UInt8>?>(OpaquePointer(frame.pointee.extended_data)),

@@ -13,8 +13,8 @@ import TourModel
 ///
 /// Not thread-safe: one decoder belongs to one thread (the playback thread, or a probe's caller).
 public final class MP3Decoder: AudioDecoder {
-    /// The PCM the decoder produces, fixed for the stream: a file whose format changes part-way
-    /// (files carelessly concatenated) is decoded up to the change, which is reported as `damage`.
+    /// The PCM the decoder produces, fixed for the stream: what follows a part-way change of
+    /// format (files carelessly concatenated) is converted to it (`splice`).
     public let format: PCMFormat
     /// The file path (or the name a blob was given), for messages.
     public let name: String
@@ -42,6 +42,14 @@ public final class MP3Decoder: AudioDecoder {
     /// kept to tell of.
     private var foreign: PCMFormat?
     private var foreignSeen: PCMFormat?
+    /// The foreign frames' PCM while it is not yet known to be another stream spliced in.
+    private var held = Data()
+    /// Set once frames of another format have lasted `spliceSeconds`: files carelessly concatenated
+    /// (a 22.05 kHz mono intro, a 44.1 kHz stereo body). From there on they are converted to the
+    /// stream's format and play; garbage taken for frames after damage lasts far less.
+    private var spliced: SampleConverter?
+    private var splicedFlushed = false
+    static let spliceSeconds = 0.5
 
     /// Opens the MP3 file at `url`. Throws when it is missing, empty, or not MPEG audio.
     public convenience init(contentsOf url: URL) throws(PlaybackError) {
@@ -193,9 +201,15 @@ public final class MP3Decoder: AudioDecoder {
                 if done > 0 {
                     // Data comes first; a message that came with it (done, new format) is handled next call.
                     if result != MPG123_OK.rawValue { deferredResult = result }
-                    if foreign != nil { continue }  // not the stream's: dropped
+                    let pcm = UnsafeMutableRawBufferPointer(rebasing: output[0..<done])
+                    if let foreign {
+                        // Not the stream's: held until it is known to be another stream spliced in.
+                        guard let chunk = try splice(pcm, foreign: foreign) else { continue }
+                        framesDecoded += chunk.count / format.bytesPerFrame
+                        return chunk
+                    }
                     framesDecoded += done / format.bytesPerFrame
-                    return UnsafeMutableRawBufferPointer(rebasing: output[0..<done])
+                    return pcm
                 }
             }
             switch result {
@@ -204,17 +218,21 @@ public final class MP3Decoder: AudioDecoder {
             case MPG123_NEW_FORMAT.rawValue:
                 var rate = 0, channels: Int32 = 0, encoding: Int32 = 0
                 mpg123_getformat(handle, &rate, &channels, &encoding)
-                if rate != format.sampleRate || Int(channels) != format.channels {
-                    // Not the stream's format: garbage taken for frames, or another stream spliced
-                    // in. Its sound is dropped (the sink is set up for the stream's format) while
-                    // libmpg123 goes on looking for the stream's frames.
-                    foreign = PCMFormat(sampleRate: rate, channels: Int(channels))
-                    if foreignSeen == nil { foreignSeen = foreign }
-                } else {
-                    foreign = nil
-                }
+                let found = PCMFormat(sampleRate: rate, channels: Int(channels))
+                if found != foreign { dropHeld() }
+                // Not the stream's format: garbage taken for frames, or another stream spliced in
+                // (`splice`). libmpg123 goes on either way.
+                foreign = found != format ? found : nil
                 continue
             case MPG123_DONE.rawValue, MPG123_NEED_MORE.rawValue:
+                // What the splice's converter still holds (a resampler's last samples), once.
+                if let spliced, !splicedFlushed {
+                    splicedFlushed = true
+                    if let tail = try spliced.convert(nil), !tail.isEmpty {
+                        framesDecoded += tail.count / format.bytesPerFrame
+                        return tail
+                    }
+                }
                 return end(damage: nil)
             default:
                 let reason = Self.errorText(handle)
@@ -224,11 +242,38 @@ public final class MP3Decoder: AudioDecoder {
         }
     }
 
+    /// Foreign frames' PCM: held while they have lasted less than `spliceSeconds`, then (with all
+    /// that was held) converted to the stream's format; nil while held.
+    private func splice(
+        _ pcm: UnsafeMutableRawBufferPointer, foreign: PCMFormat
+    ) throws(PlaybackError) -> UnsafeMutableRawBufferPointer? {
+        if let spliced { return try spliced.convert(pcm) }
+        held.append(contentsOf: UnsafeRawBufferPointer(pcm))
+        let seconds = Double(held.count / foreign.bytesPerFrame) / Double(foreign.sampleRate)
+        guard seconds >= Self.spliceSeconds else { return nil }
+        let converter = try SampleConverter(from: foreign, to: format)
+        spliced = converter
+        splicedFlushed = false
+        let all = UnsafeMutableRawBufferPointer.allocate(byteCount: held.count, alignment: 16)
+        defer { all.deallocate() }
+        all.copyBytes(from: held)
+        held = Data()
+        return try converter.convert(all)
+    }
+
+    /// Foreign frames that did not last (garbage after damage) are dropped, and told of.
+    private func dropHeld() {
+        if !held.isEmpty, let foreign, foreignSeen == nil { foreignSeen = foreign }
+        held = Data()
+        spliced = nil
+    }
+
     private func end(damage explicit: String?) -> UnsafeMutableRawBufferPointer? {
         finished = true
+        if spliced == nil { dropHeld() }
         if let explicit {
             damage = explicit
-        } else if let foreign {
+        } else if let foreign, spliced == nil {
             damage = "the stream changes to \(foreign) part-way and does not come back; stopped there"
         } else if let xing = report.xing, let first = report.firstFrameOffset,
             let bytes = xing.bytes, report.fileSize - first < bytes
@@ -272,6 +317,8 @@ public final class MP3Decoder: AudioDecoder {
         finished = false
         deferredResult = nil
         foreign = nil  // the frame sought is the stream's
+        held = Data()
+        spliced = nil
     }
 }
 

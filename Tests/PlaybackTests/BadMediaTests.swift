@@ -241,6 +241,33 @@ import TourModel
         #expect(!damage.contains("stopped there"), "\(damage)")
     }
 
+    /// Two MP3 files carelessly concatenated: a 22.05 kHz mono intro, a 44.1 kHz stereo body (as
+    /// `cat` makes them). Found by an adversarial pass: the narration stopped at the change ("the
+    /// stream changes to 44100 Hz, stereo part-way and does not come back"); mpg123 plays on. The
+    /// body is converted to the intro's format (a glitch of a few samples at most at the join).
+    @Test func twoMP3FilesConcatenatedPlayWhole() throws {
+        let intro = try FixtureAudio.speech("Welcome to the old town.")
+        let body = try FixtureAudio.speech(
+            "The market stood here for six hundred years, until the river moved.",
+            lameArguments: ["--resample", "44.1", "-m", "j", "-b", "128"])
+        let dir = try TemporaryDirectory()
+        let url = dir.file("joined.mp3")
+        try (try Data(contentsOf: intro.mp3) + Data(contentsOf: body.mp3)).write(to: url)
+        let decoder = try MP3Decoder(contentsOf: url)
+        #expect(decoder.format == PCMFormat(sampleRate: 22050, channels: 1))
+        let pcm = try DecoderTests.decodeAll(decoder)
+        // The intro's frames and the body's at 22.05 kHz, and the body's own start and end as its
+        // encoder left them (gapless trimming reads the first file's tag only): its Info frame
+        // decodes as a frame of silence, then its encoder's delay and padding, 44.1 kHz frames
+        // all, halved here: about 1,600 frames, 70 ms of silence at the join.
+        let due = intro.frames + body.frames
+        let extra = pcm.count / 2 - due
+        #expect(extra >= 0 && extra <= (1152 + 1105 + 1152) / 2 + 64, "\(pcm.count / 2) frames of \(due)")
+        #expect(decoder.damage == nil, "\(decoder.damage ?? "")")
+        let samples = pcm.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        #expect(samples.suffix(samples.count / 3).map { abs(Int($0)) }.max() ?? 0 > 3000, "the body sounds")
+    }
+
     /// Damaged copies of a real MP3 (bytes overwritten, cut short, spliced with noise): each one
     /// either decodes, possibly with a damage report, or is refused with a typed error. None
     /// crashes or hangs, and none decodes to more audio than the whole file holds (plus one
