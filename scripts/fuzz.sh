@@ -59,12 +59,16 @@ if [ "$name" = audio ] && [ -z "$(ls -A "$seeds")" ]; then
   # One short recording in each format walkscape plays, made with ffmpeg (and lame for MP3).
   espeak-ng -w "$seeds/speech.wav" "A short walk." 2>/dev/null
   ffmpeg -v error -y -i "$seeds/speech.wav" -t 1 -ar 8000 "$seeds/seed.wav"
-  for spec in "m4a:-c:a aac -b:a 32k" "aac:-c:a aac -b:a 32k -f adts" "ogg:-c:a libvorbis"               "opus:-c:a libopus -b:a 24k" "flac:-c:a flac" "alaw.wav:-c:a pcm_alaw"; do
+  for spec in "m4a:-c:a aac -b:a 32k" "aac:-c:a aac -b:a 32k -f adts" "ogg:-c:a libvorbis"               "opus:-c:a libopus -b:a 24k" "flac:-c:a flac" "alaw.wav:-c:a pcm_alaw" \
+              "webm:-c:a libopus -b:a 24k" "aiff:-c:a pcm_s16be" "rf64.wav:-c:a pcm_s16le -rf64 always"; do
     ext="${spec%%:*}"; args="${spec#*:}"
     # shellcheck disable=SC2086
     ffmpeg -v error -y -i "$seeds/seed.wav" $args "$seeds/seed.$ext"
   done
   lame --quiet -b 32 "$seeds/seed.wav" "$seeds/seed.mp3"
+  # Two files carelessly concatenated: the second part is another rate and stereo.
+  ffmpeg -v error -y -i "$seeds/seed.wav" -ar 16000 -ac 2 -c:a libmp3lame -b:a 32k "$seeds/stereo.mp3"
+  cat "$seeds/seed.mp3" "$seeds/stereo.mp3" >"$seeds/joined.mp3" && rm -f "$seeds/stereo.mp3"
   rm -f "$seeds/speech.wav"
 fi
 log="$scratch/fuzz-$name.log"

@@ -157,9 +157,17 @@ public final class MP3Decoder: AudioDecoder {
     /// True when the stream's Info tag promises a length the file can actually hold.
     private var tagIsTrustworthy: Bool {
         guard let xing = report.xing, xing.frames != nil, let first = report.firstFrameOffset else { return false }
-        if let bytes = xing.bytes { return report.fileSize - first >= bytes }
+        if let bytes = xing.bytes {
+            // Fewer bytes: truncated. Many more than a trailing tag: another stream follows (files
+            // concatenated), whose frames the first one's tag does not count.
+            let after = report.fileSize - first - bytes
+            return after >= 0 && after <= Self.trailingTagBytes
+        }
         return true
     }
+
+    /// What may follow the frames an Info tag counts and still be tags (ID3v1, APE, Lyrics3).
+    static let trailingTagBytes = 4096
 
     /// The exact number of PCM frames the stream decodes to (gapless). Read from the LAME/Info tag
     /// when it has one that the file size agrees with, so probing a long file costs microseconds.

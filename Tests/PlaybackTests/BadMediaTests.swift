@@ -266,6 +266,9 @@ import TourModel
         #expect(decoder.damage == nil, "\(decoder.damage ?? "")")
         let samples = pcm.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
         #expect(samples.suffix(samples.count / 3).map { abs(Int($0)) }.max() ?? 0 > 3000, "the body sounds")
+        // Its length, for the preview and lint, is the whole (the intro's Info tag counts the
+        // intro alone).
+        #expect(try AudioProbe.inspect(url).frames == pcm.count / 2)
     }
 
     /// Damaged copies of a real MP3 (bytes overwritten, cut short, spliced with noise): each one
