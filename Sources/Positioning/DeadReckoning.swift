@@ -64,7 +64,7 @@ struct DeadReckoning: Sendable, Hashable {
         return value
     }
 
-    private var isTrusted: Bool {
+    var isTrusted: Bool {
         guard believed < 2 else { return false }
         guard velocityPath >= Self.trustAfter || positionPath >= 3 * Self.trustAfter else { return true }
         let ratio = velocityPath / max(positionPath, 1)

@@ -130,6 +130,9 @@ public struct FixFilter: Sendable, Hashable {
     /// Clock step: fixes stamped before `lastAccepted`, in a row.
     private var backwards: [Fix] = []
     private var reckoning = DeadReckoning()
+    /// Whether the receiver's velocity is still trusted (rule 7): one that has contradicted the
+    /// positions is not, for the rest of the walk.
+    public var trustsVelocity: Bool { reckoning.isTrusted }
 
     public init(configuration: Configuration = .default) {
         self.configuration = configuration

@@ -90,6 +90,10 @@ public struct RouteProgress: Sendable {
     private var candidate: (along: Double, first: Double, since: Date, count: Int, windowFirst: Double)?
     /// After a believed jump: place the walker by the earliest pass, not the window.
     private var free = false
+    /// Where the fixes were when they last moved `courseCheckMetres`, and the bearing of that
+    /// move: a course is used only while it agrees with where the fixes themselves go.
+    private var moveAnchor: Coordinate?
+    private var movedBearing: Double?
 
     /// - Parameter since: when the walker was last known at `floor` (a resumed walk: when the last
     ///   point triggered); the window grows from then. Nil: from the first fix.
@@ -111,10 +115,36 @@ public struct RouteProgress: Sendable {
         matchedAt = nil
         free = true
         candidate = nil
+        moveAnchor = nil
+        movedBearing = nil
     }
 
-    /// Takes one accepted fix; returns what changed, for the preview.
-    public mutating func update(_ fix: Fix) -> [Event] {
+    /// The walker's course at `fix`, when it can be used: the receiver's, while it goes at least
+    /// `headingSpeed`, the fix filter still trusts its velocity, and it is within 90 degrees of
+    /// the way the fixes themselves moved over their last `courseCheckMetres` (a receiver whose
+    /// course is reversed or frozen would keep the match off the route it walks).
+    private mutating func course(of fix: Fix, trusted: Bool) -> Double? {
+        if let anchor = moveAnchor {
+            if anchor.distance(to: fix.coordinate) >= Self.courseCheckMetres {
+                movedBearing = anchor.bearing(to: fix.coordinate)
+                moveAnchor = fix.coordinate
+            }
+        } else {
+            moveAnchor = fix.coordinate
+        }
+        guard trusted, (fix.speed ?? 0) >= configuration.headingSpeed, let track = fix.track, let moved = movedBearing
+        else { return nil }
+        let d = abs((track - moved).truncatingRemainder(dividingBy: 360))
+        return min(d, 360 - d) <= 90 ? track : nil
+    }
+
+    /// Metres the fixes must move for the way they go to be compared with the course.
+    static let courseCheckMetres = 15.0
+
+    /// Takes one accepted fix; returns what changed, for the preview. `courseTrusted`: whether the
+    /// fix filter still trusts the receiver's velocity (it stops after the velocity has
+    /// contradicted the positions).
+    public mutating func update(_ fix: Fix, courseTrusted: Bool = true) -> [Event] {
         guard !route.isEmpty else { return [] }
         let tolerance = self.tolerance + (fix.horizontalError ?? 0)
         if free {
@@ -133,13 +163,15 @@ public struct RouteProgress: Sendable {
         let elapsed = max(0, fix.time.timeIntervalSince(since))
         let low = max(floor, current - configuration.behind)
         let high = current + configuration.maxRouteSpeed * elapsed + configuration.ahead + tolerance
-        let heading = (fix.speed ?? 0) >= configuration.headingSpeed ? fix.track : nil
+        let heading = course(of: fix, trusted: courseTrusted)
         let match = bestMatch(fix.coordinate, low: low, high: high, around: current, heading: heading)
         // Whether the walker has left the stretch progress stands on, by twice the tolerance:
         // where the route passes it again later (a loop's meeting point, the foot of a spur), a
         // receiver wandering round a group that waits strays onto the later stretch too, and
         // seems to be on it, even to move along it. Only a walker seen away from here is there.
-        let departed = route.nearest(to: fix.coordinate, from: low, to: current).offset > 2 * tolerance
+        let departed =
+            route.nearest(to: fix.coordinate, from: low, to: current).offset > 2 * tolerance
+            || route.nearest(to: fix.coordinate, from: low, to: current).offset > 2 * tolerance
         // A place further on than the window's slack; or further on than walking could take the
         // walker since the last match while the fix is hardly farther from where progress stands:
         // the route folds back there (a hairpin, a U between two streets) and a drifting receiver
@@ -247,12 +279,18 @@ public struct RouteProgress: Sendable {
             }
             var p = route.project(c, onSegment: i, low: lo, high: hi)
             let turnLimit = around + configuration.headingAhead
-            if let heading, p.along > turnLimit, route.turn(from: heading, onSegment: i) > configuration.headingTurn {
+            let turnsAway = heading.map { route.turn(from: $0, onSegment: i) > configuration.headingTurn } ?? false
+            if turnsAway, p.along > turnLimit {
                 // Only the part of the stretch within `headingAhead` is left to it.
                 guard start <= turnLimit else { continue }
                 p = route.project(c, onSegment: i, low: lo, high: min(hi, turnLimit))
             }
-            let score = p.offset + penalty * abs(p.along - around)
+            // Where progress stands or behind it, a stretch the walker goes against costs the
+            // tolerance: a walker who turned back short of a spur's tip is on its way back, which
+            // runs along the way out, not walking the way out backwards (a walker who does still
+            // matches it, nothing else being near).
+            let against = turnsAway ? tolerance : 0
+            let score = p.offset + penalty * abs(p.along - around) + against
             if score < bestScore {
                 bestScore = score
                 best = p

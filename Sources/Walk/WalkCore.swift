@@ -194,7 +194,7 @@ public struct WalkCore: Sendable {
 
     private mutating func handleAccepted(_ fix: Fix, jump: Bool, at time: Date, into effects: inout [WalkEffect]) {
         if jump { routeProgress.jumpBelieved() }
-        for event in routeProgress.update(fix) { effects.append(.route(event)) }
+        for event in routeProgress.update(fix, courseTrusted: filter.trustsVelocity) { effects.append(.route(event)) }
         // Streaks run for every point not yet triggered, so an overlapping next point that the
         // walker already stands in is confirmed by the same fixes. A fix just outside by less
         // than its own error estimate neither adds to a streak nor breaks it: a slow walker

@@ -129,6 +129,33 @@ struct RouteProgressTests {
         }
     }
 
+    /// A spur drawn out to a viewpoint and back along the same street: a walker who turns back
+    /// 15 m short of the drawn tip walks down the way back. Found by an adversarial pass: the
+    /// fixes matched the way out behind progress (nearer along the route), progress held at the
+    /// turn until the walker left the route's tolerance and was twice it from the whole stretch
+    /// behind the turn, which is the way back itself, and a point on the way back played only at
+    /// the tour's last point, minutes later. The walker's course says which of the two they are on.
+    @Test("a walker who turns back short of a spur's tip is followed down its way back")
+    func turningBackShortOfASpursTip() {
+        let route = TourRoute(
+            tour: Self.tour(route: [(0, -150), (0, 0), (200, 0), (0, 0), (0, 150)], points: [(0, -150, 20)]))
+        var progress = RouteProgress(route: route)
+        var second = 0.0
+        func go(_ x: Double, _ y: Double, _ track: Double) {
+            let fix = Fix(
+                time: at(second), coordinate: Self.c(x, y), mode: .threeD, horizontalError: 5, speed: 1.3, track: track)
+            _ = progress.update(fix)
+            second += 1
+        }
+        for k in 0...115 { go(0, -150 + Double(k) * 1.3, 0) }
+        for k in 1...142 { go(Double(k) * 1.3, 0, 90) }  // to 185 m out
+        let turn = progress.progress ?? 0
+        #expect(turn > 320 && turn < 340, "\(turn)")
+        for k in 1...73 { go(185 - Double(k) * 1.3, 0, 270) }  // back to 90 m out
+        // 90 m out on the way back is 460 m along the route.
+        #expect((progress.progress ?? 0) > 420, "\(progress.progress ?? -1) at 90 m out, walking back")
+    }
+
     @Test("forward only: jitter backwards does not lower progress")
     func forwardOnly() {
         let route = TourRoute(tour: Self.tour(route: RouteShapes.street, points: [(0, 0, 25)]))

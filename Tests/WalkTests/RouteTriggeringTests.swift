@@ -295,6 +295,32 @@ struct RouteTriggeringTests {
 
     // MARK: Receivers and paces
 
+    /// A receiver whose course is reversed (or frozen): the fix filter stops trusting its velocity
+    /// once it has contradicted the positions twice, and so does the route match (which also
+    /// compares the course with where the fixes go). Found by an adversarial pass: the match kept
+    /// to the course, progress stayed off the route it was walked, and points 2-9 played together
+    /// at the end.
+    @Test("a receiver whose course is reversed or frozen still has each point heard", arguments: [180.0, -1])
+    func aReversedOrFrozenCourse(offset: Double) {
+        var receiver = RouteWalk.Receiver(seed: 5)
+        receiver.courseOffset = offset
+        let route: [(x: Double, y: Double)] = [(0, 0), (300, 0), (300, 200), (600, 200)]
+        var walk = RouteWalk(
+            "course", route: route,
+            points: stride(from: 0.0, through: 800, by: 100).map { .init(along: $0, radius: 25) },
+            receiver: receiver)
+        if offset < 0 {
+            // Frozen at north, whichever way the walker goes.
+            walk = walk.withCourse { _ in 0 }
+        }
+        let verdict = walk.judge()
+        #expect(verdict.order == Array(walk.points.indices), "\(verdict)")
+        #expect(verdict.early.isEmpty, "\(verdict)")
+        // The points the filter lets through: the first minutes of a reversed course are drift to
+        // it (rule 7) until it stops trusting the velocity; after that each is heard when reached.
+        #expect(verdict.delays.suffix(4).allSatisfy { $0 != nil && $0! <= 10 }, "\(verdict)")
+    }
+
     /// A cyclist (7 m/s) whose receiver gives a fix every 5 s: one fix, 35 m from the last, falls
     /// in each 25 m radius. Found by an adversarial pass: the sparse rule believed such a step only
     /// at walking pace, so the fix alone confirmed nothing and most points were never heard; and

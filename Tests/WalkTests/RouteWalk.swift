@@ -36,6 +36,8 @@ struct RouteWalk {
         var sigma = 3.0
         var error: Double? = 5
         var reportsVelocity = true
+        /// Degrees added to every course reported (a receiver whose course is reversed: 180).
+        var courseOffset = 0.0
         /// Replaces the first fix with one this many metres east.
         var badFirstFix: Double?
         /// Seconds into the walk of multipath bursts (each `burstLength` fixes, 300–500 m off).
@@ -61,7 +63,7 @@ struct RouteWalk {
     let tour: PlayableTour
     /// Where the walker really was, one sample per fix.
     let truth: [(time: Date, x: Double, y: Double, along: Double)]
-    let fixes: [Fix]
+    private(set) var fixes: [Fix]
     let noiseBound: Double
     let drift: Drift?
     let start: Date
@@ -143,7 +145,8 @@ struct RouteWalk {
                 let heading = atan2(ax - x, ay - y) * 180 / .pi
                 speedOut =
                     moving ? max(0, speed + RandomWalk.gaussian(&rng) * 0.1) : abs(RandomWalk.gaussian(&rng)) * 0.05
-                track = ((heading + RandomWalk.gaussian(&rng) * 4) + 360).truncatingRemainder(dividingBy: 360)
+                track = ((heading + receiver.courseOffset + RandomWalk.gaussian(&rng) * 4) + 720)
+                    .truncatingRemainder(dividingBy: 360)
             }
             if let gap = receiver.gap, t >= gap.at, t < gap.at + gap.length { continue }
             let wild = receiver.wildStampAt.map { t >= $0 && t < $0 + step } ?? false
@@ -158,6 +161,17 @@ struct RouteWalk {
         noiseBound = 3 * receiver.sigma
         drift = receiver.drift
         self.start = start
+    }
+
+    /// The same walk with each fix's course replaced (a receiver whose course is frozen).
+    func withCourse(_ course: (Fix) -> Double?) -> RouteWalk {
+        var copy = self
+        copy.fixes = fixes.map { fix in
+            var changed = fix
+            changed.track = course(fix)
+            return changed
+        }
+        return copy
     }
 
     static func driftFraction(_ t: Double, _ d: Drift) -> Double {
