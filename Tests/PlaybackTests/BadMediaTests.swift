@@ -143,6 +143,34 @@ import TourModel
         #expect(MediaSniffer.sniff(url) == .unknown)
     }
 
+    /// An MP4 whose first box is not `ftyp`, as old QuickTime files begin (a `wide` box, then
+    /// `free` space; here in the place of the fixture's `ftyp`, so the offsets inside stay true):
+    /// FFmpeg plays it; the sniffer refused it as "not a known audio format". Found by an
+    /// adversarial pass.
+    @Test func anMP4WhoseFirstBoxIsNotFtypIsStillMP4() throws {
+        let m4a = try Data(
+            contentsOf: try FormatFixtures.file(FormatFixtures.encodings.first { $0.fileExtension == "m4a" }!))
+        let ftyp = Int(m4a[0]) << 24 | Int(m4a[1]) << 16 | Int(m4a[2]) << 8 | Int(m4a[3])
+        #expect(ftyp >= 16)
+        let free = ftyp - 8
+        let data =
+            Data([0, 0, 0, 8]) + Data("wide".utf8)
+            + Data([UInt8(free >> 24 & 0xFF), UInt8(free >> 16 & 0xFF), UInt8(free >> 8 & 0xFF), UInt8(free & 0xFF)])
+            + Data("free".utf8) + Data(count: free - 8) + m4a.dropFirst(ftyp)
+        #expect(data.count == m4a.count)
+        let dir = try TemporaryDirectory()
+        let url = dir.file("old.mov")
+        try data.write(to: url)
+        #expect(MediaSniffer.sniff(url) == .mp4)
+        let decoder = try AudioDecoders.open(url)
+        let pcm = try decodedAny(url)
+        let reference = try decodedAny(
+            try FormatFixtures.file(FormatFixtures.encodings.first { $0.fileExtension == "m4a" }!))
+        let same = pcm == reference  // not diffed: megabytes
+        #expect(same, "\(pcm.count) bytes against \(reference.count)")
+        #expect(decoder.damage == nil)
+    }
+
     /// An ADTS stream cut mid-frame (a download resumed at the wrong byte, a stream recorded from
     /// its middle): FFmpeg finds the next frame; the sniffer looked only at the first byte.
     @Test func anADTSStreamStartingMidFrameIsStillAAC() throws {

@@ -121,7 +121,7 @@ public enum MediaSniffer {
         }
         if magic(0, "OggS") { report.kind = .ogg; return report }
         if magic(0, "fLaC") { report.kind = .flac; return report }
-        if magic(4, "ftyp") { report.kind = .mp4; return report }
+        if magic(4, "ftyp") || isBoxWithoutFileType(bytes) { report.kind = .mp4; return report }
         if isADTS(bytes) { report.kind = .aac; return report }
 
         let limit = min(bytes.count - 4, farWindow)
@@ -157,6 +157,25 @@ public enum MediaSniffer {
         }
         if isADTSCutMidFrame(bytes) { report.kind = .aac }
         return report
+    }
+
+    /// An ISO base media file whose first box is not `ftyp`: old QuickTime files start with a
+    /// `wide` or `free` box, and a file whose `ftyp` was stripped with its `moov` or `mdat` (FFmpeg
+    /// plays both). The box's size must be one (a 64-bit size follows) or at least its header,
+    /// and the next box, when it starts within the bytes, must be one of these or `ftyp` too.
+    private static func isBoxWithoutFileType(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let types: Set<String> = ["wide", "free", "skip", "moov", "mdat", "pnot"]
+        func box(at i: Int) -> (size: Int, type: String)? {
+            guard i + 8 <= bytes.count else { return nil }
+            let size = Int(bytes[i]) << 24 | Int(bytes[i + 1]) << 16 | Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+            let type = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(i + 4)..<(i + 8)]), as: UTF8.self)
+            return (size, type)
+        }
+        guard let first = box(at: 0), types.contains(first.type), first.size == 1 || first.size >= 8 else {
+            return false
+        }
+        guard first.size >= 8, let next = box(at: first.size) else { return true }
+        return types.contains(next.type) || next.type == "ftyp"
     }
 
     /// The length of the ADTS frame whose header (sync 0xFFF, layer 0) is at `i`, if one is.
