@@ -76,6 +76,21 @@ struct RouteProgressTests {
             track: track)
     }
 
+    /// A walker reported one fix a second, exactly where they are, with their speed and course.
+    struct Walker {
+        var progress: RouteProgress
+        let speed: Double
+        var second = 0.0
+
+        mutating func go(_ x: Double, _ y: Double, _ track: Double) {
+            let fix = Fix(
+                time: at(second), coordinate: RouteProgressTests.c(x, y), mode: .threeD, horizontalError: 5,
+                speed: speed, track: track)
+            _ = progress.update(fix)
+            second += 1
+        }
+    }
+
     @Test("a fix drifting across a U onto the way back, with the walker's course up the way out, moves nothing there")
     func aCourseUpTheWayOutKeepsProgressThere() {
         let route = TourRoute(tour: Self.tour(route: [(0, 0), (0, 400), (60, 400), (60, 0)], points: [(0, 0, 25)]))
@@ -91,18 +106,11 @@ struct RouteProgressTests {
             #expect(progress.reach < truth + 20, "\(s) s: reach \(progress.reach) against \(truth)")
         }
         // A walker who goes round the top, the course turning with them, is followed down the way back.
-        var round = RouteProgress(route: route)
-        var second = 0.0
-        func go(_ x: Double, _ y: Double, _ track: Double) {
-            let fix = Fix(
-                time: at(second), coordinate: Self.c(x, y), mode: .threeD, horizontalError: 5, speed: 1.4, track: track)
-            _ = round.update(fix)
-            second += 1
-        }
-        for k in 0...285 { go(0, Double(k) * 1.4, 2) }
-        for k in 1...43 { go(Double(k) * 1.4, 400, 90) }
-        for k in 1...50 { go(60, 400 - Double(k) * 1.4, 180) }
-        #expect(abs((round.progress ?? 0) - 530) < 10, "\(round.progress ?? -1)")
+        var round = Walker(progress: RouteProgress(route: route), speed: 1.4)
+        for k in 0...285 { round.go(0, Double(k) * 1.4, 2) }
+        for k in 1...43 { round.go(Double(k) * 1.4, 400, 90) }
+        for k in 1...50 { round.go(60, 400 - Double(k) * 1.4, 180) }
+        #expect(abs((round.progress.progress ?? 0) - 530) < 10, "\(round.progress.progress ?? -1)")
     }
 
     @Test("without a course, a fix across a hairpin is not taken for a walk 100 m round it in a second")
@@ -139,21 +147,15 @@ struct RouteProgressTests {
     func turningBackShortOfASpursTip() {
         let route = TourRoute(
             tour: Self.tour(route: [(0, -150), (0, 0), (200, 0), (0, 0), (0, 150)], points: [(0, -150, 20)]))
-        var progress = RouteProgress(route: route)
-        var second = 0.0
-        func go(_ x: Double, _ y: Double, _ track: Double) {
-            let fix = Fix(
-                time: at(second), coordinate: Self.c(x, y), mode: .threeD, horizontalError: 5, speed: 1.3, track: track)
-            _ = progress.update(fix)
-            second += 1
-        }
-        for k in 0...115 { go(0, -150 + Double(k) * 1.3, 0) }
-        for k in 1...142 { go(Double(k) * 1.3, 0, 90) }  // to 185 m out
-        let turn = progress.progress ?? 0
+        var walker = Walker(progress: RouteProgress(route: route), speed: 1.3)
+        for k in 0...115 { walker.go(0, -150 + Double(k) * 1.3, 0) }
+        for k in 1...142 { walker.go(Double(k) * 1.3, 0, 90) }  // to 185 m out
+        let turn = walker.progress.progress ?? 0
         #expect(turn > 320 && turn < 340, "\(turn)")
-        for k in 1...73 { go(185 - Double(k) * 1.3, 0, 270) }  // back to 90 m out
+        for k in 1...73 { walker.go(185 - Double(k) * 1.3, 0, 270) }  // back to 90 m out
         // 90 m out on the way back is 460 m along the route.
-        #expect((progress.progress ?? 0) > 420, "\(progress.progress ?? -1) at 90 m out, walking back")
+        let back = walker.progress.progress ?? 0
+        #expect(back > 420, "\(back) at 90 m out, walking back")
     }
 
     @Test("forward only: jitter backwards does not lower progress")
