@@ -255,7 +255,13 @@ private final class Stream {
         let result = ws_swr_alloc_set_opts2()!(
             &swr, &outLayout, AV_SAMPLE_FMT_S16, Int32(format.sampleRate), &inLayout,
             AVSampleFormat(frame.pointee.format), frame.pointee.sample_rate, 0, nil)
-        guard result >= 0, let swr, ws_swr_init()!(swr) >= 0 else {
+        // A part spliced in with more channels than a mono stream keeps its loudness (as
+        // `SampleConverter`'s `keepingLoudness`); the first frame's own downmix (5.1 to stereo) is
+        // libswresample's.
+        let splicedDownmix = resampler != nil && format.channels == 1 && inChannels == 2
+        guard result >= 0, let swr, !splicedDownmix || SampleConverter.sumToMono(swr),
+            ws_swr_init()!(swr) >= 0
+        else {
             if swr != nil { ws_swr_free()!(&swr) }
             return false
         }
@@ -435,7 +441,11 @@ final class SampleConverter {
     private let resampled: PCMFormat
     private var upmixed = UnsafeMutableRawBufferPointer(start: nil, count: 0)
 
-    init(from: PCMFormat, to: PCMFormat) throws(PlaybackError) {
+    /// - Parameter keepingLoudness: a downmix (stereo to mono) sums the channels 3 dB down each
+    ///   instead of halving them, so that what it makes, played on both channels 3 dB down, is as
+    ///   loud as the stereo was (a stereo part spliced after a mono one played 3 dB under it);
+    ///   what would pass full scale saturates.
+    init(from: PCMFormat, to: PCMFormat, keepingLoudness: Bool = false) throws(PlaybackError) {
         self.from = from
         self.to = to
         upmixAfter = from.channels == 1 && to.channels == 2
@@ -453,7 +463,9 @@ final class SampleConverter {
         guard
             ws_swr_alloc_set_opts2()!(
                 &context, &outLayout, AV_SAMPLE_FMT_S16, Int32(resampled.sampleRate), &inLayout, AV_SAMPLE_FMT_S16,
-                Int32(from.sampleRate), 0, nil) >= 0, let context, ws_swr_init()!(context) >= 0
+                Int32(from.sampleRate), 0, nil) >= 0, let context,
+            !keepingLoudness || !(from.channels == 2 && to.channels == 1) || Self.sumToMono(context),
+            ws_swr_init()!(context) >= 0
         else {
             throw PlaybackError.decodeFailed(path: "\(from) to \(to)", reason: "cannot convert the samples")
         }
@@ -462,6 +474,14 @@ final class SampleConverter {
     deinit {
         if context != nil { ws_swr_free()!(&context) }
         upmixed.deallocate()
+    }
+
+    /// Sets a stereo-to-mono context (not yet initialised) to sum both channels 3 dB down, where
+    /// libswresample halves them: played back on both channels 3 dB down, the mono is as loud as
+    /// the stereo was.
+    static func sumToMono(_ context: OpaquePointer) -> Bool {
+        var matrix = [Double(0.5).squareRoot(), Double(0.5).squareRoot()]
+        return ws_swr_set_matrix()!(context, &matrix, 2) >= 0
     }
 
     /// Whether this converter only upmixes (mono to stereo at the same rate), which can take a

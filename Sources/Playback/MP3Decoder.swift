@@ -259,7 +259,7 @@ public final class MP3Decoder: AudioDecoder {
         held.append(contentsOf: UnsafeRawBufferPointer(pcm))
         let seconds = Double(held.count / foreign.bytesPerFrame) / Double(foreign.sampleRate)
         guard seconds >= Self.spliceSeconds else { return nil }
-        let converter = try SampleConverter(from: foreign, to: format)
+        let converter = try SampleConverter(from: foreign, to: format, keepingLoudness: true)
         spliced = converter
         splicedFlushed = false
         let all = UnsafeMutableRawBufferPointer.allocate(byteCount: held.count, alignment: 16)

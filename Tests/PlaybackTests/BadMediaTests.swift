@@ -299,6 +299,44 @@ import TourModel
         #expect(try AudioProbe.inspect(url).frames == pcm.count / 2)
     }
 
+    /// A stereo part after a mono one (MP3 files concatenated, a chained Ogg), each a tone at the
+    /// same level on every channel: the stereo part is as loud as it would play alone. Found by an
+    /// adversarial pass: its downmix halved the two channels, so it played 3 dB under the mono
+    /// part (and under itself alone). Summed 3 dB down each, it plays at its own level once upmixed.
+    @Test(arguments: ["mp3", "ogg"])
+    func aStereoPartAfterAMonoOneKeepsItsLoudness(container: String) throws {
+        let dir = try TemporaryDirectory()
+        let codec = container == "mp3" ? ["-c:a", "libmp3lame", "-b:a", "128k"] : ["-c:a", "libvorbis"]
+        let mono = dir.file("mono." + container), stereo = dir.file("stereo." + container)
+        let tone = "sine=frequency=440:sample_rate=22050:duration=3"
+        try FormatFixtures.ffmpeg(["-f", "lavfi", "-i", tone, "-af", "volume=-12dB", "-ac", "1"] + codec + [mono.path])
+        try FormatFixtures.ffmpeg(
+            ["-f", "lavfi", "-i", tone, "-af", "volume=-12dB", "-ac", "2", "-ar", "44100"] + codec + [stereo.path])
+        let joined = dir.file("joined." + container)
+        try (try Data(contentsOf: mono) + Data(contentsOf: stereo)).write(to: joined)
+        let decoder = try AudioDecoders.open(joined)
+        #expect(decoder.format == PCMFormat(sampleRate: 22050, channels: 1))
+        var pcm = Data()
+        while let chunk = try decoder.nextChunk() { pcm.append(contentsOf: UnsafeRawBufferPointer(chunk)) }
+        let samples = pcm.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        func rms(_ part: ArraySlice<Int16>) -> Double {
+            (part.map { Double($0) * Double($0) }.reduce(0, +) / Double(max(1, part.count))).squareRoot()
+        }
+        // The stereo part's middle second, against the stereo file's own channels decoded alone:
+        // both channels summed 3 dB down each (so that, played 3 dB down on each, it is as loud).
+        let spliced = rms(samples[(samples.count - 44_100)..<(samples.count - 22_050)])
+        let alone = try AudioDecoders.open(stereo)
+        var own = Data()
+        while let chunk = try alone.nextChunk() { own.append(contentsOf: UnsafeRawBufferPointer(chunk)) }
+        let left = own.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }.enumerated().filter {
+            $0.offset % 2 == 0
+        }
+        .map(\.element)
+        let channel = rms(left[44_100..<88_200])
+        let ratio = spliced / (channel * 2.0.squareRoot())
+        #expect(abs(ratio - 1) < 0.05, "the stereo part at \(ratio) of its own level")
+    }
+
     /// Damaged copies of a real MP3 (bytes overwritten, cut short, spliced with noise): each one
     /// either decodes, possibly with a damage report, or is refused with a typed error. None
     /// crashes or hangs, and none decodes to more audio than the whole file holds (plus one
