@@ -109,7 +109,16 @@ struct DeadReckoning: Sendable, Hashable {
         }
         let miss = LocalDistance.metres(expected, fix.coordinate)
         let dt = fix.time.timeIntervalSince(time ?? fix.time)
-        let allowed = configuration.driftTolerance + (fix.horizontalError ?? 0) + 0.3 * dt
+        // Between fixes seconds apart the walker may have turned at any moment: averaging the two
+        // velocities misses the place by up to half their difference times the interval (a
+        // cyclist round a corner with a fix every 8 s: 28 m), which a drift, building while the
+        // velocity stays the same, never adds.
+        var turn = 0.0
+        if let v0 = velocity, let v1 = velocity(of: fix) {
+            let de = v1.east - v0.east, dn = v1.north - v0.north
+            turn = (de * de + dn * dn).squareRoot() * dt / 2
+        }
+        let allowed = configuration.driftTolerance + (fix.horizontalError ?? 0) + 0.3 * dt + turn
         guard miss > allowed else {
             driftSince = nil
             return false

@@ -343,6 +343,28 @@ struct RouteTriggeringTests {
         #expect(gaps.isEmpty, "\(gaps.map(\.text))")
     }
 
+    /// A cyclist at 5 m/s with a fix every 8 s, round right-angle corners: between two fixes the
+    /// turn can fall anywhere, and the fix filter's dead reckoning (the two fixes' velocities
+    /// averaged) missed the fix after it by up to 28 m, took it for drift and held every fix for
+    /// 48 s ("no usable fix for 48.0s"), and the points after the corner were caught up at the
+    /// next. Found by an adversarial pass.
+    @Test("a cyclist with a sparse receiver is not taken for drift at a corner", arguments: [1, 2, 3] as [UInt64])
+    func aSparseCyclistRoundACorner(seed: UInt64) {
+        var receiver = RouteWalk.Receiver(seed: seed)
+        receiver.hz = 1.0 / 8
+        let walk = RouteWalk(
+            "corners", route: [(0, 0), (0, 400), (400, 400), (400, 800), (800, 800)],
+            points: [200, 430, 600, 830, 1000, 1230, 1400].map { .init(along: $0, radius: 30) }, speed: 5,
+            receiver: receiver)
+        var report: PreviewReport?
+        let verdict = walk.judge { report = $0 }
+        #expect(verdict.order == Array(walk.points.indices), "\(verdict)")
+        #expect(verdict.early.isEmpty, "\(verdict)")
+        let gaps = report?.timeline.filter { $0.kind == .gpsGap } ?? []
+        #expect(gaps.isEmpty, "\(gaps.map(\.text))")
+        #expect(report?.summary.rejectedFixes["drift"] == nil, "\(report?.summary.rejectedFixes ?? [:])")
+    }
+
     @Test("the preview names a gap in a sparse receiver's fixes, not each of its fixes")
     func aSparseReceiversGapIsNamed() {
         var receiver = RouteWalk.Receiver(seed: 4)
