@@ -52,6 +52,11 @@ public struct RouteProgress: Sendable {
         /// than `headingTurn` degrees from the walker's course is not where a walker going that
         /// way is.
         public var headingTurn = 80.0
+        /// The same without a drawn route, whose straight lines between points a walker's course
+        /// may cross at right angles (a serpentine road between points on its legs: 80 degrees
+        /// held a sparse receiver's progress back and caught a point up 180 s late), give or take
+        /// 20 degrees of a course's noise; beyond that the walker goes back along the line.
+        public var headingTurnWithoutRoute = 110.0
         public var headingAhead = 10.0
         /// Seconds without a fix on the route before the preview says the walker left it.
         public var leftAfter = 10.0
@@ -268,6 +273,9 @@ public struct RouteProgress: Sendable {
         var best = TourRoute.Projection(along: lo, offset: .infinity)
         var bestScore = Double.infinity
         let penalty = configuration.continuityPenalty
+        // The straight lines between points are not streets: a walker going from one point to the
+        // next along streets may go across the line (a zigzag road), not back along it.
+        let headingTurn = route.source == .drawn ? configuration.headingTurn : configuration.headingTurnWithoutRoute
         for i in route.segment(at: lo)...route.segment(at: hi) {
             // The along-route cost alone rules out segments far from `around`, and only grows
             // further on.
@@ -279,7 +287,7 @@ public struct RouteProgress: Sendable {
             }
             var p = route.project(c, onSegment: i, low: lo, high: hi)
             let turnLimit = around + configuration.headingAhead
-            let turnsAway = heading.map { route.turn(from: $0, onSegment: i) > configuration.headingTurn } ?? false
+            let turnsAway = heading.map { route.turn(from: $0, onSegment: i) > headingTurn } ?? false
             if turnsAway, p.along > turnLimit {
                 // Only the part of the stretch within `headingAhead` is left to it.
                 guard start <= turnLimit else { continue }

@@ -365,6 +365,28 @@ struct RouteTriggeringTests {
         #expect(report?.summary.rejectedFixes["drift"] == nil, "\(report?.summary.rejectedFixes ?? [:])")
     }
 
+    /// A serpentine road with the points on its legs and no drawn route: the straight lines
+    /// between the points cross the legs at right angles, which is where the walker's course goes
+    /// along them. Found by an adversarial pass: the course rule, as strict as for a drawn route,
+    /// held a 10 s receiver's progress back, and point 3 was caught up at point 4, 180 s late.
+    @Test(
+        "a serpentine road without a drawn route is followed whatever the course says",
+        arguments: [1, 2, 3] as [UInt64])
+    func aSerpentineWithoutADrawnRoute(seed: UInt64) {
+        var receiver = RouteWalk.Receiver(seed: seed)
+        receiver.hz = 0.1
+        let road: [(x: Double, y: Double)] = [
+            (0, 0), (200, 0), (200, 50), (0, 50), (0, 100), (200, 100), (200, 150), (0, 150), (0, 200),
+        ]
+        let walk = RouteWalk(
+            "serpentine", route: road, drawn: false,
+            points: [0, 350, 600, 850, 1000].map { .init(along: $0, radius: 30) }, receiver: receiver)
+        let verdict = walk.judge()
+        #expect(verdict.order == Array(walk.points.indices), "\(verdict)")
+        #expect(verdict.types.allSatisfy { $0 == .gps }, "\(verdict)")
+        #expect(verdict.early.isEmpty, "\(verdict)")
+    }
+
     @Test("the preview names a gap in a sparse receiver's fixes, not each of its fixes")
     func aSparseReceiversGapIsNamed() {
         var receiver = RouteWalk.Receiver(seed: 4)
