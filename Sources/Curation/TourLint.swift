@@ -202,7 +202,10 @@ public struct TourLint: Sendable {
         // welcome and finale at its meeting point, a loop apart, do not (`route-passes-again`
         // tells how that point plays).
         let overlaps = RadiusOverlaps(coordinates: points.map(\.coordinate), radii: points.map(\.triggerRadiusMeters))
-        let stations = TourRoute(route: tour.route, points: Self.playablePoints(points)).stations
+        // The route the walk follows (the drawn one when it fits the points), made once for the
+        // overlaps, the order along it and the passes.
+        let walkRoute = TourRoute(route: tour.route, points: Self.playablePoints(points))
+        let stations = walkRoute.stations
         for (i, later) in overlaps.later.enumerated() {
             let together = later.filter {
                 stations.count != points.count
@@ -264,7 +267,7 @@ public struct TourLint: Sendable {
                             "\(vertex) \(how): a typo? (map leaves it out of its frame)"))
                 }
             }
-            let followed = TourRoute(route: tour.route, points: Self.playablePoints(points))
+            let followed = walkRoute
             for i in points.indices.dropFirst() where along[i] < along[i - 1] {
                 // A loop's finale at its meeting point projects to the route's start, yet the route
                 // comes back to it after the point before: that is the route's order, not against it.
@@ -284,7 +287,7 @@ public struct TourLint: Sendable {
                     ))
             }
         }
-        findings += passFindings(points, route: tour.route, name: name)
+        findings += passFindings(points, route: walkRoute, name: name)
         if route == nil {
             // No route to compare with: flag neighbours whose swap would shorten the walk a lot,
             // the usual sign of two orders typed the wrong way round.
@@ -466,9 +469,8 @@ public struct TourLint: Sendable {
     /// crossing, an out-and-back street), and how the walk treats them (rule 10): the point plays
     /// on the pass that comes after the point before it; passing through on another pass fires
     /// nothing. Also a drawn route the walk cannot follow.
-    func passFindings(_ points: [TourFolder.Point], route drawn: [Coordinate], name: (Int) -> String) -> [LintFinding] {
+    func passFindings(_ points: [TourFolder.Point], route: TourRoute, name: (Int) -> String) -> [LintFinding] {
         guard !points.isEmpty else { return [] }
-        let route = TourRoute(route: drawn, points: Self.playablePoints(points))
         var findings: [LintFinding] = []
         if let why = route.unfitReason {
             findings.append(

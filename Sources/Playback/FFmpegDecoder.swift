@@ -433,7 +433,9 @@ final class SampleConverter {
     /// Mono to stereo at the same rate: done here (each sample 3 dB down on both channels, as
     /// libswresample's upmix), without loading FFmpeg's libraries for it. A mono MP3 at 44.1 kHz
     /// cost 1.54x mpg123's CPU and 21 MiB more memory through libswresample, 1.13x before.
-    private let upmixOnly: Bool
+    /// Whether this converter only upmixes (mono to stereo at the same rate), which can take a
+    /// gain in the same pass (`upmix(_:gain:)`).
+    let upmixOnly: Bool
     /// A mono narration at another rate is resampled in mono, then upmixed here: resampling costs
     /// per channel (a 22.05 kHz mono MP3 took 38 % of a play's CPU in libswresample, in stereo).
     private let upmixAfter: Bool
@@ -483,10 +485,6 @@ final class SampleConverter {
         var matrix = [Double(0.5).squareRoot(), Double(0.5).squareRoot()]
         return ws_swr_set_matrix()!(context, &matrix, 2) >= 0
     }
-
-    /// Whether this converter only upmixes (mono to stereo at the same rate), which can take a
-    /// gain in the same pass (`upmix(_:gain:)`).
-    var upmixesOnly: Bool { upmixOnly }
 
     /// `pcm` (mono) on both channels, 3 dB down, times `gain` (at most 32, as `PlaybackEngine.scale`),
     /// rounded to nearest and saturating: the queue's steady level in the same pass, so a levelled

@@ -263,7 +263,7 @@ final class PlaybackEngine: @unchecked Sendable {
     ) throws(PlaybackError) -> (UnsafeMutableRawBufferPointer, scaled: Bool)? {
         guard let converter else { return try decoder.nextChunk().map { ($0, false) } }
         if let chunk = try decoder.nextChunk() {
-            if let steadyGain, converter.upmixesOnly { return (converter.upmix(chunk, gain: steadyGain), true) }
+            if let steadyGain, converter.upmixOnly { return (converter.upmix(chunk, gain: steadyGain), true) }
             return try converter.convert(chunk).map { ($0, false) }
         }
         return try converter.convert(nil).map { ($0, false) }

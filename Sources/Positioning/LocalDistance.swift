@@ -8,11 +8,11 @@ import TourModel
 /// nanoseconds a pair; this local projection, with the ellipsoid's meridional and normal radii
 /// of curvature at the pair's mean latitude, costs a few tens and stays within 0.01 % of it up to
 /// `maximum` metres (a test pins that against Vincenty). Beyond that it defers to Vincenty.
-enum LocalDistance {
+package enum LocalDistance {
     /// Metres up to which the projection is used.
-    static let maximum = 20_000.0
+    package static let maximum = 20_000.0
 
-    static func metres(_ a: Coordinate, _ b: Coordinate) -> Double {
+    package static func metres(_ a: Coordinate, _ b: Coordinate) -> Double {
         let scale = Geodesy.metresPerDegree(atLatitude: (a.latitude + b.latitude) * 0.5)
         var Δλ = b.longitude - a.longitude
         if Δλ > 180 { Δλ -= 360 } else if Δλ < -180 { Δλ += 360 }

@@ -134,6 +134,12 @@ public enum Geodesy {
         return Inverse(distance: d, initialBearing: brg, finalBearing: brg)
     }
 
+    /// Degrees between two bearings, the short way round (0 to 180).
+    public static func angle(between a: Double, and b: Double) -> Double {
+        let d = abs((a - b).truncatingRemainder(dividingBy: 360))
+        return d > 180 ? 360 - d : d
+    }
+
     static func normalizedBearing(_ degrees: Double) -> Double {
         let r = degrees.truncatingRemainder(dividingBy: 360)
         return r < 0 ? r + 360 : r

@@ -57,6 +57,8 @@ public struct RouteProgress: Sendable {
         /// held a sparse receiver's progress back and caught a point up 180 s late), give or take
         /// 20 degrees of a course's noise; beyond that the walker goes back along the line.
         public var headingTurnWithoutRoute = 110.0
+        /// Metres ahead of progress within which a stretch turning from the course may still be
+        /// matched: a walker at a corner turns a few seconds after progress reaches it.
         public var headingAhead = 10.0
         /// Seconds without a fix on the route before the preview says the walker left it.
         public var leftAfter = 10.0
@@ -130,7 +132,7 @@ public struct RouteProgress: Sendable {
     /// course is reversed or frozen would keep the match off the route it walks).
     private mutating func course(of fix: Fix, trusted: Bool) -> Double? {
         if let anchor = moveAnchor {
-            if anchor.distance(to: fix.coordinate) >= Self.courseCheckMetres {
+            if LocalDistance.metres(anchor, fix.coordinate) >= Self.courseCheckMetres {
                 movedBearing = anchor.bearing(to: fix.coordinate)
                 moveAnchor = fix.coordinate
             }
@@ -139,8 +141,7 @@ public struct RouteProgress: Sendable {
         }
         guard trusted, (fix.speed ?? 0) >= configuration.headingSpeed, let track = fix.track, let moved = movedBearing
         else { return nil }
-        let d = abs((track - moved).truncatingRemainder(dividingBy: 360))
-        return min(d, 360 - d) <= 90 ? track : nil
+        return Geodesy.angle(between: track, and: moved) <= 90 ? track : nil
     }
 
     /// Metres the fixes must move for the way they go to be compared with the course.
@@ -174,9 +175,7 @@ public struct RouteProgress: Sendable {
         // where the route passes it again later (a loop's meeting point, the foot of a spur), a
         // receiver wandering round a group that waits strays onto the later stretch too, and
         // seems to be on it, even to move along it. Only a walker seen away from here is there.
-        let departed =
-            route.nearest(to: fix.coordinate, from: low, to: current).offset > 2 * tolerance
-            || route.nearest(to: fix.coordinate, from: low, to: current).offset > 2 * tolerance
+        let departed = route.nearest(to: fix.coordinate, from: low, to: current).offset > 2 * tolerance
         // A place further on than the window's slack; or further on than walking could take the
         // walker since the last match while the fix is hardly farther from where progress stands:
         // the route folds back there (a hairpin, a U between two streets) and a drifting receiver

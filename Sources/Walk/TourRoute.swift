@@ -228,9 +228,7 @@ public struct TourRoute: Sendable, Hashable {
     func turn(from track: Double, onSegment i: Int) -> Double {
         let f = frames[i]
         guard f.length2 > 0 else { return 0 }
-        let bearing = atan2(f.dx, f.dy) * 180 / .pi
-        let d = abs((track - bearing).truncatingRemainder(dividingBy: 360))
-        return d > 180 ? 360 - d : d
+        return Geodesy.angle(between: track, and: atan2(f.dx, f.dy) * 180 / .pi)
     }
 
     /// The distance from `c` to the route at `along`.

@@ -69,9 +69,9 @@ public enum MediaSniffer {
         }
         let first = window.withUnsafeBytes { report($0, fileSize: size, baseOffset: base) }
         guard first.kind == .unknown, base + window.count < size else { return first }
-        // Further on, only for what the first window did not tell.
-        guard let far = read(fd, count: farWindow + 8 * 1024, at: base) else { return first }
-        return far.withUnsafeBytes { report($0, fileSize: size, baseOffset: base) }
+        // Further on, only for what the first window did not tell: the bytes after it.
+        guard let rest = read(fd, count: farWindow - searchWindow, at: base + window.count) else { return first }
+        return (window + rest).withUnsafeBytes { report($0, fileSize: size, baseOffset: base) }
     }
 
     /// Up to `count` bytes at `offset` (fewer at the end of the file), or nil on a read error.
