@@ -14,9 +14,13 @@ import TourModel
 /// sentences), a walker standing still while the bias builds slower than the pull (the tolerance
 /// stays ahead of it), and drift along the direction of walking at the speed of walking. A
 /// receiver whose velocity disagrees with its positions as a rule (speeds in other units, a
-/// frozen course) is caught by two checks and then not trusted: speeds that sum to less than half
-/// or more than twice the distance the positions cover, and a second disagreement long enough to
-/// be believed.
+/// frozen or reversed course) is caught by three checks and then not trusted: speeds that sum to
+/// less than half or more than twice the distance the positions cover; a course that points more
+/// than `courseMiss` degrees away from where the fixes went, over two stretches of `courseStretch`
+/// metres in a row, the fixes having gone as far as the speeds say (a course turned, not a
+/// position pulled aside: a bias building across the way lengthens the fixes' path), or summing
+/// to less than half their line (a course that swings about); and a second disagreement long
+/// enough to be believed.
 struct DeadReckoning: Sendable, Hashable {
     /// Where the velocity says the walker is, and when.
     private var position: Coordinate?
@@ -34,6 +38,14 @@ struct DeadReckoning: Sendable, Hashable {
     private var reference: Fix?
     private var speedSinceReference = 0.0
     private var prediction: (time: Date, position: Coordinate?)?
+    /// The course check: where the current stretch began, the velocity's east and north metres
+    /// since, how many stretches in a row the course pointed away, and whether that settled it.
+    private var stretchStart: Fix?
+    private var stretchByVelocity = (east: 0.0, north: 0.0)
+    private var stretchBySpeed = 0.0
+    private var courseMisses = 0
+    private var courseRefuted = false
+    private var lastVelocity: (east: Double, north: Double)?
     private var scale: (latitude: Double, north: Double, east: Double)?
 
     /// Below this speed (m/s) a receiver's course is noise: the walker is taken to stand still.
@@ -42,6 +54,13 @@ struct DeadReckoning: Sendable, Hashable {
     static let maxGap = 10.0
     /// Metres of path before the speeds are compared with the positions.
     static let trustAfter = 40.0
+    /// Metres (by the positions or the velocity) of a stretch on which the course is judged: four
+    /// times a fix's usual noise, so the stretch's direction is known within 10-20°; two
+    /// stretches are what a walker with a fix every 10 s covers in 30-40 s.
+    static let courseStretch = 20.0
+    /// Degrees between the course and where the fixes went that count against the course. A
+    /// turn between sparse fixes bends the averaged velocities by up to 45°.
+    static let courseMiss = 60.0
 
     static func velocity(of fix: Fix) -> (east: Double, north: Double)? {
         guard let speed = fix.speed, speed.isFinite, speed >= 0 else { return nil }
@@ -65,7 +84,7 @@ struct DeadReckoning: Sendable, Hashable {
     }
 
     var isTrusted: Bool {
-        guard believed < 2 else { return false }
+        guard believed < 2, !courseRefuted else { return false }
         guard velocityPath >= Self.trustAfter || positionPath >= 3 * Self.trustAfter else { return true }
         let ratio = velocityPath / max(positionPath, 1)
         return ratio >= 0.5 && ratio <= 2
@@ -165,11 +184,21 @@ struct DeadReckoning: Sendable, Hashable {
     }
 
     /// Sums the path by speed and by position (straight lines between fixes at least 20 s apart,
-    /// so a fix's noise does not add up) over every fix seen, decaying with τ = 180 s.
+    /// so a fix's noise does not add up) over every fix seen, decaying with τ = 180 s; and judges
+    /// the course on each stretch.
     private mutating func observe(_ fix: Fix) {
-        defer { lastSeen = fix }
-        guard let last = lastSeen else { reference = fix; return }
+        let v1 = velocity(of: fix)
+        defer {
+            lastSeen = fix
+            lastVelocity = v1
+        }
+        guard let last = lastSeen else {
+            reference = fix
+            stretchStart = fix
+            return
+        }
         let dt = fix.time.timeIntervalSince(last.time)
+        judgeCourse(fix, dt: dt, v0: lastVelocity, v1: v1)
         guard dt > 0, dt <= Self.maxGap, let s0 = last.speed, let s1 = fix.speed, s0.isFinite, s1.isFinite else {
             reference = fix
             speedSinceReference = 0
@@ -184,10 +213,72 @@ struct DeadReckoning: Sendable, Hashable {
         speedSinceReference = 0
     }
 
+    /// The course check: the velocities summed over a stretch against the straight line the
+    /// fixes moved. A frozen or reversed course turns the one away from the other and keeps their
+    /// lengths; a bias building across the way (what rule 7 is for) makes the fixes' line longer.
+    private mutating func judgeCourse(
+        _ fix: Fix, dt: Double, v0: (east: Double, north: Double)?, v1: (east: Double, north: Double)?
+    ) {
+        guard dt > 0, dt <= Self.maxGap, let v0, let v1, let start = stretchStart else {
+            stretchStart = fix
+            stretchByVelocity = (0, 0)
+            stretchBySpeed = 0
+            return
+        }
+        stretchByVelocity.east += (v0.east + v1.east) / 2 * dt
+        stretchByVelocity.north += (v0.north + v1.north) / 2 * dt
+        let s0 = (v0.east * v0.east + v0.north * v0.north).squareRoot()
+        let s1 = (v1.east * v1.east + v1.north * v1.north).squareRoot()
+        stretchBySpeed += (s0 + s1) / 2 * dt
+        let scale = metresPerDegree(at: fix.coordinate.latitude)
+        let north = (fix.coordinate.latitude - start.coordinate.latitude) * scale.north
+        let east = fix.coordinate.longitudeDifference(from: start.coordinate) * scale.east
+        let byPosition = (east * east + north * north).squareRoot()
+        let v = stretchByVelocity
+        let byVelocity = (v.east * v.east + v.north * v.north).squareRoot()
+        guard max(byPosition, byVelocity) >= Self.courseStretch else { return }
+        defer {
+            stretchStart = fix
+            stretchByVelocity = (0, 0)
+            stretchBySpeed = 0
+        }
+        // The fixes stood, or barely moved: no verdict (a receiver saying it moves while its
+        // fixes stand is the path sums' to judge).
+        guard byPosition >= Self.courseStretch / 2 else { return }
+        // A course that swings about while the fixes go one way, as far as the speeds say, sums
+        // to a fraction of their line (uniform within ±120°: 0.4 of it); a bias across the way
+        // at walking speed leaves 0.7, and fixes drifting while the speeds say the walker stands
+        // are the drift rule's.
+        if byPosition >= Self.courseStretch, byVelocity < 0.5 * byPosition, stretchBySpeed >= 0.75 * byPosition {
+            miss()
+            return
+        }
+        guard byVelocity >= Self.courseStretch / 2 else { return }
+        let cosine = (east * v.east + north * v.north) / (byPosition * byVelocity)
+        let angle = acos(max(-1, min(1, cosine))) * 180 / .pi
+        guard angle > Self.courseMiss else {
+            courseMisses = 0
+            return
+        }
+        // The course turned away and the fixes went as far as the speeds say (within a quarter,
+        // and the two fixes' noise): a course turned, not a position pulled aside. Otherwise no
+        // verdict.
+        let noise = ((start.horizontalError ?? 5) + (fix.horizontalError ?? 5)) / 2
+        guard abs(byPosition - byVelocity) <= 0.25 * max(byPosition, byVelocity) + noise else { return }
+        miss()
+    }
+
+    private mutating func miss() {
+        courseMisses += 1
+        if courseMisses >= 2 { courseRefuted = true }
+    }
+
     static func == (a: DeadReckoning, b: DeadReckoning) -> Bool {
         a.position == b.position && a.time == b.time && a.velocity?.east == b.velocity?.east
             && a.velocity?.north == b.velocity?.north && a.driftSince == b.driftSince && a.believed == b.believed
             && a.velocityPath == b.velocityPath && a.positionPath == b.positionPath && a.lastSeen == b.lastSeen
+            && a.courseMisses == b.courseMisses && a.courseRefuted == b.courseRefuted
+            && a.stretchStart == b.stretchStart
     }
 
     func hash(into hasher: inout Hasher) {

@@ -38,6 +38,38 @@ private func fix(
         #expect(verdicts == Array(repeating: .accepted, count: 60), "\(verdicts)")
     }
 
+    /// A receiver whose course is frozen or reversed while its speed is right: within two
+    /// stretches of 20 m its velocity is no longer trusted, and the fixes that follow are accepted
+    /// (rule 7). It took two 90 s disagreements before, every fix between them refused as drift.
+    /// The same walk with the true course keeps it trusted, and refuses nothing.
+    @Test(arguments: [nil, 0.0, 180.0] as [Double?])
+    func aCourseThatPointsElsewhereIsNotTrustedForLong(wrong: Double?) {
+        var filter = FixFilter(configuration: .init(coldStartAgreement: 1))
+        var verdicts: [FixFilter.Verdict] = []
+        var trustedAt: [Bool] = []
+        for second in 0..<120 {
+            // East at 1.4 m/s: course 90; frozen at north (0) or reversed (270).
+            let track: Double = wrong.map { $0 == 0 ? 0 : 270 } ?? 90
+            let c = origin.destination(distance: Double(second) * 1.4, bearing: 90)
+            verdicts.append(
+                filter.evaluate(
+                    Fix(
+                        time: t0.addingTimeInterval(Double(second)), coordinate: c, horizontalError: 5, speed: 1.4,
+                        track: track)))
+            trustedAt.append(filter.trustsVelocity)
+        }
+        let refused = verdicts.filter { $0 == .rejected(.drift) }.count
+        if wrong == nil {
+            #expect(refused == 0)
+            #expect(trustedAt.allSatisfy { $0 })
+        } else {
+            // 28 m walked by the second 20 s; two stretches of 20 m are 29 s of walking.
+            #expect(trustedAt[35] == false)
+            #expect(refused <= 20, "\(refused) fixes refused as drift")
+            #expect(verdicts.suffix(80).allSatisfy { $0 == .accepted })
+        }
+    }
+
     @Test func rejectsNoFixAndAcceptsTwoD() {
         var filter = FixFilter(configuration: .init(coldStartAgreement: 1))
         #expect(filter.evaluate(fix(0, north: 0, mode: .noFix)) == .rejected(.noFix))
