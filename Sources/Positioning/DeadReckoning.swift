@@ -169,7 +169,14 @@ struct DeadReckoning: Sendable, Hashable {
         driftSince = nil
         if let expected = predicted(at: fix) {
             let dt = fix.time.timeIntervalSince(time ?? fix.time)
-            let pull = min(1, dt / configuration.driftTimeConstant)
+            var pull = min(1, dt / configuration.driftTimeConstant)
+            // A miss past the drift tolerance was let through for a turn between the fixes (see
+            // `isDrift`): the turn excuses it once. Kept, it threw the fix after off by as much,
+            // with no turn to excuse it (a cyclist round a bend every 10 s: each fix after the
+            // second bend refused as drift). What stays is what a fix without a turn may leave.
+            let base = configuration.driftTolerance + (fix.horizontalError ?? 0) + 0.3 * dt
+            let miss = LocalDistance.metres(expected, fix.coordinate)
+            if miss > base { pull = 1 - (1 - pull) * base / miss }
             let north = (fix.coordinate.latitude - expected.latitude) * pull
             // The short way round: across the antimeridian 179.99 to -179.99 is 0.02°, not 359.98°.
             let east = fix.coordinate.longitudeDifference(from: expected) * pull

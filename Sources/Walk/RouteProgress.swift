@@ -30,6 +30,9 @@ public struct RouteProgress: Sendable {
         /// The fastest a walker advances along the route (m/s): a walker cannot get further along
         /// it than this in the time since progress last matched, except by a shortcut.
         public var maxRouteSpeed = 3.0
+        /// A receiver's measured speed (while trusted), times this, raises `maxRouteSpeed`: a
+        /// cyclist at 8 m/s with a fix every 10 s is 80 m on at the next fix.
+        public var measuredSpeedMargin = 1.25
         /// Metres a fix may be from a drawn route and still be on it (plus its error estimate).
         public var tolerance = 30.0
         /// The same without a drawn route (the straight lines between points stand for streets).
@@ -101,6 +104,9 @@ public struct RouteProgress: Sendable {
     /// move: a course is used only while it agrees with where the fixes themselves go.
     private var moveAnchor: Coordinate?
     private var movedBearing: Double?
+    /// The fastest the receiver said the walker went (m/s, Doppler) since progress last matched,
+    /// while the fix filter trusts its velocity: a cyclist goes farther than a walker.
+    private var fastest = 0.0
 
     /// - Parameter since: when the walker was last known at `floor` (a resumed walk: when the last
     ///   point triggered); the window grows from then. Nil: from the first fix.
@@ -122,6 +128,7 @@ public struct RouteProgress: Sendable {
         matchedAt = nil
         free = true
         candidate = nil
+        fastest = 0
         moveAnchor = nil
         movedBearing = nil
     }
@@ -167,8 +174,12 @@ public struct RouteProgress: Sendable {
         let since = matchedAt ?? fix.time
         if matchedAt == nil { matchedAt = fix.time }
         let elapsed = max(0, fix.time.timeIntervalSince(since))
+        let measured = courseTrusted ? fix.speed.flatMap { $0.isFinite ? $0 : nil } ?? 0 : 0
+        fastest = courseTrusted ? max(fastest, measured) : 0
+        defer { if matchedAt == fix.time { fastest = measured } }
+        let speed = max(configuration.maxRouteSpeed, configuration.measuredSpeedMargin * fastest)
         let low = max(floor, current - configuration.behind)
-        let high = current + configuration.maxRouteSpeed * elapsed + configuration.ahead + tolerance
+        let high = current + speed * elapsed + configuration.ahead + tolerance
         let heading = course(of: fix, trusted: courseTrusted)
         let match = bestMatch(fix.coordinate, low: low, high: high, around: current, heading: heading)
         // Whether the walker has left the stretch progress stands on, by twice the tolerance:
@@ -182,9 +193,11 @@ public struct RouteProgress: Sendable {
         // strays across the fold, while walking there takes the route's way round.
         let advance = match.along - current
         let folded =
-            advance > configuration.ahead + configuration.maxRouteSpeed * elapsed
+            advance > configuration.ahead + speed * elapsed
             && advance > route.offset(of: fix.coordinate, at: current) + configuration.ahead
-        let leap = advance > configuration.ahead + tolerance || folded
+        // A rider the receiver measured faster than walking may be that much further on.
+        let riding = max(0, speed - configuration.maxRouteSpeed) * elapsed
+        let leap = advance > configuration.ahead + tolerance + riding || folded
         var events: [Event] = []
         if match.offset <= tolerance, leap, !departed {
             // A later pass of where the walker is: they are still here, and the window need not

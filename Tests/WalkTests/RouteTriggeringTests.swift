@@ -402,6 +402,36 @@ struct RouteTriggeringTests {
         #expect(verdict.early.isEmpty, "\(verdict)")
     }
 
+    /// A cyclist (8 m/s) with a fix every 10 s on a serpentine road whose legs, 120 m long, lie
+    /// 30 m apart: 80 m between fixes, often round both corners of a bend. Found by an adversarial
+    /// pass: nothing after point 1 was ever heard. The fix filter's dead reckoning, excused by the
+    /// turn at each bend, kept what the turn had thrown it off by and refused the fixes after
+    /// the next as drift; and route progress, bound to a walker's 3 m/s, could not follow 80 m.
+    @Test(
+        "a cyclist with a 0.1 Hz receiver on a tight serpentine hears each point",
+        arguments: [(1, true), (2, true), (3, false)] as [(UInt64, Bool)])
+    func aFastSparseRideOnATightSerpentine(seed: UInt64, drawn: Bool) {
+        var receiver = RouteWalk.Receiver(seed: seed)
+        receiver.hz = 0.1
+        receiver.sigma = 2
+        let road: [(x: Double, y: Double)] = [
+            (0, 0), (120, 0), (120, 30), (0, 30), (0, 60), (120, 60), (120, 90), (0, 90), (0, 120),
+        ]
+        let walk = RouteWalk(
+            "bends", route: road, drawn: drawn,
+            // Where the rider is at a fix (80 m apart): each point has one fix inside, which
+            // confirms it alone (a sparse receiver at the speed it measured).
+            points: [0, 160, 320, 480].map { .init(along: $0, radius: 30) } + [.init(along: 600, radius: 25)],
+            speed: 8, wait: 20, receiver: receiver)
+        var report: PreviewReport?
+        let verdict = walk.judge { report = $0 }
+        #expect(verdict.order == Array(walk.points.indices), "\(verdict)")
+        #expect(verdict.early.isEmpty, "\(verdict)")
+        #expect(verdict.types.allSatisfy { $0 == .gps }, "\(verdict)")
+        #expect(verdict.delays.allSatisfy { $0 != nil && $0! <= 10 }, "\(verdict)")
+        #expect(report?.summary.rejectedFixes["drift"] == nil, "\(report?.summary.rejectedFixes ?? [:])")
+    }
+
     @Test("the preview names a gap in a sparse receiver's fixes, not each of its fixes")
     func aSparseReceiversGapIsNamed() {
         var receiver = RouteWalk.Receiver(seed: 4)
