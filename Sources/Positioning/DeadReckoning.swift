@@ -25,8 +25,11 @@ struct DeadReckoning: Sendable, Hashable {
     /// Where the velocity says the walker is, and when.
     private var position: Coordinate?
     private var time: Date?
-    /// East and north metres per second at `time`; nil when the receiver did not say.
+    /// East and north metres per second at `time`; nil when the receiver did not say. A fix
+    /// without a course carries the last one on for up to `maxGap` seconds from when it was
+    /// measured (`velocityAt`).
     private var velocity: (east: Double, north: Double)?
+    private var velocityAt: Date?
     /// When the current run of drift rejections began.
     private var driftSince: Date?
     /// Disagreements long enough to be believed, so far.
@@ -43,8 +46,15 @@ struct DeadReckoning: Sendable, Hashable {
     private var stretchStart: Fix?
     private var stretchByVelocity = (east: 0.0, north: 0.0)
     private var stretchBySpeed = 0.0
+    private var stretchIntervals = 0
     private var courseMisses = 0
+    private var courseAgreements = 0
     private var courseRefuted = false
+    /// Steady stretches' velocities and lines, summed (decaying with τ = 180 s), and whether they
+    /// showed the speeds in other units.
+    private var steadyByVelocity = 0.0
+    private var steadyByPosition = 0.0
+    private var speedRefuted = false
     private var lastVelocity: (east: Double, north: Double)?
     private var scale: (latitude: Double, north: Double, east: Double)?
 
@@ -61,6 +71,12 @@ struct DeadReckoning: Sendable, Hashable {
     /// Degrees between the course and where the fixes went that count against the course. A
     /// turn between sparse fixes bends the averaged velocities by up to 45°.
     static let courseMiss = 60.0
+    /// A stretch's course is steady when its velocities sum to this share of its speeds (a
+    /// course within about ±25° of its mean).
+    static let steadyCourse = 0.95
+    /// Speeds over steady stretches against the fixes' lines: outside this, other units. A bias
+    /// building across the way at walking speed gives 0.7 while it builds.
+    static let steadySpeedRatio = 0.6...1.6
 
     static func velocity(of fix: Fix) -> (east: Double, north: Double)? {
         guard let speed = fix.speed, speed.isFinite, speed >= 0 else { return nil }
@@ -84,7 +100,7 @@ struct DeadReckoning: Sendable, Hashable {
     }
 
     var isTrusted: Bool {
-        guard believed < 2, !courseRefuted else { return false }
+        guard believed < 2, !courseRefuted, !speedRefuted else { return false }
         guard velocityPath >= Self.trustAfter || positionPath >= 3 * Self.trustAfter else { return true }
         let ratio = velocityPath / max(positionPath, 1)
         return ratio >= 0.5 && ratio <= 2
@@ -95,7 +111,7 @@ struct DeadReckoning: Sendable, Hashable {
     private mutating func predicted(at fix: Fix) -> Coordinate? {
         if let cached = prediction, cached.time == fix.time { return cached.position }
         var result: Coordinate?
-        if let position, let time, let v0 = velocity, let v1 = velocity(of: fix) {
+        if let position, let time, let v0 = velocity, let v1 = reckoningVelocity(at: fix) {
             let dt = fix.time.timeIntervalSince(time)
             if dt > 0, dt <= Self.maxGap {
                 let east = (v0.east + v1.east) / 2 * dt, north = (v0.north + v1.north) / 2 * dt
@@ -133,7 +149,7 @@ struct DeadReckoning: Sendable, Hashable {
         // cyclist round a corner with a fix every 8 s: 28 m), which a drift, building while the
         // velocity stays the same, never adds.
         var turn = 0.0
-        if let v0 = velocity, let v1 = velocity(of: fix) {
+        if let v0 = velocity, let v1 = reckoningVelocity(at: fix) {
             let de = v1.east - v0.east, dn = v1.north - v0.north
             turn = (de * de + dn * dn).squareRoot() * dt / 2
         }
@@ -144,7 +160,7 @@ struct DeadReckoning: Sendable, Hashable {
         }
         position = expected
         time = fix.time
-        velocity = velocity(of: fix)
+        keepVelocity(of: fix)
         prediction = nil
         if driftSince == nil { driftSince = fix.time }
         return true
@@ -186,8 +202,28 @@ struct DeadReckoning: Sendable, Hashable {
             position = fix.coordinate
         }
         time = fix.time
-        velocity = velocity(of: fix)
+        keepVelocity(of: fix)
         prediction = nil
+    }
+
+    /// The velocity to reckon with at `fix`: its own, or for a fix without a course (one in ten,
+    /// from some receivers) the last one measured, up to `maxGap` seconds old. Without it such a
+    /// fix restarted the reckoning from itself, drifted or not: one in ten turned rule 7 off, and
+    /// a drift onto a U's way back played its points early.
+    private mutating func reckoningVelocity(at fix: Fix) -> (east: Double, north: Double)? {
+        if let v = velocity(of: fix) { return v }
+        guard let v = velocity, let at = velocityAt, fix.time.timeIntervalSince(at) <= Self.maxGap else { return nil }
+        return v
+    }
+
+    private mutating func keepVelocity(of fix: Fix) {
+        if let v = velocity(of: fix) {
+            velocity = v
+            velocityAt = fix.time
+        } else if velocityAt.map({ fix.time.timeIntervalSince($0) > Self.maxGap }) ?? true {
+            velocity = nil
+            velocityAt = nil
+        }
     }
 
     /// Sums the path by speed and by position (straight lines between fixes at least 20 s apart,
@@ -220,9 +256,18 @@ struct DeadReckoning: Sendable, Hashable {
         speedSinceReference = 0
     }
 
-    /// The course check: the velocities summed over a stretch against the straight line the
-    /// fixes moved. A frozen or reversed course turns the one away from the other and keeps their
-    /// lengths; a bias building across the way (what rule 7 is for) makes the fixes' line longer.
+    /// The course check, stretch by stretch: the velocities summed (a vector) against the
+    /// straight line the fixes moved, and the speeds summed (the path's length). A course that
+    /// held steady (the velocities' sum nearly as long as the speeds') and pointed more than
+    /// `courseMiss` away from the fixes' line, as long as it (a course turned: a bias building
+    /// across the way makes the fixes' line longer), counts against the course; so does a course
+    /// swinging about while the fixes go one way as far as the speeds say (the velocities sum to
+    /// under half the line). A stretch with a turn in it is not judged by its angle: a course
+    /// lagging a walker round a plaza's circles points away from where they went, and a drift
+    /// later played points early once that had been taken for a broken course. Two stretches
+    /// against in a row refute the course; three for it in a row restore it. On steady stretches
+    /// the speeds are also held to the fixes' lines: a receiver whose speeds are in other units
+    /// (knots as m/s: 1.85 times too fast) is not trusted once 60 m of such stretches say so.
     private mutating func judgeCourse(
         _ fix: Fix, dt: Double, v0: (east: Double, north: Double)?, v1: (east: Double, north: Double)?
     ) {
@@ -230,8 +275,10 @@ struct DeadReckoning: Sendable, Hashable {
             stretchStart = fix
             stretchByVelocity = (0, 0)
             stretchBySpeed = 0
+            stretchIntervals = 0
             return
         }
+        stretchIntervals += 1
         stretchByVelocity.east += (v0.east + v1.east) / 2 * dt
         stretchByVelocity.north += (v0.north + v1.north) / 2 * dt
         let s0 = (v0.east * v0.east + v0.north * v0.north).squareRoot()
@@ -243,39 +290,50 @@ struct DeadReckoning: Sendable, Hashable {
         let byPosition = (east * east + north * north).squareRoot()
         let v = stretchByVelocity
         let byVelocity = (v.east * v.east + v.north * v.north).squareRoot()
-        guard max(byPosition, byVelocity) >= Self.courseStretch else { return }
+        let bySpeed = stretchBySpeed
+        guard max(byPosition, bySpeed) >= Self.courseStretch else { return }
         defer {
             stretchStart = fix
             stretchByVelocity = (0, 0)
             stretchBySpeed = 0
+            stretchIntervals = 0
         }
         // The fixes stood, or barely moved: no verdict (a receiver saying it moves while its
         // fixes stand is the path sums' to judge).
         guard byPosition >= Self.courseStretch / 2 else { return }
-        // A course that swings about while the fixes go one way, as far as the speeds say, sums
-        // to a fraction of their line (uniform within ±120°: 0.4 of it); a bias across the way
-        // at walking speed leaves 0.7, and fixes drifting while the speeds say the walker stands
-        // are the drift rule's.
-        if byPosition >= Self.courseStretch, byVelocity < 0.5 * byPosition, stretchBySpeed >= 0.75 * byPosition {
-            miss()
+        if byPosition >= Self.courseStretch, byVelocity < 0.5 * byPosition, bySpeed >= 0.75 * byPosition {
+            courseMissed()
             return
         }
-        guard byVelocity >= Self.courseStretch / 2 else { return }
+        guard byVelocity >= Self.courseStretch / 2, byVelocity >= Self.steadyCourse * bySpeed else { return }
+        let decay = exp(-fix.time.timeIntervalSince(start.time) / 180)
+        steadyByVelocity = steadyByVelocity * decay + byVelocity
+        steadyByPosition = steadyByPosition * decay + byPosition
+        if steadyByPosition >= 3 * Self.courseStretch {
+            let ratio = steadyByVelocity / steadyByPosition
+            if ratio < Self.steadySpeedRatio.lowerBound || ratio > Self.steadySpeedRatio.upperBound {
+                speedRefuted = true
+            }
+        }
         let cosine = (east * v.east + north * v.north) / (byPosition * byVelocity)
         let angle = acos(max(-1, min(1, cosine))) * 180 / .pi
         guard angle > Self.courseMiss else {
             courseMisses = 0
+            // Two velocities that happen to agree say little of a course that swings about:
+            // only a stretch of three fixes or more counts for it.
+            if stretchIntervals >= 2 {
+                courseAgreements += 1
+                if courseAgreements >= 3 { courseRefuted = false }
+            }
             return
         }
-        // The course turned away and the fixes went as far as the speeds say (within a quarter,
-        // and the two fixes' noise): a course turned, not a position pulled aside. Otherwise no
-        // verdict.
         let noise = ((start.horizontalError ?? 5) + (fix.horizontalError ?? 5)) / 2
         guard abs(byPosition - byVelocity) <= 0.25 * max(byPosition, byVelocity) + noise else { return }
-        miss()
+        courseMissed()
     }
 
-    private mutating func miss() {
+    private mutating func courseMissed() {
+        courseAgreements = 0
         courseMisses += 1
         if courseMisses >= 2 { courseRefuted = true }
     }

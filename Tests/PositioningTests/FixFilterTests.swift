@@ -70,6 +70,101 @@ private func fix(
         }
     }
 
+    /// A walker's path as fixes: `place(t)` east and north metres from `origin` at second `t`,
+    /// the fix that far off by `bias(t)` (a drift, which the velocity does not share); each fix's
+    /// speed and course are the path's own at `t - lag` (a receiver whose course lags), its speed
+    /// times `unit`, and every `missingEvery`-th fix has no course.
+    private static func walk(
+        seconds: Int, lag: Double = 0, unit: Double = 1, missingEvery: Int? = nil,
+        bias: (Double) -> Double = { _ in 0 }, place: (Double) -> (east: Double, north: Double)
+    ) -> [Fix] {
+        (0..<seconds).map { second in
+            let t = Double(second)
+            var p = place(t)
+            p.east += bias(t)
+            let a = place(t - lag - 0.5), b = place(t - lag + 0.5)
+            let de = b.east - a.east, dn = b.north - a.north
+            let speed = (de * de + dn * dn).squareRoot()
+            var track = atan2(de, dn) * 180 / .pi
+            if track < 0 { track += 360 }
+            let m = Geodesy.metresPerDegree(atLatitude: origin.latitude)
+            let c = Coordinate(
+                latitude: origin.latitude + p.north / m.north, longitude: origin.longitude + p.east / m.east)
+            let missing = missingEvery.map { second % $0 == $0 - 1 } ?? false
+            return Fix(
+                time: t0.addingTimeInterval(t), coordinate: c, horizontalError: 5, speed: speed * unit,
+                track: missing ? nil : track)
+        }
+    }
+
+    /// Round a plaza twice (radius 12 m at 1.8 m/s) with a course lagging 8 s (69° behind), then up a street
+    /// while the fixes drift 50 m east over 40 s: the lagging course points away from where the
+    /// walker went all round the circles, which once refuted it for the rest of the walk, and the
+    /// drift later went through (points on a U's way back played 15-34 s early). A turn is not a
+    /// stretch the course is judged on: the drift is still refused.
+    @Test func aCourseLaggingRoundAPlazaIsStillTrusted() {
+        let lap = 2 * Double.pi * 12 / 1.8
+        let fixes = Self.walk(
+            seconds: Int(2 * lap) + 160, lag: 8, bias: { t in min(1, max(0, (t - 2 * lap - 80) / 40)) * 50 }
+        ) { t in
+            if t < 0 { return (0, -12) }
+            if t < 2 * lap {
+                let a = t / lap * 2 * .pi
+                return (12 * sin(a), -12 * cos(a))
+            }
+            return (0, -12 + (t - 2 * lap) * 1.4)
+        }
+        var filter = FixFilter(configuration: .init(coldStartAgreement: 1))
+        var trusted: [Bool] = []
+        var refused = 0
+        for fix in fixes {
+            if filter.evaluate(fix) == .rejected(.drift) { refused += 1 }
+            trusted.append(filter.trustsVelocity)
+        }
+        // Round the circles the path sums (straight lines 20 s apart, shorter than a circle's
+        // path) doubt the speeds for a while, as they always have; up the street, before the
+        // drift, the velocity is trusted again.
+        let street = Int(2 * lap) + 40
+        let doubted = trusted.enumerated().filter { !$0.element }.map(\.offset)
+        #expect(trusted[street...].allSatisfy { $0 }, "not trusted at \(doubted)")
+        #expect(refused >= 20, "\(refused) fixes refused as drift")
+    }
+
+    /// The same drift up a street with one fix in ten carrying no course: each restarted the
+    /// reckoning from itself, drifted or not, and the drift went through (10 fixes refused of
+    /// 45; points on a U's way back 34 s early). The last velocity carries over such a fix.
+    @Test func aFixWithoutACourseDoesNotRestartTheReckoning() {
+        func refused(missingEvery: Int?) -> Int {
+            let fixes = Self.walk(
+                seconds: 160, missingEvery: missingEvery, bias: { t in min(1, max(0, (t - 60) / 40)) * 50 }
+            ) { t in (0, t * 1.4) }
+            var filter = FixFilter(configuration: .init(coldStartAgreement: 1))
+            return fixes.filter { filter.evaluate($0) == .rejected(.drift) }.count
+        }
+        let all = refused(missingEvery: nil)
+        let some = refused(missingEvery: 10)
+        #expect(all >= 30, "\(all)")
+        #expect(Double(some) >= 0.8 * Double(all), "\(some) refused with one course in ten missing, \(all) with none")
+    }
+
+    /// Speeds in the wrong unit (knots written as metres per second: 1.85 times too fast; the
+    /// other way, 0.51), which the path sums' 0.5-2 allowance lets through: every fix was drift
+    /// for minutes (232 of a 6-minute walk), and points were heard up to 133 s late. Straight
+    /// stretches with a steady course show it within 60 m.
+    @Test(arguments: [1.852, 1 / 1.944])
+    func speedsInAnotherUnitAreNotTrusted(unit: Double) {
+        let fixes = Self.walk(seconds: 300, unit: unit) { t in (0, t * 1.4) }
+        var filter = FixFilter(configuration: .init(coldStartAgreement: 1))
+        var trusted: [Bool] = []
+        var refused = 0
+        for fix in fixes {
+            if filter.evaluate(fix) == .rejected(.drift) { refused += 1 }
+            trusted.append(filter.trustsVelocity)
+        }
+        #expect(trusted.suffix(200).allSatisfy { !$0 })
+        #expect(refused <= 40, "\(refused) fixes refused as drift")
+    }
+
     @Test func rejectsNoFixAndAcceptsTwoD() {
         var filter = FixFilter(configuration: .init(coldStartAgreement: 1))
         #expect(filter.evaluate(fix(0, north: 0, mode: .noFix)) == .rejected(.noFix))
