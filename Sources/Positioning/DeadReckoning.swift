@@ -51,10 +51,13 @@ struct DeadReckoning: Sendable, Hashable {
     private var courseAgreements = 0
     private var courseRefuted = false
     /// Steady stretches' velocities and lines, summed (decaying with τ = 180 s), and whether they
-    /// showed the speeds in other units.
+    /// showed the speeds to mean nothing.
     private var steadyByVelocity = 0.0
     private var steadyByPosition = 0.0
     private var speedRefuted = false
+    /// What the receiver's speeds are multiplied by: 1, until steady stretches show them in
+    /// other units.
+    private var speedScale = 1.0
     private var lastVelocity: (east: Double, north: Double)?
     private var scale: (latitude: Double, north: Double, east: Double)?
 
@@ -74,8 +77,8 @@ struct DeadReckoning: Sendable, Hashable {
     /// A stretch's course is steady when its velocities sum to this share of its speeds (a
     /// course within about ±25° of its mean).
     static let steadyCourse = 0.95
-    /// Speeds over steady stretches against the fixes' lines: outside this, other units. A bias
-    /// building across the way at walking speed gives 0.7 while it builds.
+    /// Speeds over steady stretches against the fixes' lines: outside this, other units, and
+    /// rescaled. A bias building across the way at walking speed gives 0.7 while it builds.
     static let steadySpeedRatio = 0.6...1.6
 
     static func velocity(of fix: Fix) -> (east: Double, north: Double)? {
@@ -94,7 +97,7 @@ struct DeadReckoning: Sendable, Hashable {
         if let cached = fixVelocity, cached.time == fix.time, cached.speed == fix.speed, cached.track == fix.track {
             return cached.value
         }
-        let value = Self.velocity(of: fix)
+        let value = Self.velocity(of: fix).map { (east: $0.east * speedScale, north: $0.north * speedScale) }
         fixVelocity = (fix.time, fix.speed, fix.track, value)
         return value
     }
@@ -206,21 +209,31 @@ struct DeadReckoning: Sendable, Hashable {
         prediction = nil
     }
 
-    /// The velocity to reckon with at `fix`: its own, or for a fix without a course (one in ten,
-    /// from some receivers) the last one measured, up to `maxGap` seconds old. Without it such a
-    /// fix restarted the reckoning from itself, drifted or not: one in ten turned rule 7 off, and
-    /// a drift onto a U's way back played its points early.
+    /// The velocity to reckon with at `fix`: its own, or for a fix with a speed but no course
+    /// (one in ten, from some receivers) its speed along the last course measured, up to
+    /// `maxGap` seconds old. Without it such a fix restarted the reckoning from itself, drifted
+    /// or not: one in ten turned rule 7 off, and a drift onto a U's way back played its points
+    /// early. Only the course is carried: a speed carried over from a glitch (20 m/s for one fix)
+    /// ran the reckoning ahead of the fixes, and every fix after was drift for 90 s.
     private mutating func reckoningVelocity(at fix: Fix) -> (east: Double, north: Double)? {
         if let v = velocity(of: fix) { return v }
-        guard let v = velocity, let at = velocityAt, fix.time.timeIntervalSince(at) <= Self.maxGap else { return nil }
-        return v
+        guard let speed = fix.speed, speed.isFinite, speed >= 0, let v = velocity, let at = velocityAt,
+            fix.time.timeIntervalSince(at) <= Self.maxGap
+        else { return nil }
+        if speed < Self.standing { return (0, 0) }
+        let carried = (v.east * v.east + v.north * v.north).squareRoot()
+        guard carried >= Self.standing else { return nil }
+        return (v.east / carried * speed, v.north / carried * speed)
     }
 
     private mutating func keepVelocity(of fix: Fix) {
         if let v = velocity(of: fix) {
             velocity = v
             velocityAt = fix.time
-        } else if velocityAt.map({ fix.time.timeIntervalSince($0) > Self.maxGap }) ?? true {
+        } else if let v = reckoningVelocity(at: fix), v.east != 0 || v.north != 0 {
+            // The course carried on, at this fix's speed; still as old as when it was measured.
+            velocity = v
+        } else {
             velocity = nil
             velocityAt = nil
         }
@@ -233,7 +246,8 @@ struct DeadReckoning: Sendable, Hashable {
         let v1 = velocity(of: fix)
         defer {
             lastSeen = fix
-            lastVelocity = v1
+            // Again: the course check may have rescaled the speeds.
+            lastVelocity = velocity(of: fix)
         }
         guard let last = lastSeen else {
             reference = fix
@@ -247,7 +261,7 @@ struct DeadReckoning: Sendable, Hashable {
             speedSinceReference = 0
             return
         }
-        speedSinceReference += (s0 + s1) / 2 * dt
+        speedSinceReference += (s0 + s1) / 2 * dt * speedScale
         guard let reference, fix.time.timeIntervalSince(reference.time) >= 20 else { return }
         let decay = exp(-fix.time.timeIntervalSince(reference.time) / 180)
         velocityPath = velocityPath * decay + speedSinceReference
@@ -267,7 +281,7 @@ struct DeadReckoning: Sendable, Hashable {
     /// later played points early once that had been taken for a broken course. Two stretches
     /// against in a row refute the course; three for it in a row restore it. On steady stretches
     /// the speeds are also held to the fixes' lines: a receiver whose speeds are in other units
-    /// (knots as m/s: 1.85 times too fast) is not trusted once 60 m of such stretches say so.
+    /// (knots as m/s: 1.85 times too fast) has them rescaled once 60 m of such stretches say so.
     private mutating func judgeCourse(
         _ fix: Fix, dt: Double, v0: (east: Double, north: Double)?, v1: (east: Double, north: Double)?
     ) {
@@ -312,7 +326,7 @@ struct DeadReckoning: Sendable, Hashable {
         if steadyByPosition >= 3 * Self.courseStretch {
             let ratio = steadyByVelocity / steadyByPosition
             if ratio < Self.steadySpeedRatio.lowerBound || ratio > Self.steadySpeedRatio.upperBound {
-                speedRefuted = true
+                rescaleSpeeds(by: ratio)
             }
         }
         let cosine = (east * v.east + north * v.north) / (byPosition * byVelocity)
@@ -330,6 +344,29 @@ struct DeadReckoning: Sendable, Hashable {
         let noise = ((start.horizontalError ?? 5) + (fix.horizontalError ?? 5)) / 2
         guard abs(byPosition - byVelocity) <= 0.25 * max(byPosition, byVelocity) + noise else { return }
         courseMissed()
+    }
+
+    /// Speeds in other units (knots as metres per second: 1.85; km/h: 3.6) are taken in the
+    /// fixes' units from here on, so the drift rule goes on with them; beyond a factor of five
+    /// either way they mean nothing, and the velocity is not trusted.
+    private mutating func rescaleSpeeds(by ratio: Double) {
+        guard ratio >= 0.2, ratio <= 5 else {
+            speedRefuted = true
+            return
+        }
+        speedScale /= ratio
+        fixVelocity = nil
+        // Reckoned with the wrong speeds, the position is wherever they took it: start over
+        // from this fix.
+        position = nil
+        prediction = nil
+        driftSince = nil
+        if let v = velocity { velocity = (v.east / ratio, v.north / ratio) }
+        steadyByVelocity = 0
+        steadyByPosition = 0
+        velocityPath = 0
+        positionPath = 0
+        speedSinceReference = 0
     }
 
     private mutating func courseMissed() {

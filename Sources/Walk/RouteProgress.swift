@@ -30,8 +30,9 @@ public struct RouteProgress: Sendable {
         /// The fastest a walker advances along the route (m/s): a walker cannot get further along
         /// it than this in the time since progress last matched, except by a shortcut.
         public var maxRouteSpeed = 3.0
-        /// A receiver's measured speed (while trusted), times this, raises `maxRouteSpeed`: a
-        /// cyclist at 8 m/s with a fix every 10 s is 80 m on at the next fix.
+        /// The distance a receiver's speeds say the walker went (while trusted; each interval at
+        /// the lower of its two fixes' speeds), times this, stands for `maxRouteSpeed` when it
+        /// is more: a cyclist at 8 m/s with a fix every 10 s is 80 m on at the next fix.
         public var measuredSpeedMargin = 1.25
         /// Metres a fix may be from a drawn route and still be on it (plus its error estimate).
         public var tolerance = 30.0
@@ -104,9 +105,11 @@ public struct RouteProgress: Sendable {
     /// move: a course is used only while it agrees with where the fixes themselves go.
     private var moveAnchor: Coordinate?
     private var movedBearing: Double?
-    /// The fastest the receiver said the walker went (m/s, Doppler) since progress last matched,
-    /// while the fix filter trusts its velocity: a cyclist goes farther than a walker.
-    private var fastest = 0.0
+    /// How far the receiver said the walker went (metres, by its Doppler speeds) since progress
+    /// last matched, while the fix filter trusts its velocity: a cyclist goes farther than a
+    /// walker. And the last fix's speed.
+    private var travelled = 0.0
+    private var lastSpeed: (time: Date, speed: Double)?
 
     /// - Parameter since: when the walker was last known at `floor` (a resumed walk: when the last
     ///   point triggered); the window grows from then. Nil: from the first fix.
@@ -128,7 +131,8 @@ public struct RouteProgress: Sendable {
         matchedAt = nil
         free = true
         candidate = nil
-        fastest = 0
+        travelled = 0
+        lastSpeed = nil
         moveAnchor = nil
         movedBearing = nil
     }
@@ -174,12 +178,25 @@ public struct RouteProgress: Sendable {
         let since = matchedAt ?? fix.time
         if matchedAt == nil { matchedAt = fix.time }
         let elapsed = max(0, fix.time.timeIntervalSince(since))
-        let measured = courseTrusted ? fix.speed.flatMap { $0.isFinite ? $0 : nil } ?? 0 : 0
-        fastest = courseTrusted ? max(fastest, measured) : 0
-        defer { if matchedAt == fix.time { fastest = measured } }
-        let speed = max(configuration.maxRouteSpeed, configuration.measuredSpeedMargin * fastest)
+        // How far the receiver says the walker went since the last match: each interval at the
+        // lower of its two fixes' speeds (one wild speed, a glitch of 20 m/s, counts for nothing),
+        // while the fix filter trusts the velocity. Only beyond what anyone walks does it widen
+        // the bounds: a rider. The fastest speed times the time since the last match let one
+        // glitch open the window, the leap bound and the fold test across a U for as long as no
+        // fix matched, and a drift there played points early.
+        let reported = fix.speed.flatMap { $0.isFinite ? max(0, $0) : nil }
+        if courseTrusted, let last = lastSpeed, let reported {
+            let dt = fix.time.timeIntervalSince(last.time)
+            if dt > 0 { travelled += min(reported, last.speed) * dt }
+        } else if !courseTrusted {
+            travelled = 0
+        }
+        lastSpeed = reported.map { (fix.time, $0) }
+        defer { if matchedAt == fix.time { travelled = 0 } }
+        let walked = configuration.maxRouteSpeed * elapsed
+        let allowance = travelled > walked ? max(walked, configuration.measuredSpeedMargin * travelled) : walked
         let low = max(floor, current - configuration.behind)
-        let high = current + speed * elapsed + configuration.ahead + tolerance
+        let high = current + allowance + configuration.ahead + tolerance
         let heading = course(of: fix, trusted: courseTrusted)
         let match = bestMatch(fix.coordinate, low: low, high: high, around: current, heading: heading)
         // Whether the walker has left the stretch progress stands on, by twice the tolerance:
@@ -193,10 +210,10 @@ public struct RouteProgress: Sendable {
         // strays across the fold, while walking there takes the route's way round.
         let advance = match.along - current
         let folded =
-            advance > configuration.ahead + speed * elapsed
+            advance > configuration.ahead + allowance
             && advance > route.offset(of: fix.coordinate, at: current) + configuration.ahead
         // A rider the receiver measured faster than walking may be that much further on.
-        let riding = max(0, speed - configuration.maxRouteSpeed) * elapsed
+        let riding = allowance - walked
         let leap = advance > configuration.ahead + tolerance + riding || folded
         var events: [Event] = []
         if match.offset <= tolerance, leap, !departed {

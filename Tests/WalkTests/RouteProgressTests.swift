@@ -113,6 +113,40 @@ struct RouteProgressTests {
         #expect(abs((round.progress.progress ?? 0) - 530) < 10, "\(round.progress.progress ?? -1)")
     }
 
+    /// Route progress lets a rider the receiver measured fast go further than a walker, by how
+    /// far its speeds say they went since the last match, each interval at the lower of its two
+    /// fixes' speeds. The fastest speed times the time since the last match let one glitch (a
+    /// fix at 12 m/s) open the window, the leap bound and the fold test for as long as no fix
+    /// matched: a drift onto a U's way back then moved progress there, and its points played
+    /// 14-43 s early. Found by an adversarial pass.
+    @Test("one glitching speed does not let progress go where only a rider could be", arguments: [12.0, 30])
+    func aGlitchingSpeedOpensNothing(glitch: Double) {
+        let route = TourRoute(tour: Self.tour(route: [(0, 0), (0, 1000)], points: [(0, 0, 25)]))
+        var walker = Walker(progress: RouteProgress(route: route), speed: 1.4)
+        for k in 0...50 { walker.go(0, Double(k) * 1.4, 0) }
+        let before = walker.progress.progress ?? -1
+        // One fix says 12 m/s; then 20 s of fixes 100 m off the route, walking on.
+        _ = walker.progress.update(
+            Fix(
+                time: at(51), coordinate: Self.c(0, 71.4), mode: .threeD, horizontalError: 5, speed: glitch, track: 0))
+        for k in 52...71 {
+            _ = walker.progress.update(
+                Fix(
+                    time: at(Double(k)), coordinate: Self.c(100, Double(k) * 1.4), mode: .threeD,
+                    horizontalError: 5, speed: 1.4, track: 0))
+        }
+        // A fix on the route 300 m on: a walker 20 s on cannot be there (the window reaches
+        // 71 + 3 m/s x 21 s + 40 m + the tolerance, about 210 m).
+        _ = walker.progress.update(
+            Fix(time: at(72), coordinate: Self.c(0, 300), mode: .threeD, horizontalError: 5, speed: 1.4, track: 0))
+        #expect(before > 60)
+        #expect((walker.progress.progress ?? 0) < 100, "\(walker.progress.progress ?? -1)")
+        // A rider the receiver measures at 12 m/s fix after fix is followed 12 m a second.
+        var rider = Walker(progress: RouteProgress(route: route), speed: 12)
+        for k in 0...30 { rider.go(0, Double(k) * 12, 0) }
+        #expect(abs((rider.progress.progress ?? 0) - 360) < 15, "\(rider.progress.progress ?? -1)")
+    }
+
     @Test("without a course, a fix across a hairpin is not taken for a walk 100 m round it in a second")
     func aFoldIsNotCrossedInOneStep() {
         // Without a drawn route the points' tolerance (60 m) holds the way out and the way back
