@@ -64,6 +64,10 @@ public struct RouteProgress: Sendable {
         /// Metres ahead of progress within which a stretch turning from the course may still be
         /// matched: a walker at a corner turns a few seconds after progress reaches it.
         public var headingAhead = 10.0
+        /// Seconds without a fix from the receiver after which the walker may reappear further
+        /// on, anywhere a walker could have got at `walkingPace` (m/s) in the gap.
+        public var quietGap = 15.0
+        public var walkingPace = 1.75
         /// Seconds without a fix on the route before the preview says the walker left it.
         public var leftAfter = 10.0
 
@@ -161,7 +165,10 @@ public struct RouteProgress: Sendable {
     /// Takes one accepted fix; returns what changed, for the preview. `courseTrusted`: whether the
     /// fix filter still trusts the receiver's velocity (it stops after the velocity has
     /// contradicted the positions).
-    public mutating func update(_ fix: Fix, courseTrusted: Bool = true) -> [Event] {
+    ///
+    /// `quietFor`: seconds since the receiver's fix before this one, whatever the fix filter made
+    /// of it (a gap in the fixes, not fixes refused).
+    public mutating func update(_ fix: Fix, courseTrusted: Bool = true, quietFor: Double = 0) -> [Event] {
         guard !route.isEmpty else { return [] }
         let tolerance = self.tolerance + (fix.horizontalError ?? 0)
         if free {
@@ -215,8 +222,18 @@ public struct RouteProgress: Sendable {
         // A rider the receiver measured faster than walking may be that much further on.
         let riding = allowance - walked
         let leap = advance > configuration.ahead + tolerance + riding || folded
+        // Back from a gap in the receiver's fixes (trees, an arcade) at a place a walker could
+        // have reached in it: taken, near the stretch progress stands on or not. On a U 50 m
+        // across, a walker reappearing on the way back after a minute is nearer the way up than
+        // twice the tolerance, as a receiver wandering at a loop's meeting point is, and progress
+        // stayed on the way up until the end. A receiver that wanders says something every
+        // second; and a loop's end is not nearer by the continuity penalty (a quarter of the
+        // loop) than where the group waits.
+        let reappeared =
+            quietFor >= configuration.quietGap
+            && advance <= configuration.ahead + tolerance + configuration.walkingPace * quietFor
         var events: [Event] = []
-        if match.offset <= tolerance, leap, !departed {
+        if match.offset <= tolerance, leap, !departed, !reappeared {
             // A later pass of where the walker is: they are still here, and the window need not
             // grow. Gates keep to here too.
             reach = current

@@ -28,6 +28,10 @@ public struct WalkCore: Sendable {
     public private(set) var routeProgress: RouteProgress
     /// The accepted fix before the latest, and the interval before it (confirmation by time, rule 2).
     private var previousAccepted: Fix?
+    /// When the receiver's latest fix was stamped, whatever the filter made of it: the gap before
+    /// an accepted fix tells route progress how long the receiver said nothing.
+    private var lastHeard: Date?
+    private var heardInterval: Double?
     private var previousInterval: Double?
     /// Intervals (s) beyond this are gaps, not a sparse receiver's rate.
     public static let maxSparseInterval = 15.0
@@ -176,6 +180,16 @@ public struct WalkCore: Sendable {
     // MARK: - Fixes (rules 1, 2, 4, 5, 10)
 
     private mutating func handleFix(_ fix: Fix, at time: Date, into effects: inout [WalkEffect]) {
+        // A gap is three of the receiver's usual intervals at least (a receiver giving a fix
+        // every 20 s is not quiet at each).
+        var quiet = lastHeard.map { fix.time.timeIntervalSince($0) } ?? 0
+        if quiet < 3 * (heardInterval ?? 1) { quiet = 0 }
+        if let last = lastHeard, fix.time > last {
+            heardInterval = fix.time.timeIntervalSince(last)
+            lastHeard = fix.time
+        } else if lastHeard == nil {
+            lastHeard = fix.time
+        }
         let verdict = filter.evaluate(fix)
         for dropped in filter.dropped { effects.append(.fixRejected(dropped, .implausibleJump)) }
         switch verdict {
@@ -188,13 +202,17 @@ public struct WalkCore: Sendable {
             for earlier in filter.released where progress.outcome == nil {
                 handleAccepted(earlier, jump: false, at: time, into: &effects)
             }
-            if progress.outcome == nil { handleAccepted(fix, jump: wasJump, at: time, into: &effects) }
+            if progress.outcome == nil { handleAccepted(fix, jump: wasJump, quiet: quiet, at: time, into: &effects) }
         }
     }
 
-    private mutating func handleAccepted(_ fix: Fix, jump: Bool, at time: Date, into effects: inout [WalkEffect]) {
+    private mutating func handleAccepted(
+        _ fix: Fix, jump: Bool, quiet: Double = 0, at time: Date, into effects: inout [WalkEffect]
+    ) {
         if jump { routeProgress.jumpBelieved() }
-        for event in routeProgress.update(fix, courseTrusted: filter.trustsVelocity) { effects.append(.route(event)) }
+        for event in routeProgress.update(fix, courseTrusted: filter.trustsVelocity, quietFor: quiet) {
+            effects.append(.route(event))
+        }
         // Streaks run for every point not yet triggered, so an overlapping next point that the
         // walker already stands in is confirmed by the same fixes. A fix just outside by less
         // than its own error estimate neither adds to a streak nor breaks it: a slow walker

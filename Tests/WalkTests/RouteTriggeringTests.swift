@@ -432,6 +432,32 @@ struct RouteTriggeringTests {
         #expect(report?.summary.rejectedFixes["drift"] == nil, "\(report?.summary.rejectedFixes ?? [:])")
     }
 
+    /// Up a street and back down its parallel 50 m across, with no fix for a minute at the top
+    /// (trees, an arcade): the walker reappears on the way back, 60-80 m further along than
+    /// progress, and nearer the way up than twice the tolerance, which is what a wandering
+    /// receiver at a loop's meeting point looks like, so progress stayed on the way up and the
+    /// points of the way back were caught up at the end (up to 143 s late). After a gap in the
+    /// receiver's fixes, a place a walker could have reached in it is taken. Found by an
+    /// adversarial pass.
+    @Test("a walker back from a minute without fixes on a narrow U's way back is followed", arguments: [45.0, 60])
+    func aGapAtTheTopOfANarrowU(length: Double) {
+        var receiver = RouteWalk.Receiver(seed: 2)
+        receiver.gap = (at: 125, length: length)
+        let walk = RouteWalk(
+            "narrow", route: [(0, 0), (0, 200), (50, 200), (50, 0)],
+            points: [
+                .init(along: 0, radius: 20), .init(along: 100, radius: 20), .init(along: 225, radius: 20),
+                .init(along: 290, radius: 20), .init(along: 390, radius: 20),
+            ],
+            wait: 10, receiver: receiver)
+        let verdict = walk.judge()
+        #expect(verdict.order == [0, 1, 2, 3, 4], "\(verdict)")
+        #expect(verdict.early.isEmpty, "\(verdict)")
+        // Point 3 lies in the gap: heard when the walker reappears. The rest as they are reached.
+        #expect(verdict.delays[2].map { $0 <= length + 5 } == true, "\(verdict)")
+        #expect(verdict.delays[3...].allSatisfy { $0 != nil && $0! <= 10 }, "\(verdict)")
+    }
+
     @Test("the preview names a gap in a sparse receiver's fixes, not each of its fixes")
     func aSparseReceiversGapIsNamed() {
         var receiver = RouteWalk.Receiver(seed: 4)
