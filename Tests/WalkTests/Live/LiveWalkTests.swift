@@ -307,10 +307,11 @@ struct LiveWalkTests {
         #expect(positions == positions.sorted())
         #expect(positions.allSatisfy { $0 <= tone.duration })
         // Two or three ticks before the pause, the pause itself, then ticks to the end: never a
-        // jump of the paused 0.6 s.
+        // jump of the paused 0.6 s (a step across the pause that counted it would be 0.6 s or
+        // more). A tick late on a busy machine steps further than 0.25 s (0.45 s was seen).
         #expect(positions.count >= 4, "\(positions)")
         let steps = zip(positions.dropFirst(), positions).map { $0 - $1 }
-        #expect(steps.allSatisfy { $0 < 0.45 }, "\(positions)")
+        #expect(steps.allSatisfy { $0 < 0.58 }, "\(positions)")
     }
 
     @Test func progressFilesOfIdsThatSanitiseAlikeDoNotCollide() throws {
