@@ -210,7 +210,17 @@ public struct RouteProgress: Sendable {
         // where the route passes it again later (a loop's meeting point, the foot of a spur), a
         // receiver wandering round a group that waits strays onto the later stretch too, and
         // seems to be on it, even to move along it. Only a walker seen away from here is there.
-        let departed = route.nearest(to: fix.coordinate, from: low, to: current).offset > 2 * tolerance
+        // Or whose course (trusted, from 0.8 m/s) goes back against the stretch progress stands
+        // on and along the stretch matched further on: a U 50 m across is never twice the
+        // tolerance from its way up, and after a drift there the way back's points were caught
+        // up at the end, minutes late. A group waiting at a loop's meeting point has no course.
+        let departed =
+            route.nearest(to: fix.coordinate, from: low, to: current).offset > 2 * tolerance
+            || heading.map { h in
+                match.offset <= tolerance && route.vertices.count > 1
+                    && route.turn(from: h, onSegment: route.segment(at: current)) > 120
+                    && route.turn(from: h, onSegment: route.segment(at: match.along)) < 45
+            } ?? false
         // A place further on than the window's slack; or further on than walking could take the
         // walker since the last match while the fix is hardly farther from where progress stands:
         // the route folds back there (a hairpin, a U between two streets) and a drifting receiver

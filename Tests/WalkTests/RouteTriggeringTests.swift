@@ -458,6 +458,36 @@ struct RouteTriggeringTests {
         #expect(verdict.delays[3...].allSatisfy { $0 != nil && $0! <= 10 }, "\(verdict)")
     }
 
+    /// Up a street and back down its parallel 50 m across, a fix every 5 s, and a bias of 50 m
+    /// east from 120 m up (built over 40 s, held 20, gone in 20), which the fix filter refuses
+    /// as drift and which then carries the fixes off the way back: when they come back to it the
+    /// walker is 70-100 m further along than progress, yet nearer the way up than twice the
+    /// tolerance, and progress waited for that: the way back's points were caught up near its
+    /// end, 115-145 s late. A walker whose course goes against the stretch progress stands on and
+    /// along the one matched further on has left it. Found by an adversarial pass.
+    @Test(
+        "a walker whose course goes down a narrow U's way back is followed there",
+        arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
+    func aCourseDownANarrowUsWayBack(seed: UInt64) {
+        var receiver = RouteWalk.Receiver(seed: seed)
+        receiver.hz = 0.2
+        receiver.sigma = 2
+        receiver.drift = .init(start: 96, build: 40, hold: 20, decay: 20, east: 50)
+        let walk = RouteWalk(
+            "narrow", route: [(0, 0), (0, 200), (50, 200), (50, 0)],
+            points: [
+                .init(along: 0, radius: 20), .init(along: 100, radius: 20), .init(along: 225, radius: 20),
+                .init(along: 260, radius: 15), .init(along: 390, radius: 20), .init(along: 450, radius: 20),
+            ],
+            wait: 10, receiver: receiver)
+        let verdict = walk.judge(biasCounts: true)
+        #expect(verdict.order == Array(walk.points.indices), "\(verdict)")
+        #expect(verdict.early.isEmpty, "\(verdict)")
+        // Point 3, at the top, lies where the fixes are refused: heard when they come back.
+        #expect(verdict.delays[3].map { $0 <= 30 } == true, "\(verdict)")
+        #expect(verdict.delays[4...].allSatisfy { $0 != nil && $0! <= 10 }, "\(verdict)")
+    }
+
     @Test("the preview names a gap in a sparse receiver's fixes, not each of its fixes")
     func aSparseReceiversGapIsNamed() {
         var receiver = RouteWalk.Receiver(seed: 4)

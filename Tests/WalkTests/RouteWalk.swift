@@ -26,6 +26,8 @@ struct RouteWalk {
         var start: Double
         var build: Double = 60
         var hold: Double = 20
+        /// Seconds the bias takes to go (nil: as long as it took to build).
+        var decay: Double?
         /// The bias at its height, east and north metres.
         var east: Double
         var north: Double = 0
@@ -179,7 +181,8 @@ struct RouteWalk {
         if s < 0 { return 0 }
         if s < d.build { return s / d.build }
         if s < d.build + d.hold { return 1 }
-        if s < 2 * d.build + d.hold { return 1 - (s - d.build - d.hold) / d.build }
+        let decay = d.decay ?? d.build
+        if s < d.build + d.hold + decay { return 1 - (s - d.build - d.hold) / decay }
         return 0
     }
 
