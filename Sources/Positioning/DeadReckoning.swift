@@ -41,12 +41,9 @@ struct DeadReckoning: Sendable, Hashable {
     private var reference: Fix?
     private var speedSinceReference = 0.0
     private var prediction: (time: Date, position: Coordinate?)?
-    /// The course check: where the current stretch began, the velocity's east and north metres
-    /// since, how many stretches in a row the course pointed away, and whether that settled it.
-    private var stretchStart: Fix?
-    private var stretchByVelocity = (east: 0.0, north: 0.0)
-    private var stretchBySpeed = 0.0
-    private var stretchIntervals = 0
+    /// The course check: the current stretch, how many stretches in a row the course pointed
+    /// away (or agreed), and whether that settled it.
+    private var stretch: Stretch?
     private var courseMisses = 0
     private var courseAgreements = 0
     private var courseRefuted = false
@@ -80,6 +77,15 @@ struct DeadReckoning: Sendable, Hashable {
     /// Speeds over steady stretches against the fixes' lines: outside this, other units, and
     /// rescaled. A bias building across the way at walking speed gives 0.7 while it builds.
     static let steadySpeedRatio = 0.6...1.6
+
+    /// A stretch the course is judged on: where it began, the velocities summed (east and north
+    /// metres) and the speeds (metres) since, over how many intervals.
+    private struct Stretch {
+        let start: Fix
+        var byVelocity = (east: 0.0, north: 0.0)
+        var bySpeed = 0.0
+        var intervals = 0
+    }
 
     static func velocity(of fix: Fix) -> (east: Double, north: Double)? {
         guard let speed = fix.speed, speed.isFinite, speed >= 0 else { return nil }
@@ -137,6 +143,12 @@ struct DeadReckoning: Sendable, Hashable {
         return m
     }
 
+    /// How far a fix `dt` seconds after the last may be from where the velocity says, a turn
+    /// between them aside: the tolerance, its error estimate, and 0.3 m/s of velocity error.
+    private static func tolerance(for fix: Fix, after dt: Double, _ configuration: FixFilter.Configuration) -> Double {
+        configuration.driftTolerance + (fix.horizontalError ?? 0) + 0.3 * dt
+    }
+
     /// Whether `fix` (plausible by speed) is where its velocity says the walker cannot be. Keeps
     /// reckoning forward either way, so a long disagreement is measured from the last agreement.
     mutating func isDrift(_ fix: Fix, configuration: FixFilter.Configuration) -> Bool {
@@ -156,7 +168,7 @@ struct DeadReckoning: Sendable, Hashable {
             let de = v1.east - v0.east, dn = v1.north - v0.north
             turn = (de * de + dn * dn).squareRoot() * dt / 2
         }
-        let allowed = configuration.driftTolerance + (fix.horizontalError ?? 0) + 0.3 * dt + turn
+        let allowed = Self.tolerance(for: fix, after: dt, configuration) + turn
         guard miss > allowed else {
             driftSince = nil
             return false
@@ -193,7 +205,7 @@ struct DeadReckoning: Sendable, Hashable {
             // `isDrift`): the turn excuses it once. Kept, it threw the fix after off by as much,
             // with no turn to excuse it (a cyclist round a bend every 10 s: each fix after the
             // second bend refused as drift). What stays is what a fix without a turn may leave.
-            let base = configuration.driftTolerance + (fix.horizontalError ?? 0) + 0.3 * dt
+            let base = Self.tolerance(for: fix, after: dt, configuration)
             let miss = LocalDistance.metres(expected, fix.coordinate)
             if miss > base { pull = 1 - (1 - pull) * base / miss }
             let north = (fix.coordinate.latitude - expected.latitude) * pull
@@ -217,10 +229,10 @@ struct DeadReckoning: Sendable, Hashable {
     /// ran the reckoning ahead of the fixes, and every fix after was drift for 90 s.
     private mutating func reckoningVelocity(at fix: Fix) -> (east: Double, north: Double)? {
         if let v = velocity(of: fix) { return v }
+        // (A fix standing has its own velocity, course or none: nothing to carry.)
         guard let speed = fix.speed, speed.isFinite, speed >= 0, let v = velocity, let at = velocityAt,
             fix.time.timeIntervalSince(at) <= Self.maxGap
         else { return nil }
-        if speed < Self.standing { return (0, 0) }
         let carried = (v.east * v.east + v.north * v.north).squareRoot()
         guard carried >= Self.standing else { return nil }
         return (v.east / carried * speed, v.north / carried * speed)
@@ -230,7 +242,7 @@ struct DeadReckoning: Sendable, Hashable {
         if let v = velocity(of: fix) {
             velocity = v
             velocityAt = fix.time
-        } else if let v = reckoningVelocity(at: fix), v.east != 0 || v.north != 0 {
+        } else if let v = reckoningVelocity(at: fix) {
             // The course carried on, at this fix's speed; still as old as when it was measured.
             velocity = v
         } else {
@@ -251,7 +263,7 @@ struct DeadReckoning: Sendable, Hashable {
         }
         guard let last = lastSeen else {
             reference = fix
-            stretchStart = fix
+            stretch = Stretch(start: fix)
             return
         }
         let dt = fix.time.timeIntervalSince(last.time)
@@ -285,33 +297,29 @@ struct DeadReckoning: Sendable, Hashable {
     private mutating func judgeCourse(
         _ fix: Fix, dt: Double, v0: (east: Double, north: Double)?, v1: (east: Double, north: Double)?
     ) {
-        guard dt > 0, dt <= Self.maxGap, let v0, let v1, let start = stretchStart else {
-            stretchStart = fix
-            stretchByVelocity = (0, 0)
-            stretchBySpeed = 0
-            stretchIntervals = 0
+        guard dt > 0, dt <= Self.maxGap, let v0, let v1, var current = stretch else {
+            stretch = Stretch(start: fix)
             return
         }
-        stretchIntervals += 1
-        stretchByVelocity.east += (v0.east + v1.east) / 2 * dt
-        stretchByVelocity.north += (v0.north + v1.north) / 2 * dt
+        current.intervals += 1
+        current.byVelocity.east += (v0.east + v1.east) / 2 * dt
+        current.byVelocity.north += (v0.north + v1.north) / 2 * dt
         let s0 = (v0.east * v0.east + v0.north * v0.north).squareRoot()
         let s1 = (v1.east * v1.east + v1.north * v1.north).squareRoot()
-        stretchBySpeed += (s0 + s1) / 2 * dt
+        current.bySpeed += (s0 + s1) / 2 * dt
+        let start = current.start
         let scale = metresPerDegree(at: fix.coordinate.latitude)
         let north = (fix.coordinate.latitude - start.coordinate.latitude) * scale.north
         let east = fix.coordinate.longitudeDifference(from: start.coordinate) * scale.east
         let byPosition = (east * east + north * north).squareRoot()
-        let v = stretchByVelocity
+        let v = current.byVelocity
         let byVelocity = (v.east * v.east + v.north * v.north).squareRoot()
-        let bySpeed = stretchBySpeed
-        guard max(byPosition, bySpeed) >= Self.courseStretch else { return }
-        defer {
-            stretchStart = fix
-            stretchByVelocity = (0, 0)
-            stretchBySpeed = 0
-            stretchIntervals = 0
+        let bySpeed = current.bySpeed
+        guard max(byPosition, bySpeed) >= Self.courseStretch else {
+            stretch = current
+            return
         }
+        stretch = Stretch(start: fix)
         // The fixes stood, or barely moved: no verdict (a receiver saying it moves while its
         // fixes stand is the path sums' to judge).
         guard byPosition >= Self.courseStretch / 2 else { return }
@@ -335,7 +343,7 @@ struct DeadReckoning: Sendable, Hashable {
             courseMisses = 0
             // Two velocities that happen to agree say little of a course that swings about:
             // only a stretch of three fixes or more counts for it.
-            if stretchIntervals >= 2 {
+            if current.intervals >= 2 {
                 courseAgreements += 1
                 if courseAgreements >= 3 { courseRefuted = false }
             }
@@ -379,8 +387,11 @@ struct DeadReckoning: Sendable, Hashable {
         a.position == b.position && a.time == b.time && a.velocity?.east == b.velocity?.east
             && a.velocity?.north == b.velocity?.north && a.driftSince == b.driftSince && a.believed == b.believed
             && a.velocityPath == b.velocityPath && a.positionPath == b.positionPath && a.lastSeen == b.lastSeen
-            && a.courseMisses == b.courseMisses && a.courseRefuted == b.courseRefuted
-            && a.stretchStart == b.stretchStart
+            && a.velocityAt == b.velocityAt && a.courseMisses == b.courseMisses
+            && a.courseAgreements == b.courseAgreements && a.courseRefuted == b.courseRefuted
+            && a.stretch?.start == b.stretch?.start && a.steadyByVelocity == b.steadyByVelocity
+            && a.steadyByPosition == b.steadyByPosition && a.speedRefuted == b.speedRefuted
+            && a.speedScale == b.speedScale
     }
 
     func hash(into hasher: inout Hasher) {
