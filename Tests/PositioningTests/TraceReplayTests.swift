@@ -96,12 +96,18 @@ final class VirtualClock: Clock, Sendable {
     @Test func cancellationEndsTheReplay() async throws {
         let (folder, file) = try trace()
         defer { withExtendedLifetime(folder) {} }
+        // Cancelled as soon as the first fix is out (the next is a second later): a fixed sleep
+        // of 300 ms saw no fix at all on a machine busy with the rest of the suite.
+        let (first, delivered) = AsyncStream<Void>.makeStream()
         let task = Task {
             var count = 0
-            for await _ in TraceReplay(file: file, pace: .realTime, clock: ContinuousClock()) { count += 1 }
+            for await _ in TraceReplay(file: file, pace: .realTime, clock: ContinuousClock()) {
+                count += 1
+                delivered.yield()
+            }
             return count
         }
-        try await Task.sleep(for: .milliseconds(300))
+        for await _ in first { break }
         task.cancel()
         #expect(await task.value == 1)
     }
