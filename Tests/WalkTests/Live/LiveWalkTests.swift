@@ -258,9 +258,9 @@ struct LiveWalkTests {
 
     @Test func silentWalkShowsElapsedTimeAndSubtitlesAsTheNarrationGoesOn() async throws {
         let home = try TemporaryDirectory()
-        let tone = try FixtureAudio.tone(seconds: 1.5)
+        let tone = try FixtureAudio.tone(seconds: 3)
         let srt = try home.write(
-            "p1.srt", "1\n00:00:00,000 --> 00:00:00,700\nFirst cue\n\n2\n00:00:00,800 --> 00:00:01,400\nSecond cue\n")
+            "p1.srt", "1\n00:00:00,000 --> 00:00:01,400\nFirst cue\n\n2\n00:00:01,600 --> 00:00:02,800\nSecond cue\n")
         var tour = tour(audio: [tone.mp3])
         tour.points[0].subtitles = srt
         let statuses = StatusRecorder()
@@ -281,7 +281,8 @@ struct LiveWalkTests {
         let elapsed = playing.map(\.elapsed)
         #expect(elapsed == elapsed.sorted(), "elapsed time only moves forward")
         #expect(elapsed.contains { $0 >= 1.0 }, "\(elapsed)")
-        // Every quarter of a second, as the real queue reports: 1.5 s gives at least five steps.
+        // Every quarter of a second, as the real queue reports: 3 s give eleven steps, at least five
+        // when a machine busy with the rest of the suite holds the ticks back (1.5 s once gave two).
         #expect(Set(elapsed.filter { $0 > 0 }).count >= 5, "\(elapsed)")
         let subtitles = playing.compactMap(\.subtitle)
         #expect(subtitles.first == "First cue")
@@ -289,14 +290,14 @@ struct LiveWalkTests {
     }
 
     @Test func silentNarrationReportsPositionsEveryIntervalAndHoldsThemWhilePaused() async throws {
-        let tone = try FixtureAudio.tone(seconds: 1.2)
+        let tone = try FixtureAudio.tone(seconds: 2)
         let narration = SilentNarration()
         let point = PlayablePoint(
             id: "p", order: 1, coordinate: Self.origin, triggerRadiusMeters: 20, title: "P", audio: tone.mp3)
         await narration.play(point)
         try await Task.sleep(for: .milliseconds(600))
         await narration.pause()
-        try await Task.sleep(for: .milliseconds(600))
+        try await Task.sleep(for: .milliseconds(1500))
         await narration.resume()
         var positions: [Double] = []
         for await event in narration.events {
@@ -306,12 +307,14 @@ struct LiveWalkTests {
         await narration.shutdown()
         #expect(positions == positions.sorted())
         #expect(positions.allSatisfy { $0 <= tone.duration })
-        // Two or three ticks before the pause, the pause itself, then ticks to the end: never a
-        // jump of the paused 0.6 s (a step across the pause that counted it would be 0.6 s or
-        // more). A tick late on a busy machine steps further than 0.25 s (0.45 s was seen).
+        // Two or three ticks before the pause, the pause itself, then ticks to the end (1.4 s of
+        // them: five or six, fewer when ticks come late): never a jump of the paused 1.5 s (a step
+        // across the pause that counted it would be 1.5 s or more). A tick late on a machine busy
+        // with the rest of the suite steps further than 0.25 s (0.45 s was seen), and so ticks
+        // are fewer (three of a 1.2 s tone once).
         #expect(positions.count >= 4, "\(positions)")
         let steps = zip(positions.dropFirst(), positions).map { $0 - $1 }
-        #expect(steps.allSatisfy { $0 < 0.58 }, "\(positions)")
+        #expect(steps.allSatisfy { $0 < 1.2 }, "\(positions)")
     }
 
     @Test func progressFilesOfIdsThatSanitiseAlikeDoNotCollide() throws {
