@@ -19,9 +19,10 @@ import TourModel
 /// ending the iteration (or cancelling the consuming task) stops and joins that thread's work
 /// within one `pollInterval`.
 ///
-/// A TPV becomes a `Fix` only when its `set` mask has both `TIME_SET` and `LATLON_SET`, its mode
-/// is 2D or better, and its time differs from the last fix delivered: libgps keeps old values in
-/// `gps_data_t` across reports, and a stale field is never a new fix.
+/// A TPV becomes a `Fix` only when its `set` mask has `LATLON_SET`, its mode is 2D or better, and
+/// its time differs from the last fix delivered: libgps keeps old values in `gps_data_t` across
+/// reports, and a stale field is never a new fix. A TPV without `TIME_SET` (gpsd knows no date)
+/// has the receiver's time of day on the machine's date (`undatedTime`).
 public final class GPSDSource: AsyncSequence, Sendable {
     public typealias Element = GPSDEvent
 
@@ -110,7 +111,17 @@ private final class Worker: Sendable {
             publish(new)
             continuation.yield(.state(new))
         }
-        var lastFixTime: timespec?
+        var lastFixTime: Date?
+        func deliver(_ fix: Fix) {
+            guard fix.time != lastFixTime else { return }
+            lastFixTime = fix.time
+            report(.connected)
+            continuation.yield(.fix(fix))
+        }
+        // The time of the last report that had one (gpsd knew the receiver's date), and the first
+        // fix without one while there has been none.
+        var lastDated: timespec?
+        var heldUndated: Undated?
         var backoff = configuration.initialBackoff
         let pollMicros = Int32(max(0.01, configuration.pollInterval) * 1_000_000)
         while !stop.isSet {
@@ -165,14 +176,34 @@ private final class Worker: Sendable {
                     report(.waitingForFix)
                     continue
                 }
-                guard set & WS_LATLON_SET != 0, set & WS_TIME_SET != 0, data.fix.mode >= 2,
+                guard set & WS_LATLON_SET != 0, data.fix.mode >= 2,
                     data.fix.latitude.isFinite, data.fix.longitude.isFinite
                 else { continue }
-                let t = data.fix.time
-                if let last = lastFixTime, last.tv_sec == t.tv_sec, last.tv_nsec == t.tv_nsec { continue }
-                lastFixTime = t
-                report(.connected)
-                continuation.yield(.fix(Self.fix(from: data, sentences: sentences)))
+                // A report without a time is gpsd knowing no date (a receiver sending GGA without
+                // RMC or ZDA, or one gpsd has only just opened): the fix is the receiver's all the
+                // same, on the receiver's last date if it gave one. Before any date the first such
+                // fix waits for the next report: a date then dates it too (a receiver that gives
+                // one, its first epoch reported before its RMC), another report without one
+                // says the receiver gives none, and the machine's clock dates them.
+                if set & WS_TIME_SET != 0 {
+                    let t = data.fix.time
+                    lastDated = t
+                    if let held = heldUndated.take() { deliver(held.dated(near: Self.date(t))) }
+                    let timeOfDay = (Int(t.tv_sec) % 86_400) * 1000 + Int(t.tv_nsec) / 1_000_000
+                    deliver(Self.fix(from: data, timeOfDay: timeOfDay, sentences: sentences))
+                    continue
+                }
+                let timeOfDay = sentences.timeOfDay(atLatitude: data.fix.latitude, longitude: data.fix.longitude)
+                let undated = Undated(
+                    fix: Self.fix(from: data, timeOfDay: timeOfDay, sentences: sentences), timeOfDay: timeOfDay)
+                if let lastDated {
+                    deliver(undated.dated(near: Self.date(lastDated)))
+                } else if let held = heldUndated.take() {
+                    deliver(held.dated(near: Date()))
+                    deliver(undated.dated(near: Date()))
+                } else {
+                    heldUndated = undated
+                }
             }
             gps_close(&data)
             guard !stop.isSet else { break }
@@ -202,15 +233,16 @@ private final class Worker: Sendable {
     /// figures for an NMEA receiver without GST are its model of HDOP (about 19 m per unit, 95 %),
     /// not the 5 m per unit the preview uses, and a receiver at HDOP 6 had every fix refused by the
     /// walk and accepted by the preview. gpsd's figures stand where no sentence gives one.
-    static func fix(from data: gps_data_t, sentences: NMEAParser = NMEAParser()) -> Fix {
+    /// `timeOfDay` (milliseconds since midnight UTC): the report's own time's, or for a report
+    /// without one the time of day its sentences gave (`Undated` then dates the fix).
+    static func fix(from data: gps_data_t, timeOfDay: Int?, sentences: NMEAParser = NMEAParser()) -> Fix {
         let f = data.fix
         let set = data.set
         func finite(_ v: Double) -> Double? { v.isFinite ? v : nil }
         let hdop = set & WS_DOP_SET != 0 ? finite(data.dop.hdop) : nil
-        let millisecond = (Int(f.time.tv_sec) % 86_400) * 1000 + Int(f.time.tv_nsec) / 1_000_000
-        let fromSentences = sentences.horizontalError(atTimeOfDay: millisecond)
+        let fromSentences = timeOfDay.flatMap { sentences.horizontalError(atTimeOfDay: $0) }
         return Fix(
-            time: Date(timeIntervalSince1970: Double(f.time.tv_sec) + Double(f.time.tv_nsec) / 1e9),
+            time: date(f.time),
             coordinate: Coordinate(latitude: f.latitude, longitude: f.longitude),
             mode: f.mode >= 3 ? .threeD : .twoD,
             horizontalError: fromSentences
@@ -219,6 +251,36 @@ private final class Worker: Sendable {
             speed: finite(f.speed), track: finite(f.track),
             satellites: data.satellites_used > 0 ? Int(data.satellites_used) : nil,
             hdop: hdop, source: .gpsd)
+    }
+
+    static func date(_ time: timespec) -> Date {
+        Date(timeIntervalSince1970: Double(time.tv_sec) + Double(time.tv_nsec) / 1e9)
+    }
+
+    /// A fix from a report gpsd sent without a time, as it does when it knows no date (a receiver
+    /// sending GGA without RMC or ZDA; such reports were all dropped, and the walk waited for a
+    /// fix under an open sky while its preview of the same sentences played), and the receiver's
+    /// time of day from its sentences (milliseconds since midnight UTC).
+    struct Undated {
+        var fix: Fix
+        var timeOfDay: Int?
+
+        /// The fix at its time of day on the UTC date that puts it nearest `reference` (the
+        /// receiver's last dated fix, else the machine's clock), so a walk across midnight goes on
+        /// into the next day; without a time of day, at `reference`.
+        func dated(near reference: Date) -> Fix {
+            var fix = fix
+            let near = reference.timeIntervalSince1970
+            guard let timeOfDay else {
+                fix.time = reference
+                return fix
+            }
+            let day = (near / 86_400).rounded(.down) * 86_400
+            let seconds = [day - 86_400, day, day + 86_400].map { $0 + Double(timeOfDay) / 1000 }
+                .min { abs($0 - near) < abs($1 - near) }!
+            fix.time = Date(timeIntervalSince1970: seconds)
+            return fix
+        }
     }
 
     /// Sleeps in short slices so a stop request is honoured promptly.

@@ -127,8 +127,23 @@ public struct NMEAParser: Sendable {
         }
         return lastEmitted?.timeOfDay == timeOfDay ? lastEmitted?.error : nil
     }
-    /// The last epoch emitted: its time of day, its fix's error and its GST error.
-    private var lastEmitted: (timeOfDay: Int?, error: Double?, gst: Double?)?
+    /// The last epoch emitted: its time of day, its fix's error and its GST error, and its position.
+    private var lastEmitted: (timeOfDay: Int?, error: Double?, gst: Double?, latitude: Double, longitude: Double)?
+
+    /// The time of day (milliseconds since midnight UTC) of the epoch at this position, the one
+    /// being read or else the last one emitted (within 1e-6°, 0.1 m: gpsd reads the same fields),
+    /// for a report of the same instant that came without a time: gpsd's, from a receiver that
+    /// gives no date (GGA without RMC or ZDA). nil when neither epoch is there or has a time.
+    public func timeOfDay(atLatitude latitude: Double, longitude: Double) -> Int? {
+        func near(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 1e-6 }
+        if epoch.positionRank > 0, near(epoch.latitude, latitude), near(epoch.longitude, longitude) {
+            return epoch.timeOfDay
+        }
+        guard let last = lastEmitted, near(last.latitude, latitude), near(last.longitude, longitude) else {
+            return nil
+        }
+        return last.timeOfDay
+    }
 
     /// Ends the stream: returns the last epoch's fix, if it had a position.
     public mutating func finish() -> Fix? {
@@ -483,7 +498,7 @@ public struct NMEAParser: Sendable {
         }
         let hdop = epoch.hdop ?? gsaHDOP
         let error = epoch.gstError ?? hdop.map(HorizontalError.fromHDOP)
-        lastEmitted = (epoch.timeOfDay, error, epoch.gstError)
+        lastEmitted = (epoch.timeOfDay, error, epoch.gstError, epoch.latitude, epoch.longitude)
         var mode: Fix.Mode = epoch.altitude != nil ? .threeD : .twoD
         if let m = gsaMode, m >= .twoD { mode = m }
         statistics.fixes += 1

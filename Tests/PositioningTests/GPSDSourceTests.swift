@@ -26,9 +26,10 @@ func eventually(_ seconds: Double, _ condition: () async -> Bool) async -> Bool 
     return await condition()
 }
 
-/// A walk north from Bologna, one epoch a second: GGA, RMC, GSA per epoch, at `hdop`, and GST
-/// with `gst`'s latitude and longitude sigmas when given.
-func walkEpochs(_ range: Range<Int>, hdop: Double = 0.9, gst: (Double, Double)? = nil) -> [String] {
+/// A walk north from Bologna, one epoch a second from 10:00:00 UTC: GGA, RMC (unless `rmc` is
+/// false: a receiver that gives no date), GSA per epoch, at `hdop`, and GST with `gst`'s latitude
+/// and longitude sigmas when given.
+func walkEpochs(_ range: Range<Int>, hdop: Double = 0.9, gst: (Double, Double)? = nil, rmc: Bool = true) -> [String] {
     var lines: [String] = []
     for i in range {
         let c = Coordinate(latitude: 44.4939, longitude: 11.3426).destination(distance: Double(i) * 1.4, bearing: 20)
@@ -40,7 +41,7 @@ func walkEpochs(_ range: Range<Int>, hdop: Double = 0.9, gst: (Double, Double)? 
         let lat = ddmm(c.latitude, 2), lon = ddmm(c.longitude, 3)
         let h = String(format: "%.1f", hdop)
         lines.append(sentence("GPGGA,\(hhmmss),\(lat),N,\(lon),E,1,09,\(h),54.0,M,46.9,M,,"))
-        lines.append(sentence("GPRMC,\(hhmmss),A,\(lat),N,\(lon),E,2.7,20.0,211126,,,A"))
+        if rmc { lines.append(sentence("GPRMC,\(hhmmss),A,\(lat),N,\(lon),E,2.7,20.0,211126,,,A")) }
         lines.append(sentence("GPGSA,A,3,04,05,09,12,24,25,29,31,02,,,,1.6,\(h),1.3"))
         if let (latitude, longitude) = gst {
             lines.append(sentence("GPGST,\(hhmmss),5.0,4.0,3.0,20.0,\(latitude),\(longitude),6.0"))
@@ -161,6 +162,43 @@ func walkEpochs(_ range: Range<Int>, hdop: Double = 0.9, gst: (Double, Double)? 
         }
         #expect(plain >= 4 && withGST >= 4, "\(plain) fixes at HDOP alone and \(withGST) with GST compared")
         task.cancel()
+    }
+
+    /// A receiver set to send GGA without RMC or ZDA gives gpsd no date, and gpsd's reports then
+    /// carry no time: every one was dropped, and the walk said "waiting for a fix" under an open
+    /// sky while the preview of the same sentences played the tour. Each fix now has the
+    /// receiver's time of day on the machine's date, and the error the preview gives it.
+    @Test(.enabled(if: GPSDHarness.isAvailable), .timeLimit(.minutes(1)))
+    func aReceiverThatGivesNoDateStillGivesFixes() async throws {
+        let gpsd = try GPSDHarness()
+        let source = GPSDSource(configuration: GPSDSource.Configuration(host: "127.0.0.1", port: gpsd.port))
+        let log = EventLog()
+        let task = Task { for await event in source { await log.add(event) } }
+        defer { task.cancel() }
+        #expect(await eventually(5) { await log.states.contains(.waitingForFix) })
+        await gpsd.play(lines: walkEpochs(0..<12, hdop: 2, rmc: false), groupSize: 1, interval: 0.03)
+        let delivered = await eventually(5) { await log.fixes.count >= 6 }
+        let (fixes, states) = (await log.fixes, await log.states)
+        #expect(delivered, "fixes: \(fixes.count), states: \(states)")
+        #expect(states.last == .connected)
+        let now = Date()
+        var times: [Double] = []
+        for fix in fixes {
+            // 10:00:00-10:00:11 UTC, on the day that puts it nearest now.
+            let secondOfDay = fix.time.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400)
+            #expect(secondOfDay >= 36_000 && secondOfDay < 36_012, "\(fix.time)")
+            #expect(abs(fix.time.timeIntervalSince(now)) <= 12 * 3600 + 60, "\(fix.time)")
+            #expect(fix.horizontalError == HorizontalError.fromHDOP(2))
+            times.append(secondOfDay)
+        }
+        // One a second, each epoch's own time (its position's), none twice.
+        #expect(zip(times.dropFirst(), times).allSatisfy { $0 - $1 == 1 }, "\(times)")
+        for fix in fixes {
+            let i = Int(fix.time.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400)) - 36_000
+            let expected = Coordinate(latitude: 44.4939, longitude: 11.3426)
+                .destination(distance: Double(i) * 1.4, bearing: 20)
+            #expect(fix.coordinate.distance(to: expected) < 0.5, "epoch \(i)")
+        }
     }
 
     @Test(.enabled(if: GPSDHarness.isAvailable), .timeLimit(.minutes(1)))
