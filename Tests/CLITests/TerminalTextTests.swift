@@ -58,7 +58,7 @@ struct TerminalTextTests {
         s.nowPlaying = .init(point: tour.points[0], elapsed: 3, duration: 10)
         s.subtitle = "line one" + hostile + "\nline two\u{1B}[5m"
         s.notice = "notice" + hostile
-        s.lastTrigger = .init(pointID: "a", order: 1, index: 0, type: .gps, position: origin, distance: 3)
+        s.triggers = [.init(pointID: "a", order: 1, index: 0, type: .gps, position: origin, distance: 3)]
         return s
     }
 

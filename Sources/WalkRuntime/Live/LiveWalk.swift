@@ -141,7 +141,7 @@ public final class LiveWalk: Sendable {
                     status.notice = "\(point.order). \(point.title): \(reason)"
                     if !point.text.isEmpty { status.notice! += " — \(point.text)" }
                 case .triggered(let trigger):
-                    status.lastTrigger = trigger
+                    status.triggers.append(trigger)
                 case .queued, .missed:
                     break
                 case .route(let event):
@@ -238,7 +238,9 @@ public struct LiveWalkStatus: Sendable {
     public var nowPlaying: NowPlaying?
     public var subtitle: String?
     public var notice: String?
-    public var lastTrigger: PointTrigger?
+    /// The points triggered since this walk started, in order: one fix may trigger several (a
+    /// small point inside a larger one's radius), and a log says each.
+    public var triggers: [PointTrigger] = []
     public var rejectedFixes = 0
     public var lastRejection: FixFilter.Reason?
     /// Whether the walker's progress along the route has reached the next point (rule 10): a

@@ -13,7 +13,7 @@ final class PlainWalkLog: @unchecked Sendable {
     private var lastPlaying: String?
     private var lastHeard = 0
     private var lastNotice: String?
-    private var lastTrigger: String?
+    private var loggedTriggers = 0
     private var lastSubtitle: String?
     private let lock = NSLock()
     private let write: @Sendable (String) -> Void
@@ -36,13 +36,14 @@ final class PlainWalkLog: @unchecked Sendable {
                 s.lastFix.map { $0.mode == .threeD ? "3D fix" : $0.mode == .twoD ? "2D fix" : "no fix" } ?? "connected"
         }
         if gps != lastGPS { write("gps: \(gps)"); lastGPS = gps }
-        if let t = s.lastTrigger, "\(t.pointID)|\(t.type)" != lastTrigger {
-            lastTrigger = "\(t.pointID)|\(t.type)"
+        // Each trigger once, all of them: one update may bring several (one fix reaching two points).
+        for t in s.triggers.dropFirst(loggedTriggers) {
             let title = s.tour.points.first { $0.id == t.pointID }?.title ?? t.pointID
             var line = "triggered: \(t.order). \(title) (\(t.type.analyticsValue)"
             if let d = t.distance { line += ", \(Int(d.rounded())) m from the point" }
             write(line + ")")
         }
+        loggedTriggers = max(loggedTriggers, s.triggers.count)
         let playing = s.nowPlaying.map { "\($0.point.order). \($0.point.title)" }
         if playing != lastPlaying {
             if let playing { write("playing: \(playing)") }

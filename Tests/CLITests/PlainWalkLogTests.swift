@@ -1,0 +1,67 @@
+import FileAccess
+import Foundation
+import GPSD
+import Positioning
+import TestSupport
+import Testing
+import TourModel
+import Walk
+import WalkRuntime
+
+@testable import walkscape
+
+/// The plain log of a walk without a terminal: one line per thing that happened.
+struct PlainWalkLogTests {
+    /// Point 2 (10 m) lies 60 m from point 3, inside its 80 m radius: the fix that reaches point 2
+    /// triggers both. The log printed only the last trigger of an update, so "triggered: 2." never
+    /// appeared (the progress file had both); a log read later must say what triggered each point.
+    @Test func pointsTriggeredByOneFixAreEachLogged() async throws {
+        let home = try TemporaryDirectory()
+        let tone = try FixtureAudio.tone(seconds: 0.4)
+        let origin = Coordinate(latitude: 45, longitude: 7)
+        let places: [(Double, Double)] = [(20, 25), (150, 10), (210, 80)]
+        let points = places.enumerated().map { i, place in
+            PlayablePoint(
+                id: "p\(i + 1)", order: i + 1, coordinate: origin.destination(distance: place.0, bearing: 90),
+                triggerRadiusMeters: place.1, title: "Point \(i + 1)", audio: tone.mp3)
+        }
+        let tour = PlayableTour(
+            id: "log-tour", slug: "log", language: "en", title: "Log", completionMessage: "Done!", points: points)
+        let lines = Lines()
+        let log = PlainWalkLog(write: { lines.append($0) })
+        let walk = LiveWalk(
+            core: WalkCore(tour: tour),
+            dependencies: .init(
+                narration: SilentNarration(), progress: ProgressStore(folder: home.file("progress")),
+                journal: EventJournal(url: home.file("outbox.jsonl")), display: { log.update($0) }))
+        let (commands, commandSink) = AsyncStream.makeStream(of: WalkAction.self)
+        commandSink.finish()
+        // A walk east at 1.5 m/s, a fix a second, from the start to 240 m on.
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let outcome = await walk.run(
+            positions: AsyncStream { c in
+                c.yield(.state(.connected))
+                for second in 0...160 {
+                    let fix = Fix(
+                        time: start.addingTimeInterval(Double(second)),
+                        coordinate: origin.destination(distance: Double(second) * 1.5, bearing: 90), mode: .threeD,
+                        horizontalError: 4, speed: 1.5, track: 90)
+                    c.yield(.fix(fix))
+                }
+            }, commands: commands
+        ).outcome
+        #expect(outcome == .completed(message: "Done!"))
+        let triggered = lines.all.filter { $0.hasPrefix("triggered: ") }
+        #expect(
+            triggered.map { String($0.prefix(13)) } == ["triggered: 1.", "triggered: 2.", "triggered: 3."],
+            "\(lines.all)")
+        #expect(lines.all.contains("heard: 3/3"))
+    }
+
+    final class Lines: @unchecked Sendable {
+        private var lines: [String] = []
+        private let lock = NSLock()
+        func append(_ line: String) { lock.withLock { lines.append(line) } }
+        var all: [String] { lock.withLock { lines } }
+    }
+}
