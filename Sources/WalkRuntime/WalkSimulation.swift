@@ -56,16 +56,22 @@ public struct WalkSimulation: Sendable {
             narrations: narrations)
         var started = false
         var clock = TraceClock(stepConfirmations: policy.filterConfiguration.clockStepConfirmations)
-        for fix in fixes {
-            let time = clock.time(of: fix)
+        /// Feeds one fix at its time; false once the walk is over.
+        func feed(_ fix: Fix, at time: Date) -> Bool {
             if !started {
                 state.feed(.start, at: time, onStep)
                 started = true
             }
             state.finishAudio(upTo: time, onStep)
-            if state.core.isFinished { break }
+            if state.core.isFinished { return false }
             state.feed(.fix(fix), at: time, onStep)
-            if state.core.isFinished { break }
+            return !state.core.isFinished
+        }
+        reading: for fix in fixes {
+            for (fix, time) in clock.push(fix) where !feed(fix, at: time) { break reading }
+        }
+        if !state.core.isFinished {
+            for (fix, time) in clock.finish() where !feed(fix, at: time) { break }
         }
         guard started else { return state.recorder.report() }
         state.finishAudio(upTo: .distantFuture, onStep)
@@ -129,48 +135,101 @@ public struct WalkSimulation: Sendable {
 /// before it adds no time; the clock follows the receiver's new times once the fix filter's
 /// `clockStepConfirmations` fixes in a row are stamped earlier but move forward among themselves
 /// (its clock stepped back: the filter's rule 8), so a single wild stamp neither stops nor shifts
-/// the walk. A step forward of more than `bigStep` waits for the next fix: if it goes on from the
-/// new time, the step was a real gap and counts; if it goes back to the old times, it was one wild
-/// stamp and counts for nothing.
+/// the walk. A step forward of more than `bigStep` is held, with the fixes that go on from it, until
+/// it is settled: a fix back on the old times (within the held fixes' span and `bigStep` of where
+/// they left them) makes the held fixes wild stamps, which count for nothing (each is given a time
+/// between the fixes on either side); the new times going on for `settleAfter` (or the trace
+/// ending after two fixes on them) make the step a real gap, which counts. A receiver whose clock
+/// ran an hour ahead for five seconds put every later event of the preview an hour late, where the
+/// walker heard them on time.
 struct TraceClock {
     let stepConfirmations: Int
     static let bigStep = 60.0
+    /// How long (the receiver's seconds on the new times) a big step forward waits for the clock to
+    /// come back before it counts as a real gap.
+    static let settleAfter = 600.0
+    /// The most fixes held meanwhile (a 10 Hz receiver's minute).
+    static let mostHeld = 600
     private var virtual: Date?
     private var lastRaw: Date?
     private var earlier: [Date] = []
-    /// A big step forward not yet confirmed: the receiver's time before it, and the step.
-    private var pending: (before: Date, step: Double)?
+    /// A big step forward not yet settled: the receiver's time and the clock's before it, and the
+    /// fixes since, the first of them the step.
+    private var pending: (before: Date, virtualBefore: Date, held: [Fix])?
 
     init(stepConfirmations: Int) {
         self.stepConfirmations = stepConfirmations
     }
 
-    mutating func time(of fix: Fix) -> Date {
+    /// The fixes whose time is now known, with it, in the trace's order.
+    mutating func push(_ fix: Fix) -> [(fix: Fix, time: Date)] {
+        guard let step = pending else { return advance(fix) }
+        let first = step.held[0].time, newLast = step.held[step.held.count - 1].time
+        let span = newLast.timeIntervalSince(first)
+        let back = fix.time.timeIntervalSince(step.before)
+        // Near where the held fixes left the old times (a real gap of 75 s and then a clock
+        // stepping back 30 s is not a return).
+        if back >= 0, back <= span + min(Self.bigStep, first.timeIntervalSince(step.before) / 2) {
+            // Back on the old times: the held fixes were wild stamps.
+            pending = nil
+            let n = Double(step.held.count + 1)
+            var out = step.held.enumerated().map { k, held in
+                (fix: held, time: step.virtualBefore.addingTimeInterval(back * Double(k + 1) / n))
+            }
+            out += advance(fix)
+            return out
+        }
+        if fix.time.timeIntervalSince(newLast) > Self.bigStep {
+            // Another big step: the first was a real gap.
+            return settle() + advance(fix)
+        }
+        pending?.held.append(fix)
+        if fix.time.timeIntervalSince(first) > Self.settleAfter || step.held.count + 1 >= Self.mostHeld {
+            return settle()
+        }
+        return []
+    }
+
+    /// The end of the trace: a step still held counts as a real gap once a second fix went on from
+    /// it; a last fix alone on new times is a wild stamp.
+    mutating func finish() -> [(fix: Fix, time: Date)] {
+        guard let step = pending else { return [] }
+        guard step.held.count >= 2 else {
+            pending = nil
+            return [(step.held[0], step.virtualBefore)]
+        }
+        return settle()
+    }
+
+    /// The step held is a real gap: its time counts, and the fixes held after it go on from it.
+    private mutating func settle() -> [(fix: Fix, time: Date)] {
+        guard let step = pending else { return [] }
+        pending = nil
+        let now = step.virtualBefore.addingTimeInterval(step.held[0].time.timeIntervalSince(step.before))
+        virtual = now
+        lastRaw = step.held[0].time
+        earlier = []
+        var out = [(fix: step.held[0], time: now)]
+        for fix in step.held.dropFirst() { out += advance(fix) }
+        return out
+    }
+
+    private mutating func advance(_ fix: Fix) -> [(fix: Fix, time: Date)] {
         guard var now = virtual, let last = lastRaw else {
             virtual = fix.time
             lastRaw = fix.time
-            return fix.time
+            return [(fix, fix.time)]
         }
-        var reference = last
-        if let step = pending {
-            pending = nil
-            if fix.time >= last {
-                now = now.addingTimeInterval(step.step)  // a real gap: its time counts now
-            } else {
-                reference = step.before  // one wild stamp: as if never read
-            }
-        }
-        let d = fix.time.timeIntervalSince(reference)
+        let d = fix.time.timeIntervalSince(last)
         if d > Self.bigStep {
-            pending = (reference, d)
+            pending = (last, now, [fix])
             earlier = []
-            lastRaw = fix.time
+            return []
         } else if d >= 0 {
             earlier = []
             lastRaw = fix.time
             now = now.addingTimeInterval(d)
         } else {
-            lastRaw = reference
             if let previous = earlier.last, fix.time <= previous { earlier = [] }
             earlier.append(fix.time)
             if earlier.count >= stepConfirmations {
@@ -179,6 +238,6 @@ struct TraceClock {
             }
         }
         virtual = now
-        return now
+        return [(fix, now)]
     }
 }

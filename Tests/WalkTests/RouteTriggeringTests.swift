@@ -504,10 +504,16 @@ struct RouteTriggeringTests {
 
     // MARK: Clock anomalies
 
-    @Test("one fix stamped an hour late moves nothing; a real 75 s gap is a gap", arguments: [1, 2] as [UInt64])
+    /// A receiver whose clock ran an hour ahead for 5 or 40 s (several fixes going on from the
+    /// step) put every later point of the preview an hour late; the walker heard them on time.
+    @Test(
+        "fixes stamped an hour late for one fix, 5 s or 40 s move nothing; a real 75 s gap is a gap",
+        arguments: [1, 2] as [UInt64])
     func wildStampAndRealGap(seed: UInt64) {
         for walk in [
             Self.loop(receiver: .init(wildStampAt: 150, seed: seed)),
+            Self.loop(receiver: .init(wildStampAt: 150, wildStampLength: 5, seed: seed)),
+            Self.loop(receiver: .init(wildStampAt: 150, wildStampLength: 40, seed: seed)),
             Self.eight(receiver: .init(gap: (at: 345, length: 75), seed: seed)),
         ] {
             let verdict = walk.judge()

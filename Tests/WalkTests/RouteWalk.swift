@@ -53,6 +53,9 @@ struct RouteWalk {
         var duplicates = false
         /// Seconds into the walk of one fix stamped an hour late (a wild time, the next ones right).
         var wildStampAt: Double?
+        /// How long the wild stamps last from `wildStampAt` (every fix in it an hour late): one
+        /// fix's interval when nil.
+        var wildStampLength: Double?
         /// A gap without fixes: from, seconds long (a tunnel, a museum).
         var gap: (at: Double, length: Double)?
         var seed: UInt64 = 1
@@ -151,7 +154,7 @@ struct RouteWalk {
                     .truncatingRemainder(dividingBy: 360)
             }
             if let gap = receiver.gap, t >= gap.at, t < gap.at + gap.length { continue }
-            let wild = receiver.wildStampAt.map { t >= $0 && t < $0 + step } ?? false
+            let wild = receiver.wildStampAt.map { t >= $0 && t < $0 + (receiver.wildStampLength ?? step) } ?? false
             let fix = Fix(
                 time: time.addingTimeInterval(clockShift + (wild ? 3600 : 0)), coordinate: Self.coordinate(fx, fy),
                 mode: .threeD, horizontalError: receiver.error, speed: speedOut, track: track)
