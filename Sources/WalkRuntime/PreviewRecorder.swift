@@ -26,6 +26,9 @@ public struct PreviewRecorder: Sendable {
     private var accepted = 0
     private var rejected: [String: Int] = [:]
     private var lastAccepted: Fix?
+    /// When the last accepted fix was, on the preview's clock (a receiver's clock that ran ahead
+    /// for a while is not a gap of that length).
+    private var lastAcceptedAt: Date?
     private var notes = 0
     private var omitted = 0
     private var timeline: [PreviewReport.Entry] = []
@@ -96,17 +99,18 @@ public struct PreviewRecorder: Sendable {
             }
             if !wasRejected {
                 accepted += 1
-                if let last = lastAccepted {
-                    let gap = fix.time.timeIntervalSince(last.time)
+                if let last = lastAcceptedAt {
+                    let gap = time.timeIntervalSince(last)
                     let usual = intervals.isEmpty ? nil : intervals.sorted()[intervals.count / 2]
                     if gap >= gapThreshold, gap >= usual.map({ 2 * $0 }) ?? WalkCore.maxSparseInterval {
                         note(
                             .gpsGap, at: time,
-                            "no usable fix for \(WalkTime.duration(gap)) (since \(WalkTime.offset(offset(last.time))))")
+                            "no usable fix for \(WalkTime.duration(gap)) (since \(WalkTime.offset(offset(last))))")
                     }
                     if gap > 0 { intervals = intervals.suffix(8) + [gap] }
                 }
                 lastAccepted = fix
+                lastAcceptedAt = time
                 if let first = tour.points.first, points[0].trigger == nil {
                     let d = WalkCore.distance(
                         from: fix.coordinate, to: first.coordinate, within: first.triggerRadiusMeters)

@@ -516,10 +516,19 @@ struct RouteTriggeringTests {
             Self.loop(receiver: .init(wildStampAt: 150, wildStampLength: 40, seed: seed)),
             Self.eight(receiver: .init(gap: (at: 345, length: 75), seed: seed)),
         ] {
-            let verdict = walk.judge()
+            var report: PreviewReport?
+            let verdict = walk.judge { report = $0 }
             #expect(verdict.early.isEmpty, "\(verdict)")
             #expect(verdict.order == Array(walk.points.indices), "\(verdict)")
             #expect(verdict.delays.allSatisfy { $0 != nil && $0! <= 10 && $0! >= -5 }, "\(verdict)")
+            // The curator is told of the real gap alone ("no usable fix for 1h 00m" was said of
+            // 5 s of wild stamps).
+            let gaps = report?.timeline.filter { $0.kind == .gpsGap }.map(\.text) ?? []
+            if walk.name == "eight" {
+                #expect(gaps.count == 1 && gaps[0].hasPrefix("no usable fix for 1m 1"), "\(gaps)")
+            } else {
+                #expect(gaps.isEmpty, "\(gaps)")
+            }
         }
     }
 
