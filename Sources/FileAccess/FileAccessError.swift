@@ -49,6 +49,29 @@ public struct FileAccessError: Error, Sendable, Hashable, CustomStringConvertibl
         return OutputFile.linkTarget(path)
     }
 
+    /// The first name on `path`, from its start, that cannot be followed (`stat` fails there), and
+    /// why (`errno`): a symbolic link that leads nowhere (ENOENT, or ENOTDIR through a file) or in
+    /// a loop (ELOOP), or a name that is not there. Links that can be followed are passed,
+    /// however many lie on the way. nil when the whole path can be followed.
+    public static func firstUnreachable(along path: String) -> (path: String, errno: Int32)? {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            prefix += (prefix.isEmpty || prefix.hasSuffix("/") ? "" : "/") + component
+            var info = stat()
+            if stat(prefix, &info) != 0 { return (prefix, errno) }
+        }
+        return nil
+    }
+
+    /// The symbolic link on `path` that leads nowhere, and where it leads: the first name that
+    /// cannot be followed, when it is a link (not one in a loop).
+    public static func danglingLink(along path: String) -> (path: String, target: String)? {
+        guard let (name, code) = firstUnreachable(along: path), code == ENOENT || code == ENOTDIR,
+            let target = brokenLink(name)
+        else { return nil }
+        return (name, target)
+    }
+
     /// The reason alone, without the path: "is a FIFO, not a regular file", "permission denied".
     public var reason: String {
         switch cause {

@@ -74,24 +74,18 @@ package enum TourArgument {
         return url.deletingLastPathComponent()
     }
 
-    /// Throws when `path` is a symbolic link that cannot be followed: one whose target is not there
-    /// is not found (66), naming the target; one in a loop is a usage error (64).
+    /// Throws when `path`, or a folder on its way, is a symbolic link that cannot be followed: one
+    /// whose target is not there is not found (66), naming the target; one in a loop is a usage
+    /// error (64).
     private static func refuseBrokenLink(_ path: String) throws(AppError) {
-        var info = stat()
-        guard lstat(path, &info) == 0 else {
-            // Not there at all: a folder on the way may be the link that leads nowhere.
-            let parent = (path as NSString).deletingLastPathComponent
-            if !parent.isEmpty, parent != path, parent != "/" { try refuseBrokenLink(parent) }
-            return
-        }
-        guard stat(path, &info) != 0 else { return }
-        let code = errno
+        guard let (name, code) = FileAccessError.firstUnreachable(along: path),
+            let target = FileAccessError.brokenLink(name)
+        else { return }
         // ENOTDIR: the target runs through a file; not there either way.
         guard code == ENOENT || code == ENOTDIR else {
-            throw AppError.usage(FileAccessError(path: path, errno: code).message)
+            throw AppError.usage(FileAccessError(path: name, errno: code).message)
         }
-        let named = FileAccessError.brokenLink(path) ?? "?"
-        throw AppError.notFound(FileAccessError(path: path, cause: .danglingLink(named)).message)
+        throw AppError.notFound(FileAccessError(path: name, cause: .danglingLink(target)).message)
     }
 
     /// The argument as the folder's name in messages: `tours/demo` for `tours/demo/tour.json`.

@@ -48,14 +48,16 @@ public struct ProgressStore: Sendable {
         return acquisition
     }
 
-    /// The folder on the way that is a link to nothing or not a folder, named; else the system's words.
+    /// The folder on the way that is a link to nothing or not a folder, named; else the system's
+    /// words. A link that leads somewhere is no problem on the way (one was named a link to
+    /// nothing whatever the trouble past it).
     static func folderProblem(_ path: String, _ error: POSIXError) -> String {
+        if let (link, target) = FileAccessError.danglingLink(along: path) {
+            return "\(link) is a symbolic link to \(target), which does not exist"
+        }
         var prefix = ""
         for component in path.split(separator: "/") {
             prefix += "/" + component
-            if let target = FileAccessError.brokenLink(prefix) {
-                return "\(prefix) is a symbolic link to \(target), which does not exist"
-            }
             var info = stat()
             guard stat(prefix, &info) == 0 else { break }
             if info.st_mode & S_IFMT != S_IFDIR { return "\(prefix) is not a folder" }

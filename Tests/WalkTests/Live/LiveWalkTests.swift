@@ -408,9 +408,17 @@ struct LiveWalkTests {
         #expect(symlink(home.file("gone").path, link.path) == 0)
         let file = home.file("file-progress")
         #expect(FileManager.default.createFile(atPath: file.path, contents: Data("x".utf8)))
+        // A link that leads somewhere is no problem on the way: the file past it is (it was named
+        // "a symbolic link to ..., which does not exist").
+        let real = home.file("real")
+        try FileManager.default.createDirectory(at: real, withIntermediateDirectories: false)
+        #expect(FileManager.default.createFile(atPath: real.appendingPathComponent("file").path, contents: Data()))
+        let good = home.file("good-link")
+        #expect(symlink(real.path, good.path) == 0)
         for (folder, what) in [
             (link, "\(link.path) is a symbolic link to \(home.file("gone").path), which does not exist"),
             (file, "\(file.path) is not a folder"),
+            (good.appendingPathComponent("file/progress"), "\(good.path)/file is not a folder"),
         ] {
             let store = ProgressStore(folder: folder)
             let lock = store.lock(forTour: "t")
