@@ -121,7 +121,11 @@ private final class Worker: Sendable {
         // The time of the last report that had one (gpsd knew the receiver's date), and the first
         // fix without one while there has been none.
         var lastDated: timespec?
-        var heldUndated: Undated?
+        var heldUndated: (fix: Undated, since: ContinuousClock.Instant)?
+        // Two undated fixes in a row before any dated one: the receiver gives no date, and its
+        // fixes go out at once on the machine's date (each held for the next report, one that
+        // came before an outage played its point when fixes came back, a minute late).
+        var dateless = false
         var backoff = configuration.initialBackoff
         let pollMicros = Int32(max(0.01, configuration.pollInterval) * 1_000_000)
         while !stop.isSet {
@@ -148,6 +152,11 @@ private final class Worker: Sendable {
             var message = [CChar](repeating: 0, count: Self.messageBytes)
             var lastReport = ContinuousClock.now
             session: while !stop.isSet {
+                // No fix after one held: out it goes, on the machine's date.
+                if let held = heldUndated, ContinuousClock.now - held.since > Self.longestHold {
+                    heldUndated = nil
+                    deliver(held.fix.dated(near: Date()))
+                }
                 if !gps_waiting(&data, pollMicros) {
                     if ContinuousClock.now - lastReport > .seconds(configuration.silenceTimeout) {
                         silent = true
@@ -188,7 +197,7 @@ private final class Worker: Sendable {
                 if set & WS_TIME_SET != 0 {
                     let t = data.fix.time
                     lastDated = t
-                    if let held = heldUndated.take() { deliver(held.dated(near: Self.date(t))) }
+                    if let held = heldUndated.take() { deliver(held.fix.dated(near: Self.date(t))) }
                     let timeOfDay = (Int(t.tv_sec) % 86_400) * 1000 + Int(t.tv_nsec) / 1_000_000
                     deliver(Self.fix(from: data, timeOfDay: timeOfDay, sentences: sentences))
                     continue
@@ -198,11 +207,14 @@ private final class Worker: Sendable {
                     fix: Self.fix(from: data, timeOfDay: timeOfDay, sentences: sentences), timeOfDay: timeOfDay)
                 if let lastDated {
                     deliver(undated.dated(near: Self.date(lastDated)))
+                } else if dateless {
+                    deliver(undated.dated(near: Date()))
                 } else if let held = heldUndated.take() {
-                    deliver(held.dated(near: Date()))
+                    dateless = true
+                    deliver(held.fix.dated(near: Date()))
                     deliver(undated.dated(near: Date()))
                 } else {
-                    heldUndated = undated
+                    heldUndated = (undated, ContinuousClock.now)
                 }
             }
             gps_close(&data)
@@ -223,6 +235,10 @@ private final class Worker: Sendable {
         }
         continuation.finish()
     }
+
+    /// How long the first undated fix waits for the report after it (a receiver's next epoch,
+    /// which says whether it gives a date): a second with no report, and it goes out as it is.
+    static let longestHold = Duration.seconds(1.5)
 
     /// The longest line gpsd sends that is read whole (its JSON reports and NMEA sentences are far
     /// shorter; a longer one is cut, and a cut sentence fails its checksum).

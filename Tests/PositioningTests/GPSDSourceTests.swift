@@ -201,6 +201,30 @@ func walkEpochs(_ range: Range<Int>, hdop: Double = 0.9, gst: (Double, Double)? 
         }
     }
 
+    /// A receiver that gives no date has each fix out as gpsd reports it: each second one waited
+    /// for the report after it, so the last fix before an outage (its point's) came out only when
+    /// fixes came back, a minute late.
+    @Test(.enabled(if: GPSDHarness.isAvailable), .timeLimit(.minutes(1)))
+    func aReceiverThatGivesNoDateHasNoFixHeldBack() async throws {
+        let gpsd = try GPSDHarness()
+        let source = GPSDSource(configuration: GPSDSource.Configuration(host: "127.0.0.1", port: gpsd.port))
+        let log = EventLog()
+        let task = Task { for await event in source { await log.add(event) } }
+        defer { task.cancel() }
+        #expect(await eventually(5) { await log.states.contains(.waitingForFix) })
+        func secondsOfDay() async -> Set<Int> {
+            Set(await log.fixes.map { Int($0.time.timeIntervalSince1970.rounded()) % 86_400 - 36_000 })
+        }
+        // Two bursts of epochs with a silence after each (an outage): every epoch gpsd reported
+        // (all but the first two, while it learns the receiver's cycle) is out before it ends.
+        for (burst, wanted) in [(0..<9, 2...8), (9..<20, 9...19)] {
+            await gpsd.play(lines: walkEpochs(burst, rmc: false), groupSize: 2, interval: 0.1)
+            let all = await eventually(2) { await secondsOfDay().isSuperset(of: wanted) }
+            let out = await secondsOfDay().sorted()
+            #expect(all, "out: \(out), wanted \(wanted)")
+        }
+    }
+
     @Test(.enabled(if: GPSDHarness.isAvailable), .timeLimit(.minutes(1)))
     func aSilentReceiverIsWaitingForFixNotNoGpsd() async throws {
         let gpsd = try GPSDHarness()
