@@ -58,6 +58,55 @@ struct PlainWalkLogTests {
         #expect(lines.all.contains("heard: 3/3"))
     }
 
+    /// Point 2 lies 40 m off the walker's street and is never entered; point 3 is, and point 2 is
+    /// played before it. The log said "triggered: 2. Point 2 (gps)", as if the walker had been
+    /// there (the analytics' word: the contract knows only gps and manual).
+    @Test func aPointCaughtUpIsLoggedAsMissedOnTheWay() async throws {
+        let home = try TemporaryDirectory()
+        let tone = try FixtureAudio.tone(seconds: 0.4)
+        let origin = Coordinate(latitude: 45, longitude: 7)
+        let places: [Coordinate] = [
+            origin.destination(distance: 20, bearing: 90),
+            origin.destination(distance: 150, bearing: 90).destination(distance: 40, bearing: 0),
+            origin.destination(distance: 280, bearing: 90),
+        ]
+        let points = places.enumerated().map { i, place in
+            PlayablePoint(
+                id: "p\(i + 1)", order: i + 1, coordinate: place, triggerRadiusMeters: i == 1 ? 10 : 25,
+                title: "Point \(i + 1)", audio: tone.mp3)
+        }
+        let tour = PlayableTour(
+            id: "log-tour", slug: "log", language: "en", title: "Log", completionMessage: "Done!", points: points)
+        let lines = Lines()
+        let log = PlainWalkLog(write: { lines.append($0) })
+        let walk = LiveWalk(
+            core: WalkCore(tour: tour),
+            dependencies: .init(
+                narration: SilentNarration(), progress: ProgressStore(folder: home.file("progress")),
+                journal: EventJournal(url: home.file("outbox.jsonl")), display: { log.update($0) }))
+        let (commands, commandSink) = AsyncStream.makeStream(of: WalkAction.self)
+        commandSink.finish()
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let outcome = await walk.run(
+            positions: AsyncStream { c in
+                c.yield(.state(.connected))
+                for second in 0...210 {
+                    let fix = Fix(
+                        time: start.addingTimeInterval(Double(second)),
+                        coordinate: origin.destination(distance: Double(second) * 1.5, bearing: 90), mode: .threeD,
+                        horizontalError: 4, speed: 1.5, track: 90)
+                    c.yield(.fix(fix))
+                }
+            }, commands: commands
+        ).outcome
+        #expect(outcome == .completed(message: "Done!"))
+        let triggered = lines.all.filter { $0.hasPrefix("triggered: ") }
+        #expect(triggered.count == 3, "\(lines.all)")
+        #expect(
+            triggered.contains("triggered: 2. Point 2 (missed on the way, played before the next one)"), "\(triggered)")
+        #expect(triggered.filter { $0.contains("(gps, ") }.count == 2, "\(triggered)")
+    }
+
     final class Lines: @unchecked Sendable {
         private var lines: [String] = []
         private let lock = NSLock()

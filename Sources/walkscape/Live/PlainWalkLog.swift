@@ -39,8 +39,15 @@ final class PlainWalkLog: @unchecked Sendable {
         // Each trigger once, all of them: one update may bring several (one fix reaching two points).
         for t in s.triggers.dropFirst(loggedTriggers) {
             let title = s.tour.points.first { $0.id == t.pointID }?.title ?? t.pointID
-            var line = "triggered: \(t.order). \(title) (\(t.type.analyticsValue)"
-            if let d = t.distance { line += ", \(Int(d.rounded())) m from the point" }
+            var line = "triggered: \(t.order). \(title) ("
+            switch t.type {
+            case .gps:
+                line += "gps"
+                if let d = t.distance { line += ", \(Int(d.rounded())) m from the point" }
+            // In the preview's words: the walker was never there (analytics say "gps").
+            case .caughtUp: line += "missed on the way, played before the next one"
+            case .manual: line += "manual"
+            }
             write(line + ")")
         }
         loggedTriggers = max(loggedTriggers, s.triggers.count)
