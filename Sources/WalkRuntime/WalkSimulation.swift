@@ -135,42 +135,66 @@ public struct WalkSimulation: Sendable {
 /// before it adds no time; the clock follows the receiver's new times once the fix filter's
 /// `clockStepConfirmations` fixes in a row are stamped earlier but move forward among themselves
 /// (its clock stepped back: the filter's rule 8), so a single wild stamp neither stops nor shifts
-/// the walk. A step forward of more than `bigStep` is held, with the fixes that go on from it, until
-/// it is settled: a fix back on the old times (within the held fixes' span and `bigStep` of where
-/// they left them) makes the held fixes wild stamps, which count for nothing (each is given a time
-/// between the fixes on either side); the new times going on for `settleAfter` (or the trace
-/// ending after two fixes on them) make the step a real gap, which counts. A receiver whose clock
-/// ran an hour ahead for five seconds put every later event of the preview an hour late, where the
-/// walker heard them on time.
+/// the walk.
+///
+/// A step forward of more than `bigStep` is held, with the fixes after it, until it is settled:
+/// a fix back on the old times (where they would be by now: the held fixes' span and about two
+/// intervals on from where they left them) makes the held fixes wild stamps, which count for
+/// nothing (each is given a time between the fixes on either side); the fixes going on for
+/// `settleAfter` (counted as fixes at the receiver's interval; `mostHeld` at most), or the trace
+/// ending after two of them, make the step a real gap, which counts. A step forward that lands
+/// where the times stepped back from would be by now is the clock coming back, not a gap. A
+/// receiver whose clock ran an hour ahead (or behind) for five seconds put every later event of
+/// the preview an hour late, where the walker heard them on time.
+///
+/// A trace whose first epochs have no date (GGA before the first RMC) has them on 1970-01-01:
+/// the step to the first dated fix counts by the time of day alone.
 struct TraceClock {
     let stepConfirmations: Int
     static let bigStep = 60.0
-    /// How long (the receiver's seconds on the new times) a big step forward waits for the clock to
+    /// How long (the receiver's fixes at its interval) a big step forward waits for the clock to
     /// come back before it counts as a real gap.
     static let settleAfter = 600.0
-    /// The most fixes held meanwhile (a 10 Hz receiver's minute).
-    static let mostHeld = 600
+    /// The most fixes held meanwhile (a 10 Hz receiver's ten minutes).
+    static let mostHeld = 6000
+    /// Fixes before this are undated (the NMEA reader puts them on 1970-01-01).
+    static let undatedBefore = Date(timeIntervalSince1970: 10 * 365 * 86_400)
     private var virtual: Date?
     private var lastRaw: Date?
     private var earlier: [Date] = []
+    /// The receiver's interval: the median of its last steps forward of `bigStep` or less (one
+    /// real 50 s gap is not its interval).
+    private var steps: [Double] = []
+    private var interval: Double { steps.isEmpty ? 1 : steps.sorted()[steps.count / 2] }
     /// A big step forward not yet settled: the receiver's time and the clock's before it, and the
     /// fixes since, the first of them the step.
     private var pending: (before: Date, virtualBefore: Date, held: [Fix])?
+    /// The last step back followed: the receiver's time before it and the clock's then.
+    private var steppedBack: (from: Date, at: Date)?
 
     init(stepConfirmations: Int) {
         self.stepConfirmations = stepConfirmations
     }
 
+    /// How far past where the old times would be a fix may land and still be back on them.
+    private var slack: Double { max(2, 2 * interval) }
+
     /// The fixes whose time is now known, with it, in the trace's order.
     mutating func push(_ fix: Fix) -> [(fix: Fix, time: Date)] {
         guard let step = pending else { return advance(fix) }
-        let first = step.held[0].time, newLast = step.held[step.held.count - 1].time
-        let span = newLast.timeIntervalSince(first)
+        // Where the old times would be by now: a fix an interval on for each held, or, when the
+        // held fixes went on steadily among themselves (a clock off by as much all along), their
+        // span and two intervals more.
+        let held = step.held.map(\.time)
+        let steady = zip(held.dropFirst(), held).allSatisfy {
+            $0.timeIntervalSince($1) >= 0 && $0.timeIntervalSince($1) <= Self.bigStep
+        }
+        let span = steady ? held[held.count - 1].timeIntervalSince(held[0]) + 2 * interval : 0
         let back = fix.time.timeIntervalSince(step.before)
-        // Near where the held fixes left the old times (a real gap of 75 s and then a clock
-        // stepping back 30 s is not a return).
-        if back >= 0, back <= span + min(Self.bigStep, first.timeIntervalSince(step.before) / 2) {
-            // Back on the old times: the held fixes were wild stamps.
+        // Back there, give or take `slack` (a real gap of 61 s and then a clock stepping back 35 s
+        // lands 28 s past it: not a return).
+        if back >= 0, back <= max(span, Double(held.count + 1) * interval) + slack {
+            // The held fixes were wild stamps.
             pending = nil
             let n = Double(step.held.count + 1)
             var out = step.held.enumerated().map { k, held in
@@ -179,12 +203,8 @@ struct TraceClock {
             out += advance(fix)
             return out
         }
-        if fix.time.timeIntervalSince(newLast) > Self.bigStep {
-            // Another big step: the first was a real gap.
-            return settle() + advance(fix)
-        }
         pending?.held.append(fix)
-        if fix.time.timeIntervalSince(first) > Self.settleAfter || step.held.count + 1 >= Self.mostHeld {
+        if Double(step.held.count + 1) * interval > Self.settleAfter || step.held.count + 1 >= Self.mostHeld {
             return settle()
         }
         return []
@@ -209,8 +229,12 @@ struct TraceClock {
         virtual = now
         lastRaw = step.held[0].time
         earlier = []
+        steppedBack = nil
         var out = [(fix: step.held[0], time: now)]
-        for fix in step.held.dropFirst() { out += advance(fix) }
+        for fix in step.held.dropFirst() {
+            // A later big step among them is held in its turn.
+            if pending != nil { pending?.held.append(fix) } else { out += advance(fix) }
+        }
         return out
     }
 
@@ -220,7 +244,21 @@ struct TraceClock {
             lastRaw = fix.time
             return [(fix, fix.time)]
         }
-        let d = fix.time.timeIntervalSince(last)
+        var d = fix.time.timeIntervalSince(last)
+        if d > Self.bigStep, last < Self.undatedBefore, fix.time >= Self.undatedBefore {
+            // The first date: the undated epochs were on the same day, or the one before.
+            d = (d + 43_200).truncatingRemainder(dividingBy: 86_400) - 43_200
+        }
+        if d > Self.bigStep, let back = steppedBack {
+            // Where the times before the step back would be by now: the clock came back.
+            // (Less the fixes the step back waited for, which added no time.)
+            let expected = back.from.addingTimeInterval(now.timeIntervalSince(back.at))
+            let past = fix.time.timeIntervalSince(expected)
+            if past >= -slack, past <= slack + Double(stepConfirmations) * interval {
+                steppedBack = nil
+                d = max(0, past)
+            }
+        }
         if d > Self.bigStep {
             pending = (last, now, [fix])
             earlier = []
@@ -229,10 +267,12 @@ struct TraceClock {
             earlier = []
             lastRaw = fix.time
             now = now.addingTimeInterval(d)
+            if d > 0 { steps = steps.suffix(8) + [d] }
         } else {
             if let previous = earlier.last, fix.time <= previous { earlier = [] }
             earlier.append(fix.time)
             if earlier.count >= stepConfirmations {
+                steppedBack = (last, now)
                 lastRaw = fix.time
                 earlier = []
             }

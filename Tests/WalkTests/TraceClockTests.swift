@@ -1,0 +1,88 @@
+import Foundation
+import Positioning
+import Testing
+import TourModel
+
+@testable import WalkRuntime
+
+/// The preview's clock against receivers whose clocks misbehave: the walker's time is real time,
+/// so a glitch of the receiver's clock must not move the preview's, and a real gap must.
+struct TraceClockTests {
+    /// Fixes at these receiver times (seconds since `base`), in order.
+    static func times(_ seconds: [Double], base: Double = 1_800_000_000) -> [Fix] {
+        seconds.map {
+            Fix(
+                time: Date(timeIntervalSince1970: base + $0), coordinate: Coordinate(latitude: 45, longitude: 7),
+                horizontalError: 5)
+        }
+    }
+
+    /// The preview's time of each fix, in seconds from the first one's.
+    static func clock(_ fixes: [Fix]) -> [Double] {
+        var clock = TraceClock(stepConfirmations: 3)
+        var out: [(Fix, Date)] = []
+        for fix in fixes { out += clock.push(fix).map { ($0.fix, $0.time) } }
+        out += clock.finish().map { ($0.fix, $0.time) }
+        #expect(out.count == fixes.count)
+        #expect(zip(out.map(\.0.time), fixes.map(\.time)).allSatisfy { $0 == $1 }, "every fix once, in order")
+        let start = out[0].1
+        return out.map { $0.1.timeIntervalSince(start) }
+    }
+
+    /// `count` fixes `step` seconds apart from `from`.
+    static func run(_ from: Double, _ count: Int, step: Double = 1) -> [Double] {
+        (0..<count).map { from + Double($0) * step }
+    }
+
+    @Test("a real gap of 61 or 90 s counts, also when the clock steps back 35 or 50 s a little later")
+    func aRealGapThenAStepBack() {
+        for (gap, back) in [(61.0, 35.0), (90.0, 50.0), (120.0, 59.0)] {
+            // 100 fixes, the gap, 30 fixes, then the clock 'back' seconds behind for 60 more.
+            let before = Self.run(0, 100)
+            let after = Self.run(99 + gap, 30)
+            let stepped = Self.run(99 + gap + 30 - back, 60)
+            let clock = Self.clock(Self.times(before + after + stepped))
+            #expect(clock[100] == 99 + gap, "gap \(gap): \(clock[99...101])")
+            // After the step back the clock waits for three fixes, then goes on.
+            let last = clock[clock.count - 1]
+            #expect(abs(last - (99 + gap + 29 + 60 - 3)) <= 1, "gap \(gap), back \(back): ends at \(last)")
+        }
+    }
+
+    @Test("a clock an hour behind, or ahead, or all over, for a while and then right again moves nothing")
+    func glitchesOfAWhile() {
+        let cases: [(String, [Double])] = [
+            ("an hour behind for 5 s", Self.run(0, 100) + Self.run(100 - 3600, 5) + Self.run(105, 100)),
+            ("an hour behind for 30 s", Self.run(0, 100) + Self.run(100 - 3600, 30) + Self.run(130, 100)),
+            ("+1 h, +5 h, +2 h", Self.run(0, 100) + [100 + 3600, 101 + 18_000, 102 + 7200] + Self.run(103, 100)),
+            ("1024 weeks behind for 3 s", Self.run(0, 100) + Self.run(100 - 1024 * 604_800, 3) + Self.run(103, 100)),
+            ("an hour ahead for 9 min", Self.run(0, 100) + Self.run(100 + 3600, 540) + Self.run(640, 100)),
+        ]
+        for (name, seconds) in cases {
+            let clock = Self.clock(Self.times(seconds))
+            let last = clock[clock.count - 1]
+            // Real time is the last stamp; a step back costs the three fixes it waits for.
+            #expect(
+                last <= seconds[seconds.count - 1] + 0.01 && last >= seconds[seconds.count - 1] - 4, "\(name): \(last)")
+            #expect(clock == clock.sorted(), "\(name)")
+        }
+    }
+
+    @Test("a 10 Hz receiver an hour ahead for 61 s moves nothing; one that stays ahead is a gap")
+    func tenHertz() {
+        let glitch = Self.run(0, 1000, step: 0.1) + Self.run(100 + 3600, 610, step: 0.1) + Self.run(161, 100, step: 0.1)
+        let clock = Self.clock(Self.times(glitch))
+        #expect(abs(clock[clock.count - 1] - 170.9) < 0.01, "\(clock[clock.count - 1])")
+        let gap = Self.run(0, 100) + Self.run(3700, 700)
+        #expect(Self.clock(Self.times(gap))[100] == 3700)
+    }
+
+    @Test("a recording that starts before the receiver's first date goes on by the time of day")
+    func undatedFirstEpochs() {
+        // 1970-01-01T10:00:00-04 (GGA alone), then 2026-11-21T10:00:05 on (RMC gave the date).
+        let undated = Self.times(Self.run(36_000, 5), base: 0)
+        let dated = Self.times(Self.run(36_005, 60), base: 1_795_219_200)
+        let clock = Self.clock(undated + dated)
+        #expect(clock[5] == 5 && clock[clock.count - 1] == 64, "\(clock[3...6])")
+    }
+}
