@@ -75,6 +75,11 @@ public struct TraceSummary: Sendable, Hashable, Codable {
         func add(_ fix: Fix) {
             accepted += 1
             if start == nil { start = fix.time }
+            // A recording that began before the receiver's first date (GGA before the first RMC):
+            // it began on that date, not in 1970 (its duration was 56 years).
+            if let s = start, NMEAParser.isUndated(s), !NMEAParser.isUndated(fix.time) {
+                start = NMEAParser.redate(s, before: fix.time)
+            }
             end = fix.time
             let c = fix.coordinate
             if let p = previous {

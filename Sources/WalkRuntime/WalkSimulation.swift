@@ -157,8 +157,6 @@ struct TraceClock {
     static let settleAfter = 600.0
     /// The most fixes held meanwhile (a 10 Hz receiver's ten minutes).
     static let mostHeld = 6000
-    /// Fixes before this are undated (the NMEA reader puts them on 1970-01-01).
-    static let undatedBefore = Date(timeIntervalSince1970: 10 * 365 * 86_400)
     private var virtual: Date?
     private var lastRaw: Date?
     private var earlier: [Date] = []
@@ -245,9 +243,9 @@ struct TraceClock {
             return [(fix, fix.time)]
         }
         var d = fix.time.timeIntervalSince(last)
-        if d > Self.bigStep, last < Self.undatedBefore, fix.time >= Self.undatedBefore {
-            // The first date: the undated epochs were on the same day, or the one before.
-            d = (d + 43_200).truncatingRemainder(dividingBy: 86_400) - 43_200
+        if d > Self.bigStep, NMEAParser.isUndated(last), !NMEAParser.isUndated(fix.time) {
+            // The first date: the undated epochs were on its day, or the one before.
+            d = fix.time.timeIntervalSince(NMEAParser.redate(last, before: fix.time))
         }
         if d > Self.bigStep, let back = steppedBack {
             // Where the times before the step back would be by now: the clock came back.

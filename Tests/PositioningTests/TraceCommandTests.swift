@@ -83,6 +83,21 @@ import TourModel
         #expect((accuracy["buckets"] as? [[String: Any]])?.first?["count"] as? Int == 11)
     }
 
+    /// A recording cut after its first RMC (`gpspipe -r` started mid-epoch, a receiver sending RMC
+    /// every fifth epoch): its first epochs have no date, and it lasted 56 years (from 1970-01-01).
+    @Test func aRecordingThatBeginsBeforeItsFirstDateLastsItsOwnLength() throws {
+        let folder = try TemporaryDirectory()
+        var lines = Self.recording().components(separatedBy: "\r\n")
+        let first = try #require(lines.firstIndex { $0.hasPrefix("$GPRMC") })
+        lines.remove(at: first)
+        let file = try folder.write("walk.log", lines.joined(separator: "\r\n"))
+        let result = try runWalkscape(["trace", file.path, "--json"], home: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: result.stdoutData) as? [String: Any])
+        #expect(json["durationSeconds"] as? Double == 9)
+        #expect(json["start"] as? String == "2026-11-21T10:00:00.000Z")
+    }
+
     @Test func summarisesARecordingAsText() throws {
         let folder = try TemporaryDirectory()
         let file = try folder.write("walk.log", Self.recording())
