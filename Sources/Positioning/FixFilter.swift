@@ -27,7 +27,8 @@ import TourModel
 /// 6. Cold start: the first anchor needs `coldStartAgreement` mutually plausible fixes in a row.
 ///    Until then fixes are `held`; the fix that completes the agreement is accepted and the held
 ///    ones are `released` (accepted before it, in order). A held fix that the next one contradicts
-///    is `dropped`: a bad first fix never becomes the anchor that later true fixes are judged by.
+///    (too far, or stamped earlier) is `dropped`: a bad first fix never becomes the anchor that
+///    later true fixes are judged by.
 /// 7. Drift: a receiver that reports its velocity (speed and course, Doppler-derived, which a slowly
 ///    building position bias does not share) is dead-reckoned from it. A fix farther than
 ///    `driftTolerance` plus its error estimate from where the velocity says the walker is, is
@@ -198,8 +199,11 @@ public struct FixFilter: Sendable, Hashable {
 
     private mutating func coldStart(_ fix: Fix) -> Verdict {
         if let previous = held.last {
-            guard fix.time > previous.time else { return .rejected(.timeNotForward) }
-            if !isPlausible(from: previous, to: fix) {
+            // The same instant again (a repeated epoch) is nothing new; an earlier one says the
+            // held fixes' times are wrong (a first fix stamped an hour ahead held every later fix
+            // back as not after it, for that hour): the agreement starts again from it.
+            guard fix.time != previous.time else { return .rejected(.timeNotForward) }
+            if fix.time < previous.time || !isPlausible(from: previous, to: fix) {
                 dropped = held
                 held = []
             }

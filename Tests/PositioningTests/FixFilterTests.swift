@@ -22,6 +22,28 @@ private func fix(
         #expect(verdicts == Array(repeating: .accepted, count: 10))
     }
 
+    /// A first fix stamped an hour ahead (the receiver's clock not yet right) was held for the
+    /// cold start, and every fix after it refused as not after it: an hour without a fix, the
+    /// walk silent. A fix stamped before the held ones starts the agreement again from itself;
+    /// a repeated epoch (the same time) does not.
+    @Test func aFirstFixStampedAheadDoesNotHoldBackTheFixesAfterIt() {
+        var filter = FixFilter()
+        var wild = fix(0, north: 0)
+        wild.time = wild.time.addingTimeInterval(3600)
+        var verdicts = [filter.evaluate(wild), filter.evaluate(fix(1, north: 1.4))]
+        #expect(filter.dropped == [wild])
+        verdicts += (2..<8).map { filter.evaluate(fix(Double($0), north: Double($0) * 1.4)) }
+        #expect(verdicts[0] == .held && verdicts[1] == .held, "\(verdicts)")
+        #expect(Array(verdicts[2...]) == Array(repeating: .accepted, count: 6), "\(verdicts)")
+        // Each epoch twice, as some receivers send it: the cold start still ends.
+        var twice = FixFilter()
+        let repeated = (0..<6).flatMap {
+            [fix(Double($0), north: Double($0) * 1.4), fix(Double($0), north: Double($0) * 1.4)]
+        }
+        let verdicts2 = repeated.map { twice.evaluate($0) }
+        #expect(verdicts2.contains(.accepted), "\(verdicts2)")
+    }
+
     /// A walker crossing the antimeridian (Taveuni, Fiji) with a receiver that reports its velocity:
     /// the drift rule's reckoning took 179.99 to -179.99 as 359.98° west and refused every fix after.
     @Test func acceptsAWalkerCrossingTheAntimeridian() {
