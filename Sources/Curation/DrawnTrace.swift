@@ -29,6 +29,7 @@ public struct DrawnTrace: Sendable {
     private var kept: [Point] = []
     private var stride = 1
     private var last: Fix?
+    private var lastTime: Date?
     /// The longest gap since the last kept fix.
     private var gapSinceKept: TimeInterval = 0
 
@@ -43,12 +44,16 @@ public struct DrawnTrace: Sendable {
 
     public var isEmpty: Bool { count == 0 }
 
-    public mutating func add(_ fix: Fix) {
+    /// `time`: when the fix was on the preview's clock (a receiver's clock that ran an hour ahead
+    /// for five seconds is not an hour without a fix); its own time by default.
+    public mutating func add(_ fix: Fix, at time: Date? = nil) {
         let c = fix.coordinate
+        let time = time ?? fix.time
         south = min(south, c.latitude); north = max(north, c.latitude)
         west = min(west, c.longitude); east = max(east, c.longitude)
-        if let last { gapSinceKept = max(gapSinceKept, fix.time.timeIntervalSince(last.time)) }
+        if let lastTime { gapSinceKept = max(gapSinceKept, time.timeIntervalSince(lastTime)) }
         last = fix
+        lastTime = time
         if count % stride == 0 {
             kept.append(Point(fix: fix, gapBefore: gapSinceKept))
             gapSinceKept = 0

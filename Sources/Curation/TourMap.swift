@@ -38,21 +38,31 @@ public struct TourMap: Sendable {
     /// Adds a recorded walk, streamed once through the fix filter: accepted fixes become the
     /// drawn trace (thinned as they come), ignored ones with a position the crosses. Memory stays
     /// flat in the length of the trace.
+    /// The trace's gaps are measured on the preview's clock (`TraceClock`), as the preview's are.
     public mutating func draw(fixes: some Sequence<Fix>, filter configuration: FixFilter.Configuration) {
         var filter = FixFilter(configuration: configuration)
-        for fix in fixes {
+        var clock = TraceClock(stepConfirmations: configuration.clockStepConfirmations)
+        // The clock's time of the last few fixes, for those the filter held and releases later.
+        var recent: [(raw: Date, time: Date)] = []
+        func clockTime(of fix: Fix) -> Date { recent.last { $0.raw == fix.time }?.time ?? fix.time }
+        func take(_ fix: Fix, at time: Date) {
+            recent = recent.suffix(63) + [(fix.time, time)]
             let verdict = filter.evaluate(fix)
             for dropped in filter.dropped { ignore(dropped) }
             if verdict == .accepted {
-                for earlier in filter.released { trace.add(earlier) }
-                trace.add(fix)
+                for earlier in filter.released { trace.add(earlier, at: clockTime(of: earlier)) }
+                trace.add(fix, at: time)
             } else if verdict == .held {
-                continue
+                return
             } else if fix.mode >= .twoD {
                 ignore(fix)
             }
         }
-        for rest in filter.finish() { trace.add(rest) }
+        for fix in fixes {
+            for (fix, time) in clock.push(fix) { take(fix, at: time) }
+        }
+        for (fix, time) in clock.finish() { take(fix, at: time) }
+        for rest in filter.finish() { trace.add(rest, at: clockTime(of: rest)) }
     }
 
     private mutating func ignore(_ fix: Fix) {

@@ -149,8 +149,8 @@ public struct WalkSimulation: Sendable {
 ///
 /// A trace whose first epochs have no date (GGA before the first RMC) has them on 1970-01-01:
 /// the step to the first dated fix counts by the time of day alone.
-struct TraceClock {
-    let stepConfirmations: Int
+public struct TraceClock: Sendable {
+    public let stepConfirmations: Int
     static let bigStep = 60.0
     /// How long (the receiver's fixes at its interval) a big step forward waits for the clock to
     /// come back before it counts as a real gap.
@@ -170,7 +170,7 @@ struct TraceClock {
     /// The last step back followed: the receiver's time before it and the clock's then.
     private var steppedBack: (from: Date, at: Date)?
 
-    init(stepConfirmations: Int) {
+    public init(stepConfirmations: Int) {
         self.stepConfirmations = stepConfirmations
     }
 
@@ -178,7 +178,7 @@ struct TraceClock {
     private var slack: Double { max(2, 2 * interval) }
 
     /// The fixes whose time is now known, with it, in the trace's order.
-    mutating func push(_ fix: Fix) -> [(fix: Fix, time: Date)] {
+    public mutating func push(_ fix: Fix) -> [(fix: Fix, time: Date)] {
         guard let step = pending else { return advance(fix) }
         // Where the old times would be by now: a fix an interval on for each held, or, when the
         // held fixes went on steadily among themselves (a clock off by as much all along), their
@@ -210,7 +210,7 @@ struct TraceClock {
 
     /// The end of the trace: a step still held counts as a real gap once a second fix went on from
     /// it; a last fix alone on new times is a wild stamp.
-    mutating func finish() -> [(fix: Fix, time: Date)] {
+    public mutating func finish() -> [(fix: Fix, time: Date)] {
         guard let step = pending else { return [] }
         guard step.held.count >= 2 else {
             pending = nil

@@ -32,6 +32,25 @@ struct DrawnTraceTests {
         #expect(trace.south == 45.0 && trace.north == 45.0 + 99_999 * 1e-5)
     }
 
+    /// The map drew 5 s of fixes stamped an hour ahead as "no fix for 3601 s" where the preview,
+    /// on its own clock, saw fixes every second; a real 40 s gap is drawn as one.
+    @Test func theMapMeasuresGapsOnThePreviewsClock() {
+        var fixes = Self.walk(300, silent: 200..<240)
+        for k in 100..<105 { fixes[k].time.addTimeInterval(3600) }
+        let tour = PlayableTour(
+            id: "t", slug: "t", language: "en", title: "T",
+            points: [
+                PlayablePoint(
+                    id: "a", order: 1, coordinate: Coordinate(latitude: 45, longitude: 7), triggerRadiusMeters: 20,
+                    title: "A")
+            ])
+        var map = TourMap(tour: tour)
+        map.draw(fixes: fixes, filter: FixFilter.Configuration())
+        let gaps = map.trace.points.filter { $0.gapBefore > 5 }.map(\.gapBefore)
+        #expect(gaps == [41], "\(gaps)")
+        #expect(map.trace.count + map.ignoredTotal == fixes.count)
+    }
+
     @Test func thinningKeepsARealGapAndInventsNone() {
         let trace = DrawnTrace(Self.walk(100_000, silent: 61_000..<61_008), capacity: 1000)
         let gaps = trace.points.filter { $0.gapBefore > 5 }
