@@ -174,8 +174,9 @@ public struct TraceClock: Sendable {
         self.stepConfirmations = stepConfirmations
     }
 
-    /// How far past where the old times would be a fix may land and still be back on them.
-    private var slack: Double { max(2, 2 * interval) }
+    /// How far past where the old times would be a fix may land and still be back on them (a
+    /// receiver may drop a few epochs as its clock comes right).
+    private var slack: Double { max(5, 3 * interval) }
 
     /// The fixes whose time is now known, with it, in the trace's order.
     public mutating func push(_ fix: Fix) -> [(fix: Fix, time: Date)] {
@@ -189,16 +190,28 @@ public struct TraceClock: Sendable {
         }
         let span = steady ? held[held.count - 1].timeIntervalSince(held[0]) + 2 * interval : 0
         let back = fix.time.timeIntervalSince(step.before)
-        // Back there, give or take `slack` (a real gap of 61 s and then a clock stepping back 35 s
-        // lands 28 s past it: not a return).
-        if back >= 0, back <= max(span, Double(held.count + 1) * interval) + slack {
-            // The held fixes were wild stamps.
+        // Back there, give or take `slack`, and so back in time from the fixes held: fixes going on
+        // after a real gap never are (a sparse receiver's next fix 25 s after a 61 s pause was
+        // taken for a return, and points played up to 106 s early), and a real gap of 61 s
+        // followed by a clock stepping back 35 s lands 28 s past it.
+        // One fix alone on the new times and the next back before it: that one was wild, however
+        // long the receiver then said nothing (a few dropped epochs, a tunnel). Several: back
+        // where the old times would be, neither sooner (a real gap of 61 s and, three minutes
+        // on, a clock stepping back 100 s) nor later.
+        let expected = steady ? span : Double(held.count + 1) * interval
+        if fix.time < held[held.count - 1], back >= 0, held.count == 1 || abs(back - expected) <= slack {
+            // The held fixes were wild stamps: each between the fixes on either side, and the
+            // clock goes on from this one.
             pending = nil
             let n = Double(step.held.count + 1)
             var out = step.held.enumerated().map { k, held in
                 (fix: held, time: step.virtualBefore.addingTimeInterval(back * Double(k + 1) / n))
             }
-            out += advance(fix)
+            let now = step.virtualBefore.addingTimeInterval(back)
+            virtual = now
+            lastRaw = fix.time
+            earlier = []
+            out.append((fix, now))
             return out
         }
         pending?.held.append(fix)
@@ -237,15 +250,19 @@ public struct TraceClock: Sendable {
     }
 
     private mutating func advance(_ fix: Fix) -> [(fix: Fix, time: Date)] {
-        guard var now = virtual, let last = lastRaw else {
+        guard var now = virtual, var last = lastRaw else {
             virtual = fix.time
             lastRaw = fix.time
             return [(fix, fix.time)]
         }
-        var d = fix.time.timeIntervalSince(last)
-        if d > Self.bigStep, NMEAParser.isUndated(last), !NMEAParser.isUndated(fix.time) {
+        if NMEAParser.isUndated(last), !NMEAParser.isUndated(fix.time) {
             // The first date: the undated epochs were on its day, or the one before.
-            d = fix.time.timeIntervalSince(NMEAParser.redate(last, before: fix.time))
+            last = NMEAParser.redate(last, before: fix.time)
+            lastRaw = last
+        }
+        var d = fix.time.timeIntervalSince(last)
+        if let back = steppedBack, now.timeIntervalSince(back.at) > Self.settleAfter {
+            steppedBack = nil  // long enough: a later step forward is a gap
         }
         if d > Self.bigStep, let back = steppedBack {
             // Where the times before the step back would be by now: the clock came back.

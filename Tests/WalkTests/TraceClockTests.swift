@@ -36,7 +36,7 @@ struct TraceClockTests {
 
     @Test("a real gap of 61 or 90 s counts, also when the clock steps back 35 or 50 s a little later")
     func aRealGapThenAStepBack() {
-        for (gap, back) in [(61.0, 35.0), (90.0, 50.0), (120.0, 59.0)] {
+        for (gap, back) in [(61.0, 35.0), (90.0, 50.0), (120.0, 59.0), (61.0, 100.0)] {
             // 100 fixes, the gap, 30 fixes, then the clock 'back' seconds behind for 60 more.
             let before = Self.run(0, 100)
             let after = Self.run(99 + gap, 30)
@@ -84,5 +84,51 @@ struct TraceClockTests {
         let dated = Self.times(Self.run(36_005, 60), base: 1_795_219_200)
         let clock = Self.clock(undated + dated)
         #expect(clock[5] == 5 && clock[clock.count - 1] == 64, "\(clock[3...6])")
+    }
+}
+
+/// What an adversarial pass of the first version found.
+struct TraceClockRegressionTests {
+    typealias T = TraceClockTests
+
+    /// A GPX logged every 10-45 s with one pause of 61-90 s: the fix after the pause, 25 s on,
+    /// was taken for the clock coming back, the pause for wild stamps, and points played up to
+    /// 106 s early while the timeline ran backwards. Fixes going on forward are never a return.
+    @Test(arguments: [61.0, 75.0, 90.0])
+    func aSparseIrregularRecordingWithAPause(pause: Double) {
+        var rng = SplitMix64(seed: UInt64(pause))
+        var t = 0.0
+        var seconds: [Double] = []
+        for k in 0..<80 {
+            seconds.append(t)
+            t += k == 40 ? pause : Double.random(in: 10...45, using: &rng)
+        }
+        let clock = T.clock(T.times(seconds))
+        // No glitch at all: the preview's clock is the receiver's.
+        #expect(
+            zip(clock, seconds).allSatisfy { abs($0 - $1) < 1e-6 },
+            "\(zip(clock, seconds).filter { abs($0 - $1) > 1e-6 }.prefix(3))")
+    }
+
+    /// One fix stamped an hour ahead, then the receiver drops three epochs: the return lands 5 s
+    /// on, past a 4 s allowance, and every later point was an hour late.
+    @Test func aWildStampThenAFewDroppedEpochs() {
+        for dropped in [2, 3, 10] {
+            let seconds = T.run(0, 100) + [100 + 3600] + T.run(101 + Double(dropped), 100)
+            let clock = T.clock(T.times(seconds))
+            #expect(
+                abs(clock[clock.count - 1] - seconds[seconds.count - 1]) < 1e-6, "\(dropped): \(clock[clock.count - 1])"
+            )
+        }
+    }
+
+    /// Thirty seconds without a date, 65 or 90 s without a fix, then the first RMC: the gap
+    /// counts by the time of day (the preview put everything 56 years late).
+    @Test(arguments: [65.0, 90.0])
+    func anUndatedStartThenAGap(gap: Double) {
+        let undated = T.times(T.run(36_000, 30), base: 0)
+        let dated = T.times(T.run(36_029 + gap, 60), base: 1_795_219_200)
+        let clock = T.clock(undated + dated)
+        #expect(clock[30] == 29 + gap && clock[clock.count - 1] == 29 + gap + 59, "\(clock[29...31])")
     }
 }
