@@ -39,13 +39,15 @@ public struct NMEAParser: Sendable {
     /// Whether a fix's time is one of those (1970, with any midnight rollover: no date is before
     /// 1980), so that only its time of day means anything.
     public static func isUndated(_ time: Date) -> Bool { time.timeIntervalSince1970 < 3652 * 86_400 }
-    /// An undated time on the day of `dated` (or the day before, if it would come after it): where
-    /// a recording that began before the receiver's first date really began.
+    /// An undated time on the day nearest `dated` (its own, the one before across midnight, or the
+    /// one after for a sentence a second out of order): where a recording that began before the
+    /// receiver's first date really began.
     public static func redate(_ undated: Date, before dated: Date) -> Date {
         let day = (dated.timeIntervalSince1970 / 86_400).rounded(.down) * 86_400
-        var seconds = day + undated.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400)
-        if seconds > dated.timeIntervalSince1970 { seconds -= 86_400 }
-        return Date(timeIntervalSince1970: seconds)
+        let time = undated.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400)
+        let nearest = [day - 86_400, day, day + 86_400].map { $0 + time }
+            .min { abs($0 - dated.timeIntervalSince1970) < abs($1 - dated.timeIntervalSince1970) }!
+        return Date(timeIntervalSince1970: nearest)
     }
     private var rolloverDays = 0
     private var lastTimeOfDay: Int?

@@ -131,4 +131,11 @@ struct TraceClockRegressionTests {
         let clock = T.clock(undated + dated)
         #expect(clock[30] == 29 + gap && clock[clock.count - 1] == 29 + gap + 59, "\(clock[29...31])")
     }
+
+    /// The first GGA a second after the first RMC (sentences out of order): a second back, not a
+    /// day (it was put 24 h before the rest).
+    @Test func anUndatedFixASecondAfterTheFirstDate() {
+        let clock = T.clock(T.times([36_001], base: 0) + T.times(T.run(36_000, 60), base: 1_795_219_200))
+        #expect(clock[clock.count - 1] <= 59 && clock[clock.count - 1] >= 55, "\(clock.suffix(3))")
+    }
 }
