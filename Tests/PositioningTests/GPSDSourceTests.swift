@@ -16,6 +16,15 @@ actor EventLog {
     }
 }
 
+/// A source on `gpsd` with its events logged, once gpsd has greeted it.
+func listen(to gpsd: GPSDHarness) async -> (log: EventLog, task: Task<Void, Never>) {
+    let source = GPSDSource(configuration: GPSDSource.Configuration(host: "127.0.0.1", port: gpsd.port))
+    let log = EventLog()
+    let task = Task { for await event in source { await log.add(event) } }
+    #expect(await eventually(5) { await log.states.contains(.waitingForFix) })
+    return (log, task)
+}
+
 /// Polls `condition` until it holds or `seconds` pass.
 func eventually(_ seconds: Double, _ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .seconds(seconds)
@@ -171,11 +180,8 @@ func walkEpochs(_ range: Range<Int>, hdop: Double = 0.9, gst: (Double, Double)? 
     @Test(.enabled(if: GPSDHarness.isAvailable), .timeLimit(.minutes(1)))
     func aReceiverThatGivesNoDateStillGivesFixes() async throws {
         let gpsd = try GPSDHarness()
-        let source = GPSDSource(configuration: GPSDSource.Configuration(host: "127.0.0.1", port: gpsd.port))
-        let log = EventLog()
-        let task = Task { for await event in source { await log.add(event) } }
+        let (log, task) = await listen(to: gpsd)
         defer { task.cancel() }
-        #expect(await eventually(5) { await log.states.contains(.waitingForFix) })
         await gpsd.play(lines: walkEpochs(0..<12, hdop: 2, rmc: false), groupSize: 1, interval: 0.03)
         let delivered = await eventually(5) { await log.fixes.count >= 6 }
         let (fixes, states) = (await log.fixes, await log.states)
@@ -207,11 +213,8 @@ func walkEpochs(_ range: Range<Int>, hdop: Double = 0.9, gst: (Double, Double)? 
     @Test(.enabled(if: GPSDHarness.isAvailable), .timeLimit(.minutes(1)))
     func aReceiverThatGivesNoDateHasNoFixHeldBack() async throws {
         let gpsd = try GPSDHarness()
-        let source = GPSDSource(configuration: GPSDSource.Configuration(host: "127.0.0.1", port: gpsd.port))
-        let log = EventLog()
-        let task = Task { for await event in source { await log.add(event) } }
+        let (log, task) = await listen(to: gpsd)
         defer { task.cancel() }
-        #expect(await eventually(5) { await log.states.contains(.waitingForFix) })
         func secondsOfDay() async -> Set<Int> {
             Set(await log.fixes.map { Int($0.time.timeIntervalSince1970.rounded()) % 86_400 - 36_000 })
         }
