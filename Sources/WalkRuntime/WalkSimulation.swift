@@ -167,9 +167,6 @@ public struct TraceClock: Sendable {
     /// A big step forward not yet settled: the receiver's time and the clock's before it, and the
     /// fixes since, the first of them the step.
     private var pending: (before: Date, virtualBefore: Date, held: [Fix])?
-    /// Whether only the trace's first fix came before: a step from it that turns out real is its
-    /// wild stamp (a first fix an hour behind put the whole preview an hour late), not a gap.
-    private var onlyFirst = true
     /// The last step back followed: the receiver's time before it and the clock's then.
     private var steppedBack: (from: Date, at: Date)?
 
@@ -214,7 +211,6 @@ public struct TraceClock: Sendable {
             virtual = now
             lastRaw = fix.time
             earlier = []
-            onlyFirst = false
             out.append((fix, now))
             return out
         }
@@ -240,11 +236,7 @@ public struct TraceClock: Sendable {
     private mutating func settle() -> [(fix: Fix, time: Date)] {
         guard let step = pending else { return [] }
         pending = nil
-        let now =
-            onlyFirst
-            ? step.virtualBefore
-            : step.virtualBefore.addingTimeInterval(step.held[0].time.timeIntervalSince(step.before))
-        onlyFirst = false
+        let now = step.virtualBefore.addingTimeInterval(step.held[0].time.timeIntervalSince(step.before))
         virtual = now
         lastRaw = step.held[0].time
         earlier = []
@@ -286,9 +278,7 @@ public struct TraceClock: Sendable {
             pending = (last, now, [fix])
             earlier = []
             return []
-        }
-        onlyFirst = false
-        if d >= 0 {
+        } else if d >= 0 {
             earlier = []
             lastRaw = fix.time
             now = now.addingTimeInterval(d)

@@ -132,19 +132,6 @@ struct TraceClockRegressionTests {
         #expect(clock[30] == 29 + gap && clock[clock.count - 1] == 29 + gap + 59, "\(clock[29...31])")
     }
 
-    /// A first fix stamped an hour behind (the receiver's clock not yet right), then the walk:
-    /// the step from it is its wild stamp, not a gap (the whole preview was an hour late). A trace
-    /// whose second fix comes after a real gap loses that gap at its start, before anything can
-    /// have been heard (the cold start needs two fixes).
-    @Test func aFirstFixStampedAnHourBehind() {
-        let seconds = [-3600] + T.run(1, 200)
-        let clock = T.clock(T.times(seconds))
-        #expect(clock[1] == 0 && clock[clock.count - 1] == 199, "\(clock.prefix(3)) ... \(clock[clock.count - 1])")
-        // A wild stamp later on is still one.
-        let later = T.clock(T.times(T.run(0, 50) + [50 + 3600] + T.run(51, 50)))
-        #expect(later[later.count - 1] == 100)
-    }
-
     /// The first GGA a second after the first RMC (sentences out of order): a second back, not a
     /// day (it was put 24 h before the rest).
     @Test func anUndatedFixASecondAfterTheFirstDate() {
