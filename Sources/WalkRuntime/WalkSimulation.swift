@@ -224,12 +224,18 @@ public struct TraceClock: Sendable {
     /// The end of the trace: a step still held counts as a real gap once a second fix went on from
     /// it; a last fix alone on new times is a wild stamp.
     public mutating func finish() -> [(fix: Fix, time: Date)] {
-        guard let step = pending else { return [] }
-        guard step.held.count >= 2 else {
-            pending = nil
-            return [(step.held[0], step.virtualBefore)]
+        var out: [(fix: Fix, time: Date)] = []
+        // Settling one step may hold the next (two real gaps near the end: the fixes after the
+        // second were lost, and a tour that went on there was abandoned).
+        while let step = pending {
+            guard step.held.count >= 2 else {
+                pending = nil
+                out.append((step.held[0], step.virtualBefore))
+                break
+            }
+            out += settle()
         }
-        return settle()
+        return out
     }
 
     /// The step held is a real gap: its time counts, and the fixes held after it go on from it.

@@ -132,6 +132,15 @@ struct TraceClockRegressionTests {
         #expect(clock[30] == 29 + gap && clock[clock.count - 1] == 29 + gap + 59, "\(clock[29...31])")
     }
 
+    /// A gap of 66 s, two fixes, a gap of 303 s, and twenty fixes to the end of the trace: the
+    /// fixes after the second gap were lost (settling the first held the second, and the end of
+    /// the trace settled only one), and a tour that went on there was abandoned.
+    @Test func twoRealGapsNearTheEnd() {
+        let seconds = T.run(0, 100) + T.run(165, 2) + T.run(469, 20)
+        let clock = T.clock(T.times(seconds))
+        #expect(clock == seconds, "\(clock.suffix(23))")
+    }
+
     /// The first GGA a second after the first RMC (sentences out of order): a second back, not a
     /// day (it was put 24 h before the rest).
     @Test func anUndatedFixASecondAfterTheFirstDate() {
