@@ -42,18 +42,21 @@ public struct TourMap: Sendable {
     public mutating func draw(fixes: some Sequence<Fix>, filter configuration: FixFilter.Configuration) {
         var filter = FixFilter(configuration: configuration)
         var clock = TraceClock(stepConfirmations: configuration.clockStepConfirmations)
-        // The clock's time of the last few fixes, for those the filter held and releases later.
-        var recent: [(raw: Date, time: Date)] = []
-        func clockTime(of fix: Fix) -> Date { recent.last { $0.raw == fix.time }?.time ?? fix.time }
+        // The clock's time of the fixes the filter holds (its cold start), for when it releases them.
+        var heldAt: [(raw: Date, time: Date)] = []
+        func clockTime(of fix: Fix) -> Date { heldAt.last { $0.raw == fix.time }?.time ?? fix.time }
         func take(_ fix: Fix, at time: Date) {
-            recent = recent.suffix(63) + [(fix.time, time)]
             let verdict = filter.evaluate(fix)
-            for dropped in filter.dropped { ignore(dropped) }
+            for dropped in filter.dropped {
+                ignore(dropped)
+                heldAt.removeAll { $0.raw == dropped.time }
+            }
             if verdict == .accepted {
                 for earlier in filter.released { trace.add(earlier, at: clockTime(of: earlier)) }
+                heldAt = []
                 trace.add(fix, at: time)
             } else if verdict == .held {
-                return
+                heldAt.append((fix.time, time))
             } else if fix.mode >= .twoD {
                 ignore(fix)
             }

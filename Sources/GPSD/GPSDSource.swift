@@ -22,7 +22,8 @@ import TourModel
 /// A TPV becomes a `Fix` only when its `set` mask has `LATLON_SET`, its mode is 2D or better, and
 /// its time differs from the last fix delivered: libgps keeps old values in `gps_data_t` across
 /// reports, and a stale field is never a new fix. A TPV without `TIME_SET` (gpsd knows no date)
-/// has the receiver's time of day on the machine's date (`undatedTime`).
+/// has the receiver's time of day from its sentences, on the receiver's last date or the
+/// machine's (`Undated`).
 public final class GPSDSource: AsyncSequence, Sendable {
     public typealias Element = GPSDEvent
 
@@ -286,15 +287,9 @@ private final class Worker: Sendable {
         /// into the next day; without a time of day, at `reference`.
         func dated(near reference: Date) -> Fix {
             var fix = fix
-            let near = reference.timeIntervalSince1970
-            guard let timeOfDay else {
-                fix.time = reference
-                return fix
-            }
-            let day = (near / 86_400).rounded(.down) * 86_400
-            let seconds = [day - 86_400, day, day + 86_400].map { $0 + Double(timeOfDay) / 1000 }
-                .min { abs($0 - near) < abs($1 - near) }!
-            fix.time = Date(timeIntervalSince1970: seconds)
+            fix.time =
+                timeOfDay.map { NMEAParser.redate(Date(timeIntervalSince1970: Double($0) / 1000), near: reference) }
+                ?? reference
             return fix
         }
     }

@@ -39,14 +39,15 @@ public struct NMEAParser: Sendable {
     /// Whether a fix's time is one of those (1970, with any midnight rollover: no date is before
     /// 1980), so that only its time of day means anything.
     public static func isUndated(_ time: Date) -> Bool { time.timeIntervalSince1970 < 3652 * 86_400 }
-    /// An undated time on the day nearest `dated` (its own, the one before across midnight, or the
-    /// one after for a sentence a second out of order): where a recording that began before the
-    /// receiver's first date really began.
-    public static func redate(_ undated: Date, before dated: Date) -> Date {
-        let day = (dated.timeIntervalSince1970 / 86_400).rounded(.down) * 86_400
+    /// An undated time's time of day on the UTC day that puts it nearest `reference` (its own, the
+    /// one before across midnight, or the one after for a sentence a second out of order): where a
+    /// recording that began before the receiver's first date really began, or when a report gpsd
+    /// sent without a date was.
+    public static func redate(_ undated: Date, near reference: Date) -> Date {
+        let near = reference.timeIntervalSince1970
+        let day = (near / 86_400).rounded(.down) * 86_400
         let time = undated.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400)
-        let nearest = [day - 86_400, day, day + 86_400].map { $0 + time }
-            .min { abs($0 - dated.timeIntervalSince1970) < abs($1 - dated.timeIntervalSince1970) }!
+        let nearest = [day - 86_400, day, day + 86_400].map { $0 + time }.min { abs($0 - near) < abs($1 - near) }!
         return Date(timeIntervalSince1970: nearest)
     }
     private var rolloverDays = 0

@@ -78,7 +78,7 @@ public struct TraceSummary: Sendable, Hashable, Codable {
             // A recording that began before the receiver's first date (GGA before the first RMC):
             // it began on that date, not in 1970 (its duration was 56 years).
             if let s = start, NMEAParser.isUndated(s), !NMEAParser.isUndated(fix.time) {
-                start = NMEAParser.redate(s, before: fix.time)
+                start = NMEAParser.redate(s, near: fix.time)
             }
             end = fix.time
             let c = fix.coordinate

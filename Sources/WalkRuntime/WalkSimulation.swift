@@ -138,9 +138,9 @@ public struct WalkSimulation: Sendable {
 /// the walk.
 ///
 /// A step forward of more than `bigStep` is held, with the fixes after it, until it is settled:
-/// a fix back on the old times (where they would be by now: the held fixes' span and about two
-/// intervals on from where they left them) makes the held fixes wild stamps, which count for
-/// nothing (each is given a time between the fixes on either side); the fixes going on for
+/// a fix stamped back before them, on the old times (after one held fix, anywhere after it;
+/// after several, where the old times would be by now), makes the held fixes wild stamps, which
+/// count for nothing (each is given a time between the fixes on either side); the fixes going on for
 /// `settleAfter` (counted as fixes at the receiver's interval; `mostHeld` at most), or the trace
 /// ending after two of them, make the step a real gap, which counts. A step forward that lands
 /// where the times stepped back from would be by now is the clock coming back, not a gap. A
@@ -166,7 +166,21 @@ public struct TraceClock: Sendable {
     private var interval: Double { steps.isEmpty ? 1 : steps.sorted()[steps.count / 2] }
     /// A big step forward not yet settled: the receiver's time and the clock's before it, and the
     /// fixes since, the first of them the step.
-    private var pending: (before: Date, virtualBefore: Date, held: [Fix])?
+    private struct Held {
+        var before: Date
+        var virtualBefore: Date
+        var fixes: [Fix]
+        /// Whether the fixes went on steadily among themselves (forward, by `bigStep` at most): a
+        /// clock off by as much all along.
+        var steady = true
+
+        mutating func append(_ fix: Fix) {
+            let d = fix.time.timeIntervalSince(fixes[fixes.count - 1].time)
+            if d < 0 || d > TraceClock.bigStep { steady = false }
+            fixes.append(fix)
+        }
+    }
+    private var pending: Held?
     /// The last step back followed: the receiver's time before it and the clock's then.
     private var steppedBack: (from: Date, at: Date)?
 
@@ -181,30 +195,26 @@ public struct TraceClock: Sendable {
     /// The fixes whose time is now known, with it, in the trace's order.
     public mutating func push(_ fix: Fix) -> [(fix: Fix, time: Date)] {
         guard let step = pending else { return advance(fix) }
-        // Where the old times would be by now: a fix an interval on for each held, or, when the
-        // held fixes went on steadily among themselves (a clock off by as much all along), their
-        // span and two intervals more.
-        let held = step.held.map(\.time)
-        let steady = zip(held.dropFirst(), held).allSatisfy {
-            $0.timeIntervalSince($1) >= 0 && $0.timeIntervalSince($1) <= Self.bigStep
-        }
-        let span = steady ? held[held.count - 1].timeIntervalSince(held[0]) + 2 * interval : 0
+        let first = step.fixes[0].time, last = step.fixes[step.fixes.count - 1].time
+        // Where the old times would be by now: when the held fixes went on steadily, their span
+        // and two intervals more; else an interval on for each held.
+        let expected =
+            step.steady
+            ? last.timeIntervalSince(first) + 2 * interval : Double(step.fixes.count + 1) * interval
         let back = fix.time.timeIntervalSince(step.before)
-        // Back there, give or take `slack`, and so back in time from the fixes held: fixes going on
-        // after a real gap never are (a sparse receiver's next fix 25 s after a 61 s pause was
-        // taken for a return, and points played up to 106 s early), and a real gap of 61 s
-        // followed by a clock stepping back 35 s lands 28 s past it.
-        // One fix alone on the new times and the next back before it: that one was wild, however
-        // long the receiver then said nothing (a few dropped epochs, a tunnel). Several: back
-        // where the old times would be, neither sooner (a real gap of 61 s and, three minutes
-        // on, a clock stepping back 100 s) nor later.
-        let expected = steady ? span : Double(held.count + 1) * interval
-        if fix.time < held[held.count - 1], back >= 0, held.count == 1 || abs(back - expected) <= slack {
+        // A return goes back in time from the fixes held (fixes going on after a real gap never
+        // do: a sparse receiver's next fix 25 s after a 61 s pause was taken for one, and points
+        // played up to 106 s early). After one fix alone, that one was wild, however long the
+        // receiver then said nothing (a few dropped epochs, a tunnel); after several, it lands
+        // where the old times would be, give or take `slack`: neither sooner (a real gap of 61 s
+        // and, three minutes on, a clock stepping back 100 s) nor later (the same gap and a step
+        // back of 35 s lands 28 s past it).
+        if fix.time < last, back >= 0, step.fixes.count == 1 || abs(back - expected) <= slack {
             // The held fixes were wild stamps: each between the fixes on either side, and the
             // clock goes on from this one.
             pending = nil
-            let n = Double(step.held.count + 1)
-            var out = step.held.enumerated().map { k, held in
+            let n = Double(step.fixes.count + 1)
+            var out = step.fixes.enumerated().map { k, held in
                 (fix: held, time: step.virtualBefore.addingTimeInterval(back * Double(k + 1) / n))
             }
             let now = step.virtualBefore.addingTimeInterval(back)
@@ -214,8 +224,8 @@ public struct TraceClock: Sendable {
             out.append((fix, now))
             return out
         }
-        pending?.held.append(fix)
-        if Double(step.held.count + 1) * interval > Self.settleAfter || step.held.count + 1 >= Self.mostHeld {
+        pending?.append(fix)
+        if Double(step.fixes.count + 1) * interval > Self.settleAfter || step.fixes.count + 1 >= Self.mostHeld {
             return settle()
         }
         return []
@@ -228,9 +238,9 @@ public struct TraceClock: Sendable {
         // Settling one step may hold the next (two real gaps near the end: the fixes after the
         // second were lost, and a tour that went on there was abandoned).
         while let step = pending {
-            guard step.held.count >= 2 else {
+            guard step.fixes.count >= 2 else {
                 pending = nil
-                out.append((step.held[0], step.virtualBefore))
+                out.append((step.fixes[0], step.virtualBefore))
                 break
             }
             out += settle()
@@ -242,15 +252,15 @@ public struct TraceClock: Sendable {
     private mutating func settle() -> [(fix: Fix, time: Date)] {
         guard let step = pending else { return [] }
         pending = nil
-        let now = step.virtualBefore.addingTimeInterval(step.held[0].time.timeIntervalSince(step.before))
+        let now = step.virtualBefore.addingTimeInterval(step.fixes[0].time.timeIntervalSince(step.before))
         virtual = now
-        lastRaw = step.held[0].time
+        lastRaw = step.fixes[0].time
         earlier = []
         steppedBack = nil
-        var out = [(fix: step.held[0], time: now)]
-        for fix in step.held.dropFirst() {
+        var out = [(fix: step.fixes[0], time: now)]
+        for fix in step.fixes.dropFirst() {
             // A later big step among them is held in its turn.
-            if pending != nil { pending?.held.append(fix) } else { out += advance(fix) }
+            if pending != nil { pending?.append(fix) } else { out += advance(fix) }
         }
         return out
     }
@@ -263,7 +273,7 @@ public struct TraceClock: Sendable {
         }
         if NMEAParser.isUndated(last), !NMEAParser.isUndated(fix.time) {
             // The first date: the undated epochs were on its day, or the one before.
-            last = NMEAParser.redate(last, before: fix.time)
+            last = NMEAParser.redate(last, near: fix.time)
             lastRaw = last
         }
         var d = fix.time.timeIntervalSince(last)
@@ -281,7 +291,7 @@ public struct TraceClock: Sendable {
             }
         }
         if d > Self.bigStep {
-            pending = (last, now, [fix])
+            pending = Held(before: last, virtualBefore: now, fixes: [fix])
             earlier = []
             return []
         } else if d >= 0 {
