@@ -32,6 +32,12 @@ public struct TourLint: Sendable {
     /// from its language's median is named (`loudnessSpread`). The demo's espeak-ng narrations,
     /// whose clicks reach -0.3 dBTP, stay 1.6-3.8 LU under -16 LUFS.
     public var loudnessShortfall = 6.0
+    /// A narration that begins with this much silence (seconds) is named: a walker who reaches the
+    /// point hears nothing for that long and may walk on.
+    public var longestLeadIn = 2.0
+    /// A narration that ends with this much silence (seconds) is named: a point reached meanwhile
+    /// waits behind it.
+    public var longestTail = 5.0
     /// Whether one audio file used in several languages is reported in each: an installed tour's
     /// languages share one stored file for identical bytes that the curator keeps as two.
     public var sharedAudioPerLanguage = false
@@ -336,7 +342,8 @@ public struct TourLint: Sendable {
 
     /// Replays one of the tour's traces (as `preview --fast` does, without audio) and reports the
     /// points that walk does not trigger, with how close it came: a radius to widen or move.
-    /// Silent and clipped narrations, and those far from their language's median loudness.
+    /// Silent and clipped narrations, those with long silence at either end, and those far from
+    /// their language's median loudness.
     func loudnessChecks(
         _ narrations: [String: [(point: Int, audio: URL)]], root: URL, name: (Int) -> String
     ) -> [LintFinding] {
@@ -376,6 +383,20 @@ public struct TourLint: Sendable {
                             .init(
                                 .warning, "audio-clipped", rel,
                                 "\(name(i)) in '\(lang)': clipped in \(loudness.clippedRuns) place\(loudness.clippedRuns == 1 ? "" : "s") (samples at full scale)",
+                                language: lang))
+                    }
+                    if let lead = loudness.leadingSilence, lead >= longestLeadIn {
+                        findings.append(
+                            .init(
+                                .warning, "audio-leading-silence", rel,
+                                "\(name(i)) in '\(lang)': the narration begins with \(String(format: "%.1f", lead)) s of silence: a walker who reaches the point hears nothing for that long",
+                                language: lang))
+                    }
+                    if let tail = loudness.trailingSilence, tail >= longestTail {
+                        findings.append(
+                            .init(
+                                .warning, "audio-trailing-silence", rel,
+                                "\(name(i)) in '\(lang)': the narration ends with \(String(format: "%.1f", tail)) s of silence: a point reached meanwhile waits behind it",
                                 language: lang))
                     }
                     if let quiet = staysQuiet(loudness, audio: audio) {

@@ -5,7 +5,8 @@ import TourModel
 /// Measures a narration's loudness from the PCM its decoder gives, so whatever format the file is
 /// in, the figure is of what is heard: EBU R128 integrated loudness by libebur128, the true peak by
 /// `TruePeak` (libebur128's own true-peak mode oversamples every sample and costs four times the
-/// rest of the measurement), and clipped places (three or more samples in a row at full scale).
+/// rest of the measurement), clipped places (three or more samples in a row at full scale), and the silence at either end
+/// (`SilenceEdges`).
 public enum LoudnessMeter {
     /// Reads the whole file once (twice when it clips, below). A damaged or truncated file is
     /// measured on what plays.
@@ -34,7 +35,8 @@ public enum LoudnessMeter {
         let second = try measure(lowered)
         return Loudness(
             integrated: second.integrated.map { $0 + headroomDB }, truePeak: second.truePeak.map { $0 + headroomDB },
-            clippedRuns: first.clippedRuns, seconds: first.seconds, damage: first.damage)
+            clippedRuns: first.clippedRuns, seconds: first.seconds, damage: first.damage,
+            leadingSilence: first.leadingSilence, trailingSilence: first.trailingSilence)
     }
 
     public static func measure(_ decoder: any AudioDecoder) throws(PlaybackError) -> Loudness {
@@ -51,6 +53,7 @@ public enum LoudnessMeter {
         }
         var clip = ClipCounter(channels: format.channels)
         var peak = TruePeak(channels: format.channels)
+        var silence = SilenceEdges(channels: format.channels, sampleRate: format.sampleRate)
         while let chunk = try decoder.nextChunk() {
             let samples = UnsafeBufferPointer(chunk.bindMemory(to: Int16.self))
             let frames = samples.count / format.channels
@@ -60,16 +63,18 @@ public enum LoudnessMeter {
             }
             clip.count(samples)
             peak.add(samples)
+            silence.add(samples)
         }
         var integrated = -Double.infinity
         ebur128_loudness_global(state, &integrated)
         let truePeak = peak.finish()
+        let edges = silence.edges(integrated: integrated.isFinite ? integrated : nil)
         return Loudness(
             integrated: integrated.isFinite ? integrated : nil,
             truePeak: truePeak > 0 ? 20 * log10(truePeak) : nil,
             clippedRuns: clip.runs,
             seconds: Double(decoder.framesDecoded) / Double(format.sampleRate),
-            damage: decoder.damage)
+            damage: decoder.damage, leadingSilence: edges?.leading, trailingSilence: edges?.trailing)
     }
 
     /// libebur128's version, for `doctor` and `--version`.

@@ -109,6 +109,31 @@ import TourModel
         #expect((measured.truePeak ?? -99) >= 0)
     }
 
+    /// The silence at either end is found to a block (0.1 s), in any channel, in a file whose
+    /// last block is partial; a silent file has none.
+    @Test func theSilenceAtEitherEndIsFoundToATenthOfASecond() throws {
+        let dir = try TemporaryDirectory()
+        let rate = 22050
+        // Stereo: 1.25 s of nothing, 1 s of tone in the right channel alone, 0.37 s of nothing.
+        let lead = Int(1.25 * Double(rate))
+        let sound = rate
+        let tail = Int(0.37 * Double(rate))
+        var samples = [Int16](repeating: 0, count: 2 * (lead + sound + tail))
+        for i in 0..<sound {
+            samples[2 * (lead + i) + 1] = Int16(0.3 * 32767 * sin(2 * Double.pi * 440 * Double(i) / Double(rate)))
+        }
+        let file = dir.file("edges.wav")
+        try FixtureAudio.writeWAV(samples, sampleRate: rate, channels: 2, to: file)
+        let measured = try LoudnessMeter.measure(file)
+        // The tone begins half-way through the block from 1.2 s and ends half-way through the
+        // block to 2.3 s; the file ends at 2.62 s.
+        #expect(abs((measured.leadingSilence ?? -1) - 1.2) < 1e-9, "\(measured)")
+        #expect(abs((measured.trailingSilence ?? -1) - (2.62 - 2.3)) < 1e-3, "\(measured)")
+
+        let silent = try LoudnessMeter.measure(try FixtureAudio.silence(seconds: 2).wav)
+        #expect(silent.leadingSilence == nil && silent.trailingSilence == nil)
+    }
+
     /// What a queue writes for `files` played with the gains `gains` (dB).
     func played(_ files: [URL], gains: [Double]) async throws -> (wav: URL, pcm: Data, dir: TemporaryDirectory) {
         let dir = try TemporaryDirectory()

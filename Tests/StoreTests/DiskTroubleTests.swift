@@ -59,7 +59,9 @@ struct DiskTroubleTests {
             try db.execute(
                 sql: """
                     ALTER TABLE loudness DROP COLUMN damage; ALTER TABLE loudness DROP COLUMN method;
-                    DELETE FROM grdb_migrations WHERE identifier = 'v3-loudness-damage';
+                    ALTER TABLE loudness DROP COLUMN leadingSilence; ALTER TABLE loudness DROP COLUMN trailingSilence;
+                    DELETE FROM grdb_migrations
+                        WHERE identifier IN ('v3-loudness-damage', 'v4-loudness-silence');
                     """)
         }
         let full = scratch.file("full")

@@ -60,6 +60,14 @@ struct LoudnessStoreTests {
             ])
             try FileManager.default.removeItem(at: target)
             try FileManager.default.moveItem(at: quiet, to: target)
+            // Point 4's led in by 3 s of silence.
+            let late = demo.appendingPathComponent("media/en/04.mp3")
+            let padded = tours.appendingPathComponent("padded.mp3")
+            try FormatFixtures.ffmpeg([
+                "-i", late.path, "-af", "adelay=delays=3000:all=1", "-c:a", "libmp3lame", "-b:a", "64k", padded.path,
+            ])
+            try FileManager.default.removeItem(at: late)
+            try FileManager.default.moveItem(at: padded, to: late)
         }
         _ = try harness.succeed(["download", StoreHarness.demoSlug, "-l", "en"])
         // One row per narration blob, keyed as the blob is.
@@ -86,6 +94,10 @@ struct LoudnessStoreTests {
         let lint = try harness.run(["lint", StoreHarness.demoSlug])
         #expect(lint.stdout.contains("[loudness-outlier]"), "\(lint.stdout)")
         #expect(lint.stdout.contains("03.mp3"), "\(lint.stdout)")
+        // And the one led in by silence, from what the download measured and the catalog keeps.
+        let leadIn = lint.stdout.split(separator: "\n").filter { $0.contains("[audio-leading-silence]") }
+        #expect(leadIn.count == 1 && leadIn.first?.contains("04.mp3") == true, "\(lint.stdout)")
+        #expect(leadIn.first?.contains("begins with 3.0 s of silence") == true, "\(lint.stdout)")
     }
 
     @Test func aTourInstalledBeforeLoudnessWasMeasuredIsMeasuredAtItsFirstPreviewAndKept() async throws {

@@ -155,4 +155,47 @@ struct LintLoudnessTests {
         #expect(!findings.contains { ["loudness-outlier", "audio-silent", "audio-clipped"].contains($0.check) })
         #expect(asked.withLock { $0 } == 3)
     }
+
+    /// Silence at either end of a narration: a walker who reaches the point hears nothing for as
+    /// long as it leads in; a point reached meanwhile waits behind a long tail. lint said nothing.
+    /// Silence is judged against the narration's own level: a quiet narration's speech is sound,
+    /// and ambience before the speech (a room, a street) is sound too.
+    @Test func silenceAtEitherEndOfANarrationIsNamed() throws {
+        let dir = try TemporaryDirectory()
+        let (rate, channels, pcm) = try FixtureAudio.readWAV(try FormatFixtures.speech(Self.text, gainDB: 0))
+        var speech = [Int16](repeating: 0, count: pcm.count / 2)
+        _ = speech.withUnsafeMutableBytes { pcm.copyBytes(to: $0) }
+        var noise = SystemRandomNumberGenerator()
+        /// `seconds` of noise at about `dBFS` (RMS), or digital silence.
+        func bed(_ seconds: Double, dBFS: Double?) -> [Int16] {
+            let count = Int(seconds * Double(rate)) * channels
+            guard let dBFS else { return [Int16](repeating: 0, count: count) }
+            let amplitude = 32767 * pow(10, dBFS / 20) * 3.0.squareRoot()  // uniform noise: RMS = amplitude / √3
+            return (0..<count).map { _ in Int16(Double.random(in: -amplitude...amplitude, using: &noise)) }
+        }
+        func write(_ name: String, _ samples: [Int16]) throws -> URL {
+            let url = dir.file(name)
+            try FixtureAudio.writeWAV(samples, sampleRate: rate, channels: channels, to: url)
+            return url
+        }
+        let normal = try write("normal.wav", speech)
+        let leadIn = try write("lead.wav", bed(4, dBFS: nil) + speech)
+        let tail = try write("tail.wav", speech + bed(7, dBFS: -75))
+        let shortPause = try write("short.wav", bed(1, dBFS: nil) + speech + bed(2, dBFS: nil))
+        let ambience = try write("ambience.wav", bed(4, dBFS: -40) + speech)
+        let quietSpeech = speech.map { Int16(Double($0) * pow(10, -40.0 / 20)) }
+        let quiet = try write("quiet.wav", bed(3, dBFS: nil) + quietSpeech)
+        let root = try Self.writeTour([normal, leadIn, tail, shortPause, ambience, quiet], in: dir)
+        let findings = TourLint().lint(folder: root).findings
+        let leading = findings.filter { $0.check == "audio-leading-silence" }
+        let trailing = findings.filter { $0.check == "audio-trailing-silence" }
+        #expect(leading.map(\.location) == ["media/en/2.wav", "media/en/6.wav"], "\(findings)")
+        #expect(trailing.map(\.location) == ["media/en/3.wav"], "\(findings)")
+        #expect((leading + trailing).allSatisfy { $0.severity == .warning })
+        let lead = leading.first?.message ?? ""
+        #expect(lead.hasPrefix("point 2 (P2) in 'en': the narration begins with 4.0 s of silence"), "\(lead)")
+        #expect(leading.last?.message.contains("begins with 3.0 s of silence") == true, "\(leading)")
+        let end = trailing.first?.message ?? ""
+        #expect(end.hasPrefix("point 3 (P3) in 'en': the narration ends with 7."), "\(end)")
+    }
 }

@@ -81,6 +81,10 @@ struct PreviewCommandTests {
         let played = target.gainDB(for: loudness, peakOffsetDB: AudioQueue.monoUpmixDB)
         #expect(abs(shown - played) < 0.06, "\(shown) against \(played)")
         #expect(played - target.gainDB(for: loudness) > 3)
+        // And the silence at either end, to a tenth: espeak-ng's speech has little of either.
+        let shownLevel = try #require(report.points.first?.loudness)
+        #expect(shownLevel.leadingSilence == loudness.leadingSilence.map { ($0 * 10).rounded() / 10 })
+        #expect((shownLevel.leadingSilence ?? 9) < 0.5 && (shownLevel.trailingSilence ?? 9) < 0.5, "\(shownLevel)")
     }
 
     @Test("--json of the demo trace: every point heard, in order, at the trigger times the trace implies")

@@ -16,17 +16,27 @@ public struct Loudness: Sendable, Hashable, Codable {
     /// What the decoder found wrong on the way (a file that ends early, damaged packets): the
     /// figures are of what plays.
     public var damage: String?
+    /// Seconds of silence before the narration's first sound and after its last (Playback's
+    /// `SilenceEdges`, 0.1 s steps); nil when it has no integrated loudness, or when measured by a
+    /// method before they were (a catalog row or a cache entry of such a method).
+    public var leadingSilence: Double?
+    public var trailingSilence: Double?
 
     /// How these figures are measured. Bumped when the measurement changes: figures kept under
     /// another method (in the loudness cache or the store's catalog) are measured again.
-    public static let method = "ebur128-i-tp-damage-unclipped/4"
+    public static let method = "ebur128-i-tp-damage-unclipped-edges/5"
 
-    public init(integrated: Double?, truePeak: Double?, clippedRuns: Int = 0, seconds: Double, damage: String? = nil) {
+    public init(
+        integrated: Double?, truePeak: Double?, clippedRuns: Int = 0, seconds: Double, damage: String? = nil,
+        leadingSilence: Double? = nil, trailingSilence: Double? = nil
+    ) {
         self.integrated = integrated.flatMap { $0.isFinite ? $0 : nil }
         self.truePeak = truePeak.flatMap { $0.isFinite ? $0 : nil }
         self.clippedRuns = max(0, clippedRuns)
         self.seconds = seconds.isFinite ? max(0, seconds) : 0
         self.damage = damage
+        self.leadingSilence = leadingSilence.flatMap { $0.isFinite ? max(0, $0) : nil }
+        self.trailingSilence = trailingSilence.flatMap { $0.isFinite ? max(0, $0) : nil }
     }
 
     /// EBU R128 gates 400 ms blocks: a shorter file has no integrated loudness however loud it is.

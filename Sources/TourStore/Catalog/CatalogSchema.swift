@@ -95,13 +95,21 @@ enum CatalogSchema {
                 t.add(column: "method", .text)
             }
         }
+        migrator.registerMigration("v4-loudness-silence") { db in
+            // The silence at either end of a narration (`lint` names a long one). Rows from before
+            // are of an older method, measured again when next needed.
+            try db.alter(table: "loudness") { t in
+                t.add(column: "leadingSilence", .double)
+                t.add(column: "trailingSilence", .double)
+            }
+        }
         return migrator
     }
 
     /// Migrations a reader can do without: they only add columns that may be empty, and what reads
     /// them takes an absent one as empty. A catalog lacking only these is read as it is where it
     /// cannot be brought forward (a full disk, a read-only home, right after an upgrade).
-    static let readersCanDoWithout: Set<String> = ["v3-loudness-damage"]
+    static let readersCanDoWithout: Set<String> = ["v3-loudness-damage", "v4-loudness-silence"]
 
     /// Whether this build can read the catalog as it is: every migration done, or only some that
     /// readers can do without missing.

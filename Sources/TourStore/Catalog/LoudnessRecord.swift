@@ -16,6 +16,8 @@ struct LoudnessRecord: Codable, Sendable, Hashable, FetchableRecord, Persistable
     var seconds: Double
     var damage: String?
     var method: String?
+    var leadingSilence: Double?
+    var trailingSilence: Double?
     var measuredAt: Date
 
     init(sha256: String, _ loudness: Loudness, measuredAt: Date) {
@@ -26,12 +28,15 @@ struct LoudnessRecord: Codable, Sendable, Hashable, FetchableRecord, Persistable
         seconds = loudness.seconds
         damage = loudness.damage
         method = Loudness.method
+        leadingSilence = loudness.leadingSilence
+        trailingSilence = loudness.trailingSilence
         self.measuredAt = measuredAt
     }
 
     var loudness: Loudness {
         Loudness(
-            integrated: integrated, truePeak: truePeak, clippedRuns: clippedRuns, seconds: seconds, damage: damage)
+            integrated: integrated, truePeak: truePeak, clippedRuns: clippedRuns, seconds: seconds, damage: damage,
+            leadingSilence: leadingSilence, trailingSilence: trailingSilence)
     }
 }
 
