@@ -25,8 +25,11 @@ final class PlaybackEngine: @unchecked Sendable {
     /// lower: every later item is converted to it, so a mono or 8 kHz first narration must not
     /// make the whole walk mono (stereo narrations 3 dB down) or 8 kHz (muffled).
     static let lowestOutputRate = 44_100
+    /// Nor a studio rate: a first narration at 192 kHz had every later one resampled to it, four
+    /// times the CPU of the walk on a handheld's battery, for nothing a voice needs.
+    static let highestOutputRate = 48_000
     static func outputFormat(first: PCMFormat) -> PCMFormat {
-        PCMFormat(sampleRate: max(first.sampleRate, lowestOutputRate), channels: 2)
+        PCMFormat(sampleRate: min(max(first.sampleRate, lowestOutputRate), highestOutputRate), channels: 2)
     }
 
     enum Interrupt: Sendable { case skip, stop }

@@ -128,6 +128,30 @@ import Testing
         #expect(secondSame)
     }
 
+    /// Nor does a first narration at a studio rate make the whole walk run at it: a second of
+    /// 192 kHz before a 45-minute MP3 made the walk cost four times the CPU (everything after
+    /// it resampled to 192 kHz). The output runs at 48 kHz at most; the narration plays at its
+    /// pitch and length.
+    @Test func aHighRateFirstNarrationDoesNotSetTheWalksOutput() async throws {
+        let dir = try TemporaryDirectory()
+        let high = dir.file("high.flac")
+        try FormatFixtures.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=192000:duration=1", high.path])
+        let out = dir.file("walk.wav")
+        let queue = AudioQueue(sink: WAVFileSink(url: out))
+        await queue.enqueue(high, id: "high")
+        _ = try await collect(queue) { $0 == .finished(id: "high") }
+        await queue.shutdown()
+        let wav = try FixtureAudio.readWAV(out)
+        #expect(wav.sampleRate == 48000 && wav.channels == 2)
+        var samples = [Int16](repeating: 0, count: wav.pcm.count / 2)
+        _ = samples.withUnsafeMutableBytes { wav.pcm.copyBytes(to: $0) }
+        let left = stride(from: 0, to: samples.count, by: 2).map { samples[$0] }
+        #expect(abs(left.count - 48000) <= 48, "\(left.count) frames")
+        // 1 kHz: 2,000 sign changes a second.
+        let crossings = zip(left, left.dropFirst()).filter { ($0 < 0) != ($1 < 0) }.count
+        #expect(abs(crossings - 2000) <= 4, "\(crossings) sign changes")
+    }
+
     @Test func alsaNullDevicePlaysBackToBack() async throws {
         let a = try FixtureAudio.speech("First point.")
         let b = try FixtureAudio.tone(frames: 50_000, sampleRate: 44100, channels: 2, lameArguments: ["-b", "192"])
