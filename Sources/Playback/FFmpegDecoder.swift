@@ -10,7 +10,8 @@ import TourModel
 /// Decodes what is not MPEG audio with FFmpeg's libraries: WAV (PCM, float, A-law, µ-law), AAC in
 /// MP4/M4A or ADTS, Ogg Vorbis, Opus, FLAC, WebM/Matroska and AIFF. The stream's first audio track is decoded and turned
 /// by libswresample into signed 16-bit interleaved PCM at the stream's own rate: mono stays mono,
-/// anything with more channels becomes stereo.
+/// anything with more channels becomes stereo. A level (`applyLevel`) is applied to float samples
+/// on the way, so that a stream mastered past full scale, turned down, is not cut at it first.
 ///
 /// A stream that breaks off (a truncated download) plays what it has and reports `damage`; a
 /// packet the codec refuses is skipped and counted. Not thread-safe: one decoder, one thread.
@@ -28,6 +29,8 @@ public final class FFmpegDecoder: AudioDecoder {
     private let containerDamage: String?
     /// Frames still to drop after a seek (the target is inside a decoded frame).
     private var skip = 0
+    /// The level the PCM is handed out at (`applyLevel`).
+    private var level: Float = 1
 
     enum Source {
         case file(String)
@@ -93,9 +96,19 @@ public final class FFmpegDecoder: AudioDecoder {
     /// Starts again and drops decoded frames up to `frame`: exact whatever the container's index.
     public func seek(toFrame frame: Int) throws(PlaybackError) {
         stream = try Stream(source: source, name: name, kind: kind)
+        if level != 1 { _ = stream.setLevel(level) }
         framesDecoded = 0
         damage = nil
         skip = max(0, frame)
+    }
+
+    /// The codecs decode to float or to more than 16 bits, which a file mastered past full scale
+    /// (a float WAV, an AAC or Opus stream whose peaks the codec carries past it) holds whole: the
+    /// level is applied there, before the 16-bit PCM, so what is turned down plays unclipped.
+    public func applyLevel(_ factor: Float) -> Bool {
+        guard framesDecoded == 0, skip == 0, factor.isFinite, factor > 0, stream.setLevel(factor) else { return false }
+        level = factor
+        return true
     }
 }
 
@@ -131,7 +144,40 @@ public enum FFmpegLibraries {
 /// One pass over a stream: the demuxer, the codec and the converter, freed together.
 private final class Stream {
     private(set) var format = PCMFormat(sampleRate: 44100, channels: 2)
-    private(set) var damage: String?
+    /// What was wrong on the way, most telling first: the file ends early; decoding could not go
+    /// on; a stretch could not be decoded (how long, from where); packets refused.
+    var damage: String? {
+        if let ended { return ended }
+        if let stopped { return stopped }
+        if lost >= MP3Decoder.skippedWorthSaying {
+            return "damaged stretch skipped: " + String(format: "%.2f", lost)
+                + " s of the narration could not be decoded (from " + String(format: "%.1f", lostFrom ?? 0)
+                + " s on)"
+        }
+        guard refusedPackets > 0 else { return nil }
+        return "\(refusedPackets) damaged packet\(refusedPackets == 1 ? "" : "s") skipped"
+    }
+    private var ended: String?
+    private var stopped: String?
+    /// Seconds the stream's timestamps skip (packets lost to damage, or refused by the codec), and
+    /// where the longest such stretch begins (seconds from the stream's start).
+    private var lost: Double { closedLoss + runLoss }
+    private var lostFrom: Double?
+    private var largestGap = 0.0
+    /// Seconds per tick of the stream's timestamps (0: none to go by), and the first frame's.
+    private var timeBase = 0.0
+    private var firstTimestamp: Int64?
+    /// The current run of timestamps: its first, (the rate they were judged at,) where its last
+    /// frame ends, the seconds decoded in it; and what runs before it lost.
+    private var run: Int64?
+    private var stampedRate: Int32 = 0
+    private var runEnd: Int64 = 0
+    private var runDecoded = 0.0
+    private var closedLoss = 0.0
+    /// Decoding errors since the last frame: the codec drops the packet and goes on, as ffmpeg
+    /// does, unless nothing decodes any more.
+    private var errorsInARow = 0
+    static let mostErrorsInARow = 1000
 
     private var formatContext: UnsafeMutablePointer<AVFormatContext>?
     private var codecContext: UnsafeMutablePointer<AVCodecContext>?
@@ -151,6 +197,10 @@ private final class Stream {
     private var pending = false
     /// What the converter was set up for: the first frame's rate, channels and sample format.
     private var input = Signature(rate: 0, channels: 0, sampleFormat: -1)
+    /// The factor the PCM is multiplied by (`setLevel`): then the converter makes float, scaled
+    /// and rounded to 16 bits here, once.
+    private var level: Float = 1
+    private var levelled = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 16)
 
     struct Signature: Equatable {
         var rate: Int32
@@ -204,6 +254,9 @@ private final class Stream {
                 throw PlaybackError.decodeFailed(path: name, reason: "out of memory")
             }
             self.codecContext = codecContext
+            if let base = context.pointee.streams[Int(streamIndex)]?.pointee.time_base, base.num > 0, base.den > 0 {
+                timeBase = Double(base.num) / Double(base.den)
+            }
             result = ws_avcodec_parameters_to_context()!(codecContext, parameters)
             guard result >= 0 else { throw Self.refused(name, kind, result) }
             result = ws_avcodec_open2()!(codecContext, codec, nil)
@@ -235,6 +288,19 @@ private final class Stream {
         }
     }
 
+    /// Hands out the PCM multiplied by `factor`, before the first chunk is taken (the first frame,
+    /// decoded at opening, still waits in `frame`). False when it is too late.
+    func setLevel(_ factor: Float) -> Bool {
+        guard pending, !finished else { return false }
+        let before = level
+        level = factor
+        guard makeResampler() else {
+            level = before
+            return false
+        }
+        return true
+    }
+
     /// A converter from what `frame` holds to `format`, in place of the one before: the stream's
     /// first frame sets the format; a part-way change of rate or channels (a chained Ogg, ADTS
     /// files concatenated) is converted to it. False when the frame's layout cannot be converted.
@@ -253,7 +319,7 @@ private final class Stream {
         defer { ws_av_channel_layout_uninit()!(&inLayout) }
         var swr: OpaquePointer?
         let result = ws_swr_alloc_set_opts2()!(
-            &swr, &outLayout, AV_SAMPLE_FMT_S16, Int32(format.sampleRate), &inLayout,
+            &swr, &outLayout, level == 1 ? AV_SAMPLE_FMT_S16 : AV_SAMPLE_FMT_FLT, Int32(format.sampleRate), &inLayout,
             AVSampleFormat(frame.pointee.format), frame.pointee.sample_rate, 0, nil)
         // A part spliced in with more channels than a mono stream keeps its loudness (as
         // `SampleConverter`'s `keepingLoudness`); the first frame's own downmix (5.1 to stereo) is
@@ -284,6 +350,7 @@ private final class Stream {
         var frame: UnsafeMutablePointer<AVFrame>? = self.frame
         ws_av_frame_free()!(&frame)
         blob = nil
+        levelled.deallocate()
     }
 
     static let maxSampleRate = 768_000
@@ -312,8 +379,8 @@ private final class Stream {
                 guard makeResampler() else {
                     // Decoding on would feed the converter a layout it was not set up for.
                     finished = true
-                    damage =
-                        damage
+                    stopped =
+                        stopped
                         ?? "the stream changes to \(changed.rate) Hz, \(changed.channels) channel(s) part-way and cannot be converted; stopped there"
                     return nil
                 }
@@ -332,17 +399,28 @@ private final class Stream {
         guard let codecContext, let formatContext else { return false }
         while true {
             let received = ws_avcodec_receive_frame()!(codecContext, frame)
-            if received == 0 { return true }
+            if received == 0 {
+                errorsInARow = 0
+                noteTimestamp()
+                return true
+            }
             if received == ws_averror_eof() { return false }
-            guard received == ws_averror_eagain() else {
-                damage = damage ?? "decoding stopped early (\(FFmpegLibraries.text(received)))"
-                return false
+            if received != ws_averror_eagain() {
+                // A damaged packet (FLAC, ADPCM): dropped, and decoding goes on with the next, as
+                // ffmpeg does; the timestamps tell what it cost. It stopped the narration there.
+                errorsInARow += 1
+                refusedPackets += 1
+                guard errorsInARow < Self.mostErrorsInARow else {
+                    stopped = stopped ?? "decoding stopped early (\(FFmpegLibraries.text(received)))"
+                    return false
+                }
+                continue
             }
             if draining { return false }
             let read = ws_av_read_frame()!(formatContext, packet)
             if read < 0 {
                 if read != ws_averror_eof() {
-                    damage = "the file ends early (\(FFmpegLibraries.text(read))); played what it holds"
+                    ended = "the file ends early (\(FFmpegLibraries.text(read))); played what it holds"
                 }
                 draining = true
                 ws_avcodec_send_packet()!(codecContext, nil)
@@ -350,20 +428,90 @@ private final class Stream {
             }
             defer { ws_av_packet_unref()!(packet) }
             guard packet.pointee.stream_index == streamIndex else { continue }
-            if ws_avcodec_send_packet()!(codecContext, packet) < 0 {
-                refusedPackets += 1
-                damage = "\(refusedPackets) damaged packet\(refusedPackets == 1 ? "" : "s") skipped"
-            }
+            if ws_avcodec_send_packet()!(codecContext, packet) < 0 { refusedPackets += 1 }
         }
     }
+
+    /// Follows the decoded frames' timestamps: what they span beyond what was decoded is a
+    /// stretch lost to damage (an Ogg page the demuxer skipped, packets the codec refused). Counted
+    /// net, over each run of timestamps, so that codecs whose frames are stamped a little off
+    /// their lengths (Vorbis's block overlaps, Opus's pre-skip) add up to nothing; a timestamp
+    /// well before the last (a chained Ogg's next part) begins another run. A frame without one
+    /// follows the last.
+    private func noteTimestamp() {
+        let rate = frame.pointee.sample_rate
+        guard timeBase > 0, rate > 0 else { return }
+        // After a change of rate part-way (ADTS files concatenated, a chained Ogg) the demuxers
+        // stamp frames at the first part's rate or in the stream's first time base: what follows
+        // is not judged by them.
+        if stampedRate == 0 { stampedRate = rate }
+        guard rate == stampedRate else {
+            closedLoss += runLoss
+            run = nil
+            timeBase = 0
+            return
+        }
+        let seconds = Double(frame.pointee.nb_samples) / Double(rate)
+        let ticks = Int64((seconds / timeBase).rounded())
+        let stamp = frame.pointee.best_effort_timestamp
+        guard stamp != Int64.min else {
+            if run != nil {
+                runEnd += ticks
+                runDecoded += seconds
+            }
+            return
+        }
+        let streamStart = firstTimestamp ?? stamp
+        firstTimestamp = streamStart
+        if run != nil, Double(runEnd - stamp) * timeBase < Self.backwards {
+            let gap = Double(stamp - runEnd) * timeBase
+            if gap > largestGap {
+                largestGap = gap
+                lostFrom = Double(runEnd - streamStart) * timeBase
+            }
+            runEnd = max(runEnd, stamp + ticks)
+            runDecoded += seconds
+        } else {
+            closedLoss += runLoss
+            run = stamp
+            runEnd = stamp + ticks
+            runDecoded = seconds
+        }
+    }
+
+    /// What the current run of timestamps spans beyond what was decoded in it (seconds).
+    private var runLoss: Double {
+        guard let run else { return 0 }
+        return max(0, Double(runEnd - run) * timeBase - runDecoded)
+    }
+
+    /// A timestamp this far before the last frame's end begins another run (seconds).
+    static let backwards = 0.5
 
     /// Converts `frames` input frames (nil: flush); nil when nothing came out.
     private func convert(input: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, frames: Int32)
         throws(PlaybackError) -> UnsafeMutableRawBufferPointer?
     {
         guard let resampler else { return nil }
-        let chunk = try output.convert(resampler, input: input, frames: frames, to: format, name: name)
-        return chunk.isEmpty ? nil : chunk
+        let chunk = try output.convert(
+            resampler, input: input, frames: frames, to: format, float: level != 1, name: name)
+        if chunk.isEmpty { return nil }
+        return level == 1 ? chunk : scaled(chunk.bindMemory(to: Float.self))
+    }
+
+    /// Float PCM times `level`, rounded to 16 bits and saturating (as libswresample's own float to
+    /// s16: full scale is 32768).
+    private func scaled(_ samples: UnsafeMutableBufferPointer<Float>) -> UnsafeMutableRawBufferPointer {
+        if levelled.count < samples.count * 2 {
+            levelled.deallocate()
+            levelled = .allocate(byteCount: samples.count * 2, alignment: 16)
+        }
+        let out = levelled.bindMemory(to: Int16.self)
+        let factor = level * 32768
+        for (i, sample) in samples.enumerated() {
+            out[i] = Int16(min(32767, max(-32768, (sample * factor).rounded())))
+        }
+        return UnsafeMutableRawBufferPointer(rebasing: levelled[0..<(samples.count * 2)])
     }
 }
 
@@ -564,17 +712,19 @@ final class ResampledPCM {
 
     deinit { buffer.deallocate() }
 
-    /// Converts `frames` input frames (nil input: what the context still holds) to `format`; the
-    /// PCM, possibly empty, is valid until the next call.
+    /// Converts `frames` input frames (nil input: what the context still holds) to `format`
+    /// (`float`: interleaved float samples at its rate and channels, which the context was set up
+    /// to make); the PCM, possibly empty, is valid until the next call.
     func convert(
         _ context: OpaquePointer, input: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, frames: Int32,
-        to format: PCMFormat, name: String
+        to format: PCMFormat, float: Bool = false, name: String
     ) throws(PlaybackError) -> UnsafeMutableRawBufferPointer {
         let capacity = Int(ws_swr_get_out_samples()!(context, frames))
+        let bytesPerFrame = float ? format.channels * 4 : format.bytesPerFrame
         guard capacity > 0 else { return UnsafeMutableRawBufferPointer(rebasing: buffer[0..<0]) }
-        if buffer.count < capacity * format.bytesPerFrame {
+        if buffer.count < capacity * bytesPerFrame {
             buffer.deallocate()
-            buffer = .allocate(byteCount: capacity * format.bytesPerFrame, alignment: 16)
+            buffer = .allocate(byteCount: capacity * bytesPerFrame, alignment: 16)
         }
         var planes: [UnsafeMutablePointer<UInt8>?] = [buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)]
         let converted = planes.withUnsafeMutableBufferPointer { out in
@@ -583,6 +733,6 @@ final class ResampledPCM {
         guard converted >= 0 else {
             throw PlaybackError.decodeFailed(path: name, reason: FFmpegLibraries.text(converted))
         }
-        return UnsafeMutableRawBufferPointer(rebasing: buffer[0..<(Int(converted) * format.bytesPerFrame)])
+        return UnsafeMutableRawBufferPointer(rebasing: buffer[0..<(Int(converted) * bytesPerFrame)])
     }
 }

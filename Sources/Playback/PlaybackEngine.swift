@@ -193,11 +193,15 @@ final class PlaybackEngine: @unchecked Sendable {
         guard let format else { return }
         let start = written
         marks.append((start, .started(id: item.id)))
-        // A decoder that levels its own output (libmpg123) leaves the queue only the volume.
-        let own = decoder.format.channels == 1 && format.channels == 2 ? item.monoLevel ?? item.level : item.level
-        // Never raised there, though: its samples would clip at full scale before a mono item's
-        // upmix takes 3 dB off them; the queue raises what is left.
-        let inDecoder = min(own, 1)
+        // A decoder that levels its own output (libmpg123's synthesis, FFmpeg's float) leaves the
+        // queue only the volume, and takes a mono item's upmix 3 dB down with the level: then
+        // nothing is cut at full scale before the upmix (a mono MP3 mastered past full scale,
+        // turned down, had its peaks flattened at 32767/√2), and the upmix only doubles the
+        // channel. The level never takes peaks past full scale (`LoudnessTarget.gainDB`). At
+        // unity the decoder's samples go out as they are (the upmix rounds once).
+        let upmixed = decoder.format.channels == 1 && format.channels == 2
+        let own = upmixed ? item.monoLevel ?? item.level : item.level
+        let inDecoder = own == 1 ? 1 : upmixed ? own * Float(0.5.squareRoot()) : own
         let level = inDecoder != 1 && decoder.applyLevel(inDecoder) ? own / inDecoder : own
         gain = locked { volume } * level
         let fadeFrames = max(1, Int(fadeSeconds * Double(format.sampleRate)))

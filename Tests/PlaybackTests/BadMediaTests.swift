@@ -241,6 +241,58 @@ import TourModel
         #expect(whole.damage == nil)
     }
 
+    /// A damaged stretch in the middle of a narration FFmpeg decodes plays on past it, as ffmpeg
+    /// does, and says how much could not be decoded. A FLAC or MS-ADPCM WAV stopped at the damage
+    /// ("decoding stopped early"), half the narration gone; an Ogg or WebM lost seconds there and
+    /// said nothing (lint passed it).
+    @Test(arguments: ["flac", "adpcm.wav", "opus", "ogg", "webm"])
+    func aDamagedStretchMidNarrationPlaysOnAndSaysWhatWasLost(_ kind: String) throws {
+        let fixture = try FixtureAudio.speech(
+            "This narration has a damaged stretch in its middle. It must play on after it, to its end, "
+                + "and the curator must learn how much of it was lost, in seconds.")
+        let dir = try TemporaryDirectory()
+        let whole = dir.file("whole.\(kind)")
+        let codec =
+            switch kind {
+            case "flac": ["-c:a", "flac"]
+            case "adpcm.wav": ["-c:a", "adpcm_ms"]
+            case "opus": ["-c:a", "libopus", "-b:a", "32k"]
+            case "ogg": ["-c:a", "libvorbis", "-q:a", "2"]
+            default: ["-c:a", "libopus", "-b:a", "32k"]
+            }
+        try FormatFixtures.ffmpeg(["-i", fixture.wav.path] + codec + [whole.path])
+        var bytes = try Data(contentsOf: whole)
+        // 2,000 bytes of noise half-way (a fixed sequence: the same damage every run).
+        var state: UInt32 = 12345
+        let middle = bytes.count / 2
+        for i in middle..<(middle + 2000) {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            bytes[i] = UInt8(truncatingIfNeeded: state >> 24)
+        }
+        let url = dir.file("holed.\(kind)")
+        try bytes.write(to: url)
+        let decoder = try AudioDecoders.open(url)
+        let rate = Double(decoder.format.sampleRate)
+        var frames = 0
+        while let chunk = try decoder.nextChunk() { frames += chunk.count / decoder.format.bytesPerFrame }
+        let ffmpegFrames = try FormatFixtures.reference(url, channels: 1).count / 2
+        let wholeFrames = try FormatFixtures.reference(whole, channels: 1).count / 2
+        #expect(
+            Double(frames) >= Double(ffmpegFrames) - 0.1 * rate, "\(kind): \(frames) frames, ffmpeg \(ffmpegFrames)")
+        let lost = Double(wholeFrames - frames) / rate
+        #expect(lost < Double(wholeFrames) / rate / 4, "\(kind): \(lost) s lost")
+        let damage = try #require(decoder.damage, "\(kind): nothing said, \(lost) s lost")
+        if lost >= 0.2 {
+            let said = damage.split(separator: " ").compactMap { Double($0) }.first ?? -1
+            #expect(damage.contains("could not be decoded"), "\(kind): \(damage)")
+            #expect(abs(said - lost) <= 0.1, "\(kind): says \(said) s, lost \(lost) s: \(damage)")
+        }
+        // The whole file says nothing.
+        let healthy = try AudioDecoders.open(whole)
+        while try healthy.nextChunk() != nil {}
+        #expect(healthy.damage == nil, "\(kind): \(healthy.damage ?? "")")
+    }
+
     /// Frames of another MP3 (48 kHz stereo) spliced into the middle of a narration (22.05 kHz
     /// mono): the narration stopped there ("the stream changes to 48000 Hz, stereo part-way"), as
     /// it did when garbage happened to look like such a frame. The foreign frames are dropped and

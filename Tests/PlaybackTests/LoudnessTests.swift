@@ -134,6 +134,82 @@ import TourModel
         #expect(silent.leadingSilence == nil && silent.trailingSilence == nil)
     }
 
+    /// The file's samples as floats, full scale 1, as ffmpeg decodes it (unclipped).
+    static func floats(_ url: URL, channels: Int) throws -> [Float] {
+        let dir = try TemporaryDirectory()
+        let raw = dir.file("decoded.f32")
+        try FormatFixtures.ffmpeg(["-i", url.path, "-ac", "\(channels)", "-f", "f32le", "-c:a", "pcm_f32le", raw.path])
+        let data = try Data(contentsOf: raw)
+        var values = [Float](repeating: 0, count: data.count / 4)
+        _ = values.withUnsafeMutableBytes { data.copyBytes(to: $0) }
+        return values
+    }
+
+    /// A narration mastered past full scale in a format FFmpeg decodes (float WAV, AAC, Opus):
+    /// levelled down, it plays as recorded, unclipped, and is measured so, as an MP3 is. It was cut
+    /// at full scale before it was turned down: speech 12 dB hot in a float WAV played with its
+    /// peaks flattened (signal to error 15 dB), measured 7.5 dB of peak too low, and its clipping
+    /// counted thousands of times.
+    @Test(arguments: ["wav", "m4a", "opus"])
+    func aNarrationMasteredPastFullScalePlaysUnclippedWhenTurnedDown(_ fileExtension: String) async throws {
+        let dir = try TemporaryDirectory()
+        let hot = dir.file("hot.\(fileExtension)")
+        let codec =
+            switch fileExtension {
+            case "wav": ["-c:a", "pcm_f32le"]
+            case "m4a": ["-c:a", "aac", "-b:a", "128k"]
+            default: ["-c:a", "libopus", "-b:a", "96k"]
+            }
+        try FormatFixtures.ffmpeg(
+            ["-i", try FixtureAudio.speech(Self.text).wav.path, "-af", "volume=12dB", "-ar", "48000", "-ac", "2"]
+                + codec
+                + [hot.path])
+        let reference = try FormatFixtures.ebur128(hot)
+        #expect(reference.truePeak > 4, "the fixture is not hot: \(reference)")
+        let measured = try LoudnessMeter.measure(hot)
+        #expect(abs((measured.truePeak ?? -99) - reference.truePeak) <= 0.5, "\(measured) against \(reference)")
+        #expect(
+            abs((measured.integrated ?? -99) - (reference.integrated ?? 0)) <= 0.3, "\(measured) against \(reference)")
+
+        // Played 14 dB down: each sample is the unclipped decoding's, to a step or two.
+        let level = Float(LoudnessTarget.factor(-14))
+        let played = try await played([hot], gains: [-14])
+        var heard = [Int16](repeating: 0, count: played.pcm.count / 2)
+        _ = heard.withUnsafeMutableBytes { played.pcm.copyBytes(to: $0) }
+        let expected = try Self.floats(hot, channels: 2)
+        #expect(heard.count == expected.count)
+        var worst: Float = 0
+        for (sample, value) in zip(heard, expected) {
+            worst = max(worst, abs(Float(sample) - max(-32768, min(32767, (value * level * 32768).rounded()))))
+        }
+        #expect(worst <= 2, "\(fileExtension): off by up to \(worst) steps")
+    }
+
+    /// A mono MP3 mastered past full scale, levelled down: the upmix's 3 dB are taken in the
+    /// decoder with the level, so nothing is cut at full scale before it. Its peaks were flattened
+    /// at 32767/√2 (503 samples there, signal to error 36 dB).
+    @Test func aHotMonoMP3PlaysUnclippedWhenTurnedDown() async throws {
+        let dir = try TemporaryDirectory()
+        let hot = dir.file("hot.mp3")
+        try FormatFixtures.ffmpeg([
+            "-i", try FixtureAudio.speech(Self.text).wav.path, "-af", "volume=12dB", "-ar", "44100", "-c:a",
+            "libmp3lame", "-b:a", "64k", hot.path,
+        ])
+        let gain = -8.0
+        let played = try await played([hot], gains: [gain])
+        var heard = [Int16](repeating: 0, count: played.pcm.count / 2)
+        _ = heard.withUnsafeMutableBytes { played.pcm.copyBytes(to: $0) }
+        let loudest = heard.map { abs(Int32($0)) }.max() ?? 0
+        let atLoudest = heard.filter { abs(Int32($0)) >= loudest - 1 }.count
+        // ffmpeg's float decoding, levelled and upmixed (3 dB down on each channel).
+        let peak = try Self.floats(hot, channels: 1).map(abs).max() ?? 0
+        let expected = peak * Float(LoudnessTarget.factor(gain)) * Float(0.5.squareRoot()) * 32768
+        #expect(expected < 32767, "the fixture is too hot to play unclipped: \(expected)")
+        #expect(abs(Float(loudest) - expected) <= expected * 0.01, "loudest \(loudest), expected \(expected)")
+        // Both channels of a few peak frames, not a flattened run.
+        #expect(atLoudest <= 8, "\(atLoudest) samples at the loudest, \(loudest)")
+    }
+
     /// What a queue writes for `files` played with the gains `gains` (dB).
     func played(_ files: [URL], gains: [Double]) async throws -> (wav: URL, pcm: Data, dir: TemporaryDirectory) {
         let dir = try TemporaryDirectory()
