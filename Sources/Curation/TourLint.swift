@@ -342,8 +342,8 @@ public struct TourLint: Sendable {
 
     /// Replays one of the tour's traces (as `preview --fast` does, without audio) and reports the
     /// points that walk does not trigger, with how close it came: a radius to widen or move.
-    /// Silent and clipped narrations, those with long silence at either end, and those far from
-    /// their language's median loudness.
+    /// Silent and clipped narrations, those with long silence at either end or on one channel of
+    /// two, and those far from their language's median loudness.
     func loudnessChecks(
         _ narrations: [String: [(point: Int, audio: URL)]], root: URL, name: (Int) -> String
     ) -> [LintFinding] {
@@ -383,6 +383,14 @@ public struct TourLint: Sendable {
                             .init(
                                 .warning, "audio-clipped", rel,
                                 "\(name(i)) in '\(lang)': clipped in \(loudness.clippedRuns) place\(loudness.clippedRuns == 1 ? "" : "s") (samples at full scale)",
+                                language: lang))
+                    }
+                    if let channel = loudness.onlyChannel {
+                        let (sounds, silent) = channel == 0 ? ("left", "right") : ("right", "left")
+                        findings.append(
+                            .init(
+                                .warning, "audio-one-channel", rel,
+                                "\(name(i)) in '\(lang)': the narration is on its \(sounds) channel alone, the \(silent) silent: it plays on both, as mono",
                                 language: lang))
                     }
                     if let lead = loudness.leadingSilence, lead >= longestLeadIn {

@@ -68,7 +68,8 @@ public actor AudioQueue {
         engine.enqueue(
             .init(
                 id: id, source: .file(url), level: Self.level(Self.gainDB(target, for: loudness, channels: 2)),
-                monoLevel: Self.level(Self.gainDB(target, for: loudness, channels: 1))))
+                monoLevel: Self.level(Self.gainDB(target, for: loudness, channels: 1)),
+                onlyChannel: loudness?.onlyChannel))
     }
 
     /// What libswresample's mono-to-stereo upmix does to each channel (1/√2).
@@ -76,8 +77,10 @@ public actor AudioQueue {
 
     /// The gain a narration of `channels` channels plays with, levelled to `target`: what the
     /// queue applies and what `preview` reports.
+    /// A stereo narration on one channel plays as the mono it is (`Loudness.onlyChannel`).
     public static func gainDB(_ target: LoudnessTarget, for loudness: Loudness?, channels: Int) -> Double {
-        target.gainDB(for: loudness, peakOffsetDB: channels == 1 ? monoUpmixDB : 0)
+        let mono = channels == 1 || loudness?.onlyChannel != nil
+        return target.gainDB(for: loudness, peakOffsetDB: mono ? monoUpmixDB : 0)
     }
 
     /// Adds audio held in memory; `name` is used in messages.

@@ -36,7 +36,8 @@ public enum LoudnessMeter {
         return Loudness(
             integrated: second.integrated.map { $0 + headroomDB }, truePeak: second.truePeak.map { $0 + headroomDB },
             clippedRuns: first.clippedRuns, seconds: first.seconds, damage: first.damage,
-            leadingSilence: first.leadingSilence, trailingSilence: first.trailingSilence)
+            leadingSilence: first.leadingSilence, trailingSilence: first.trailingSilence,
+            onlyChannel: first.onlyChannel)
     }
 
     public static func measure(_ decoder: any AudioDecoder) throws(PlaybackError) -> Loudness {
@@ -54,6 +55,7 @@ public enum LoudnessMeter {
         var clip = ClipCounter(channels: format.channels)
         var peak = TruePeak(channels: format.channels)
         var silence = SilenceEdges(channels: format.channels, sampleRate: format.sampleRate)
+        var energy = ChannelEnergy(channels: format.channels)
         while let chunk = try decoder.nextChunk() {
             let samples = UnsafeBufferPointer(chunk.bindMemory(to: Int16.self))
             let frames = samples.count / format.channels
@@ -64,6 +66,7 @@ public enum LoudnessMeter {
             clip.count(samples)
             peak.add(samples)
             silence.add(samples)
+            energy.add(samples)
         }
         var integrated = -Double.infinity
         ebur128_loudness_global(state, &integrated)
@@ -74,7 +77,8 @@ public enum LoudnessMeter {
             truePeak: truePeak > 0 ? 20 * log10(truePeak) : nil,
             clippedRuns: clip.runs,
             seconds: Double(decoder.framesDecoded) / Double(format.sampleRate),
-            damage: decoder.damage, leadingSilence: edges?.leading, trailingSilence: edges?.trailing)
+            damage: decoder.damage, leadingSilence: edges?.leading, trailingSilence: edges?.trailing,
+            onlyChannel: integrated.isFinite ? energy.onlyChannel : nil)
     }
 
     /// libebur128's version, for `doctor` and `--version`.
@@ -84,6 +88,46 @@ public enum LoudnessMeter {
         var patch: Int32 = 0
         ebur128_get_version(&major, &minor, &patch)
         return "\(major).\(minor).\(patch)"
+    }
+}
+
+/// Each channel's energy over the whole narration: a stereo file recorded on one channel, the other
+/// silent, is told (`Loudness.onlyChannel`).
+struct ChannelEnergy {
+    let channels: Int
+    private var sums: [Int64]
+
+    /// The other channel is silent when its energy is this far under the sounding one's (40 dB).
+    static let silentBelow = 1e-4
+
+    init(channels: Int) {
+        self.channels = max(1, channels)
+        sums = Array(repeating: 0, count: self.channels)
+    }
+
+    mutating func add(_ samples: UnsafeBufferPointer<Int16>) {
+        guard channels == 2 else { return }
+        var left: Int64 = 0
+        var right: Int64 = 0
+        var index = 0
+        while index + 1 < samples.count {
+            let l = Int64(samples[index])
+            let r = Int64(samples[index + 1])
+            left &+= l &* l
+            right &+= r &* r
+            index += 2
+        }
+        sums[0] &+= left
+        sums[1] &+= right
+    }
+
+    /// The one channel of a stereo stream that sounds, when the other is silent.
+    var onlyChannel: Int? {
+        guard channels == 2 else { return nil }
+        let (left, right) = (Double(sums[0]), Double(sums[1]))
+        if left > 0, right <= left * Self.silentBelow { return 0 }
+        if right > 0, left <= right * Self.silentBelow { return 1 }
+        return nil
     }
 }
 

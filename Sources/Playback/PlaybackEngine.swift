@@ -19,6 +19,8 @@ final class PlaybackEngine: @unchecked Sendable {
         /// The level when the item turns out to be mono: it plays on both channels 3 dB down
         /// (libswresample's upmix), so its peaks leave 3 dB more room under the ceiling. Nil: `level`.
         var monoLevel: Float?
+        /// A stereo item recorded on this channel alone (`Loudness.onlyChannel`): played as mono.
+        var onlyChannel: Int?
     }
 
     /// The output is opened in stereo at the first item's rate, or at this rate when the first is
@@ -163,11 +165,14 @@ final class PlaybackEngine: @unchecked Sendable {
     }
 
     private func play(_ item: Item) {
-        let decoder: any AudioDecoder
+        var decoder: any AudioDecoder
         do {
             switch item.source {
             case .file(let url): decoder = try AudioDecoders.open(url)
             case .data(let data, let name): decoder = try AudioDecoders.open(data: data, name: name)
+            }
+            if let channel = item.onlyChannel, decoder.format.channels == 2 {
+                decoder = OneChannelDecoder(decoder, channel: channel)
             }
             if format == nil {
                 // The first item sets the output's rate (stereo, at least 44.1 kHz); the device

@@ -12,7 +12,7 @@ struct LintCommand: AsyncParsableCommand {
         abstract: "Check a tour folder for problems a curator must fix (errors) or should know (warnings).",
         discussion: """
             Checks media (narration in a format walkscape plays that decodes; silent, clipped, far louder \
-            or quieter than the rest, or with more than 2 s of silence before its sound or 5 s after it; readable subtitles and images), narration longer than \
+            or quieter than the rest, with more than 2 s of silence before its sound or 5 s after it, or on one channel of two; readable subtitles and images), narration longer than \
             the walk to the next point at 1.3 m/s, overlapping radii, radii under 20 m or over 150 m, \
             points out of order along the route, duplicate orders and ids, missing languages, and \
             points that the tour's own recorded walks (traces) do not trigger. \

@@ -210,6 +210,49 @@ import TourModel
         #expect(atLoudest <= 8, "\(atLoudest) samples at the loudest, \(loudest)")
     }
 
+    /// A narration recorded on one channel of a stereo file (a lavalier into one input), the
+    /// other silent, plays on both channels as its mono recording would: it played
+    /// in one ear alone, 3 dB under the mono recording, and a walker with one earbud in the other
+    /// ear heard nothing.
+    @Test(arguments: [0, 1])
+    func aNarrationOnOneChannelPlaysOnBothAsItsMonoWould(channel: Int) async throws {
+        let dir = try TemporaryDirectory()
+        let mono = try FixtureAudio.speech(Self.text).wav
+        let (rate, _, pcm) = try FixtureAudio.readWAV(mono)
+        var samples = [Int16](repeating: 0, count: pcm.count / 2)
+        _ = samples.withUnsafeMutableBytes { pcm.copyBytes(to: $0) }
+        var stereo = [Int16](repeating: 0, count: samples.count * 2)
+        for (i, sample) in samples.enumerated() {
+            stereo[2 * i + channel] = sample
+            // The other channel: a noise floor 50 dB under the speech, not digital silence.
+            stereo[2 * i + 1 - channel] = Int16(i % 7 == 0 ? 2 : i % 5 == 0 ? -2 : 0)
+        }
+        let oneSided = dir.file("one-sided.wav")
+        try FixtureAudio.writeWAV(stereo, sampleRate: rate, channels: 2, to: oneSided)
+        func play(_ url: URL) async throws -> Data {
+            let out = dir.file("out-\(url.lastPathComponent)")
+            let queue = AudioQueue(sink: WAVFileSink(url: out), positionInterval: nil)
+            await queue.enqueue(url, id: "n", loudness: try LoudnessMeter.measure(url), target: .standard)
+            _ = try await collect(queue) { $0 == .finished(id: "n") }
+            await queue.shutdown()
+            return try FixtureAudio.readWAV(out).pcm
+        }
+        func int16s(_ data: Data) -> [Int16] {
+            var values = [Int16](repeating: 0, count: data.count / 2)
+            _ = values.withUnsafeMutableBytes { data.copyBytes(to: $0) }
+            return values
+        }
+        let asMono = int16s(try await play(mono))
+        let heard = int16s(try await play(oneSided))
+        #expect(heard.count == asMono.count)
+        // Both channels alike, each within a step of the mono recording's (the silent channel's
+        // floor is a millionth of the loudness measured).
+        let unlike = stride(from: 0, to: heard.count - 1, by: 2).filter { heard[$0] != heard[$0 + 1] }.count
+        #expect(unlike == 0, "\(unlike) frames differ between the channels")
+        let worst = zip(heard, asMono).map { abs(Int($0) - Int($1)) }.max() ?? -1
+        #expect(worst <= 1, "off the mono recording's by up to \(worst) steps")
+    }
+
     /// What a queue writes for `files` played with the gains `gains` (dB).
     func played(_ files: [URL], gains: [Double]) async throws -> (wav: URL, pcm: Data, dir: TemporaryDirectory) {
         let dir = try TemporaryDirectory()

@@ -60,6 +60,7 @@ struct DiskTroubleTests {
                 sql: """
                     ALTER TABLE loudness DROP COLUMN damage; ALTER TABLE loudness DROP COLUMN method;
                     ALTER TABLE loudness DROP COLUMN leadingSilence; ALTER TABLE loudness DROP COLUMN trailingSilence;
+                    ALTER TABLE loudness DROP COLUMN onlyChannel;
                     DELETE FROM grdb_migrations
                         WHERE identifier IN ('v3-loudness-damage', 'v4-loudness-silence');
                     """)

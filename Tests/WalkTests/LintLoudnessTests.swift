@@ -197,5 +197,38 @@ struct LintLoudnessTests {
         #expect(leading.last?.message.contains("begins with 3.0 s of silence") == true, "\(leading)")
         let end = trailing.first?.message ?? ""
         #expect(end.hasPrefix("point 3 (P3) in 'en': the narration ends with 7."), "\(end)")
+        #expect(!findings.contains { $0.check == "audio-one-channel" }, "\(findings)")
+    }
+
+    /// A stereo narration recorded on one channel, the other silent, is named: it plays on both
+    /// (as mono), and the curator should know the file is one-sided.
+    @Test func aNarrationOnOneChannelOfTwoIsNamed() throws {
+        let dir = try TemporaryDirectory()
+        let (rate, _, pcm) = try FixtureAudio.readWAV(try FormatFixtures.speech(Self.text, gainDB: 0))
+        var speech = [Int16](repeating: 0, count: pcm.count / 2)
+        _ = speech.withUnsafeMutableBytes { pcm.copyBytes(to: $0) }
+        func stereo(_ name: String, left: Double, right: Double) throws -> URL {
+            var samples = [Int16](repeating: 0, count: speech.count * 2)
+            for (i, sample) in speech.enumerated() {
+                samples[2 * i] = Int16(Double(sample) * left)
+                samples[2 * i + 1] = Int16(Double(sample) * right)
+            }
+            let url = dir.file(name)
+            try FixtureAudio.writeWAV(samples, sampleRate: rate, channels: 2, to: url)
+            return url
+        }
+        // Both; the right alone; the left with the right 50 dB under it; the right 20 dB under.
+        let audio = [
+            try stereo("both.wav", left: 1, right: 1), try stereo("right.wav", left: 0, right: 1),
+            try stereo("left.wav", left: 1, right: 0.003), try stereo("wide.wav", left: 1, right: 0.1),
+        ]
+        let root = try Self.writeTour(audio, in: dir)
+        let findings = TourLint().lint(folder: root).findings.filter { $0.check == "audio-one-channel" }
+        #expect(findings.map(\.location) == ["media/en/2.wav", "media/en/3.wav"], "\(findings)")
+        #expect(findings.allSatisfy { $0.severity == .warning })
+        #expect(
+            findings.first?.message
+                == "point 2 (P2) in 'en': the narration is on its right channel alone, the left silent: it plays on both, as mono",
+            "\(findings)")
     }
 }

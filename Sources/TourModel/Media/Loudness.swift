@@ -21,14 +21,17 @@ public struct Loudness: Sendable, Hashable, Codable {
     /// method before they were (a catalog row or a cache entry of such a method).
     public var leadingSilence: Double?
     public var trailingSilence: Double?
+    /// A stereo narration recorded on one channel, the other silent (40 dB or more under it): the
+    /// channel that sounds (0 left, 1 right). It plays on both, as the mono recording it is.
+    public var onlyChannel: Int?
 
     /// How these figures are measured. Bumped when the measurement changes: figures kept under
     /// another method (in the loudness cache or the store's catalog) are measured again.
-    public static let method = "ebur128-i-tp-damage-unclipped-edges/5"
+    public static let method = "ebur128-i-tp-damage-unclipped-edges-channel/5"
 
     public init(
         integrated: Double?, truePeak: Double?, clippedRuns: Int = 0, seconds: Double, damage: String? = nil,
-        leadingSilence: Double? = nil, trailingSilence: Double? = nil
+        leadingSilence: Double? = nil, trailingSilence: Double? = nil, onlyChannel: Int? = nil
     ) {
         self.integrated = integrated.flatMap { $0.isFinite ? $0 : nil }
         self.truePeak = truePeak.flatMap { $0.isFinite ? $0 : nil }
@@ -37,6 +40,7 @@ public struct Loudness: Sendable, Hashable, Codable {
         self.damage = damage
         self.leadingSilence = leadingSilence.flatMap { $0.isFinite ? max(0, $0) : nil }
         self.trailingSilence = trailingSilence.flatMap { $0.isFinite ? max(0, $0) : nil }
+        self.onlyChannel = onlyChannel.flatMap { (0...1).contains($0) ? $0 : nil }
     }
 
     /// EBU R128 gates 400 ms blocks: a shorter file has no integrated loudness however loud it is.

@@ -96,11 +96,13 @@ enum CatalogSchema {
             }
         }
         migrator.registerMigration("v4-loudness-silence") { db in
-            // The silence at either end of a narration (`lint` names a long one). Rows from before
-            // are of an older method, measured again when next needed.
+            // The silence at either end of a narration (`lint` names a long one), and the one
+            // channel a stereo narration sounds on. Rows from before are of an older method,
+            // measured again when next needed.
             try db.alter(table: "loudness") { t in
                 t.add(column: "leadingSilence", .double)
                 t.add(column: "trailingSilence", .double)
+                t.add(column: "onlyChannel", .integer)
             }
         }
         return migrator

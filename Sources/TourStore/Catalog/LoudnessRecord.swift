@@ -18,6 +18,7 @@ struct LoudnessRecord: Codable, Sendable, Hashable, FetchableRecord, Persistable
     var method: String?
     var leadingSilence: Double?
     var trailingSilence: Double?
+    var onlyChannel: Int?
     var measuredAt: Date
 
     init(sha256: String, _ loudness: Loudness, measuredAt: Date) {
@@ -30,13 +31,14 @@ struct LoudnessRecord: Codable, Sendable, Hashable, FetchableRecord, Persistable
         method = Loudness.method
         leadingSilence = loudness.leadingSilence
         trailingSilence = loudness.trailingSilence
+        onlyChannel = loudness.onlyChannel
         self.measuredAt = measuredAt
     }
 
     var loudness: Loudness {
         Loudness(
             integrated: integrated, truePeak: truePeak, clippedRuns: clippedRuns, seconds: seconds, damage: damage,
-            leadingSilence: leadingSilence, trailingSilence: trailingSilence)
+            leadingSilence: leadingSilence, trailingSilence: trailingSilence, onlyChannel: onlyChannel)
     }
 }
 
