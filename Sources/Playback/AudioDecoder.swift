@@ -28,10 +28,15 @@ public protocol AudioDecoder: AnyObject {
     /// level), before its first chunk. True when it does so (libmpg123 scales its synthesis, at no
     /// cost and with one rounding instead of two); false when the queue must scale the samples.
     func applyLevel(_ factor: Float) -> Bool
+    /// Asks the decoder to hand out interleaved 32-bit float samples (full scale 1, nothing cut
+    /// at it) instead of 16-bit ones, before its first chunk: what the loudness meter reads where
+    /// a decoder can (FFmpeg's codecs decode to float or to more than 16 bits). True when it does.
+    func handOutFloat() -> Bool
 }
 
 extension AudioDecoder {
     public func applyLevel(_ factor: Float) -> Bool { false }
+    public func handOutFloat() -> Bool { false }
 }
 
 /// Opens the right decoder for a file's bytes: MPEG audio on libmpg123 (its PCM bit-identical to

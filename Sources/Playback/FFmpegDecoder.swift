@@ -31,6 +31,9 @@ public final class FFmpegDecoder: AudioDecoder {
     private var skip = 0
     /// The level the PCM is handed out at (`applyLevel`).
     private var level: Float = 1
+    /// Float samples handed out (`handOutFloat`).
+    private var floatOutput = false
+    private var bytesPerFrame: Int { floatOutput ? format.channels * 4 : format.bytesPerFrame }
 
     enum Source {
         case file(String)
@@ -72,14 +75,14 @@ public final class FFmpegDecoder: AudioDecoder {
                 return nil
             }
             if skip > 0 {
-                let frames = chunk.count / format.bytesPerFrame
+                let frames = chunk.count / bytesPerFrame
                 let dropped = min(frames, skip)
                 skip -= dropped
                 framesDecoded += dropped
                 if dropped == frames { continue }
-                chunk = UnsafeMutableRawBufferPointer(rebasing: chunk[(dropped * format.bytesPerFrame)...])
+                chunk = UnsafeMutableRawBufferPointer(rebasing: chunk[(dropped * bytesPerFrame)...])
             }
-            framesDecoded += chunk.count / format.bytesPerFrame
+            framesDecoded += chunk.count / bytesPerFrame
             return chunk
         }
     }
@@ -106,8 +109,18 @@ public final class FFmpegDecoder: AudioDecoder {
     /// (a float WAV, an AAC or Opus stream whose peaks the codec carries past it) holds whole: the
     /// level is applied there, before the 16-bit PCM, so what is turned down plays unclipped.
     public func applyLevel(_ factor: Float) -> Bool {
-        guard framesDecoded == 0, skip == 0, factor.isFinite, factor > 0, stream.setLevel(factor) else { return false }
+        guard framesDecoded == 0, skip == 0, !floatOutput, factor.isFinite, factor > 0, stream.setLevel(factor) else {
+            return false
+        }
         level = factor
+        return true
+    }
+
+    /// The float samples libswresample makes, as they are: a stream mastered past full scale is
+    /// measured whole in one reading (the loudness meter read it twice, the second 12 dB down).
+    public func handOutFloat() -> Bool {
+        guard framesDecoded == 0, skip == 0, level == 1, stream.setFloat() else { return false }
+        floatOutput = true
         return true
     }
 }
@@ -201,6 +214,8 @@ private final class Stream {
     /// and rounded to 16 bits here, once.
     private var level: Float = 1
     private var levelled = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 16)
+    /// Float samples handed out as they are (`setFloat`).
+    private var floatOut = false
 
     struct Signature: Equatable {
         var rate: Int32
@@ -291,11 +306,22 @@ private final class Stream {
     /// Hands out the PCM multiplied by `factor`, before the first chunk is taken (the first frame,
     /// decoded at opening, still waits in `frame`). False when it is too late.
     func setLevel(_ factor: Float) -> Bool {
-        guard pending, !finished else { return false }
+        guard pending, !finished, !floatOut else { return false }
         let before = level
         level = factor
         guard makeResampler() else {
             level = before
+            return false
+        }
+        return true
+    }
+
+    /// Hands out float samples, unscaled, before the first chunk is taken. False when too late.
+    func setFloat() -> Bool {
+        guard pending, !finished, level == 1 else { return false }
+        floatOut = true
+        guard makeResampler() else {
+            floatOut = false
             return false
         }
         return true
@@ -319,7 +345,8 @@ private final class Stream {
         defer { ws_av_channel_layout_uninit()!(&inLayout) }
         var swr: OpaquePointer?
         let result = ws_swr_alloc_set_opts2()!(
-            &swr, &outLayout, level == 1 ? AV_SAMPLE_FMT_S16 : AV_SAMPLE_FMT_FLT, Int32(format.sampleRate), &inLayout,
+            &swr, &outLayout, level == 1 && !floatOut ? AV_SAMPLE_FMT_S16 : AV_SAMPLE_FMT_FLT,
+            Int32(format.sampleRate), &inLayout,
             AVSampleFormat(frame.pointee.format), frame.pointee.sample_rate, 0, nil)
         // A part spliced in with more channels than a mono stream keeps its loudness (as
         // `SampleConverter`'s `keepingLoudness`); the first frame's own downmix (5.1 to stereo) is
@@ -494,13 +521,13 @@ private final class Stream {
     {
         guard let resampler else { return nil }
         let chunk = try output.convert(
-            resampler, input: input, frames: frames, to: format, float: level != 1, name: name)
+            resampler, input: input, frames: frames, to: format, float: level != 1 || floatOut, name: name)
         if chunk.isEmpty { return nil }
         return level == 1 ? chunk : scaled(chunk.bindMemory(to: Float.self))
     }
 
     /// Float PCM times `level`, rounded to 16 bits and saturating (as libswresample's own float to
-    /// s16: full scale is 32768).
+    /// s16: full scale is 32768, to nearest).
     private func scaled(_ samples: UnsafeMutableBufferPointer<Float>) -> UnsafeMutableRawBufferPointer {
         if levelled.count < samples.count * 2 {
             levelled.deallocate()
@@ -508,8 +535,10 @@ private final class Stream {
         }
         let out = levelled.bindMemory(to: Int16.self)
         let factor = level * 32768
-        for (i, sample) in samples.enumerated() {
-            out[i] = Int16(min(32767, max(-32768, (sample * factor).rounded())))
+        // Clamped, then rounded to nearest even, in a form the compiler vectorises.
+        for i in 0..<samples.count {
+            let value = max(-32768, min(32767, samples[i] * factor)).rounded(.toNearestOrEven)
+            out[i] = Int16(truncatingIfNeeded: Int32(value))
         }
         return UnsafeMutableRawBufferPointer(rebasing: levelled[0..<(samples.count * 2)])
     }

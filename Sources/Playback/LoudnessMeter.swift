@@ -26,13 +26,15 @@ public enum LoudnessMeter {
     /// (`AudioDecoder.applyLevel`), so what plays levelled is the unclipped signal. Such a file is
     /// read again 12 dB down and its levels taken from that (its clipped places from the first
     /// reading: what plays as recorded). Measured clipped, speech raised 14 dB into an MP3 read
-    /// 2.4 LU and 8 dB of peak too low, and played 2.3 LU over the target.
+    /// 2.4 LU and 8 dB of peak too low, and played 2.3 LU over the target. A decoder that hands
+    /// out float (FFmpeg's) is read once, whole: a second reading doubled the meter's time for an
+    /// AAC whose codec carries a 0 dBFS master's peaks past full scale.
     static func measure(_ open: () throws(PlaybackError) -> any AudioDecoder) throws(PlaybackError) -> Loudness {
-        let first = try measure(try open())
-        guard first.isClipped else { return first }
+        let (first, whole) = try reading(try open())
+        guard first.isClipped, !whole else { return first }
         let lowered = try open()
         guard lowered.applyLevel(Float(LoudnessTarget.factor(-headroomDB))) else { return first }
-        let second = try measure(lowered)
+        let (second, _) = try reading(lowered)
         return Loudness(
             integrated: second.integrated.map { $0 + headroomDB }, truePeak: second.truePeak.map { $0 + headroomDB },
             clippedRuns: first.clippedRuns, seconds: first.seconds, damage: first.damage,
@@ -41,6 +43,13 @@ public enum LoudnessMeter {
     }
 
     public static func measure(_ decoder: any AudioDecoder) throws(PlaybackError) -> Loudness {
+        try reading(decoder).loudness
+    }
+
+    /// One reading of the whole stream: in float where the decoder hands it out (`whole`: nothing
+    /// was cut at full scale, its clipped places are where 16 bits would be at it), else in 16 bits.
+    static func reading(_ decoder: any AudioDecoder) throws(PlaybackError) -> (loudness: Loudness, whole: Bool) {
+        let float = decoder.handOutFloat()
         let format = decoder.format
         // Histogram mode keeps memory constant whatever the length (0.1 LU resolution, well
         // inside what levelling needs).
@@ -57,28 +66,42 @@ public enum LoudnessMeter {
         var silence = SilenceEdges(channels: format.channels, sampleRate: format.sampleRate)
         var energy = ChannelEnergy(channels: format.channels)
         while let chunk = try decoder.nextChunk() {
-            let samples = UnsafeBufferPointer(chunk.bindMemory(to: Int16.self))
-            let frames = samples.count / format.channels
-            guard frames > 0, let base = samples.baseAddress else { continue }
-            guard ebur128_add_frames_short(state, base, frames) == Int32(EBUR128_SUCCESS.rawValue) else {
+            let added: Int32
+            if float {
+                let samples = UnsafeBufferPointer(chunk.bindMemory(to: Float.self))
+                let frames = samples.count / format.channels
+                guard frames > 0, let base = samples.baseAddress else { continue }
+                added = ebur128_add_frames_float(state, base, frames)
+                clip.count(samples)
+                peak.add(samples)
+                silence.add(samples)
+                energy.add(samples)
+            } else {
+                let samples = UnsafeBufferPointer(chunk.bindMemory(to: Int16.self))
+                let frames = samples.count / format.channels
+                guard frames > 0, let base = samples.baseAddress else { continue }
+                added = ebur128_add_frames_short(state, base, frames)
+                clip.count(samples)
+                peak.add(samples)
+                silence.add(samples)
+                energy.add(samples)
+            }
+            guard added == Int32(EBUR128_SUCCESS.rawValue) else {
                 throw .decodeFailed(path: decoder.name, reason: "the loudness meter failed")
             }
-            clip.count(samples)
-            peak.add(samples)
-            silence.add(samples)
-            energy.add(samples)
         }
         var integrated = -Double.infinity
         ebur128_loudness_global(state, &integrated)
         let truePeak = peak.finish()
         let edges = silence.edges(integrated: integrated.isFinite ? integrated : nil)
-        return Loudness(
+        let loudness = Loudness(
             integrated: integrated.isFinite ? integrated : nil,
             truePeak: truePeak > 0 ? 20 * log10(truePeak) : nil,
             clippedRuns: clip.runs,
             seconds: Double(decoder.framesDecoded) / Double(format.sampleRate),
             damage: decoder.damage, leadingSilence: edges?.leading, trailingSilence: edges?.trailing,
             onlyChannel: integrated.isFinite ? energy.onlyChannel : nil)
+        return (loudness, float)
     }
 
     /// libebur128's version, for `doctor` and `--version`.
@@ -95,14 +118,15 @@ public enum LoudnessMeter {
 /// silent, is told (`Loudness.onlyChannel`).
 struct ChannelEnergy {
     let channels: Int
-    private var sums: [Int64]
+    /// Sums of squares, full scale 1.
+    private var sums: [Double]
 
     /// The other channel is silent when its energy is this far under the sounding one's (40 dB).
     static let silentBelow = 1e-4
 
     init(channels: Int) {
         self.channels = max(1, channels)
-        sums = Array(repeating: 0, count: self.channels)
+        sums = Array(repeating: 0.0, count: self.channels)
     }
 
     mutating func add(_ samples: UnsafeBufferPointer<Int16>) {
@@ -117,14 +141,29 @@ struct ChannelEnergy {
             right &+= r &* r
             index += 2
         }
-        sums[0] &+= left
-        sums[1] &+= right
+        sums[0] += Double(left) / (32768 * 32768)
+        sums[1] += Double(right) / (32768 * 32768)
+    }
+
+    /// Float samples, full scale 1.
+    mutating func add(_ samples: UnsafeBufferPointer<Float>) {
+        guard channels == 2 else { return }
+        var left = 0.0
+        var right = 0.0
+        var index = 0
+        while index + 1 < samples.count {
+            left += Double(samples[index] * samples[index])
+            right += Double(samples[index + 1] * samples[index + 1])
+            index += 2
+        }
+        sums[0] += left
+        sums[1] += right
     }
 
     /// The one channel of a stereo stream that sounds, when the other is silent.
     var onlyChannel: Int? {
         guard channels == 2 else { return nil }
-        let (left, right) = (Double(sums[0]), Double(sums[1]))
+        let (left, right) = (sums[0], sums[1])
         if left > 0, right <= left * Self.silentBelow { return 0 }
         if right > 0, left <= right * Self.silentBelow { return 1 }
         return nil
@@ -144,9 +183,19 @@ struct ClipCounter {
     }
 
     mutating func count(_ samples: UnsafeBufferPointer<Int16>) {
+        count(samples.count) { samples[$0] >= Int16.max || samples[$0] <= Int16.min + 1 }
+    }
+
+    /// Float samples at full scale as 16 bits would hold them: what rounds to ±32767 or past.
+    mutating func count(_ samples: UnsafeBufferPointer<Float>) {
+        let rail: Float = 32766.5 / 32768
+        count(samples.count) { samples[$0] >= rail || samples[$0] <= -rail }
+    }
+
+    private mutating func count(_ total: Int, atFullScale: (Int) -> Bool) {
         var channel = 0
-        for sample in samples {
-            if sample >= Int16.max || sample <= Int16.min + 1 {
+        for index in 0..<total {
+            if atFullScale(index) {
                 runLength[channel] += 1
                 if runLength[channel] == Self.minimumRun { runs += 1 }
             } else {

@@ -17,7 +17,9 @@ struct SilenceEdges {
     let blockFrames: Int
     /// Each whole block's mean square (full scale 1), then the last, partial one's.
     private var blocks: [Float] = []
+    /// The current block's sum of squares: of 16-bit samples, and of float ones (full scale 1).
     private var sum: Int64 = 0
+    private var floatSum = 0.0
     private var samplesInBlock = 0
     private var samples = 0
     var frames: Int { samples / channels }
@@ -28,31 +30,48 @@ struct SilenceEdges {
         blockFrames = max(1, Int((Double(sampleRate) * Self.blockSeconds).rounded()))
     }
 
-    private static func meanSquare(_ sum: Int64, of count: Int) -> Float {
-        Float(Double(sum) / (32768.0 * 32768.0) / Double(max(1, count)))
+    private var meanSquare: Float {
+        Float((Double(sum) / (32768.0 * 32768.0) + floatSum) / Double(max(1, samplesInBlock)))
     }
 
     /// Interleaved samples, whole frames.
     mutating func add(_ chunk: UnsafeBufferPointer<Int16>) {
-        let blockSamples = blockFrames * channels
-        var index = 0
-        while index < chunk.count {
-            let take = min(blockSamples - samplesInBlock, chunk.count - index)
+        add(count: chunk.count) { edges, start, end in
             var square: Int64 = 0
-            for value in chunk[index..<(index + take)] {
+            for value in chunk[start..<end] {
                 let wide = Int64(value)
                 square &+= wide &* wide
             }
-            sum &+= square
+            edges.sum &+= square
+        }
+    }
+
+    /// Interleaved float samples (full scale 1), whole frames.
+    mutating func add(_ chunk: UnsafeBufferPointer<Float>) {
+        add(count: chunk.count) { edges, start, end in
+            var square: Float = 0
+            for value in chunk[start..<end] { square += value * value }
+            edges.floatSum += Double(square)
+        }
+    }
+
+    /// Goes through `count` samples block by block, `accumulate` summing the squares of a range.
+    private mutating func add(count: Int, accumulate: (inout Self, Int, Int) -> Void) {
+        let blockSamples = blockFrames * channels
+        var index = 0
+        while index < count {
+            let take = min(blockSamples - samplesInBlock, count - index)
+            accumulate(&self, index, index + take)
             samplesInBlock += take
             index += take
             if samplesInBlock == blockSamples {
-                blocks.append(Self.meanSquare(sum, of: blockSamples))
+                blocks.append(meanSquare)
                 sum = 0
+                floatSum = 0
                 samplesInBlock = 0
             }
         }
-        samples += chunk.count
+        samples += count
     }
 
     /// The silence before the first block of sound and after the last, in seconds; nil when the
@@ -60,7 +79,7 @@ struct SilenceEdges {
     func edges(integrated: Double?) -> (leading: Double, trailing: Double)? {
         guard let integrated else { return nil }
         var levels = blocks
-        if samplesInBlock > 0 { levels.append(Self.meanSquare(sum, of: samplesInBlock)) }
+        if samplesInBlock > 0 { levels.append(meanSquare) }
         let floor = min(Self.soundFloorDBFS, integrated - Self.underIntegrated)
         let threshold = Float(pow(10, floor / 10))
         guard let first = levels.firstIndex(where: { $0 >= threshold }),

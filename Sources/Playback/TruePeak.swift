@@ -37,7 +37,16 @@ struct TruePeak {
     }
 
     mutating func add(_ samples: UnsafeBufferPointer<Int16>) {
-        let frames = samples.count / channels
+        add(count: samples.count) { Float(samples[$0]) / 32768 }
+    }
+
+    /// Float samples, full scale 1.
+    mutating func add(_ samples: UnsafeBufferPointer<Float>) {
+        add(count: samples.count) { samples[$0] }
+    }
+
+    private mutating func add(count: Int, value sample: (Int) -> Float) {
+        let frames = count / channels
         guard frames > 0 else { return }
         for channel in 0..<channels {
             var line = history[channel]
@@ -45,7 +54,7 @@ struct TruePeak {
             line.reserveCapacity(start + frames)
             var i = channel
             for _ in 0..<frames {
-                let value = Float(samples[i]) / 32768
+                let value = sample(i)
                 line.append(value)
                 samplePeak = max(samplePeak, abs(value))
                 i += channels
