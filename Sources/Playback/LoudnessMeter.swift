@@ -61,30 +61,19 @@ public enum LoudnessMeter {
             var owned: UnsafeMutablePointer<ebur128_state>? = state
             ebur128_destroy(&owned)
         }
-        var clip = ClipCounter(channels: format.channels)
-        var peak = TruePeak(channels: format.channels)
-        var silence = SilenceEdges(channels: format.channels, sampleRate: format.sampleRate)
-        var energy = ChannelEnergy(channels: format.channels)
+        var meters = SampleMeters(format)
         while let chunk = try decoder.nextChunk() {
+            let frames = chunk.count / (format.channels * (float ? 4 : 2))
+            guard frames > 0 else { continue }
             let added: Int32
             if float {
                 let samples = UnsafeBufferPointer(chunk.bindMemory(to: Float.self))
-                let frames = samples.count / format.channels
-                guard frames > 0, let base = samples.baseAddress else { continue }
-                added = ebur128_add_frames_float(state, base, frames)
-                clip.count(samples)
-                peak.add(samples)
-                silence.add(samples)
-                energy.add(samples)
+                added = ebur128_add_frames_float(state, samples.baseAddress!, frames)
+                meters.add(samples)
             } else {
                 let samples = UnsafeBufferPointer(chunk.bindMemory(to: Int16.self))
-                let frames = samples.count / format.channels
-                guard frames > 0, let base = samples.baseAddress else { continue }
-                added = ebur128_add_frames_short(state, base, frames)
-                clip.count(samples)
-                peak.add(samples)
-                silence.add(samples)
-                energy.add(samples)
+                added = ebur128_add_frames_short(state, samples.baseAddress!, frames)
+                meters.add(samples)
             }
             guard added == Int32(EBUR128_SUCCESS.rawValue) else {
                 throw .decodeFailed(path: decoder.name, reason: "the loudness meter failed")
@@ -92,15 +81,15 @@ public enum LoudnessMeter {
         }
         var integrated = -Double.infinity
         ebur128_loudness_global(state, &integrated)
-        let truePeak = peak.finish()
-        let edges = silence.edges(integrated: integrated.isFinite ? integrated : nil)
+        let truePeak = meters.peak.finish()
+        let edges = meters.silence.edges(integrated: integrated.isFinite ? integrated : nil)
         let loudness = Loudness(
             integrated: integrated.isFinite ? integrated : nil,
             truePeak: truePeak > 0 ? 20 * log10(truePeak) : nil,
-            clippedRuns: clip.runs,
+            clippedRuns: meters.clip.runs,
             seconds: Double(decoder.framesDecoded) / Double(format.sampleRate),
             damage: decoder.damage, leadingSilence: edges?.leading, trailingSilence: edges?.trailing,
-            onlyChannel: integrated.isFinite ? energy.onlyChannel : nil)
+            onlyChannel: integrated.isFinite ? meters.energy.onlyChannel : nil)
         return (loudness, float)
     }
 
@@ -111,6 +100,35 @@ public enum LoudnessMeter {
         var patch: Int32 = 0
         ebur128_get_version(&major, &minor, &patch)
         return "\(major).\(minor).\(patch)"
+    }
+}
+
+/// What the meter finds besides libebur128's loudness, sample by sample.
+struct SampleMeters {
+    var clip: ClipCounter
+    var peak: TruePeak
+    var silence: SilenceEdges
+    var energy: ChannelEnergy
+
+    init(_ format: PCMFormat) {
+        clip = ClipCounter(channels: format.channels)
+        peak = TruePeak(channels: format.channels)
+        silence = SilenceEdges(channels: format.channels, sampleRate: format.sampleRate)
+        energy = ChannelEnergy(channels: format.channels)
+    }
+
+    mutating func add(_ samples: UnsafeBufferPointer<Int16>) {
+        clip.count(samples)
+        peak.add(samples)
+        silence.add(samples)
+        energy.add(samples)
+    }
+
+    mutating func add(_ samples: UnsafeBufferPointer<Float>) {
+        clip.count(samples)
+        peak.add(samples)
+        silence.add(samples)
+        energy.add(samples)
     }
 }
 

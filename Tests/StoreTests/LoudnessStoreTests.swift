@@ -52,22 +52,19 @@ struct LoudnessStoreTests {
     @Test func aDownloadMeasuresEachNarrationOnceAndEveryReportSaysIt() async throws {
         let harness = try await StoreHarness { tours in
             let demo = try StoreHarness.copyDemo(into: tours)
-            // Point 3's narration recorded 12 dB quieter.
-            let target = demo.appendingPathComponent("media/en/03.mp3")
-            let quiet = tours.appendingPathComponent("quiet.mp3")
-            try FormatFixtures.ffmpeg([
-                "-i", target.path, "-af", "volume=-12dB", "-c:a", "libmp3lame", "-b:a", "64k", quiet.path,
-            ])
-            try FileManager.default.removeItem(at: target)
-            try FileManager.default.moveItem(at: quiet, to: target)
-            // Point 4's led in by 3 s of silence.
-            let late = demo.appendingPathComponent("media/en/04.mp3")
-            let padded = tours.appendingPathComponent("padded.mp3")
-            try FormatFixtures.ffmpeg([
-                "-i", late.path, "-af", "adelay=delays=3000:all=1", "-c:a", "libmp3lame", "-b:a", "64k", padded.path,
-            ])
-            try FileManager.default.removeItem(at: late)
-            try FileManager.default.moveItem(at: padded, to: late)
+            /// The narration `name` of the demo run through ffmpeg's `filter`, in its place.
+            func refilter(_ name: String, _ filter: String) throws {
+                let target = demo.appendingPathComponent("media/en/\(name)")
+                let made = tours.appendingPathComponent("made-\(name)")
+                try FormatFixtures.ffmpeg([
+                    "-i", target.path, "-af", filter, "-c:a", "libmp3lame", "-b:a", "64k", made.path,
+                ])
+                try FileManager.default.removeItem(at: target)
+                try FileManager.default.moveItem(at: made, to: target)
+            }
+            // Point 3's narration recorded 12 dB quieter; point 4's led in by 3 s of silence.
+            try refilter("03.mp3", "volume=-12dB")
+            try refilter("04.mp3", "adelay=delays=3000:all=1")
         }
         _ = try harness.succeed(["download", StoreHarness.demoSlug, "-l", "en"])
         // One row per narration blob, keyed as the blob is.
