@@ -120,6 +120,7 @@ WS_FF(swr_init)
 WS_FF(swresample_version)
 WS_FF(av_log_set_level)
 WS_FF(swr_set_matrix)
+WS_FF(av_opt_set_double)
 WS_FF(av_strerror)
 
 static inline int ws_averror_eof(void) { return AVERROR_EOF; }

@@ -71,7 +71,8 @@ public final class FFmpegDecoder: AudioDecoder {
     public func nextChunk() throws(PlaybackError) -> UnsafeMutableRawBufferPointer? {
         while true {
             guard var chunk = try stream.next() else {
-                if damage == nil { damage = stream.damage ?? containerDamage }
+                // A container cut short says so before a packet it left half-written.
+                if damage == nil { damage = stream.seriousDamage ?? containerDamage ?? stream.refusedDamage }
                 return nil
             }
             if skip > 0 {
@@ -159,34 +160,47 @@ private final class Stream {
     private(set) var format = PCMFormat(sampleRate: 44100, channels: 2)
     /// What was wrong on the way, most telling first: the file ends early; decoding could not go
     /// on; a stretch could not be decoded (how long, from where); packets refused.
-    var damage: String? {
+    var damage: String? { seriousDamage ?? refusedDamage }
+    /// What cost the narration something: the file ends early; decoding could not go on; a
+    /// stretch could not be decoded.
+    var seriousDamage: String? {
         if let ended { return ended }
         if let stopped { return stopped }
-        if lost >= MP3Decoder.skippedWorthSaying {
-            return "damaged stretch skipped: " + String(format: "%.2f", lost)
-                + " s of the narration could not be decoded (from " + String(format: "%.1f", lostFrom ?? 0)
-                + " s on)"
-        }
+        guard lost >= MP3Decoder.skippedWorthSaying else { return nil }
+        return "damaged stretch skipped: " + String(format: "%.2f", lost)
+            + " s of the narration could not be decoded (from " + String(format: "%.1f", lostFrom ?? 0) + " s on)"
+    }
+    /// Packets refused, costing less than that.
+    var refusedDamage: String? {
         guard refusedPackets > 0 else { return nil }
         return "\(refusedPackets) damaged packet\(refusedPackets == 1 ? "" : "s") skipped"
     }
     private var ended: String?
     private var stopped: String?
-    /// Seconds the stream's timestamps skip (packets lost to damage, or refused by the codec), and
-    /// where the longest such stretch begins (seconds from the stream's start).
-    private var lost: Double { closedLoss + runLoss }
+    /// Seconds the frames' timestamps skip where the stream shows damage (packets refused by the
+    /// codec, or bytes the demuxer skipped), and where the longest such stretch begins (seconds
+    /// from the stream's start).
+    private var lost = 0.0
     private var lostFrom: Double?
     private var largestGap = 0.0
-    /// Seconds per tick of the stream's timestamps (0: none to go by), and the first frame's.
+    /// Seconds per tick of the stream's timestamps (0: none to go by), the first frame's, the
+    /// rate they are judged at, and where the last frame ends.
     private var timeBase = 0.0
     private var firstTimestamp: Int64?
-    /// The current run of timestamps: its first, (the rate they were judged at,) where its last
-    /// frame ends, the seconds decoded in it; and what runs before it lost.
-    private var run: Int64?
     private var stampedRate: Int32 = 0
-    private var runEnd: Int64 = 0
-    private var runDecoded = 0.0
-    private var closedLoss = 0.0
+    private var expectedTimestamp: Int64?
+    /// Seconds of frames still judged after damage was seen (a packet refused, bytes skipped
+    /// between packets): an Ogg demuxer stamps the page after a lost one as if nothing was lost,
+    /// and the page after that shows the skip.
+    private var damageWindow = 0.0
+    static let damageReach = 3.0
+    /// Where the last packets read began (any stream) and their bytes, in containers whose
+    /// packets follow one another closely (Ogg pages, Matroska blocks): a demuxer that
+    /// resynchronises past damaged bytes leaves a hole.
+    private let followsBytes: Bool
+    private var runPosition: Int64 = -1
+    private var runBytes: Int64 = 0
+    static let byteHole: Int64 = 1024
     /// Decoding errors since the last frame: the codec drops the packet and goes on, as ffmpeg
     /// does, unless nothing decodes any more.
     private var errorsInARow = 0
@@ -235,6 +249,7 @@ private final class Stream {
 
     init(source: FFmpegDecoder.Source, name: String, kind: MediaKind) throws(PlaybackError) {
         self.name = name
+        followsBytes = kind == .ogg || kind == .matroska
         guard let packet = ws_av_packet_alloc()!(), let frame = ws_av_frame_alloc()!() else {
             throw PlaybackError.decodeFailed(path: name, reason: "out of memory")
         }
@@ -352,7 +367,11 @@ private final class Stream {
         // `SampleConverter`'s `keepingLoudness`); the first frame's own downmix (5.1 to stereo) is
         // libswresample's.
         let splicedDownmix = resampler != nil && format.channels == 1 && inChannels == 2
+        // A downmix is scaled so that it cannot pass full scale when the output is 16 bits, not
+        // when it is float: the same scaling both ways (5.1 speech levelled in float played 7 dB
+        // over the target, clipped in 48,000 places).
         guard result >= 0, let swr, !splicedDownmix || SampleConverter.sumToMono(swr),
+            ws_av_opt_set_double()!(UnsafeMutableRawPointer(swr), "rematrix_maxval", 1, 0) >= 0,
             ws_swr_init()!(swr) >= 0
         else {
             if swr != nil { ws_swr_free()!(&swr) }
@@ -437,6 +456,7 @@ private final class Stream {
                 // ffmpeg does; the timestamps tell what it cost. It stopped the narration there.
                 errorsInARow += 1
                 refusedPackets += 1
+                damageWindow = Self.damageReach
                 guard errorsInARow < Self.mostErrorsInARow else {
                     stopped = stopped ?? "decoding stopped early (\(FFmpegLibraries.text(received)))"
                     return false
@@ -454,17 +474,38 @@ private final class Stream {
                 continue
             }
             defer { ws_av_packet_unref()!(packet) }
+            notePosition()
             guard packet.pointee.stream_index == streamIndex else { continue }
-            if ws_avcodec_send_packet()!(codecContext, packet) < 0 { refusedPackets += 1 }
+            if ws_avcodec_send_packet()!(codecContext, packet) < 0 {
+                refusedPackets += 1
+                damageWindow = Self.damageReach
+            }
         }
     }
 
-    /// Follows the decoded frames' timestamps: what they span beyond what was decoded is a
-    /// stretch lost to damage (an Ogg page the demuxer skipped, packets the codec refused). Counted
-    /// net, over each run of timestamps, so that codecs whose frames are stamped a little off
-    /// their lengths (Vorbis's block overlaps, Opus's pre-skip) add up to nothing; a timestamp
-    /// well before the last (a chained Ogg's next part) begins another run. A frame without one
-    /// follows the last.
+    /// Notes a hole between the packet just read and those before (Ogg and Matroska only: in MP4
+    /// other boxes may lie between them). Packets share a position where they share an Ogg page:
+    /// the next position should come after their bytes and a few page headers.
+    private func notePosition() {
+        guard followsBytes else { return }
+        let position = packet.pointee.pos
+        let size = Int64(packet.pointee.size)
+        guard position >= 0, position != runPosition else {
+            runBytes += size
+            return
+        }
+        if runPosition >= 0, position > runPosition + runBytes + Self.byteHole { damageWindow = Self.damageReach }
+        runPosition = position
+        runBytes = size
+    }
+
+    /// Counts what the decoded frame's timestamp skips past where the last frame ended, when the
+    /// stream showed damage within the last 3 s (a packet refused, bytes the demuxer skipped): a
+    /// stretch lost to it. A skip without damage is the timestamps' own (a capture clock's jump or drift,
+    /// Vorbis's block overlaps, Opus's pre-skip): nothing is missing from the file, and ffmpeg
+    /// plays it as it is; counted, a recording 0.4 % slow was 0.2 s damaged and one with a 2 s
+    /// jump in its stamps 2 s. A timestamp before the last frame's end (a chained Ogg's next part)
+    /// starts again from it; a frame without one follows the last.
     private func noteTimestamp() {
         let rate = frame.pointee.sample_rate
         guard timeBase > 0, rate > 0 else { return }
@@ -473,8 +514,6 @@ private final class Stream {
         // is not judged by them.
         if stampedRate == 0 { stampedRate = rate }
         guard rate == stampedRate else {
-            closedLoss += runLoss
-            run = nil
             timeBase = 0
             return
         }
@@ -482,38 +521,27 @@ private final class Stream {
         let ticks = Int64((seconds / timeBase).rounded())
         let stamp = frame.pointee.best_effort_timestamp
         guard stamp != Int64.min else {
-            if run != nil {
-                runEnd += ticks
-                runDecoded += seconds
-            }
+            expectedTimestamp = expectedTimestamp.map { $0 + ticks }
             return
         }
         let streamStart = firstTimestamp ?? stamp
         firstTimestamp = streamStart
-        if run != nil, Double(runEnd - stamp) * timeBase < Self.backwards {
-            let gap = Double(stamp - runEnd) * timeBase
-            if gap > largestGap {
-                largestGap = gap
-                lostFrom = Double(runEnd - streamStart) * timeBase
+        if let expected = expectedTimestamp, damageWindow > 0 {
+            let gap = Double(stamp - expected) * timeBase
+            if gap >= Self.gapWorthCounting {
+                lost += gap
+                if gap > largestGap {
+                    largestGap = gap
+                    lostFrom = Double(expected - streamStart) * timeBase
+                }
             }
-            runEnd = max(runEnd, stamp + ticks)
-            runDecoded += seconds
-        } else {
-            closedLoss += runLoss
-            run = stamp
-            runEnd = stamp + ticks
-            runDecoded = seconds
         }
+        damageWindow = max(0, damageWindow - seconds)
+        expectedTimestamp = stamp + ticks
     }
 
-    /// What the current run of timestamps spans beyond what was decoded in it (seconds).
-    private var runLoss: Double {
-        guard let run else { return 0 }
-        return max(0, Double(runEnd - run) * timeBase - runDecoded)
-    }
-
-    /// A timestamp this far before the last frame's end begins another run (seconds).
-    static let backwards = 0.5
+    /// Shorter skips are the timestamps' rounding (Matroska's are milliseconds).
+    static let gapWorthCounting = 0.02
 
     /// Converts `frames` input frames (nil: flush); nil when nothing came out.
     private func convert(input: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, frames: Int32)
