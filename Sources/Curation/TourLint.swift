@@ -361,68 +361,55 @@ public struct TourLint: Sendable {
             for (i, audio) in list {
                 guard let loudness = measured[audio] else { continue }
                 let rel = relative(audio, in: root)
+                /// A finding about this narration, named as the point and language it plays in.
+                func say(_ severity: LintFinding.Severity, _ check: String, _ text: String) {
+                    findings.append(.init(severity, check, rel, "\(name(i)) in '\(lang)': \(text)", language: lang))
+                }
                 let key = sharedAudioPerLanguage ? "\(lang)\u{0}\(audio.path)" : audio.path
                 if reported.insert(key).inserted {
-                    if let damage = loudness.damage {
-                        findings.append(
-                            .init(.error, "audio-damaged", rel, "\(name(i)) in '\(lang)': \(damage)", language: lang))
-                    }
+                    if let damage = loudness.damage { say(.error, "audio-damaged", damage) }
                     if loudness.isSilent {
-                        findings.append(
-                            .init(
-                                .error, "audio-silent", rel, "\(name(i)) in '\(lang)': the narration is silent",
-                                language: lang))
+                        say(.error, "audio-silent", "the narration is silent")
                     } else if loudness.isTooShortToMeasure {
-                        findings.append(
-                            .init(
-                                .warning, "audio-too-short", rel,
-                                "\(name(i)) in '\(lang)': the narration lasts \(Int((loudness.seconds * 1000).rounded())) ms, too short to measure its loudness (400 ms at least): it plays at its own level",
-                                language: lang))
+                        say(
+                            .warning, "audio-too-short",
+                            "the narration lasts \(Int((loudness.seconds * 1000).rounded())) ms, too short to measure its loudness (400 ms at least): it plays at its own level"
+                        )
                     } else if loudness.isClipped {
-                        findings.append(
-                            .init(
-                                .warning, "audio-clipped", rel,
-                                "\(name(i)) in '\(lang)': clipped in \(loudness.clippedRuns) place\(loudness.clippedRuns == 1 ? "" : "s") (samples at full scale)",
-                                language: lang))
+                        say(
+                            .warning, "audio-clipped",
+                            "clipped in \(loudness.clippedRuns) place\(loudness.clippedRuns == 1 ? "" : "s") (samples at full scale)"
+                        )
                     }
                     if let channel = loudness.onlyChannel {
                         let (sounds, silent) = channel == 0 ? ("left", "right") : ("right", "left")
-                        findings.append(
-                            .init(
-                                .warning, "audio-one-channel", rel,
-                                "\(name(i)) in '\(lang)': the narration is on its \(sounds) channel alone, the \(silent) silent: it plays on both, as mono",
-                                language: lang))
+                        say(
+                            .warning, "audio-one-channel",
+                            "the narration is on its \(sounds) channel alone, the \(silent) silent: it plays on both, as mono"
+                        )
                     }
                     if let lead = loudness.leadingSilence, lead >= longestLeadIn {
-                        findings.append(
-                            .init(
-                                .warning, "audio-leading-silence", rel,
-                                "\(name(i)) in '\(lang)': the narration begins with \(String(format: "%.1f", lead)) s of silence: a walker who reaches the point hears nothing for that long",
-                                language: lang))
+                        say(
+                            .warning, "audio-leading-silence",
+                            "the narration begins with \(String(format: "%.1f", lead)) s of silence: a walker who reaches the point hears nothing for that long"
+                        )
                     }
                     if let tail = loudness.trailingSilence, tail >= longestTail {
-                        findings.append(
-                            .init(
-                                .warning, "audio-trailing-silence", rel,
-                                "\(name(i)) in '\(lang)': the narration ends with \(String(format: "%.1f", tail)) s of silence: a point reached meanwhile waits behind it",
-                                language: lang))
+                        say(
+                            .warning, "audio-trailing-silence",
+                            "the narration ends with \(String(format: "%.1f", tail)) s of silence: a point reached meanwhile waits behind it"
+                        )
                     }
-                    if let quiet = staysQuiet(loudness, audio: audio) {
-                        findings.append(
-                            .init(
-                                .warning, "loudness-unreachable", rel, "\(name(i)) in '\(lang)': \(quiet)",
-                                language: lang))
-                    }
+                    if let quiet = staysQuiet(loudness, audio: audio) { say(.warning, "loudness-unreachable", quiet) }
                 }
                 guard let median, let level = loudness.integrated, abs(level - median) > loudnessSpread else {
                     continue
                 }
                 let lu = abs(level - median)
-                findings.append(
-                    .init(
-                        .warning, "loudness-outlier", rel,
-                        "\(name(i)) in '\(lang)': \(loudness.summary), \(String(format: "%.1f", lu)) LU \(level < median ? "quieter" : "louder") than the language's median (\(String(format: "%.1f", median)) LUFS)",
-                        language: lang))
+                say(
+                    .warning, "loudness-outlier",
+                    "\(loudness.summary), \(String(format: "%.1f", lu)) LU \(level < median ? "quieter" : "louder") than the language's median (\(String(format: "%.1f", median)) LUFS)"
+                )
             }
         }
         return findings

@@ -100,7 +100,9 @@ public final class FFmpegDecoder: AudioDecoder {
     /// Starts again and drops decoded frames up to `frame`: exact whatever the container's index.
     public func seek(toFrame frame: Int) throws(PlaybackError) {
         stream = try Stream(source: source, name: name, kind: kind)
+        // The new pass hands out what the old one did.
         if level != 1 { _ = stream.setLevel(level) }
+        if floatOutput { _ = stream.setFloat() }
         framesDecoded = 0
         damage = nil
         skip = max(0, frame)
@@ -158,9 +160,6 @@ public enum FFmpegLibraries {
 /// One pass over a stream: the demuxer, the codec and the converter, freed together.
 private final class Stream {
     private(set) var format = PCMFormat(sampleRate: 44100, channels: 2)
-    /// What was wrong on the way, most telling first: the file ends early; decoding could not go
-    /// on; a stretch could not be decoded (how long, from where); packets refused.
-    var damage: String? { seriousDamage ?? refusedDamage }
     /// What cost the narration something: the file ends early; decoding could not go on; a
     /// stretch could not be decoded.
     var seriousDamage: String? {
@@ -320,23 +319,19 @@ private final class Stream {
 
     /// Hands out the PCM multiplied by `factor`, before the first chunk is taken (the first frame,
     /// decoded at opening, still waits in `frame`). False when it is too late.
-    func setLevel(_ factor: Float) -> Bool {
-        guard pending, !finished, !floatOut else { return false }
-        let before = level
-        level = factor
-        guard makeResampler() else {
-            level = before
-            return false
-        }
-        return true
-    }
+    func setLevel(_ factor: Float) -> Bool { !floatOut && setOutput(level: factor, float: false) }
 
     /// Hands out float samples, unscaled, before the first chunk is taken. False when too late.
-    func setFloat() -> Bool {
-        guard pending, !finished, level == 1 else { return false }
-        floatOut = true
+    func setFloat() -> Bool { level == 1 && setOutput(level: 1, float: true) }
+
+    /// A converter for the first frame making what `level` and `float` ask, in place of the one
+    /// made at opening; as it was when it cannot be made.
+    private func setOutput(level: Float, float: Bool) -> Bool {
+        guard pending, !finished else { return false }
+        let before = (self.level, floatOut)
+        (self.level, floatOut) = (level, float)
         guard makeResampler() else {
-            floatOut = false
+            (self.level, floatOut) = before
             return false
         }
         return true

@@ -72,7 +72,7 @@ public struct PreviewReport: Sendable, Hashable, Codable {
         /// dBTP; nil for a silent file.
         public var truePeak: Double?
         public var clipped: Bool
-        /// Seconds of silence before the narration's first sound and after its last.
+        /// Seconds of silence before the narration's first sound and after its last (to a tenth).
         public var leadingSilence: Double?
         public var trailingSilence: Double?
         /// The gain applied at playback toward the target, in dB (0 with `--loudness off`).
@@ -148,8 +148,8 @@ public struct PreviewReport: Sendable, Hashable, Codable {
             let channels = point.audio.flatMap { try? AudioDecoders.open($0).format.channels } ?? 2
             points[index].loudness = NarrationLevel(
                 integrated: measured.integrated.map(Self.tenths), truePeak: measured.truePeak.map(Self.tenths),
-                clipped: measured.isClipped, leadingSilence: measured.leadingSilence.map(Self.tenths),
-                trailingSilence: measured.trailingSilence.map(Self.tenths),
+                clipped: measured.isClipped, leadingSilence: measured.leadingSilence,
+                trailingSilence: measured.trailingSilence,
                 gainDB: Self.tenths(AudioQueue.gainDB(target, for: measured, channels: channels)))
         }
     }
