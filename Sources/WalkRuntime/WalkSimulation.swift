@@ -148,7 +148,11 @@ public struct WalkSimulation: Sendable {
 /// the preview an hour late, where the walker heard them on time.
 ///
 /// A trace whose first epochs have no date (GGA before the first RMC) has them on 1970-01-01:
-/// the step to the first dated fix counts by the time of day alone.
+/// they are held until the first dated fix and put on its day (or the day before, across
+/// midnight), fixes and times, as the live walk's gpsd source dates them; a preview gave such a
+/// recording's start, timeline and events on 1970-01-01. A trace with no date for `mostHeld`
+/// fixes keeps its times of day, and the step to a later first date counts by the time of day
+/// alone.
 public struct TraceClock: Sendable {
     public let stepConfirmations: Int
     static let bigStep = 60.0
@@ -181,6 +185,9 @@ public struct TraceClock: Sendable {
         }
     }
     private var pending: Held?
+    /// Whether the trace has given no date yet: its undated fixes are held meanwhile.
+    private var dating = true
+    private var undated: [Fix] = []
     /// The last step back followed: the receiver's time before it and the clock's then.
     private var steppedBack: (from: Date, at: Date)?
 
@@ -194,6 +201,31 @@ public struct TraceClock: Sendable {
 
     /// The fixes whose time is now known, with it, in the trace's order.
     public mutating func push(_ fix: Fix) -> [(fix: Fix, time: Date)] {
+        if dating {
+            if NMEAParser.isUndated(fix.time), undated.count < Self.mostHeld {
+                undated.append(fix)
+                return []
+            }
+            return releaseUndated(dating: fix) + take(fix)
+        }
+        return take(fix)
+    }
+
+    /// The undated fixes held, each put on the day nearest `first` (the first dated fix) as the
+    /// live walk's gpsd source puts them, run through the clock. With no date (`first` undated:
+    /// the trace ends, or `mostHeld` fixes came without one) they keep their times of day.
+    private mutating func releaseUndated(dating first: Fix?) -> [(fix: Fix, time: Date)] {
+        dating = false
+        var out: [(fix: Fix, time: Date)] = []
+        for var fix in undated {
+            if let first, !NMEAParser.isUndated(first.time) { fix.time = NMEAParser.redate(fix.time, near: first.time) }
+            out += take(fix)
+        }
+        undated = []
+        return out
+    }
+
+    private mutating func take(_ fix: Fix) -> [(fix: Fix, time: Date)] {
         guard let step = pending else { return advance(fix) }
         let first = step.fixes[0].time, last = step.fixes[step.fixes.count - 1].time
         // Where the old times would be by now: when the held fixes went on steadily, their span
@@ -234,7 +266,7 @@ public struct TraceClock: Sendable {
     /// The end of the trace: a step still held counts as a real gap once a second fix went on from
     /// it; a last fix alone on new times is a wild stamp.
     public mutating func finish() -> [(fix: Fix, time: Date)] {
-        var out: [(fix: Fix, time: Date)] = []
+        var out = dating ? releaseUndated(dating: nil) : []
         // Settling one step may hold the next (two real gaps near the end: the fixes after the
         // second were lost, and a tour that went on there was abandoned).
         while let step = pending {

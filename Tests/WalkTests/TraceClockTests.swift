@@ -2,6 +2,7 @@ import Foundation
 import Positioning
 import Testing
 import TourModel
+import Walk
 
 @testable import WalkRuntime
 
@@ -24,7 +25,11 @@ struct TraceClockTests {
         for fix in fixes { out += clock.push(fix).map { ($0.fix, $0.time) } }
         out += clock.finish().map { ($0.fix, $0.time) }
         #expect(out.count == fixes.count)
-        #expect(zip(out.map(\.0.time), fixes.map(\.time)).allSatisfy { $0 == $1 }, "every fix once, in order")
+        // Every fix once, in order (an undated one on its date's day).
+        #expect(
+            zip(out.map(\.0.time), fixes.map(\.time)).allSatisfy {
+                $0 == $1 || (NMEAParser.isUndated($1) && $0 == NMEAParser.redate($1, near: $0))
+            }, "every fix once, in order")
         let start = out[0].1
         return out.map { $0.1.timeIntervalSince(start) }
     }
@@ -84,6 +89,77 @@ struct TraceClockTests {
         let dated = Self.times(Self.run(36_005, 60), base: 1_795_219_200)
         let clock = Self.clock(undated + dated)
         #expect(clock[5] == 5 && clock[clock.count - 1] == 64, "\(clock[3...6])")
+    }
+
+    /// The undated epochs are on the first date's day (the live walk's gpsd source dates them so):
+    /// a preview of such a recording (9 of the 89 receivers' logs here) gave its start, its
+    /// timeline and its analytics events on 1970-01-01.
+    @Test("a recording's undated first epochs are put on its first date's day, and so is what follows")
+    func undatedFirstEpochsAreDated() {
+        let day = 1_795_219_200.0  // 2026-11-21
+        let undated = Self.times(Self.run(36_000, 5), base: 0)
+        let dated = Self.times(Self.run(36_005, 60), base: day)
+        var clock = TraceClock(stepConfirmations: 3)
+        var out: [(fix: Fix, time: Date)] = []
+        for fix in undated + dated { out += clock.push(fix) }
+        out += clock.finish()
+        #expect(out.count == 65)
+        let times = out.map { $0.time.timeIntervalSince1970 - day }
+        #expect(times == Self.run(36_000, 65), "\(times.prefix(7))")
+        // The fixes themselves too, as gpsd's are: the walk core sees no 56-year step.
+        let fixTimes = out.map { $0.fix.time.timeIntervalSince1970 - day }
+        #expect(fixTimes == Self.run(36_000, 65), "\(fixTimes.prefix(7))")
+    }
+
+    /// Undated epochs just before midnight, the first date just after it: they were the day before.
+    @Test func undatedEpochsBeforeMidnightAreOnTheDayBefore() {
+        let day = 1_795_219_200.0
+        let undated = Self.times(Self.run(86_397, 3) + Self.run(0, 2), base: 0)
+        let dated = Self.times(Self.run(2, 10), base: day + 86_400)
+        var clock = TraceClock(stepConfirmations: 3)
+        var out: [(fix: Fix, time: Date)] = []
+        for fix in undated + dated { out += clock.push(fix) }
+        out += clock.finish()
+        let times = out.map { $0.time.timeIntervalSince1970 - day }
+        #expect(times == Self.run(86_397, 15), "\(times.prefix(7))")
+    }
+
+    /// The preview of such a recording: its start, timeline and events on the first date's day,
+    /// a point triggered among the undated epochs included.
+    @Test("a preview of a recording that starts undated is dated throughout")
+    func aPreviewOfAnUndatedStartIsDated() throws {
+        let day = 1_795_219_200.0
+        let tour = northTour(points: 2)
+        func at(_ t: Double, _ lat: Double, base: Double) -> Fix {
+            Fix(
+                time: Date(timeIntervalSince1970: base + t), coordinate: Coordinate(latitude: lat, longitude: 9),
+                horizontalError: 5)
+        }
+        // Three undated fixes at point 1 (it triggers on the second), then dated on to point 2.
+        var fixes: [Fix] = []
+        for k in 0..<200 {
+            let t = 36_000 + Double(k)
+            fixes.append(k < 3 ? at(t, 45.0, base: 0) : at(t, 45.0 + Double(k - 3) * 0.00002, base: day))
+        }
+        let narrations: [String: WalkSimulation.Narration] = ["p1": .seconds(3), "p2": .seconds(3)]
+        let report: PreviewReport = WalkSimulation(tour: tour, narrations: narrations).run(fixes: fixes)
+        #expect(report.traceStart == "2026-11-21T10:00:00.000Z")
+        let timelineYears: [String] = report.timeline.map { String($0.time.prefix(4)) }
+        let eventYears: [String] = report.events.map { String(ISO8601.format($0.timestamp).prefix(4)) }
+        #expect(Set(timelineYears + eventYears) == ["2026"], "\(timelineYears) \(eventYears)")
+        let statuses: [PreviewReport.PointStatus] = report.points.map { $0.status }
+        #expect(statuses == [.heard, .heard])
+    }
+
+    /// A recording with no date at all keeps its times of day (nothing better is known), every
+    /// fix once, in order.
+    @Test func aRecordingWithNoDateKeepsItsTimesOfDay() {
+        let undated = Self.times(Self.run(36_000, 50), base: 0)
+        var clock = TraceClock(stepConfirmations: 3)
+        var out: [(fix: Fix, time: Date)] = []
+        for fix in undated { out += clock.push(fix) }
+        out += clock.finish()
+        #expect(out.map { $0.time.timeIntervalSince1970 } == Self.run(36_000, 50))
     }
 }
 
