@@ -94,10 +94,14 @@ final class VirtualClock: Clock, Sendable {
     }
 
     @Test func cancellationEndsTheReplay() async throws {
-        let (folder, file) = try trace()
-        defer { withExtendedLifetime(folder) {} }
-        // Cancelled as soon as the first fix is out (the next is a second later): a fixed sleep
-        // of 300 ms saw no fix at all on a machine busy with the rest of the suite.
+        let folder = try TemporaryDirectory()
+        let lines = ["100000", "100100", "100200"].map {
+            sentence("GPGGA,\($0).00,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")
+        }
+        let file = try TraceFile(url: try folder.write("t.nmea", lines.joined(separator: "\n") + "\n"))
+        // Cancelled as soon as the first fix is out (the next is 100 s later): a fixed sleep
+        // of 300 ms saw no fix at all on a machine busy with the rest of the suite, and with the
+        // next fix a second later, this task was woken only after 5 s there, when all had played.
         let (first, delivered) = AsyncStream<Void>.makeStream()
         let task = Task {
             var count = 0
