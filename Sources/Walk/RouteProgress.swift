@@ -115,15 +115,26 @@ public struct RouteProgress: Sendable {
     private var travelled = 0.0
     private var lastSpeed: (time: Date, speed: Double)?
 
-    /// - Parameter since: when the walker was last known at `floor` (a resumed walk: when the last
-    ///   point triggered); the window grows from then. Nil: from the first fix.
-    public init(route: TourRoute, configuration: Configuration = .default, floor: Double = 0, since: Date? = nil) {
+    /// - Parameter floor: where progress may start (a resumed walk: the last point triggered).
+    public init(route: TourRoute, configuration: Configuration = .default, floor: Double = 0) {
         self.route = route
         self.configuration = configuration
         self.floor = max(0, floor)
         self.reach = max(0, floor)
-        self.matchedAt = since
     }
+
+    /// A resumed walk, before its first fix: the walker was last known at the floor at `since`
+    /// (on the fixes' clock), and nothing was heard of them since. The window grows from then, and
+    /// the first fix on the route is the walker reappearing after a gap of that long: a walker
+    /// who went on 80 s while the walk was down, further than the window's slack, was taken for
+    /// a later pass of the last point and placed only when 130 m from it (points 11-13 s late).
+    public mutating func resume(since: Date) {
+        guard progress == nil else { return }
+        matchedAt = since
+        resumed = true
+    }
+
+    private var resumed = false
 
     var tolerance: Double { route.source == .drawn ? configuration.tolerance : configuration.pointsTolerance }
 
@@ -239,9 +250,10 @@ public struct RouteProgress: Sendable {
         // stayed on the way up until the end. A receiver that wanders says something every
         // second; and a loop's end is not nearer by the continuity penalty (a quarter of the
         // loop) than where the group waits.
+        let quiet = progress == nil && resumed ? max(quietFor, elapsed) : quietFor
         let reappeared =
-            quietFor >= configuration.quietGap
-            && advance <= configuration.ahead + tolerance + configuration.walkingPace * quietFor
+            quiet >= configuration.quietGap
+            && advance <= configuration.ahead + tolerance + configuration.walkingPace * quiet
         var events: [Event] = []
         if match.offset <= tolerance, leap, !departed, !reappeared {
             // A later pass of where the walker is: they are still here, and the window need not

@@ -31,6 +31,9 @@ public struct WalkCore: Sendable {
     /// When the receiver's latest fix was stamped, whatever the filter made of it: the gap before
     /// an accepted fix tells route progress how long the receiver said nothing.
     private var lastHeard: Date?
+    /// A resumed walk: when its last point triggered, on the walk's clock (the machine's in a
+    /// live walk). The first fix puts it on the receiver's clock for route progress.
+    private var resumedSince: Date?
     private var heardInterval: Double?
     private var previousInterval: Double?
     /// Intervals (s) beyond this are gaps, not a sparse receiver's rate.
@@ -104,9 +107,8 @@ public struct WalkCore: Sendable {
         let points = progress.points
         if let last = points.lastIndex(where: { $0.triggeredAt != nil || $0.status == .missed }) {
             routeProgress = RouteProgress(
-                route: route, configuration: policy.route,
-                floor: route.stations[last] - radii[last],
-                since: points[last].triggeredAt)
+                route: route, configuration: policy.route, floor: route.stations[last] - radii[last])
+            resumedSince = points[last].triggeredAt
         }
         self.progress.language = tour.language
         self.progress.outcome = nil
@@ -180,6 +182,13 @@ public struct WalkCore: Sendable {
     // MARK: - Fixes (rules 1, 2, 4, 5, 10)
 
     private mutating func handleFix(_ fix: Fix, at time: Date, into effects: inout [WalkEffect]) {
+        if let since = resumedSince {
+            // The walker has not been seen since the last point triggered: as long before this
+            // fix, by the receiver's clock, as the walk's clock says. The two clocks may disagree
+            // (a receiver months off, or only the machine's is right); the time between does not.
+            resumedSince = nil
+            routeProgress.resume(since: fix.time.addingTimeInterval(-max(0, time.timeIntervalSince(since))))
+        }
         // A gap is three of the receiver's usual intervals at least (a receiver giving a fix
         // every 20 s is not quiet at each).
         var quiet = lastHeard.map { fix.time.timeIntervalSince($0) } ?? 0
