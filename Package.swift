@@ -75,8 +75,11 @@ let package = Package(
         .executableTarget(
             name: "FuzzNMEA", dependencies: ["Positioning", "TourModel", "CFuzzerShim"],
             swiftSettings: swiftSettings),
+        // Sample loops the Swift compiler leaves scalar, in C with SSE2 (a mono narration's upmix).
+        .target(name: "CSampleKernels"),
         .target(
-            name: "Playback", dependencies: ["TourModel", "FileAccess", "CMPG123", "CALSA", "CFFmpeg", "CEBUR128"],
+            name: "Playback",
+            dependencies: ["TourModel", "FileAccess", "CMPG123", "CALSA", "CFFmpeg", "CEBUR128", "CSampleKernels"],
             swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzSRT", dependencies: ["Playback", "CFuzzerShim"], swiftSettings: swiftSettings),
         .executableTarget(

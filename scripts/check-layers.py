@@ -19,7 +19,8 @@ import sys
 # Lower numbers are lower layers; a dependency must point strictly down.
 LAYERS = {
     # C libraries and the file rules
-    "CGPS": 0, "CMPG123": 0, "CALSA": 0, "CFFmpeg": 0, "CEBUR128": 0, "CFuzzerShim": 0, "FileAccess": 0,
+    "CGPS": 0, "CMPG123": 0, "CALSA": 0, "CFFmpeg": 0, "CEBUR128": 0, "CFuzzerShim": 0, "CSampleKernels": 0,
+    "FileAccess": 0,
     # what this build is (version, commit)
     "BuildInfo": 0,
     # the tour itself
