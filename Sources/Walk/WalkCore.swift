@@ -228,6 +228,9 @@ public struct WalkCore: Sendable {
         // crossing the edge in noise is not sent back to zero by every fix.
         var sparse = -1
         let fixCosine = cos(fix.coordinate.latitude * Self.toRadians)
+        // From a sparse receiver, the way from the fix before: a point it passes deep inside was
+        // entered, wherever the two fixes fell (`passesThrough`).
+        let sparseStep = isSparseStep(fix) ? previousAccepted : nil
         for i in progress.nextIndex..<centres.count {
             // Farther for certain than the radius and the error's allowance (at most half the
             // radius): the streak ends, as the distance below would say, without its trigonometry.
@@ -238,6 +241,10 @@ public struct WalkCore: Sendable {
             {
                 streaks[i] = 0
                 nearSince[i] = nil
+                if sparse < 0, let from = sparseStep, passesThrough(i, from: from, to: fix) {
+                    streaks[i] = 1
+                    sparse = i
+                }
                 continue
             }
             let d = Self.distance(
@@ -247,9 +254,14 @@ public struct WalkCore: Sendable {
             nearSince[i] = isNear ? nearSince[i] ?? fix.time : nil
             if d <= radii[i] {
                 streaks[i] += 1
-                if sparse < 0, streaks[i] == 1, isConfidentAlone(fix, distance: d, radius: radii[i]) { sparse = i }
             } else if !isNear {
                 streaks[i] = 0
+            }
+            if sparse < 0, let from = sparseStep, streaks[i] <= 1,
+                d + (fix.horizontalError ?? radii[i] / 4) / 2 <= radii[i] || passesThrough(i, from: from, to: fix)
+            {
+                streaks[i] = max(streaks[i], 1)
+                sparse = i
             }
         }
         previousInterval = previousAccepted.map { fix.time.timeIntervalSince($0.time) }
@@ -263,24 +275,56 @@ public struct WalkCore: Sendable {
     }
 
     /// Confirmation by time and accuracy: from a sparse receiver (a fix every few seconds), one fix
-    /// confirms an entry when it is inside by more than its error estimate and the walker could
-    /// have walked (or ridden, at the speed the receiver measured) to it from the fix before. So a receiver at 0.2 Hz is not made to wait a second
-    /// fix, 5 s later; a single outlier still confirms nothing (it is not where a walker could
-    /// have walked, or it is not deep inside).
-    private func isConfidentAlone(_ fix: Fix, distance: Double, radius: Double) -> Bool {
+    /// confirms an entry when it is inside by more than its error estimate, or when the straight
+    /// way to it from the fix before passes that deep inside (`passesThrough`), and the walker
+    /// could have walked (or ridden, at the speed the receiver measured) to it from the fix
+    /// before. So a receiver at 0.2 Hz is not made to wait a second fix, 5 s later; a single
+    /// outlier still confirms nothing (it is not where a walker could have walked, or it is not
+    /// deep inside).
+    ///
+    /// Whether `fix` is such a step: this interval and the one before it are both sparse (the
+    /// receiver's own rate, not a gap), and the walker could have gone from the fix before to it.
+    private func isSparseStep(_ fix: Fix) -> Bool {
         guard policy.confirmationFixes > 1, let previous = previousAccepted, let interval = previousInterval else {
             return false
         }
-        // The receiver's own rate, not a gap: this interval and the one before it are both sparse.
         let dt = fix.time.timeIntervalSince(previous.time)
         let sparse = policy.sparseInterval...Self.maxSparseInterval
         guard sparse.contains(dt), sparse.contains(interval) else { return false }
-        guard distance + (fix.horizontalError ?? radius / 4) / 2 <= radius else { return false }
         // At walking pace, or at the pace the receiver itself measured at both fixes (Doppler,
         // which an outlier's position does not share): a cyclist covers 35 m between two fixes.
         let measured = min(fix.speed ?? 0, previous.speed ?? 0) * 1.25
         let slack = (fix.horizontalError ?? 0) + (previous.horizontalError ?? 0)
         return previous.coordinate.distance(to: fix.coordinate) - slack <= max(policy.walkingSpeed, measured) * dt
+    }
+
+    /// Whether the straight way from `from` to `to` passes point `i` inside its radius by half the
+    /// fixes' error estimate, between them (where it passes nearest one of them, that fix says as
+    /// much): a cyclist at 6 m/s with a fix every 5 s crosses a 20 m circle between two fixes, or
+    /// lands one just inside its edge, and the point was caught up only when a later one
+    /// triggered, 25-80 s late. On a corner the straight way cuts inside the street by at most
+    /// a third of the step (12 m at 37 m), so only a point passed this deep counts: within half
+    /// its radius of the way.
+    private func passesThrough(_ i: Int, from: Fix, to: Fix) -> Bool {
+        let centre = centres[i], radius = radii[i]
+        let metresPerDegree = Geodesy.meanRadius * Self.toRadians
+        let east = metresPerDegree * centreCosines[i]
+        func local(_ c: Coordinate) -> (x: Double, y: Double) {
+            (
+                Coordinate.wrappedLongitude(c.longitude - centre.longitude) * east,
+                (c.latitude - centre.latitude) * metresPerDegree
+            )
+        }
+        let a = local(from.coordinate), b = local(to.coordinate)
+        let dx = b.x - a.x, dy = b.y - a.y
+        let length2 = dx * dx + dy * dy
+        guard length2 > 0 else { return false }
+        let t = -(a.x * dx + a.y * dy) / length2
+        guard t > 0, t < 1 else { return false }
+        let px = a.x + t * dx, py = a.y + t * dy
+        let nearest = (px * px + py * py).squareRoot()
+        let error = max(from.horizontalError ?? radius / 4, to.horizontalError ?? radius / 4)
+        return nearest + error / 2 <= radius && nearest <= radius / 2
     }
 
     /// The geodesic distance when it matters, i.e. near the radius; far away, the spherical

@@ -358,6 +358,47 @@ struct RouteTriggeringTests {
         #expect(gaps.isEmpty, "\(gaps.map(\.text))")
     }
 
+    /// The same cyclist (6 m/s, a fix every 5 s, 30 m apart) through points of 10 m radius, on a
+    /// street and round a roundabout 12 m across: two fixes in a radius never happen, and one
+    /// deep inside only when the fixes fall that way. The way between two fixes passes through the
+    /// point: it was entered. Points were caught up only when a later one triggered (25-80 s late).
+    /// The judge's truth has a sample per fix, so a delay is measured from the true moment the
+    /// cyclist reached the point's centre: never before the radius, at most one interval after it.
+    @Test(
+        "a cyclist with a 0.2 Hz receiver hears each small point it rides through, also round a roundabout",
+        arguments: [1, 2, 3] as [UInt64])
+    func aSparseCyclistThroughSmallPoints(seed: UInt64) {
+        var receiver = RouteWalk.Receiver(seed: seed)
+        receiver.hz = 0.2
+        // North 200 m, a quarter of the way round a roundabout of 12 m radius, then east.
+        var route: [(x: Double, y: Double)] = [(0, 0), (0, 200)]
+        for k in 1...6 {
+            let a = -Double.pi / 2 + Double.pi / 2 * Double(k) / 6
+            route.append((12 * cos(a), 212 + 12 * sin(a)))
+        }
+        route.append((12 + 400, 212))
+        let alongs: [Double] = [60, 120, 209, 280, 340, 400, 460, 520]
+        let speed = 6.0
+        let walk = RouteWalk(
+            "roundabout", route: route, points: alongs.map { .init(along: $0, radius: 10) }, speed: speed,
+            receiver: receiver)
+        var triggers: [(time: Date, index: Int, type: TriggerType)] = []
+        let narrations = Dictionary(
+            uniqueKeysWithValues: walk.tour.points.map { ($0.id, WalkSimulation.Narration.seconds(1)) })
+        _ = WalkSimulation(tour: walk.tour, narrations: narrations).run(fixes: walk.fixes) { _, time, effects in
+            for case .triggered(let t) in effects { triggers.append((time, t.index, t.type)) }
+        }
+        #expect(triggers.map(\.index) == Array(alongs.indices), "\(triggers)")
+        #expect(triggers.allSatisfy { $0.type == .gps }, "\(triggers.map(\.type))")
+        for t in triggers {
+            let centre = alongs[t.index] / speed
+            let at = t.time.timeIntervalSince(walk.start)
+            #expect(
+                at >= centre - 10 / speed && at <= centre + 5 + 0.01,
+                "point \(t.index + 1): \(at) s, centre at \(centre) s")
+        }
+    }
+
     /// A cyclist at 5 m/s with a fix every 8 s, round right-angle corners: between two fixes the
     /// turn can fall anywhere, and the fix filter's dead reckoning (the two fixes' velocities
     /// averaged) missed the fix after it by up to 28 m, took it for drift and held every fix for
