@@ -166,7 +166,7 @@ struct DeadReckoning: Sendable, Hashable {
         var turn = 0.0
         if let v0 = velocity, let v1 = reckoningVelocity(at: fix) {
             let de = v1.east - v0.east, dn = v1.north - v0.north
-            turn = (de * de + dn * dn).squareRoot() * dt / 2
+            turn = (de * de + dn * dn).squareRoot() * max(dt / 2, Self.velocityLag)
         }
         let allowed = Self.tolerance(for: fix, after: dt, configuration) + turn
         guard miss > allowed else {
@@ -180,6 +180,13 @@ struct DeadReckoning: Sendable, Hashable {
         if driftSince == nil { driftSince = fix.time }
         return true
     }
+
+    /// Seconds a receiver's velocity may lag its positions (a smoothing filter): a turn shows in
+    /// the course that much after the fixes turned, and the reckoning ran on along the old course
+    /// meanwhile. With a fix a second, a turn was allowed half a second of it: a cyclist at 6.5-8 m/s
+    /// whose velocity lagged 2-3 s had every fix after a corner refused as drift until the 90 s
+    /// rule believed them, points 13-86 s late or never heard.
+    static let velocityLag = 2.5
 
     /// Seconds since the current run of drift rejections began.
     func driftHeld(since now: Date) -> Double {

@@ -358,6 +358,41 @@ struct RouteTriggeringTests {
         #expect(gaps.isEmpty, "\(gaps.map(\.text))")
     }
 
+    /// A cyclist whose receiver's speed and course lag its positions by 2-3 s (a smoothing
+    /// filter), round right-angle corners: at each corner the reckoning ran on along the old
+    /// course and every fix after it was refused as drift until the 90 s rule believed them,
+    /// points 13-86 s late or never heard. Found by an adversarial pass on route triggering.
+    @Test(
+        "a cyclist whose receiver's velocity lags 2-3 s has each point heard round the corners",
+        arguments: [(2.0, 8.0), (3.0, 6.5), (2.0, 5.0)])
+    func aCyclistWithALaggingVelocity(lag: Double, speed: Double) {
+        var receiver = RouteWalk.Receiver(seed: 3)
+        receiver.sigma = 4
+        let route: [(x: Double, y: Double)] = [(0, 0), (400, 0), (400, 160), (0, 160), (0, 320), (480, 320)]
+        var walk = RouteWalk(
+            "lag", route: route,
+            points: stride(from: 40.0, through: 1500, by: 110).map { .init(along: $0, radius: 22) },
+            speed: speed, receiver: receiver)
+        // Each fix carries the velocity of the fix `lag` seconds before it.
+        let velocities = walk.fixes.map { ($0.speed, $0.track) }
+        let shift = Int(lag)
+        walk = walk.withVelocity { k in velocities[max(0, k - shift)] }
+        var report: PreviewReport?
+        let verdict = walk.judge { report = $0 }
+        #expect(verdict.order == Array(walk.points.indices), "\(verdict)")
+        #expect(verdict.early.isEmpty, "\(verdict)")
+        // A fix or two round a corner may still be refused while the course catches up.
+        #expect(verdict.delays.allSatisfy { $0 != nil && $0! <= 10 }, "\(verdict)")
+        // "no usable fix for 9.0s": none of a minute or more, none over 15 s.
+        let gaps = (report?.timeline.filter { $0.kind == .gpsGap } ?? []).map(\.text)
+        let seconds = gaps.map { text -> Double? in
+            // "1m 04s" is a minute or more.
+            if text.range(of: #"\d+m "#, options: .regularExpression) != nil { return 60 }
+            return text.split(separator: " ").first { $0.hasSuffix("s") }.flatMap { Double($0.dropLast()) }
+        }
+        #expect(seconds.allSatisfy { $0.map { $0 <= 15 } ?? false }, "\(gaps)")
+    }
+
     /// The same cyclist (6 m/s, a fix every 5 s, 30 m apart) through points of 10 m radius, on a
     /// street and round a roundabout 12 m across: two fixes in a radius never happen, and one
     /// deep inside only when the fixes fall that way. The way between two fixes passes through the

@@ -179,6 +179,18 @@ struct RouteWalk {
         return copy
     }
 
+    /// The same walk with each fix's speed and course replaced, by the fix's index (a receiver
+    /// whose velocity lags its positions).
+    func withVelocity(_ velocity: (Int) -> (speed: Double?, track: Double?)) -> RouteWalk {
+        var copy = self
+        copy.fixes = fixes.enumerated().map { k, fix in
+            var changed = fix
+            (changed.speed, changed.track) = velocity(k)
+            return changed
+        }
+        return copy
+    }
+
     static func driftFraction(_ t: Double, _ d: Drift) -> Double {
         let s = t - d.start
         if s < 0 { return 0 }
