@@ -226,7 +226,7 @@ public struct WalkCore: Sendable {
         // walker already stands in is confirmed by the same fixes. A fix just outside by less
         // than its own error estimate neither adds to a streak nor breaks it: a slow walker
         // crossing the edge in noise is not sent back to zero by every fix.
-        var sparse = -1
+        var sparse: Set<Int> = []
         let fixCosine = cos(fix.coordinate.latitude * Self.toRadians)
         // From a sparse receiver, the way from the fix before: a point it passes deep inside was
         // entered, wherever the two fixes fell (`passesThrough`).
@@ -241,9 +241,9 @@ public struct WalkCore: Sendable {
             {
                 streaks[i] = 0
                 nearSince[i] = nil
-                if sparse < 0, let from = sparseStep, passesThrough(i, from: from, to: fix) {
+                if let from = sparseStep, passesThrough(i, from: from, to: fix) {
                     streaks[i] = 1
-                    sparse = i
+                    sparse.insert(i)
                 }
                 continue
             }
@@ -257,11 +257,11 @@ public struct WalkCore: Sendable {
             } else if !isNear {
                 streaks[i] = 0
             }
-            if sparse < 0, let from = sparseStep, streaks[i] <= 1,
+            if let from = sparseStep, streaks[i] <= 1,
                 d + (fix.horizontalError ?? radii[i] / 4) / 2 <= radii[i] || passesThrough(i, from: from, to: fix)
             {
                 streaks[i] = max(streaks[i], 1)
-                sparse = i
+                sparse.insert(i)
             }
         }
         previousInterval = previousAccepted.map { fix.time.timeIntervalSince($0.time) }
@@ -270,7 +270,7 @@ public struct WalkCore: Sendable {
         // route there by a way of their own (`RouteProgress.mayHaveJoined`): progress goes there.
         let needed = max(1, policy.confirmationFixes)
         if let i = (progress.nextIndex..<centres.count).first(where: {
-            (streaks[$0] >= needed || ($0 == sparse && streaks[$0] >= 1)) && !hasReached($0)
+            (streaks[$0] >= needed || (sparse.contains($0) && streaks[$0] >= 1)) && !hasReached($0)
         }), routeProgress.mayHaveJoined(at: route.stations[i], radius: radii[i], at: fix.time) {
             effects.append(.route(routeProgress.join(at: route.stations[i] - radii[i], time: fix.time)))
         }
@@ -306,13 +306,15 @@ public struct WalkCore: Sendable {
         return previous.coordinate.distance(to: fix.coordinate) - slack <= max(policy.walkingSpeed, measured) * dt
     }
 
-    /// Whether the straight way from `from` to `to` passes point `i` inside its radius by half the
-    /// fixes' error estimate, between them (where it passes nearest one of them, that fix says as
-    /// much): a cyclist at 6 m/s with a fix every 5 s crosses a 20 m circle between two fixes, or
-    /// lands one just inside its edge, and the point was caught up only when a later one
-    /// triggered, 25-80 s late. On a corner the straight way cuts inside the street by at most
-    /// a third of the step (12 m at 37 m), so only a point passed this deep counts: within half
-    /// its radius of the way.
+    /// Whether the way from `from` to `to` passes point `i` inside its radius by half the fixes'
+    /// error estimate, and within half its radius, between them (where it passes nearest one of
+    /// them, that fix says as much). The way is straight, unless the two fixes' courses (from 0.8
+    /// m/s) differ by more than `wayTurn` degrees: then the walker turned between them, along the
+    /// first course and into the second, and the way goes by where the two meet. A cyclist at 6 m/s
+    /// with a fix every 5 s crosses a 20 m circle between two fixes, or lands one just inside its
+    /// edge, and the point was caught up only when a later one triggered, 25-80 s late. The
+    /// straight way across a corner cuts inside it (28 m at 8 m/s with a fix every 10 s), and a
+    /// point inside the corner the rider never entered played.
     private func passesThrough(_ i: Int, from: Fix, to: Fix) -> Bool {
         let centre = centres[i], radius = radii[i]
         let metresPerDegree = Geodesy.meanRadius * Self.toRadians
@@ -324,16 +326,41 @@ public struct WalkCore: Sendable {
             )
         }
         let a = local(from.coordinate), b = local(to.coordinate)
-        let dx = b.x - a.x, dy = b.y - a.y
-        let length2 = dx * dx + dy * dy
-        guard length2 > 0 else { return false }
-        let t = -(a.x * dx + a.y * dy) / length2
-        guard t > 0, t < 1 else { return false }
-        let px = a.x + t * dx, py = a.y + t * dy
-        let nearest = (px * px + py * py).squareRoot()
+        var way = [a, b]
+        if let ta = from.track, let tb = to.track, (from.speed ?? 0) >= 0.8, (to.speed ?? 0) >= 0.8,
+            Geodesy.angle(between: ta, and: tb) > Self.wayTurn
+        {
+            // Where the line along the first course meets the line along the second, ahead of the
+            // first fix and behind the second.
+            let da = (x: sin(ta * Self.toRadians), y: cos(ta * Self.toRadians))
+            let db = (x: sin(tb * Self.toRadians), y: cos(tb * Self.toRadians))
+            let cross = da.x * db.y - da.y * db.x
+            guard abs(cross) > 1e-6 else { return false }  // turned right round: no way to tell
+            let ex = b.x - a.x, ey = b.y - a.y
+            // a + s da = b - u db.
+            let s = (ex * db.y - ey * db.x) / cross, u = (da.x * ey - da.y * ex) / cross
+            let step = (ex * ex + ey * ey).squareRoot()
+            guard s > 0, u > 0, s + u <= 2 * step + 1 else { return false }
+            way = [a, (a.x + s * da.x, a.y + s * da.y), b]
+        }
+        var nearest = Double.infinity
+        for (p, q) in zip(way, way.dropFirst()) {
+            let dx = q.x - p.x, dy = q.y - p.y
+            let length2 = dx * dx + dy * dy
+            guard length2 > 0 else { continue }
+            let t = min(1, max(0, -(p.x * dx + p.y * dy) / length2))
+            let px = p.x + t * dx, py = p.y + t * dy
+            nearest = min(nearest, (px * px + py * py).squareRoot())
+        }
+        // Nearest at one of the fixes: that fix says it alone (the rule above).
+        let ends = min((a.x * a.x + a.y * a.y).squareRoot(), (b.x * b.x + b.y * b.y).squareRoot())
+        guard nearest < ends - 0.01 else { return false }
         let error = max(from.horizontalError ?? radius / 4, to.horizontalError ?? radius / 4)
         return nearest + error / 2 <= radius && nearest <= radius / 2
     }
+
+    /// Degrees two fixes' courses may differ by and the way between them still be straight.
+    static let wayTurn = 30.0
 
     /// The geodesic distance when it matters, i.e. near the radius; far away, the spherical
     /// distance (within 0.6% of the ellipsoid's) already proves the fix is outside, at a fraction
@@ -378,11 +405,11 @@ public struct WalkCore: Sendable {
 
     /// The first point, in order, that may trigger now: confirmed, its stretch of route reached,
     /// and every earlier point still pending passed along the route (rule 10).
-    private func confirmedCandidate(sparse: Int, at time: Date) -> Int? {
+    private func confirmedCandidate(sparse: Set<Int>, at time: Date) -> Int? {
         guard progress.nextIndex < tour.points.count else { return nil }
         let last = policy.missed == .strict ? progress.nextIndex : tour.points.count - 1
         let needed = max(1, policy.confirmationFixes)
-        for i in progress.nextIndex...last where streaks[i] >= needed || (i == sparse && streaks[i] >= 1) {
+        for i in progress.nextIndex...last where streaks[i] >= needed || (sparse.contains(i) && streaks[i] >= 1) {
             guard hasReached(i) else { continue }
             // An earlier point the walker is at right now is ahead of them still, even where the
             // route says passed (a small point inside a large one's radius, reached at its edge):
