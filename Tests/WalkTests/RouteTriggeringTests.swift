@@ -499,8 +499,7 @@ struct RouteTriggeringTests {
         "a cyclist with a 0.2 Hz receiver hears each small point it rides through, also round a roundabout",
         arguments: [1, 2, 3] as [UInt64])
     func aSparseCyclistThroughSmallPoints(seed: UInt64) {
-        var receiver = RouteWalk.Receiver(seed: seed)
-        receiver.hz = 0.2
+        let receiver = RouteWalk.Receiver(hz: 0.2, seed: seed)
         // North 200 m, a quarter of the way round a roundabout of 12 m radius, then east.
         var route: [(x: Double, y: Double)] = [(0, 0), (0, 200)]
         for k in 1...6 {
