@@ -183,9 +183,29 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Once the child has exited: waits (50 ms at most) for the readers to reach the end of what it
     /// wrote. A pipe's reader sees EOF when the last writer is gone, usually within a millisecond; a
-    /// grandchild still holding the pipe, or a pty (whose child side this process keeps open, so its
-    /// reader never sees EOF), takes the whole 50 ms.
+    /// grandchild still holding the pipe takes the whole 50 ms. A pty (whose child side this
+    /// process keeps open, so its reader never sees EOF) is read until nothing is left in it and
+    /// nothing more came for 50 ms (5 s at most): a fixed 50 ms left a doctor's whole output
+    /// unread on a machine busy with the suite and a triggering pass beside it (it saw "").
     private func drained() async {
+        if terminalFD != nil {
+            let deadline = Date().addingTimeInterval(5)
+            var seen = -1
+            var quietSince = Date()
+            while Date() < deadline {
+                var pending: Int32 = 0
+                let unread = ioctl(outputFD, UInt(FIONREAD), &pending) == 0 ? pending : 0
+                let count = collected.count
+                if unread > 0 || count != seen {
+                    seen = count
+                    quietSince = Date()
+                } else if Date().timeIntervalSince(quietSince) >= 0.05 {
+                    return
+                }
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+            return
+        }
         let deadline = Date().addingTimeInterval(0.05)
         while Date() < deadline {
             if terminalFD == nil, collected.ended, errorFD == nil || collectedErrors.ended { return }
@@ -205,6 +225,8 @@ final class OutputBuffer: @unchecked Sendable {
     private var finished = false
     func append(_ bytes: ArraySlice<UInt8>) { lock.withLock { data.append(contentsOf: bytes) } }
     var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+    /// Bytes appended so far.
+    var count: Int { lock.withLock { data.count } }
     /// Marks the end of the input: everything read has been appended.
     func end() { lock.withLock { finished = true } }
     /// Whether the reader reached the end of its input.
