@@ -180,7 +180,6 @@ public struct RouteProgress: Sendable {
     /// `quietFor`: seconds since the receiver's fix before this one, whatever the fix filter made
     /// of it (a gap in the fixes, not fixes refused).
     public mutating func update(_ fix: Fix, courseTrusted: Bool = true, quietFor: Double = 0) -> [Event] {
-        away = nil
         guard !route.isEmpty else { return [] }
         let tolerance = self.tolerance + (fix.horizontalError ?? 0)
         if free {
@@ -226,9 +225,8 @@ public struct RouteProgress: Sendable {
         // on and along the stretch matched further on: a U 50 m across is never twice the
         // tolerance from its way up, and after a drift there the way back's points were caught
         // up at the end, minutes late. A group waiting at a loop's meeting point has no course.
-        let farFromStretch = route.nearest(to: fix.coordinate, from: low, to: current).offset > 2 * tolerance
         let departed =
-            farFromStretch
+            route.nearest(to: fix.coordinate, from: low, to: current).offset > 2 * tolerance
             || heading.map { h in
                 match.offset <= tolerance && route.vertices.count > 1
                     && route.turn(from: h, onSegment: route.segment(at: current)) > 120
@@ -277,7 +275,6 @@ public struct RouteProgress: Sendable {
         // Off the route where the walker can be: progress holds; gates may use the projection,
         // unless it is a later pass of where the walker is.
         reach = leap && !departed ? current : max(current, match.along)
-        if farFromStretch { away = (fix.coordinate, fix.time, heading, tolerance) }
         if progress != nil {
             offMax = max(offMax, match.offset)
             let off = offSince ?? fix.time
@@ -319,46 +316,6 @@ public struct RouteProgress: Sendable {
             candidate = nil
         }
         return events
-    }
-
-    /// The latest fix, when it was off the route and more than twice the tolerance from the
-    /// stretch progress stands on: where, when, its course (trusted) and the tolerance it had.
-    private var away: (coordinate: Coordinate, time: Date, heading: Double?, tolerance: Double)?
-
-    /// Whether a walker whose fixes are confirmed inside a point's radius (at `station`, of
-    /// `radius`) may have joined the route there, by a way of their own: the latest fix (at
-    /// `time`) is off the route, has been for `leftAfter` seconds, and is more than twice the
-    /// tolerance from the stretch progress stands on; the first place on the route near it, from
-    /// progress on, is the point's; and the walker's course (trusted) does not go back against
-    /// the route there. A walker who cut across a park to a point in sight, 570 m on along the
-    /// route, was there 20 s before progress could follow (the window grows at 3 m/s): the point
-    /// played 26-40 s late, or was missed once progress moved on past it. A receiver wandering
-    /// at a loop's meeting point, or drifting onto a parallel street, is not away from the stretch
-    /// progress stands on; a drift onto a U's way back goes against its course.
-    public func mayHaveJoined(at station: Double, radius: Double, at time: Date) -> Bool {
-        guard let current = progress, let away, away.time == time, let off = offSince,
-            time.timeIntervalSince(off) >= configuration.leftAfter,
-            let pass = route.firstPass(near: away.coordinate, within: away.tolerance + radius, from: current),
-            abs(pass.along - station) <= radius + away.tolerance
-        else { return false }
-        if let heading = away.heading, route.vertices.count > 1,
-            route.turn(from: heading, onSegment: route.segment(at: pass.along)) > Self.joinTurn
-        {
-            return false
-        }
-        return true
-    }
-
-    /// Degrees between a joining walker's course and the route beyond which they are not joining
-    /// it: coming at it across (a way through a park meets the street at any angle), not back
-    /// along it.
-    static let joinTurn = 135.0
-
-    /// Progress moves to `along`: the walker joined the route there (`mayHaveJoined`).
-    public mutating func join(at along: Double, time: Date) -> Event {
-        let from = progress ?? floor
-        place(at: max(from, along), time: time)
-        return .relocalised(from: from, to: max(from, along))
     }
 
     private mutating func place(at along: Double, time: Date) {

@@ -266,14 +266,6 @@ public struct WalkCore: Sendable {
         }
         previousInterval = previousAccepted.map { fix.time.timeIntervalSince($0.time) }
         previousAccepted = fix
-        // A walker off the route who is confirmed inside a point further on may have joined the
-        // route there by a way of their own (`RouteProgress.mayHaveJoined`): progress goes there.
-        let needed = max(1, policy.confirmationFixes)
-        if let i = (progress.nextIndex..<centres.count).first(where: {
-            (streaks[$0] >= needed || (sparse.contains($0) && streaks[$0] >= 1)) && !hasReached($0)
-        }), routeProgress.mayHaveJoined(at: route.stations[i], radius: radii[i], at: fix.time) {
-            effects.append(.route(routeProgress.join(at: route.stations[i] - radii[i], time: fix.time)))
-        }
         // Several points may confirm on one fix (overlapping radii): trigger them in order.
         while progress.outcome == nil, let i = confirmedCandidate(sparse: sparse, at: fix.time) {
             trigger(

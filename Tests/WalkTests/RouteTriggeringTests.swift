@@ -402,58 +402,6 @@ struct RouteTriggeringTests {
         #expect(late.isEmpty, "\(late)")
     }
 
-    /// A walker who leaves the route at 130 m and cuts straight across to point 7, 570 m on along
-    /// the route (a park between; the point in sight), then follows the route: point 7 plays as
-    /// they reach it, by their fixes, and the four points they cut out are caught up before it
-    /// (`play`) or missed (`skip`). Found by an adversarial pass: progress could not follow them
-    /// there for another 20-40 s (the window grows at 3 m/s, and the shortcut's first places on
-    /// the route were past the point, so moving on from them took it out of reach), and point 7
-    /// played 26-40 s late, or was missed once progress moved on past it.
-    @Test(
-        "a walker who cuts across to a point further on hears it as they reach it",
-        arguments: [true, false], [WalkPolicy.MissedPoints.play, .skip])
-    func aShortcutThatJoinsTheRouteAtAPoint(drawn: Bool, missed: WalkPolicy.MissedPoints) {
-        let route: [(x: Double, y: Double)] = [(0, 0), (400, 0), (400, 160), (0, 160), (0, 320), (480, 320)]
-        let points = stride(from: 40.0, through: 1500, by: 110).enumerated().map { i, along in
-            RouteWalk.Point(along: along, radius: 22, aside: i % 2 == 0 ? 8 : -8)
-        }
-        // Along the route to 130 m, straight to the route at 700 m (point 7's place), then on.
-        let path =
-            [(0, 0), (130, 0), RouteWalk.position(route, at: 700)]
-            + route.filter { v in
-                RouteShapes.along(route, to: v) > 700
-            }
-        var policy = WalkPolicy()
-        policy.missed = missed
-        for seed in 1...3 as ClosedRange<UInt64> {
-            let walk = RouteWalk(
-                "shortcut", route: route, walked: path, drawn: drawn, points: points, speed: 1.3,
-                receiver: RouteWalk.Receiver(seed: seed))
-            var triggers: [(time: Date, index: Int, type: TriggerType)] = []
-            let narrations = Dictionary(
-                uniqueKeysWithValues: walk.tour.points.map { ($0.id, WalkSimulation.Narration.seconds(5)) })
-            let report = WalkSimulation(tour: walk.tour, policy: policy, narrations: narrations).run(fixes: walk.fixes)
-            {
-                _, time, effects in
-                for case .triggered(let t) in effects { triggers.append((time, t.index, t.type)) }
-            }
-            let p7 = walk.tour.points[6].coordinate
-            let entered = walk.truth.first { RouteWalk.coordinate($0.x, $0.y).distance(to: p7) <= 22 }!.time
-            let seven = triggers.first { $0.index == 6 }
-            #expect(seven?.type == .gps, "seed \(seed): \(triggers.map { ($0.index, $0.type) })")
-            #expect(
-                seven.map { $0.time.timeIntervalSince(entered) <= 5 } ?? false,
-                "seed \(seed): point 7 at \(seven.map { $0.time.timeIntervalSince(walk.start) } ?? -1) s, reached at \(entered.timeIntervalSince(walk.start)) s"
-            )
-            // Point 2, 20 m on from where they left, they heard as they left; 3-6 they cut out.
-            let cut = report.points[2..<6].map(\.status)
-            #expect(cut.allSatisfy { $0 == (missed == .skip ? .missed : .heard) }, "seed \(seed): \(cut)")
-            // Every point after it as the walker reaches it, by fixes.
-            #expect(triggers.filter { $0.index > 6 }.allSatisfy { $0.type == .gps }, "\(triggers.map(\.type))")
-            #expect(report.points[6...].allSatisfy { $0.status == .heard }, "\(report.points.map(\.status))")
-        }
-    }
-
     /// A cyclist whose receiver's speed and course lag its positions by 2-3 s (a smoothing
     /// filter), round right-angle corners: at each corner the reckoning ran on along the old
     /// course and every fix after it was refused as drift until the 90 s rule believed them,

@@ -89,18 +89,16 @@ struct RouteWalk {
     ///   - drawn: whether the tour carries the route (else the polyline through its points stands in).
     ///   - startAt: metres along the route where the walker starts (before: standing still there).
     ///   - wait: seconds the walker stands at the start before walking.
-    ///   - walked: the way the walker goes, when not the route's (a shortcut): points are placed
-    ///     on the route, the truth (and its `along`) follow `walked`.
     init(
-        _ name: String, route: [(x: Double, y: Double)], walked: [(x: Double, y: Double)]? = nil, drawn: Bool = true,
-        points: [Point], speed: Double = 1.4, wait: Double = 0, tail: Double = 30, receiver: Receiver = Receiver()
+        _ name: String, route: [(x: Double, y: Double)], drawn: Bool = true, points: [Point], speed: Double = 1.4,
+        wait: Double = 0, tail: Double = 30, receiver: Receiver = Receiver()
     ) {
         self.name = name
         self.route = route
         self.drawn = drawn
         self.points = points
-        let path = walked ?? route
-        let total = zip(path, path.dropFirst()).map { RandomWalk.distance($0, $1) }.reduce(0, +)
+        let lengths = zip(route, route.dropFirst()).map { RandomWalk.distance($0, $1) }
+        let total = lengths.reduce(0, +)
         let playable = points.enumerated().map { i, p -> PlayablePoint in
             let (x, y) = Self.position(route, at: p.along, aside: p.aside)
             return PlayablePoint(
@@ -124,7 +122,7 @@ struct RouteWalk {
             let t = Double(k) * step
             k += 1
             let along = min(total, max(0, t - wait) * speed)
-            let (x, y) = Self.position(path, at: along)
+            let (x, y) = Self.position(route, at: along)
             let time = start.addingTimeInterval(t)
             truth.append((time, x, y, along))
             var nx = RandomWalk.gaussian(&rng) * receiver.sigma, ny = RandomWalk.gaussian(&rng) * receiver.sigma
@@ -148,7 +146,7 @@ struct RouteWalk {
             var speedOut: Double?, track: Double?
             if receiver.reportsVelocity {
                 let moving = t >= wait && along < total
-                let (ax, ay) = Self.position(path, at: min(total, along + 1))
+                let (ax, ay) = Self.position(route, at: min(total, along + 1))
                 let heading = atan2(ax - x, ay - y) * 180 / .pi
                 speedOut =
                     moving ? max(0, speed + RandomWalk.gaussian(&rng) * 0.1) : abs(RandomWalk.gaussian(&rng)) * 0.05
