@@ -228,9 +228,10 @@ public struct WalkCore: Sendable {
         // crossing the edge in noise is not sent back to zero by every fix.
         var sparse: Set<Int> = []
         let fixCosine = cos(fix.coordinate.latitude * Self.toRadians)
-        // From a sparse receiver, the way from the fix before: a point it passes deep inside was
-        // entered, wherever the two fixes fell (`passesThrough`).
-        let sparseStep = isSparseStep(fix) ? previousAccepted : nil
+        // From a sparse receiver, one fix confirms alone, and so does the way from the fix before
+        // (`SparseWay`): a point it passes deep inside was entered, wherever the two fixes fell.
+        let sparseStep = isSparseStep(fix)
+        let way = sparseStep ? previousAccepted.flatMap { SparseWay(from: $0, to: fix) } : nil
         for i in progress.nextIndex..<centres.count {
             // Farther for certain than the radius and the error's allowance (at most half the
             // radius): the streak ends, as the distance below would say, without its trigonometry.
@@ -241,7 +242,7 @@ public struct WalkCore: Sendable {
             {
                 streaks[i] = 0
                 nearSince[i] = nil
-                if let from = sparseStep, passesThrough(i, from: from, to: fix) {
+                if way?.passes(centres[i], radius: radii[i]) == true {
                     streaks[i] = 1
                     sparse.insert(i)
                 }
@@ -257,8 +258,9 @@ public struct WalkCore: Sendable {
             } else if !isNear {
                 streaks[i] = 0
             }
-            if let from = sparseStep, streaks[i] <= 1,
-                d + (fix.horizontalError ?? radii[i] / 4) / 2 <= radii[i] || passesThrough(i, from: from, to: fix)
+            if sparseStep, streaks[i] <= 1,
+                d + (fix.horizontalError ?? radii[i] / 4) / 2 <= radii[i]
+                    || way?.passes(centres[i], radius: radii[i]) == true
             {
                 streaks[i] = max(streaks[i], 1)
                 sparse.insert(i)
@@ -275,8 +277,8 @@ public struct WalkCore: Sendable {
     }
 
     /// Confirmation by time and accuracy: from a sparse receiver (a fix every few seconds), one fix
-    /// confirms an entry when it is inside by more than its error estimate, or when the straight
-    /// way to it from the fix before passes that deep inside (`passesThrough`), and the walker
+    /// confirms an entry when it is inside by more than its error estimate, or when the way to it
+    /// from the fix before passes that deep inside (`SparseWay`), and the walker
     /// could have walked (or ridden, at the speed the receiver measured) to it from the fix
     /// before. So a receiver at 0.2 Hz is not made to wait a second fix, 5 s later; a single
     /// outlier still confirms nothing (it is not where a walker could have walked, or it is not
@@ -297,62 +299,6 @@ public struct WalkCore: Sendable {
         let slack = (fix.horizontalError ?? 0) + (previous.horizontalError ?? 0)
         return previous.coordinate.distance(to: fix.coordinate) - slack <= max(policy.walkingSpeed, measured) * dt
     }
-
-    /// Whether the way from `from` to `to` passes point `i` inside its radius by half the fixes'
-    /// error estimate, and within half its radius, between them (where it passes nearest one of
-    /// them, that fix says as much). The way is straight, unless the two fixes' courses (from 0.8
-    /// m/s) differ by more than `wayTurn` degrees: then the walker turned between them, along the
-    /// first course and into the second, and the way goes by where the two meet. A cyclist at 6 m/s
-    /// with a fix every 5 s crosses a 20 m circle between two fixes, or lands one just inside its
-    /// edge, and the point was caught up only when a later one triggered, 25-80 s late. The
-    /// straight way across a corner cuts inside it (28 m at 8 m/s with a fix every 10 s), and a
-    /// point inside the corner the rider never entered played.
-    private func passesThrough(_ i: Int, from: Fix, to: Fix) -> Bool {
-        let centre = centres[i], radius = radii[i]
-        let metresPerDegree = Geodesy.meanRadius * Self.toRadians
-        let east = metresPerDegree * centreCosines[i]
-        func local(_ c: Coordinate) -> (x: Double, y: Double) {
-            (
-                Coordinate.wrappedLongitude(c.longitude - centre.longitude) * east,
-                (c.latitude - centre.latitude) * metresPerDegree
-            )
-        }
-        let a = local(from.coordinate), b = local(to.coordinate)
-        var way = [a, b]
-        if let ta = from.track, let tb = to.track, (from.speed ?? 0) >= 0.8, (to.speed ?? 0) >= 0.8,
-            Geodesy.angle(between: ta, and: tb) > Self.wayTurn
-        {
-            // Where the line along the first course meets the line along the second, ahead of the
-            // first fix and behind the second.
-            let da = (x: sin(ta * Self.toRadians), y: cos(ta * Self.toRadians))
-            let db = (x: sin(tb * Self.toRadians), y: cos(tb * Self.toRadians))
-            let cross = da.x * db.y - da.y * db.x
-            guard abs(cross) > 1e-6 else { return false }  // turned right round: no way to tell
-            let ex = b.x - a.x, ey = b.y - a.y
-            // a + s da = b - u db.
-            let s = (ex * db.y - ey * db.x) / cross, u = (da.x * ey - da.y * ex) / cross
-            let step = (ex * ex + ey * ey).squareRoot()
-            guard s > 0, u > 0, s + u <= 2 * step + 1 else { return false }
-            way = [a, (a.x + s * da.x, a.y + s * da.y), b]
-        }
-        var nearest = Double.infinity
-        for (p, q) in zip(way, way.dropFirst()) {
-            let dx = q.x - p.x, dy = q.y - p.y
-            let length2 = dx * dx + dy * dy
-            guard length2 > 0 else { continue }
-            let t = min(1, max(0, -(p.x * dx + p.y * dy) / length2))
-            let px = p.x + t * dx, py = p.y + t * dy
-            nearest = min(nearest, (px * px + py * py).squareRoot())
-        }
-        // Nearest at one of the fixes: that fix says it alone (the rule above).
-        let ends = min((a.x * a.x + a.y * a.y).squareRoot(), (b.x * b.x + b.y * b.y).squareRoot())
-        guard nearest < ends - 0.01 else { return false }
-        let error = max(from.horizontalError ?? radius / 4, to.horizontalError ?? radius / 4)
-        return nearest + error / 2 <= radius && nearest <= radius / 2
-    }
-
-    /// Degrees two fixes' courses may differ by and the way between them still be straight.
-    static let wayTurn = 30.0
 
     /// The geodesic distance when it matters, i.e. near the radius; far away, the spherical
     /// distance (within 0.6% of the ellipsoid's) already proves the fix is outside, at a fraction

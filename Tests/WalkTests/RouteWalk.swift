@@ -170,13 +170,7 @@ struct RouteWalk {
 
     /// The same walk with each fix's course replaced (a receiver whose course is frozen).
     func withCourse(_ course: (Fix) -> Double?) -> RouteWalk {
-        var copy = self
-        copy.fixes = fixes.map { fix in
-            var changed = fix
-            changed.track = course(fix)
-            return changed
-        }
-        return copy
+        withVelocity { k in (fixes[k].speed, course(fixes[k])) }
     }
 
     /// The same walk with each fix's speed and course replaced, by the fix's index (a receiver
