@@ -97,6 +97,9 @@ public struct RouteProgress: Sendable {
     /// its projection inside the window. Gates use this.
     public private(set) var reach: Double
     private var matchedAt: Date?
+    /// A resumed walk (`resume(since:)`): until a fix places the walker, they were unseen since
+    /// `matchedAt`.
+    private var resumed = false
     private var offSince: Date?
     private var offMax = 0.0
     private var reportedLeft = false
@@ -133,8 +136,6 @@ public struct RouteProgress: Sendable {
         matchedAt = since
         resumed = true
     }
-
-    private var resumed = false
 
     var tolerance: Double { route.source == .drawn ? configuration.tolerance : configuration.pointsTolerance }
 
