@@ -65,33 +65,35 @@ public struct InstalledTour: Sendable, Hashable {
                 title: lang.detail.title, description: lang.detail.description,
                 completionMessage: lang.detail.completionMessage, busInfo: lang.detail.busInfo)
         }
-        // Points are the same across languages (ids, order, place); their texts and files are not.
-        var points: [String: TourFolder.Point] = [:]
+        // The points (ids, order, place) are the default language's. Languages installed at
+        // different versions need not have the same ones: a language the service dropped stays as
+        // it was while the others are updated, and a language downloaded later comes at the
+        // service's version. A point only another version has is not in this language's walk (a
+        // point the curator removed came back, announced in the other language); the others'
+        // texts and files for these points are kept beside its own.
+        let lead = language(fallback) ?? languages.first
+        var points = (lead?.points ?? []).map {
+            TourFolder.Point(
+                id: $0.id, order: $0.order, coordinate: $0.coordinate, triggerRadiusMeters: $0.triggerRadiusMeters,
+                content: [:])
+        }
+        let index = Dictionary(points.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         for lang in languages {
             for point in lang.points {
-                let content = TourFolder.PointContent(
+                guard let at = index[point.id] else { continue }
+                points[at].content[lang.language] = TourFolder.PointContent(
                     title: point.title, description: point.description,
                     audio: lang.file(.audio, point: point.id).map(blobURL),
                     subtitles: lang.file(.subtitles, point: point.id).map(blobURL),
                     image: lang.file(.image, point: point.id).map(blobURL))
-                if points[point.id] == nil || lang.language == fallback {
-                    var merged = TourFolder.Point(
-                        id: point.id, order: point.order, coordinate: point.coordinate,
-                        triggerRadiusMeters: point.triggerRadiusMeters,
-                        content: points[point.id]?.content ?? [:])
-                    merged.content[lang.language] = content
-                    points[point.id] = merged
-                } else {
-                    points[point.id]?.content[lang.language] = content
-                }
             }
         }
-        let main = language(fallback)?.detail ?? languages.first?.detail
+        let main = lead?.detail
         return TourFolder(
             root: media, id: id, slug: slug, city: main?.city, difficulty: main?.difficulty,
             durationMinutes: main?.durationMinutes, distanceKm: main?.distanceKm,
             isProtected: isProtected, defaultLanguage: fallback, languageInfo: info,
-            points: Array(points.values), route: main?.route ?? [])
+            points: points, route: main?.route ?? [])
     }
 
     /// The tour in one installed language, as the walk core plays it. Narration recorded as
