@@ -96,6 +96,33 @@ struct InterruptionTests {
         try harness.expectVerifyClean()
     }
 
+    /// A removal is recorded for analytics as soon as the catalog has it, before its files are
+    /// deleted: a kill while they were (hundreds of files take tens of milliseconds) removed the tour
+    /// and lost its `tour_download_deleted` (an adversarial pass: 16 events for 28 removals).
+    @Test func aRemovalKilledWhileItDeletesTheFilesHasRecordedItsEvent() async throws {
+        let fixture = TourFixture(slug: "many-files", points: 300, audioBytes: 64)
+        let harness = try await StoreHarness { tours in try fixture.write(in: tours) }
+        try harness.succeed(["download", "many-files", "--no-analytics"])
+        let files = harness.blobs().count
+        #expect(files == fixture.points)
+
+        let child = try harness.start(["remove", "many-files"])
+        // Killed at the first file gone: the catalog's change is committed by then.
+        let deadline = Date().addingTimeInterval(20)
+        var seen = files
+        while Date() < deadline {
+            seen = (try? FileManager.default.contentsOfDirectory(atPath: harness.media.path).count) ?? 0
+            if seen < files { break }
+        }
+        child.signal(SIGKILL)
+        _ = await child.wait(timeout: 10)
+        #expect(seen < files, "the removal deleted no file in 20 s")
+        #expect(try harness.installed().isEmpty)
+        let deleted = KeptEvents.read(harness.home).filter { $0["name"] as? String == "tour_download_deleted" }
+        #expect(deleted.count == 1, "killed with \(harness.blobs().count) of \(files) files left")
+        try harness.expectVerifyClean()
+    }
+
     @Test func ctrlCStopsCleanlySaysHowToResumeAndTheNextDownloadFetchesOnlyWhatIsMissing() async throws {
         let fixture = TourFixture(slug: "patient-walk", points: 2, audioBytes: 600_000)
         let harness = try await StoreHarness(options: .init(throttleBytesPerSecond: 200_000)) { tours in

@@ -37,13 +37,15 @@ struct StoreCommandTests {
 
     @Test func theInstalledListingSaysWhatIsHereAndASecondWriterIsToldWhoHoldsTheStore() async throws {
         let fixture = TourFixture(slug: "listed-walk", languages: ["en", "it"], points: 2, audioBytes: 100_000)
-        let harness = try await StoreHarness(options: .init(throttleBytesPerSecond: 200_000)) { tours in
+        let harness = try await StoreHarness(options: .init(throttleBytesPerSecond: 100_000)) { tours in
             try fixture.write(in: tours)
         }
         #expect(try harness.run(["tours", "--installed"]).stdout.contains("No tours installed"))
         #expect(
             !FileManager.default.fileExists(atPath: harness.home.file("data/catalog.sqlite").path),
             "reading created a catalog")
+        // The download lasts a second (two files of 100 kB at 100 kB/s each): time for `gc` to start
+        // on a busy machine (at 200 kB/s it once found the download done, and the store free).
         let slow = try harness.start(["download", "listed-walk", "-l", "en"])
         #expect(await slow.waitForOutput("2 files", timeout: 20))
         let second = try harness.run(["gc"])

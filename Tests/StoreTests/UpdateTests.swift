@@ -175,6 +175,12 @@ struct UpdateTests {
         #expect(first.status == 0, "\(first.stderr)")
         let installed = try FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("media").path)
         try await Self.republish(harness, fixture, point: 1, bytes: 3_000_000)
+        func starts() -> Int {
+            (harness.recordedEvents() + KeptEvents.read(other)).filter {
+                $0["name"] as? String == "tour_download_started"
+            }.count
+        }
+        let startsBefore = starts()
         let full = try runWalkscape(["update"], home: other, environment: ["WALKSCAPE_API_URL": harness.server.baseURL])
         #expect(full.status == 1)
         #expect(
@@ -184,6 +190,8 @@ struct UpdateTests {
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("media").path).sorted()
                 == installed.sorted())
+        // Refused before it began: no download started (each such try sent one that never ended).
+        #expect(starts() == startsBefore)
         let verify = try runWalkscape(["verify"], home: other)
         #expect(verify.status == 0, "\(verify.stdout)")
         let preview = try runWalkscape(

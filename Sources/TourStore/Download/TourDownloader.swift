@@ -282,7 +282,9 @@ public struct TourDownloader: Sendable {
         return try outcome.get()
     }
 
-    private func checkFreeSpace(_ plan: DownloadPlan) throws(StoreError) {
+    /// Whether what `plan` fetches fits on the store's disk (`install` checks it first, too): a
+    /// download refused for want of space never began.
+    public func checkFreeSpace(_ plan: DownloadPlan) throws(StoreError) {
         let needed = plan.bytesToFetch - plan.resumableBytes
         guard needed > 0, let free = FreeSpace.available(at: store.location.dataFolder) else { return }
         // Room for the catalog's own growth too.

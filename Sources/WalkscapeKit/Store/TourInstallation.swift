@@ -78,6 +78,8 @@ package struct TourInstallation {
             reporter.upToDate(plan)
             return nil
         }
+        // A download the disk has no room for never starts: no `tour_download_started` for it.
+        do { try downloader.checkFreeSpace(plan) } catch { throw AppError(error) }
         let userID = try? await client.session.credentials()?.userID
         let events = StoreEvents(settings: settings, warn: { [reporter] in reporter.warn($0) })
         // Recorded while the files download: its commit waits for the disk, the transfers need not.

@@ -62,11 +62,13 @@ struct RemoveCommand: AsyncParsableCommand {
         let freed: CollectionReport
         do {
             removed = try store.remove(tourID: installed.id, languages: language.isEmpty ? nil : language)
+            // Recorded once the catalog has the removal, before its files go: a kill while they
+            // were deleted (hundreds of files, tens of milliseconds) lost the event.
+            events.deleted(tourID: installed.id, service: installed.service, languages: removed)
             freed = try store.collectGarbage(partials: false)
         } catch {
             throw AppError(error)
         }
-        events.deleted(tourID: installed.id, service: installed.service, languages: removed)
         let remaining = installed.languageCodes.filter { !removed.contains($0) }
         if json {
             return try JSONOutput.write(
