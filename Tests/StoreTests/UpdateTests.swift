@@ -119,6 +119,12 @@ struct UpdateTests {
         #expect(verify.stdout.contains("\(missing.prefix(12)): missing"))
         #expect(verify.stderr.contains("walkscape verify --repair"))
 
+        // Offline, nothing can be fetched: the damaged file still plays (a few bytes of bit rot),
+        // and stays until its replacement is in. It was deleted first, and the point went silent.
+        let offline = try harness.run(["verify", "--repair"], apiURL: "http://127.0.0.1:1")
+        #expect(offline.status == 69, "\(offline.stdout)\(offline.stderr)")
+        #expect(harness.blobs()[damaged] == fixture.audioBytes, "the damaged narration went before a new one came")
+
         let requestsBefore = harness.mediaRequests().count
         let repair = try harness.run(["verify", "--repair"])
         #expect(repair.status == 0, "\(repair.stdout)\(repair.stderr)")

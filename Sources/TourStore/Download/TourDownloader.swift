@@ -20,6 +20,9 @@ public struct TourDownloader: Sendable {
     let now: @Sendable () -> Date
     /// Waits out the pause between failed attempts at a file.
     let timer: any RetryTimer
+    /// Blobs fetched again though present (`verify` found them damaged): each stays, and plays, until
+    /// its replacement is renamed over it, so a repair that cannot reach the service loses nothing.
+    public var refetch: Set<String> = []
 
     public init(
         store: TourStore, source: any TourSource, audioCheck: @escaping @Sendable (URL) -> String?,
@@ -95,7 +98,7 @@ public struct TourDownloader: Sendable {
         let bootID = BootID.current()
         var resumable: Int64 = 0
         for (identity, use) in uses.sorted(by: { $0.key < $1.key }) {
-            if let sha = try store.knownBlob(identity) {
+            if let sha = try store.knownBlob(identity), !refetch.contains(sha) {
                 known[identity] = sha
             } else {
                 // Judged now, before any file is fetched, by the rules the fetch itself keeps.

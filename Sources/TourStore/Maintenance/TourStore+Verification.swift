@@ -87,10 +87,4 @@ extension TourStore {
         }
         return report
     }
-
-    /// Deletes the blob files `verify` found damaged, so the next download of their tours fetches
-    /// them again (their catalog rows stay: installed versions still name them).
-    public func discardDamaged(_ problems: [BlobProblem]) {
-        for problem in problems where problem.issue != .missing { blobs.remove(problem.sha256) }
-    }
 }

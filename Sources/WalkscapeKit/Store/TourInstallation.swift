@@ -17,6 +17,8 @@ package struct TourInstallation {
     package let settings: Settings
     package let store: TourStore
     package let reporter: DownloadReporter
+    /// Blobs to fetch again though present (`TourDownloader.refetch`).
+    package var refetch: Set<String> = []
 
     /// Installs (or brings up to date) `languages` of the tour; nil when it already was.
     ///
@@ -60,10 +62,11 @@ package struct TourInstallation {
         client: APIClient, tourID: String, slug: String, isProtected: Bool,
         languages: [String], began: inout Attempts
     ) async throws -> InstallReport? {
-        let downloader = TourDownloader(
+        var downloader = TourDownloader(
             store: store, source: DownloadSource(client), audioCheck: StoreAccess.narrationProblem,
             measure: StoreAccess.measureLoudness,
             report: { [reporter] event in reporter.handle(event) })
+        downloader.refetch = refetch
         let plan: DownloadPlan
         do {
             plan = try await downloader.plan(

@@ -104,7 +104,9 @@ struct VerifyCommand: AsyncParsableCommand {
 
     /// Deletes the damaged files and downloads the installations that use them again.
     private func repair(_ report: VerifyReport, store: TourStore, settings: Settings) async throws -> [String] {
-        store.discardDamaged(report.problems)
+        // A damaged file is fetched again and replaced, not deleted first: it may still play (a few
+        // bytes of bit rot), and a repair that cannot reach the service left the point silent.
+        let damaged = Set(report.problems.filter { $0.issue != .missing }.map(\.sha256))
         var byTour: [String: Set<String>] = [:]
         for problem in report.problems {
             for installation in problem.installations {
@@ -120,7 +122,8 @@ struct VerifyCommand: AsyncParsableCommand {
         }) {
             try await ServiceConnection.run(settings, notices: reporter.warn) { client in
                 for (tour, languages) in targets {
-                    let installation = TourInstallation(settings: settings, store: store, reporter: reporter)
+                    var installation = TourInstallation(settings: settings, store: store, reporter: reporter)
+                    installation.refetch = damaged
                     do {
                         try await installation.run(
                             client: client, tourID: tour.id, slug: tour.slug,
