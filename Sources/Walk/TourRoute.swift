@@ -47,6 +47,15 @@ public struct TourRoute: Sendable, Hashable {
 
     /// Per-segment frames: origin, metres per degree east, and the segment's end in that frame.
     private let frames: [Frame]
+    /// The segments near a place, for a long route (`SegmentGrid`).
+    private let grid: Grid
+
+    /// Made from the vertices, so it adds nothing to a route's equality.
+    struct Grid: Sendable, Hashable {
+        let index: SegmentGrid?
+        static func == (_: Grid, _: Grid) -> Bool { true }
+        func hash(into hasher: inout Hasher) {}
+    }
 
     struct Frame: Sendable, Hashable {
         var latitude: Double
@@ -88,6 +97,9 @@ public struct TourRoute: Sendable, Hashable {
         frames = built.frames
         stations = built.stations
         offsets = built.offsets
+        grid = Grid(
+            index: SegmentGrid(
+                vertices: built.vertices, lengths: zip(built.cumulative.dropFirst(), built.cumulative).map { $0 - $1 }))
     }
 
     public var length: Double { cumulative.last ?? 0 }
@@ -160,6 +172,7 @@ public struct TourRoute: Sendable, Hashable {
         frames = built.frames
         stations = []
         offsets = []
+        grid = Grid(index: nil)
     }
 
     /// The coordinate `along` metres along the route.
@@ -262,8 +275,20 @@ public struct TourRoute: Sendable, Hashable {
             return d <= tolerance ? Projection(along: 0, offset: d) : nil
         }
         let lo = max(0, min(low, length)), hi = max(lo, min(high, length))
+        let last = segment(at: hi)
+        var first = segment(at: lo)
+        // A long route: the first segment within reach among the few near `c`, not the first of
+        // all those after `low` (the same one: the grid leaves none within reach out).
+        if let candidates = grid.index?.candidates(near: c, within: tolerance) {
+            guard
+                let near = candidates.first(where: {
+                    $0 >= first && $0 <= last && project(c, onSegment: $0, low: lo, high: hi).offset <= tolerance
+                })
+            else { return nil }
+            first = near
+        }
         var best: Projection?
-        for i in segment(at: lo)...segment(at: hi) {
+        for i in first...last {
             let p = project(c, onSegment: i, low: lo, high: hi)
             if p.offset <= tolerance {
                 if best == nil || p.offset < best!.offset { best = p }
