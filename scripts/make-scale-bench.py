@@ -8,6 +8,9 @@
                                            a walker circling 200 m round the demo tour's middle
   make-scale-bench.py route VERTICES FOLDER a 50 km tour eastwards, a drawn route of VERTICES
                                            vertices winding 20 m either side, a point every 500 m
+  make-scale-bench.py resting VERTICES FOLDER the same tour, its route holding, 250 m on, VERTICES
+                                           vertices going back and forth between two places 4 m
+                                           apart (a receiver's track at rest, drawn as the route)
   make-scale-bench.py standing METRES FILE an hour at 10 Hz (RMC and GGA, hdop 0.9) of a walker
                                            standing METRES north of that route's start
 """
@@ -53,11 +56,18 @@ M_LAT, M_LON = 111_132.95, 79_500.0
 def winding(x):
     return 20 * math.sin(x / 47)
 
-def route(count, folder):
+def route(count, folder, resting=0):
     vertices = []
     for i in range(count):
         x = 50_000 * i / (count - 1)
+        if resting and x >= 250 and not any(v.startswith("#") for v in vertices):
+            # At rest 250 m on, between two points (a point's neighbourhood is never a stray).
+            here = (LAT0 + winding(x) / M_LAT, LON0 + x / M_LON)
+            aside = (here[0], here[1] + 4 / M_LON)
+            vertices += ["%.7f,%.7f" % (aside if k % 2 else here) for k in range(resting)]
+            vertices.append("#")
         vertices.append("%.7f,%.7f" % (LAT0 + winding(x) / M_LAT, LON0 + x / M_LON))
+    vertices = [v for v in vertices if v != "#"]
     points = []
     for k in range(100):
         x = 500 * k
@@ -84,4 +94,5 @@ def standing(offset, path):
 
 if __name__ == "__main__":
     kind, count, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    {"tour": tour, "trace": trace, "route": route, "standing": standing}[kind](count, out)
+    resting = lambda count, out: route(50_000, out, resting=count)
+    {"tour": tour, "trace": trace, "route": route, "resting": resting, "standing": standing}[kind](count, out)
