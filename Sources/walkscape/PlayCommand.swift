@@ -82,7 +82,7 @@ struct PlayCommand: AsyncParsableCommand {
         let loudness = try audio.level.target(settings)
         let urls = files.map { URL(fileURLWithPath: $0) }
         // Each file brought to the one level, as a walk does (measured once, then cached).
-        let measured = loudness == .off ? [:] : NarrationLoudness.measure(urls, settings: settings)
+        let measured = loudness == .off ? [:] : NarrationLoudness.measure(urls, settings: settings) { Console.err($0) }
         let queue = AudioQueue(sink: sink, positionInterval: tracks.contains { $0 != nil } ? .milliseconds(50) : nil)
         await queue.setVolume(volume)
         for (i, url) in urls.enumerated() {

@@ -85,7 +85,7 @@ struct PreviewCommand: AsyncParsableCommand {
         var playable = try resolved.playable(language: language, settings: settings)
         let loudness = try level.target(settings)
         // What each narration measures and the gain it gets: reported, and applied when played.
-        NarrationLoudness.fill(&playable, from: resolved, settings: settings)
+        NarrationLoudness.fill(&playable, from: resolved, settings: settings) { Console.err($0) }
         let traceURL = try Self.traceURL(trace, in: resolved.folder())
         let traceFile: TraceFile
         do { traceFile = try TraceFile(url: traceURL) } catch { throw AppError.data(error.message) }

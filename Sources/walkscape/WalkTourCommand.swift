@@ -88,7 +88,7 @@ struct WalkTourCommand: AsyncParsableCommand {
         // The sound device first: a walk that cannot begin must not have forgotten the last one.
         let narration = try makeNarration(settings: settings, loudness: loudness)
         if loudness != .off, !(narration is SilentNarration) {
-            NarrationLoudness.fill(&playable, from: resolved, settings: settings)
+            NarrationLoudness.fill(&playable, from: resolved, settings: settings, notice: say)
         }
         for note in resolved.unplayableNotes(language: language, settings: settings) { say(note) }
 

@@ -87,6 +87,32 @@ struct PreviewCommandTests {
         #expect((shownLevel.leadingSilence ?? 9) < 0.5 && (shownLevel.trailingSilence ?? 9) < 0.5, "\(shownLevel)")
     }
 
+    /// Narration long enough to be waited for is said before it is measured, the first time only:
+    /// a 3-hour narration took 6 s before a walk (or a preview) began, with nothing said.
+    @Test("a long narration's measuring is said before it begins, once")
+    func aLongNarrationsMeasuringIsSaidOnce() throws {
+        let dir = try TemporaryDirectory()
+        let tour = dir.file("tour")
+        try FileManager.default.copyItem(at: TestPaths.demoTour, to: tour)
+        // Nine minutes of narration: the demo's first, forty times over (MP3 frames follow on).
+        let first = try Data(contentsOf: tour.appendingPathComponent("media/en/01.mp3"))
+        try Data(repeating: 0, count: 0).write(to: tour.appendingPathComponent("media/en/01.mp3"))
+        let long = try FileHandle(forWritingTo: tour.appendingPathComponent("media/en/01.mp3"))
+        for _ in 0..<40 { try long.write(contentsOf: first) }
+        try long.close()
+        let home = try TemporaryDirectory()
+        let arguments = ["preview", tour.path, "--fast", "--no-audio"]
+        let once = try runWalkscape(arguments, home: home)
+        #expect(once.status == 0, "\(once.stderr)")
+        #expect(
+            once.stderr.contains(
+                "measuring the loudness of 5 narrations (4.7 MB) before the first play; it is kept in the cache"),
+            "\(once.stderr)")
+        let again = try runWalkscape(arguments, home: home)
+        #expect(again.status == 0)
+        #expect(!again.stderr.contains("measuring"), "\(again.stderr)")
+    }
+
     @Test("--json of the demo trace: every point heard, in order, at the trigger times the trace implies")
     func demoTraceJSON() throws {
         let nmea = Self.demo.appendingPathComponent("traces/walk.nmea")
