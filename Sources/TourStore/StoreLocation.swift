@@ -15,4 +15,6 @@ public struct StoreLocation: Sendable, Hashable {
     public var partial: URL { dataFolder.appendingPathComponent("partial", isDirectory: true) }
     /// Held (flock) by every command that changes the store, so a download and a `gc` never meet.
     public var lockFile: URL { dataFolder.appendingPathComponent("store.lock") }
+    /// Room kept aside for the commands that free space on a full disk (`SpaceReserve`).
+    public var reserve: URL { dataFolder.appendingPathComponent("reserve") }
 }

@@ -91,4 +91,66 @@ struct DiskTroubleTests {
         for mount in [readOnly, full] { _ = try? run(URL(fileURLWithPath: "/bin/umount"), [mount.path]) }
         withExtendedLifetime(scratch) {}
     }
+
+    /// The commands that free space run on a disk another program filled: the store keeps a
+    /// megabyte aside and gives it up to record what they delete. `remove` and `gc` refused to
+    /// run (the catalog could not be opened, or written), and the walker had to find something
+    /// else to delete (an adversarial pass on the store).
+    @Test func removeAndGCFreeSpaceOnADiskAnotherProgramFilled() async throws {
+        let fixture = TourFixture(slug: "crowded-walk", points: 3, audioBytes: 200_000)
+        let other = TourFixture(slug: "other-walk", points: 1, audioBytes: 150_000)
+        let harness = try await StoreHarness { tours in
+            try fixture.write(in: tours)
+            try other.write(in: tours)
+        }
+        let home = try TemporaryDirectory()
+        let data = home.file("data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        #expect(
+            try run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=24m", "tmpfs", data.path]).status
+                == 0)
+        defer { _ = try? run(URL(fileURLWithPath: "/bin/umount"), [data.path]) }
+        let environment = ["WALKSCAPE_API_URL": harness.server.baseURL]
+        for slug in ["crowded-walk", "other-walk"] {
+            let downloaded = try runWalkscape(["download", slug], home: home, environment: environment)
+            #expect(downloaded.status == 0, "\(downloaded.stderr)")
+        }
+        #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("reserve").path))
+        // Another program fills the disk to its last block.
+        _ = try run(URL(fileURLWithPath: "/bin/dd"), ["if=/dev/zero", "of=\(data.path)/filler", "bs=4k"])
+        #expect(Self.free(data) < 4096)
+
+        let removed = try runWalkscape(["remove", "crowded-walk"], home: home, environment: environment)
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(removed.stdout.contains("freed 600.0 kB"), "\(removed.stdout)")
+        // What it freed took the reserve back: the next command that frees space can run too.
+        #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("reserve").path))
+        // An interrupted download's part file, for gc, and the disk filled again.
+        try Data(repeating: 3, count: 50_000).write(to: data.appendingPathComponent("partial/0123.part"))
+        _ = try run(URL(fileURLWithPath: "/bin/dd"), ["if=/dev/zero", "of=\(data.path)/filler2", "bs=4k"])
+        #expect(Self.free(data) < 4096)
+        let gc = try runWalkscape(["gc"], home: home)
+        #expect(gc.status == 0, "\(gc.stderr)")
+        #expect(gc.stdout.contains("1 interrupted download"), "\(gc.stdout)")
+        let listed = try runWalkscape(["tours", "--installed", "--json"], home: home)
+        let tours = try JSONSerialization.jsonObject(with: listed.stdoutData) as? [[String: Any]]
+        #expect(tours?.map { $0["slug"] as? String } == ["other-walk"], "\(listed.stdout)")
+        let verify = try runWalkscape(["verify"], home: home)
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+
+        // The room the filler leaves once it goes is enough to keep a megabyte aside again.
+        try FileManager.default.removeItem(at: data.appendingPathComponent("filler"))
+        try FileManager.default.removeItem(at: data.appendingPathComponent("filler2"))
+        let again = try runWalkscape(["gc"], home: home)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("reserve").path))
+        _ = try? run(URL(fileURLWithPath: "/bin/umount"), [data.path])
+        withExtendedLifetime(home) {}
+    }
+
+    static func free(_ folder: URL) -> Int64 {
+        var info = statvfs()
+        guard statvfs(folder.path, &info) == 0 else { return -1 }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
 }

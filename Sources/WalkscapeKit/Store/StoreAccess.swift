@@ -28,9 +28,39 @@ package enum StoreAccess {
         do { return try StoreLock.acquire(location(settings), purpose: purpose) } catch { throw AppError(error) }
     }
 
-    /// The store, created if needed, for a caller that holds the lock (`lockForChange`).
+    /// The store, created if needed, for a caller that holds the lock (`lockForChange`); its space
+    /// reserve made if it is missing and the disk has room (`SpaceReserve`).
     package static func openLocked(_ settings: Settings) throws(AppError) -> TourStore {
-        do { return try TourStore.open(location(settings)) } catch { throw AppError(error) }
+        let store: TourStore
+        do { store = try TourStore.open(location(settings)) } catch { throw AppError(error) }
+        SpaceReserve.replenish(location(settings))
+        return store
+    }
+
+    /// As `openForChange`, for a command that frees space (`remove`, `gc`): on a full disk the
+    /// store's reserve is given up for the catalog to open.
+    package static func openForFreeing(_ settings: Settings, purpose: String) throws(AppError) -> (
+        TourStore, StoreLock
+    ) {
+        let lock = try lockForChange(settings, purpose: purpose)
+        do {
+            let store = try freeingSpace(settings) { () throws(StoreError) in try TourStore.open(location(settings)) }
+            return (store, lock)
+        } catch {
+            lock.release()
+            throw AppError(error)
+        }
+    }
+
+    /// `body`, once more after giving up the store's space reserve if the disk was full (a command
+    /// that frees space records what it deletes first).
+    package static func freeingSpace<T>(_ settings: Settings, _ body: () throws(StoreError) -> T) throws(StoreError)
+        -> T
+    {
+        do { return try body() } catch  where error.kind == .noSpace {
+            guard SpaceReserve.release(location(settings)) else { throw error }
+            return try body()
+        }
     }
 
     /// The store if there is one, for a command that only reads (nothing is created).

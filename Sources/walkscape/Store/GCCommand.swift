@@ -39,10 +39,15 @@ struct GCCommand: AsyncParsableCommand {
             Console.out("Nothing to collect: no tour has been downloaded.")
             return
         }
-        let (store, lock) = try StoreAccess.openForChange(settings, purpose: "gc")
+        let (store, lock) = try StoreAccess.openForFreeing(settings, purpose: "gc")
         defer { lock.release() }
         let report: CollectionReport
-        do { report = try store.collectGarbage(partials: true) } catch { throw AppError(error) }
+        do {
+            report = try StoreAccess.freeingSpace(settings) { () throws(StoreError) in
+                try store.collectGarbage(partials: true)
+            }
+        } catch { throw AppError(error) }
+        SpaceReserve.replenish(StoreAccess.location(settings), needing: SpaceReserve.freeToTakeBack)
         if json {
             return try JSONOutput.write(
                 Report(

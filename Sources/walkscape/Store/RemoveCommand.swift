@@ -41,7 +41,7 @@ struct RemoveCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try global.settings()
-        let (store, lock) = try StoreAccess.openForChange(settings, purpose: "remove \(tour)")
+        let (store, lock) = try StoreAccess.openForFreeing(settings, purpose: "remove \(tour)")
         defer { lock.release() }
         let installed: InstalledTour
         do { installed = try InstalledTourMatcher.match(tour, in: try store.installedTours()) } catch let error
@@ -61,14 +61,19 @@ struct RemoveCommand: AsyncParsableCommand {
         let removed: [String]
         let freed: CollectionReport
         do {
-            removed = try store.remove(tourID: installed.id, languages: language.isEmpty ? nil : language)
+            removed = try StoreAccess.freeingSpace(settings) { () throws(StoreError) in
+                try store.remove(tourID: installed.id, languages: language.isEmpty ? nil : language)
+            }
             // Recorded once the catalog has the removal, before its files go: a kill while they
             // were deleted (hundreds of files, tens of milliseconds) lost the event.
             events.deleted(tourID: installed.id, service: installed.service, languages: removed)
-            freed = try store.collectGarbage(partials: false)
+            freed = try StoreAccess.freeingSpace(settings) { () throws(StoreError) in
+                try store.collectGarbage(partials: false)
+            }
         } catch {
             throw AppError(error)
         }
+        SpaceReserve.replenish(StoreAccess.location(settings), needing: SpaceReserve.freeToTakeBack)
         let remaining = installed.languageCodes.filter { !removed.contains($0) }
         if json {
             return try JSONOutput.write(
