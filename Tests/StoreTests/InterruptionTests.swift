@@ -100,7 +100,7 @@ struct InterruptionTests {
     /// deleted: a kill while they were (hundreds of files take tens of milliseconds) removed the tour
     /// and lost its `tour_download_deleted` (an adversarial pass: 16 events for 28 removals).
     @Test func aRemovalKilledWhileItDeletesTheFilesHasRecordedItsEvent() async throws {
-        let fixture = TourFixture(slug: "many-files", points: 300, audioBytes: 64)
+        let fixture = TourFixture(slug: "many-files", points: 200, audioBytes: 64)
         let harness = try await StoreHarness { tours in try fixture.write(in: tours) }
         try harness.succeed(["download", "many-files", "--no-analytics"])
         let files = harness.blobs().count
