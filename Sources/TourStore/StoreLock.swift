@@ -19,6 +19,7 @@ public final class StoreLock: @unchecked Sendable {
 
     /// Takes the lock, or says which process holds it.
     public static func acquire(_ location: StoreLocation, purpose: String) throws(StoreError) -> StoreLock {
+        try TourStore.checkFolder(location)
         do { try FileManager.default.createDirectory(at: location.dataFolder, withIntermediateDirectories: true) } catch
         {
             throw StoreError(

@@ -3,6 +3,12 @@ import Foundation
 import GRDB
 import TourModel
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The local content store (docs/store.md): the catalog (`catalog.sqlite`, SQLite in WAL
 /// mode through GRDB, foreign keys on) and the blobs it points at. Reading it needs no network and
 /// no lock; changing it needs the `StoreLock`.
@@ -16,6 +22,7 @@ public struct TourStore: Sendable {
 
     /// Opens the catalog, creating it (and the data folder) when there is none.
     public static func open(_ location: StoreLocation) throws(StoreError) -> TourStore {
+        try checkFolder(location)
         do { try FileManager.default.createDirectory(at: location.dataFolder, withIntermediateDirectories: true) } catch
         {
             throw StoreError(
@@ -24,10 +31,23 @@ public struct TourStore: Sendable {
         return try TourStore(location: location)
     }
 
+    /// A data folder that is something else (a file left by a sync tool's conflict, a mistaken
+    /// `mv`) is said: readers took it for an empty store ("No tours installed", exit 0), and a
+    /// download said only that the folder could not be created.
+    static func checkFolder(_ location: StoreLocation) throws(StoreError) {
+        var info = stat()
+        guard stat(location.dataFolder.path, &info) == 0 else { return }
+        let kind = FileKind(mode: info.st_mode)
+        guard kind != .folder else { return }
+        throw StoreError(
+            .io, "\(location.dataFolder.path): is \(kind.noun), not the tour store's folder; move it aside")
+    }
+
     /// Opens the catalog if there is one: commands that only read never create files. A catalog
     /// that cannot be opened for writing (a full disk, a read-only home: SQLite cannot make its
     /// shared-memory file) is read as it is on disk, so installed tours stay listed and walkable.
     public static func openIfPresent(_ location: StoreLocation) throws(StoreError) -> TourStore? {
+        try checkFolder(location)
         guard FileManager.default.fileExists(atPath: location.catalog.path) else { return nil }
         do { return try TourStore(location: location) } catch {
             // Whatever kept it from being opened for writing (a full disk or a read-only file

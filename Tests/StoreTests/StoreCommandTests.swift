@@ -92,6 +92,21 @@ struct StoreCommandTests {
             "\(doctor.stdout)")
     }
 
+    /// A store folder that is a file (a sync tool's conflict, a mistaken `mv`) is said, where
+    /// every reader said the store was empty ("No tours installed", "Nothing to verify", exit 0).
+    @Test func aStoreFolderThatIsAFileIsSaidNotTakenForAnEmptyStore() throws {
+        let home = try TemporaryDirectory()
+        try Data("not a folder".utf8).write(to: home.file("data"))
+        for arguments in [["tours", "--installed"], ["verify"], ["gc"], ["remove", "any-walk"]] {
+            let result = try runWalkscape(arguments, home: home)
+            #expect(result.status == 1, "\(arguments): \(result.stdout)\(result.stderr)")
+            #expect(
+                result.stderr
+                    == "walkscape: \(home.file("data").path): is a regular file, not the tour store's folder; move it aside\n",
+                "\(arguments): \(result.stderr)")
+        }
+    }
+
     /// A catalog that cannot be opened for writing (here its shared-memory file's name is taken,
     /// as a full disk or a read-only home does): installed tours are listed and walkable, and
     /// doctor warns that nothing can be changed (it said the store was fine).
