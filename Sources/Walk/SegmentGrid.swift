@@ -36,7 +36,7 @@ final class SegmentGrid: Sendable {
 
     /// Nil when the route is short, or reaches beyond 80° of latitude (cells narrow too fast there).
     init?(vertices: [Coordinate], lengths: [Double]) {
-        guard vertices.count > Self.fewestSegments, vertices.allSatisfy({ abs($0.latitude) <= 80 }) else {
+        guard vertices.count - 1 > Self.fewestSegments, vertices.allSatisfy({ abs($0.latitude) <= 80 }) else {
             return nil
         }
         let meanLatitude = vertices.reduce(0) { $0 + $1.latitude } / Double(vertices.count)
@@ -63,6 +63,9 @@ final class SegmentGrid: Sendable {
                 for column in columns { cells[Cell(row: row, column: column), default: []].append(Int32(i)) }
             }
         }
+        // Mostly long legs (a points route's straight lines): a scan, which stops at the first pass,
+        // is as quick.
+        guard everywhere.count * 4 <= vertices.count - 1 else { return nil }
         self.cells = cells
         self.everywhere = everywhere
     }
@@ -72,7 +75,7 @@ final class SegmentGrid: Sendable {
     /// The segments, in ascending order, that may come within `reach` metres of `c` (every one that
     /// does is among them); nil when the grid cannot say (the caller scans).
     func candidates(near c: Coordinate, within reach: Double) -> [Int]? {
-        guard reach.isFinite, abs(c.latitude) <= 80 else { return nil }
+        guard reach.isFinite, reach >= 0, abs(c.latitude) <= 80 else { return nil }
         // Degrees for `reach`, with a margin: a segment's own frame (at its start, up to
         // `longSegment` away) measures longitude a little differently from `c`'s latitude.
         let scale = Geodesy.metresPerDegree(atLatitude: c.latitude)

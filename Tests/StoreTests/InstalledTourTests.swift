@@ -53,9 +53,12 @@ import TourModel
         #expect(german.points[1].coordinate == old[1].coordinate)
         #expect(german.points.allSatisfy { $0.audio != nil })
 
-        // lint, map and preview read the tour as a folder in their language: its points.
+        // A walk's folder has its language's points alone; lint's and map's every installed
+        // version's, each where the default language has it (p3 is German's only).
+        #expect(tour.folder(defaultLanguage: "en", onlyItsPoints: true).points.map(\.id).sorted() == ["p1", "p2"])
         let folder = tour.folder(defaultLanguage: "en")
-        #expect(folder.points.map(\.id).sorted() == ["p1", "p2"])
+        #expect(folder.points.map(\.id).sorted() == ["p1", "p2", "p3"])
+        #expect(folder.points.first { $0.id == "p3" }?.content.keys.sorted() == ["de"])
         #expect(folder.points.first { $0.id == "p2" }?.coordinate == new[1].coordinate)
         #expect(folder.points.first { $0.id == "p1" }?.content["de"]?.title == "Point 1 (de)")
     }

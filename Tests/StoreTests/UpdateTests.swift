@@ -101,8 +101,14 @@ struct UpdateTests {
 
     @Test func verifyNamesDamagedAndMissingFilesAndRepairFetchesExactlyThose() async throws {
         let fixture = TourFixture(slug: "fragile-walk", points: 3, audioBytes: 30_000)
-        let harness = try await StoreHarness { tours in try fixture.write(in: tours) }
+        // Another tour whose narrations are the same bytes (other links): one blob each, shared.
+        let twin = TourFixture(slug: "fragile-twin", points: 3, audioBytes: 30_000)
+        let harness = try await StoreHarness { tours in
+            try fixture.write(in: tours)
+            try twin.write(in: tours)
+        }
         try harness.succeed(["download", "fragile-walk"])
+        try harness.succeed(["download", "fragile-twin"])
         let damaged = try harness.servedHash(fixture.audioPath(order: 1, language: "en"), tour: "fragile-walk")
         let missing = try harness.servedHash(fixture.audioPath(order: 2, language: "en"), tour: "fragile-walk")
         let handle = try FileHandle(forWritingTo: harness.media.appendingPathComponent(damaged))

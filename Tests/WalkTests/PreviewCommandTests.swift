@@ -106,7 +106,7 @@ struct PreviewCommandTests {
         #expect(once.status == 0, "\(once.stderr)")
         #expect(
             once.stderr.contains(
-                "measuring the loudness of 5 narrations (4.7 MB) before the first play; it is kept in the cache"),
+                "measuring the loudness of 5 narrations (4.7 MB) before the first play (kept in the cache)"),
             "\(once.stderr)")
         let again = try runWalkscape(arguments, home: home)
         #expect(again.status == 0)

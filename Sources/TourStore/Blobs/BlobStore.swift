@@ -9,7 +9,8 @@ import TourModel
     import Darwin
 #endif
 
-/// The files: `media/<sha256>` (complete, verified, never changed once there) and
+/// The files: `media/<sha256>` (complete, verified, never changed once there, but for a damaged
+/// one fetched again and renamed over it by `verify --repair`) and
 /// `partial/<name>.part` (downloads under way). The catalog says which blob is what; this type
 /// only moves bytes and names.
 public struct BlobStore: Sendable {
@@ -41,7 +42,8 @@ public struct BlobStore: Sendable {
     }
 
     /// Renames a complete, flushed part file into `media/<sha256>` and flushes the folder, so the
-    /// name survives a crash. An existing blob of that name already holds these bytes.
+    /// name survives a crash. An existing blob of that name already holds these bytes, or was found
+    /// damaged and is replaced.
     func install(part: URL, as sha256: String) throws(StoreError) {
         let target = url(of: sha256)
         guard rename(part.path, target.path) == 0 else {

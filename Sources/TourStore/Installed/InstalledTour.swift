@@ -55,7 +55,10 @@ public struct InstalledTour: Sendable, Hashable {
     /// The tour as a tour folder whose files are the blobs: `lint`, `map` and `preview` read it as
     /// they read a folder on disk. Languages are the installed ones; `defaultLanguage` must be one
     /// (nil: English if installed, else the first). Non-MP3 audio stays in, so lint reports it.
-    public func folder(defaultLanguage: String? = nil) -> TourFolder {
+    /// `onlyItsPoints`: the default language's points alone, as its walk plays them; else (lint,
+    /// map) every point an installed language's version has, each where the default language's
+    /// version has it if it has it.
+    public func folder(defaultLanguage: String? = nil, onlyItsPoints: Bool = false) -> TourFolder {
         let fallback =
             defaultLanguage.flatMap { language($0) == nil ? nil : $0 }
             ?? (language("en") != nil ? "en" : languageCodes.first ?? "en")
@@ -72,12 +75,17 @@ public struct InstalledTour: Sendable, Hashable {
         // point the curator removed came back, announced in the other language); the others'
         // texts and files for these points are kept beside its own.
         let lead = language(fallback) ?? languages.first
-        var points = (lead?.points ?? []).map {
-            TourFolder.Point(
-                id: $0.id, order: $0.order, coordinate: $0.coordinate, triggerRadiusMeters: $0.triggerRadiusMeters,
-                content: [:])
+        var points: [TourFolder.Point] = []
+        var index: [String: Int] = [:]
+        for lang in [lead].compactMap({ $0 }) + (onlyItsPoints ? [] : languages) {
+            for point in lang.points where index[point.id] == nil {
+                index[point.id] = points.count
+                points.append(
+                    TourFolder.Point(
+                        id: point.id, order: point.order, coordinate: point.coordinate,
+                        triggerRadiusMeters: point.triggerRadiusMeters, content: [:]))
+            }
         }
-        let index = Dictionary(points.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         for lang in languages {
             for point in lang.points {
                 guard let at = index[point.id] else { continue }
@@ -111,7 +119,7 @@ public struct InstalledTour: Sendable, Hashable {
         }
         let tag = installed.language
         var tour: PlayableTour
-        do { tour = try folder(defaultLanguage: tag).playable(language: tag) } catch {
+        do { tour = try folder(defaultLanguage: tag, onlyItsPoints: true).playable(language: tag) } catch {
             throw StoreError(.damaged, "\(slug): \(error.message)")
         }
         for index in tour.points.indices {

@@ -11,34 +11,55 @@ import Foundation
 /// frees space (`remove`, `gc`) finds the disk full: SQLite needs room to record what they delete
 /// (its log, its shared memory), and on a disk another program had filled they could not run at
 /// all (the catalog could not be opened, or written); the walker had to find something else to
-/// delete. Made again by the next command that changes the store while the disk has room.
+/// delete. Made by a command that changes the store while the disk has room to spare; taken back
+/// by the command that gave it up, when what it freed leaves room.
 public enum SpaceReserve {
     public static let bytes = 1 << 20
     /// A new reserve is made only while this much is free: it never takes a disk's last megabytes.
     public static let freeToMake: Int64 = 16 << 20
-    /// What a command that gave the reserve up and freed space needs free to take it back: a
+    /// What a command that gave the reserve up needs free to take it back (the reserve and a block
+    /// for its name): whatever it freed, the disk is left no fuller than it found it, and a
     /// `remove` on a full disk keeps the next one possible.
-    public static let freeToTakeBack = Int64(bytes) + (256 << 10)
+    public static let freeToTakeBack = Int64(bytes) + 4096
 
-    /// Makes the reserve when it is missing and the disk has `needing` bytes free: best effort,
-    /// silent.
-    public static func replenish(_ location: StoreLocation, needing: Int64 = freeToMake) {
-        let path = location.reserve.path
-        guard access(path, F_OK) != 0, let free = FreeSpace.available(at: location.dataFolder), free >= needing
-        else { return }
-        let made = path + ".new"
-        let fd = open(made, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
-        // Written, not sparse: its blocks are the disk's, to be given back.
-        let zeros = [UInt8](repeating: 0, count: bytes)
-        let outcome = zeros.withUnsafeBytes { Descriptor.writeAll(fd, $0, at: 0) }
-        close(fd)
-        if outcome.succeeded { rename(made, path) } else { unlink(made) }
+    /// Whether a reserve is in place: a regular file of its size (a file cut short by a crash, or
+    /// anything else under its name, is not one, and is made again).
+    static func isInPlace(_ location: StoreLocation) -> Bool {
+        var info = stat()
+        return lstat(location.reserve.path, &info) == 0 && FileKind(mode: info.st_mode) == .regular
+            && Int64(info.st_size) == Int64(bytes)
     }
 
-    /// Gives the reserve up; whether there was one to give.
+    /// Makes the reserve when it is not in place and the disk has `needing` bytes free: best
+    /// effort, silent.
+    public static func replenish(_ location: StoreLocation, needing: Int64 = freeToMake) {
+        guard !isInPlace(location), let free = FreeSpace.available(at: location.dataFolder), free >= needing else {
+            return
+        }
+        let path = location.reserve.path
+        let made = path + ".new"
+        unlink(made)
+        let fd = open(made, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        // Bytes that no file system compresses or leaves sparse: its blocks must be the disk's,
+        // to be given back.
+        var generator = SystemRandomNumberGenerator()
+        let noise = (0..<(bytes / 8)).map { _ in generator.next() as UInt64 }
+        let outcome = noise.withUnsafeBytes { Descriptor.writeAll(fd, $0, at: 0) }
+        let synced = outcome.succeeded && fsync(fd) == 0
+        close(fd)
+        guard synced else {
+            unlink(made)
+            return
+        }
+        // Whatever held the name (a folder, a link, a short file) gives way.
+        if !isInPlace(location) { _ = try? FileManager.default.removeItem(atPath: path) }
+        if rename(made, path) != 0 { unlink(made) }
+    }
+
+    /// Gives the reserve up; whether one was there to give.
     @discardableResult
     public static func release(_ location: StoreLocation) -> Bool {
-        unlink(location.reserve.path) == 0
+        isInPlace(location) && unlink(location.reserve.path) == 0
     }
 }

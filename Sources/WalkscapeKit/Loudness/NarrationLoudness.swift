@@ -97,7 +97,7 @@ package enum NarrationLoudness {
         }
         guard bytes >= noticeBytes else { return }
         let what = unique.count == 1 ? "1 narration" : "\(unique.count) narrations"
-        notice(
-            "measuring the loudness of \(what) (\(ByteCount.format(bytes))) before the first play; it is kept \(kept)")
+        // Not "once": a narration the meter cannot measure is not kept, and is tried again.
+        notice("measuring the loudness of \(what) (\(ByteCount.format(bytes))) before the first play (kept \(kept))")
     }
 }

@@ -38,28 +38,19 @@ package enum StoreAccess {
     }
 
     /// As `openForChange`, for a command that frees space (`remove`, `gc`): on a full disk the
-    /// store's reserve is given up for the catalog to open.
+    /// store's reserve is given up for the catalog to open. `SpaceFreeing.finish` when it ends.
     package static func openForFreeing(_ settings: Settings, purpose: String) throws(AppError) -> (
-        TourStore, StoreLock
+        TourStore, StoreLock, SpaceFreeing
     ) {
         let lock = try lockForChange(settings, purpose: purpose)
+        let freeing = SpaceFreeing(location(settings))
         do {
-            let store = try freeingSpace(settings) { () throws(StoreError) in try TourStore.open(location(settings)) }
-            return (store, lock)
+            let store = try freeing.run { () throws(StoreError) in try TourStore.open(location(settings)) }
+            return (store, lock, freeing)
         } catch {
+            freeing.finish()
             lock.release()
             throw AppError(error)
-        }
-    }
-
-    /// `body`, once more after giving up the store's space reserve if the disk was full (a command
-    /// that frees space records what it deletes first).
-    package static func freeingSpace<T>(_ settings: Settings, _ body: () throws(StoreError) -> T) throws(StoreError)
-        -> T
-    {
-        do { return try body() } catch  where error.kind == .noSpace {
-            guard SpaceReserve.release(location(settings)) else { throw error }
-            return try body()
         }
     }
 
@@ -82,6 +73,32 @@ package enum StoreAccess {
 
     /// The service's key as the store records it with a tour.
     package static func serviceKey(_ url: URL) -> String { ServiceURL.key(url) }
+}
+
+/// A command that frees space (`remove`, `gc`) and the store's reserve (`SpaceReserve`): given up
+/// when the disk is too full for the catalog to record what the command deletes, and taken back
+/// when the command ends (whether it did what it was asked or not) if what it freed leaves room;
+/// otherwise a reserve is made only while the disk has room to spare.
+package final class SpaceFreeing {
+    let location: StoreLocation
+    private(set) var gaveUp = false
+
+    init(_ location: StoreLocation) {
+        self.location = location
+    }
+
+    /// `body`, once more after giving the reserve up if the disk was full.
+    package func run<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        do { return try body() } catch  where error.kind == .noSpace {
+            guard !gaveUp, SpaceReserve.release(location) else { throw error }
+            gaveUp = true
+            return try body()
+        }
+    }
+
+    package func finish() {
+        SpaceReserve.replenish(location, needing: gaveUp ? SpaceReserve.freeToTakeBack : SpaceReserve.freeToMake)
+    }
 }
 
 extension AppError {

@@ -39,15 +39,17 @@ struct GCCommand: AsyncParsableCommand {
             Console.out("Nothing to collect: no tour has been downloaded.")
             return
         }
-        let (store, lock) = try StoreAccess.openForFreeing(settings, purpose: "gc")
-        defer { lock.release() }
+        let (store, lock, freeing) = try StoreAccess.openForFreeing(settings, purpose: "gc")
+        defer {
+            freeing.finish()
+            lock.release()
+        }
         let report: CollectionReport
         do {
-            report = try StoreAccess.freeingSpace(settings) { () throws(StoreError) in
+            report = try freeing.run { () throws(StoreError) in
                 try store.collectGarbage(partials: true)
             }
         } catch { throw AppError(error) }
-        SpaceReserve.replenish(StoreAccess.location(settings), needing: SpaceReserve.freeToTakeBack)
         if json {
             return try JSONOutput.write(
                 Report(

@@ -41,8 +41,11 @@ struct RemoveCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try global.settings()
-        let (store, lock) = try StoreAccess.openForFreeing(settings, purpose: "remove \(tour)")
-        defer { lock.release() }
+        let (store, lock, freeing) = try StoreAccess.openForFreeing(settings, purpose: "remove \(tour)")
+        defer {
+            freeing.finish()
+            lock.release()
+        }
         let installed: InstalledTour
         do { installed = try InstalledTourMatcher.match(tour, in: try store.installedTours()) } catch let error
             as StoreError
@@ -61,19 +64,18 @@ struct RemoveCommand: AsyncParsableCommand {
         let removed: [String]
         let freed: CollectionReport
         do {
-            removed = try StoreAccess.freeingSpace(settings) { () throws(StoreError) in
+            removed = try freeing.run { () throws(StoreError) in
                 try store.remove(tourID: installed.id, languages: language.isEmpty ? nil : language)
             }
             // Recorded once the catalog has the removal, before its files go: a kill while they
             // were deleted (hundreds of files, tens of milliseconds) lost the event.
             events.deleted(tourID: installed.id, service: installed.service, languages: removed)
-            freed = try StoreAccess.freeingSpace(settings) { () throws(StoreError) in
+            freed = try freeing.run { () throws(StoreError) in
                 try store.collectGarbage(partials: false)
             }
         } catch {
             throw AppError(error)
         }
-        SpaceReserve.replenish(StoreAccess.location(settings), needing: SpaceReserve.freeToTakeBack)
         let remaining = installed.languageCodes.filter { !removed.contains($0) }
         if json {
             return try JSONOutput.write(

@@ -12,8 +12,9 @@ struct VerifyCommand: AsyncParsableCommand {
             "Check installed tours: re-hash every file against its SHA-256 and check the catalog; --repair downloads what is damaged or missing.",
         discussion: """
             Exits 0 when everything is sound, 65 when something is damaged or missing (each named). \
-            --repair deletes the damaged files and downloads the tours that need them again (from the \
-            service's current version of each, if it changed meanwhile).
+            --repair downloads the tours that need them again (from the service's current version of \
+            each, if it changed meanwhile), each damaged file fetched anew and put in its place: until \
+            then it stays, and plays as well as it can.
 
             Examples:
               walkscape verify
@@ -102,7 +103,8 @@ struct VerifyCommand: AsyncParsableCommand {
         }
     }
 
-    /// Deletes the damaged files and downloads the installations that use them again.
+    /// Downloads the installations that use damaged or missing files again, the damaged ones
+    /// fetched anew though present.
     private func repair(_ report: VerifyReport, store: TourStore, settings: Settings) async throws -> [String] {
         // A damaged file is fetched again and replaced, not deleted first: it may still play (a few
         // bytes of bit rot), and a repair that cannot reach the service left the point silent.
@@ -121,13 +123,16 @@ struct VerifyCommand: AsyncParsableCommand {
             reporter.stopped(command: ["walkscape", "verify", "--repair"], keptBytes: reporter.keptBytes)
         }) {
             try await ServiceConnection.run(settings, notices: reporter.warn) { client in
+                // A file two tours share is fetched for the first and is whole for the second.
+                var stillDamaged = damaged
                 for (tour, languages) in targets {
                     var installation = TourInstallation(settings: settings, store: store, reporter: reporter)
-                    installation.refetch = damaged
+                    installation.refetch = stillDamaged.intersection(tour.languages.flatMap(\.files).map(\.sha256))
                     do {
                         try await installation.run(
                             client: client, tourID: tour.id, slug: tour.slug,
                             isProtected: tour.isProtected, languages: languages)
+                        stillDamaged.subtract(installation.refetch)
                     } catch {
                         // The progress stops before the error is said.
                         reporter.failed((error as? AppError)?.message ?? "\(error)")
