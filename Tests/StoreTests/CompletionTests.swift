@@ -38,9 +38,7 @@ struct CompletionTests {
         let north = TourFixture(slug: "north-walk", languages: ["en", "it"], points: 1, audioBytes: 2048)
         let loop = TourFixture(slug: "north-loop", languages: ["de"], points: 1, audioBytes: 2048)
         let other = TourFixture(slug: "harbour", languages: ["fr"], points: 1, audioBytes: 2048)
-        let harness = try await StoreHarness { tours in
-            for fixture in [north, loop, other] { try fixture.write(in: tours) }
-        }
+        let harness = try await StoreHarness(fixtures: [north, loop, other])
         for (slug, languages) in [("north-walk", ["en", "it"]), ("north-loop", ["de"]), ("harbour", ["fr"])] {
             try harness.succeed(["download", slug, "--no-analytics"] + languages.flatMap { ["-l", $0] })
         }

@@ -16,6 +16,16 @@ enum Mounts {
         _ = try? run(URL(fileURLWithPath: "/bin/umount"), [target.path])
         return true
     }()
+
+    /// Mounts a tmpfs of `size` (in mount's words: "1m") at `folder`, made if missing.
+    static func tmpfs(at folder: URL, size: String) throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let mounted = try run(
+            URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", folder.path])
+        #expect(mounted.status == 0, "\(mounted.stderr)")
+    }
+
+    static func unmount(_ folder: URL) { _ = try? run(URL(fileURLWithPath: "/bin/umount"), [folder.path]) }
 }
 
 /// A store on a read-only file system or a full disk says so, where SQLite said "unable to open
@@ -66,11 +76,8 @@ struct DiskTroubleTests {
                     """)
         }
         let full = scratch.file("full")
-        try FileManager.default.createDirectory(at: full, withIntermediateDirectories: true)
-        #expect(
-            try run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=1m", "tmpfs", full.path]).status
-                == 0)
-        defer { _ = try? run(URL(fileURLWithPath: "/bin/umount"), [full.path]) }
+        try Mounts.tmpfs(at: full, size: "1m")
+        defer { Mounts.unmount(full) }
         let data = full.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: older, to: data.appendingPathComponent("catalog.sqlite"))
@@ -97,19 +104,14 @@ struct DiskTroubleTests {
     /// run (the catalog could not be opened, or written), and the walker had to find something
     /// else to delete (an adversarial pass on the store).
     @Test func removeAndGCFreeSpaceOnADiskAnotherProgramFilled() async throws {
-        let fixture = TourFixture(slug: "crowded-walk", points: 3, audioBytes: 200_000)
-        let other = TourFixture(slug: "other-walk", points: 1, audioBytes: 150_000)
-        let harness = try await StoreHarness { tours in
-            try fixture.write(in: tours)
-            try other.write(in: tours)
-        }
+        let harness = try await StoreHarness(fixtures: [
+            TourFixture(slug: "crowded-walk", points: 3, audioBytes: 200_000),
+            TourFixture(slug: "other-walk", points: 1, audioBytes: 150_000),
+        ])
         let home = try TemporaryDirectory()
         let data = home.file("data")
-        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
-        #expect(
-            try run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=24m", "tmpfs", data.path]).status
-                == 0)
-        defer { _ = try? run(URL(fileURLWithPath: "/bin/umount"), [data.path]) }
+        try Mounts.tmpfs(at: data, size: "24m")
+        defer { Mounts.unmount(data) }
         let environment = ["WALKSCAPE_API_URL": harness.server.baseURL]
         for slug in ["crowded-walk", "other-walk"] {
             let downloaded = try runWalkscape(["download", slug], home: home, environment: environment)
@@ -150,7 +152,7 @@ struct DiskTroubleTests {
         #expect(again.status == 0, "\(again.stderr)")
         let reserve = try FileManager.default.attributesOfItem(atPath: data.appendingPathComponent("reserve").path)
         #expect(reserve[.type] as? FileAttributeType == .typeRegular && reserve[.size] as? Int == 1 << 20)
-        _ = try? run(URL(fileURLWithPath: "/bin/umount"), [data.path])
+        Mounts.unmount(data)
         withExtendedLifetime(home) {}
     }
 

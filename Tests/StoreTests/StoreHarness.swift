@@ -34,6 +34,13 @@ final class StoreHarness: @unchecked Sendable {
         server = try await ServerProcess.start(Self.serving(tours, options))
     }
 
+    /// Serves `fixtures`' folders.
+    convenience init(options: ServerProcess.Options = ServerProcess.Options(), fixtures: [TourFixture]) async throws {
+        try await self.init(options: options) { tours in
+            for fixture in fixtures { try fixture.write(in: tours) }
+        }
+    }
+
     /// `options` on `tours`, logged at info level, the folders checked at each request.
     private static func serving(_ tours: URL, _ options: ServerProcess.Options) -> ServerProcess.Options {
         var options = options

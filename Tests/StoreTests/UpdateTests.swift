@@ -49,9 +49,7 @@ struct UpdateTests {
         let bilingual = TourFixture(slug: "two-tongues", languages: ["en", "it"], points: 2, audioBytes: 3000)
         let goner = TourFixture(slug: "taken-down", points: 1, audioBytes: 2000)
         let reborn = TourFixture(slug: "reborn", points: 1, audioBytes: 2500)
-        let harness = try await StoreHarness { tours in
-            for fixture in [bilingual, goner, reborn] { try fixture.write(in: tours) }
-        }
+        let harness = try await StoreHarness(fixtures: [bilingual, goner, reborn])
         try harness.succeed(["download", "two-tongues", "-l", "en", "-l", "it"])
         try harness.succeed(["download", "taken-down"])
         try harness.succeed(["download", "reborn"])
@@ -103,10 +101,7 @@ struct UpdateTests {
         let fixture = TourFixture(slug: "fragile-walk", points: 3, audioBytes: 30_000)
         // Another tour whose narrations are the same bytes (other links): one blob each, shared.
         let twin = TourFixture(slug: "fragile-twin", points: 3, audioBytes: 30_000)
-        let harness = try await StoreHarness { tours in
-            try fixture.write(in: tours)
-            try twin.write(in: tours)
-        }
+        let harness = try await StoreHarness(fixtures: [fixture, twin])
         try harness.succeed(["download", "fragile-walk"])
         try harness.succeed(["download", "fragile-twin"])
         let damaged = try harness.servedHash(fixture.audioPath(order: 1, language: "en"), tour: "fragile-walk")
