@@ -166,7 +166,13 @@ import TourModel
                         body: Self.body(Self.bytes[half...]), url: url)
                 },
             ])
-        let downloader = TourDownloader(store: store, source: source, audioCheck: { _ in nil })
+        // Said as what happened: refused, not "expired" (a 404 said "its link expired" three times).
+        let renewals = Mutex<[String]>([])
+        let downloader = TourDownloader(
+            store: store, source: source, audioCheck: { _ in nil },
+            report: { event in
+                if case .linkRenewed(_, _, let why) = event { renewals.withLock { $0.append(why) } }
+            })
         let plan = try await downloader.plan(
             tourID: "t1", slug: "scripted", isProtected: false, service: "test", languages: ["en"])
         let report = try await downloader.install(plan)
@@ -179,6 +185,7 @@ import TourModel
         #expect(source.requests[2].headers["Range"] == "bytes=\(half)-")
         #expect(report.bytesReceived == Int64(Self.bytes.count))
         #expect(report.linkRenewals == 1)
+        #expect(renewals.withLock { $0 } == ["the media host refused its link (HTTP 403)"])
         let sha = SHA256.hash(data: Data(Self.bytes)).map { String(format: "%02x", $0) }.joined()
         let installed = try #require(try store.installedTour(id: "t1"))
         #expect(installed.languages.first?.files.first?.sha256 == sha)

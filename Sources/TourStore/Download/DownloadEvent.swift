@@ -10,9 +10,9 @@ public enum DownloadEvent: Sendable {
     case fileDone(label: String, bytes: Int64)
     /// Something failed and is being tried again (a broken connection, a busy service).
     case retrying(label: String, reason: String)
-    /// A signed URL expired (or was refused): a new manifest was fetched and the file goes on
-    /// from the same byte.
-    case linkRenewed(label: String, atByte: Int64)
+    /// A signed URL expired, or the media host refused it or did not find it (`why`, in a few
+    /// words): a new manifest was fetched and the file goes on from the same byte.
+    case linkRenewed(label: String, atByte: Int64, why: String)
     /// Every file is in: nothing more arrives (the narrations may still be being checked).
     case transfersEnded
     /// The tour now plays the new version.

@@ -77,7 +77,7 @@ struct FileTransfer: Sendable {
         // declaration (an empty blob installed unasked left a narration silent).
         var answered = false
 
-        func renewLink() async throws(StoreError) {
+        func renewLink(because why: String) async throws(StoreError) {
             let reference = transfer.references[0]
             let (file, fetchedAt) = try await book.renewed(reference, since: obtainedAt)
             if let file, FileIdentity(url: file.url, size: file.sizeBytes ?? -1) != identity {
@@ -102,7 +102,7 @@ struct FileTransfer: Sendable {
             obtainedAt = fetchedAt
             expiresAt = file.expiresAt
             counters.addRenewal()
-            report(.linkRenewed(label: label, atByte: part.length))
+            report(.linkRenewed(label: label, atByte: part.length, why: why))
         }
 
         func startOver() throws(StoreError) {
@@ -114,7 +114,7 @@ struct FileTransfer: Sendable {
         while part.length < declared || (declared == 0 && !answered) {
             if Task.isCancelled { throw StoreError(.cancelled, "cancelled") }
             if let expiry = expiresAt, now() >= expiry, await book.trustsExpiry(transfer.references[0].language) {
-                try await renewLink()
+                try await renewLink(because: "its link expired")
                 continue
             }
             let offset = part.length
@@ -191,7 +191,11 @@ struct FileTransfer: Sendable {
                                 "the media host refuses \(label) (HTTP \(response.status)) even with a fresh link from the service"
                             ))
                     }
-                    try await wrapAsync { () async throws(StoreError) in try await renewLink() }
+                    let why =
+                        [404, 410].contains(response.status)
+                        ? "the media host did not find it (HTTP \(response.status))"
+                        : "the media host refused its link (HTTP \(response.status))"
+                    try await wrapAsync { () async throws(StoreError) in try await renewLink(because: why) }
                     continue
                 default:
                     await response.body.discard()

@@ -272,18 +272,19 @@ package final class DownloadReporter: @unchecked Sendable {
                 case .silent:
                     break
                 }
-            case .linkRenewed(let label, let atByte):
+            case .linkRenewed(let label, let atByte, let why):
                 switch mode {
                 case .json:
                     var line = Line("linkRenewed")
                     line.file = label
                     line.atByte = atByte
+                    line.reason = why
                     emit(line)
                 case .silent:
                     break
                 case .plain, .live:
                     sayAboveLiveLine(
-                        "  \(label): its link expired; a new one from the service, going on from byte \(atByte)")
+                        "  \(label): \(why); a new link from the service, going on from byte \(atByte)")
                 }
             case .transfersEnded:
                 stopTicking()
