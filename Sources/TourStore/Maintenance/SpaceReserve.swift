@@ -42,9 +42,15 @@ public enum SpaceReserve {
         let fd = open(made, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }
         // Bytes that no file system compresses or leaves sparse: its blocks must be the disk's,
-        // to be given back.
-        var generator = SystemRandomNumberGenerator()
-        let noise = (0..<(bytes / 8)).map { _ in generator.next() as UInt64 }
+        // to be given back. A xorshift's, not the system's random source: 131,072 of its calls
+        // took 45 ms of a first download's time.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(truncatingIfNeeded: getpid())
+        let noise = (0..<(bytes / 8)).map { _ -> UInt64 in
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return state
+        }
         let outcome = noise.withUnsafeBytes { Descriptor.writeAll(fd, $0, at: 0) }
         let synced = outcome.succeeded && fsync(fd) == 0
         close(fd)
