@@ -75,7 +75,7 @@ package struct UpdateTarget: Sendable, Equatable {
             self.isProtected = isProtected
             if let successor = catalog.first(where: { $0.slug == installedSlug && $0.id != id && $0.isPublished }) {
                 failure =
-                    "the service now publishes \(installedSlug) as another tour (id \(successor.id)); the installed one stays and still walks. To change to it: walkscape remove \(id), then walkscape download \(successor.id) (a walk under way goes on with it)"
+                    "the service now publishes \(installedSlug) as another tour (id \(successor.id)); the installed one stays and still walks, and a walk of it under way goes on (a walk of the new one starts from its first point). To change to it: walkscape remove \(id), then walkscape download \(successor.id)"
             } else {
                 failure =
                     "no longer published on the service; the installed version stays and still walks (walkscape remove \(installedSlug) deletes it)"

@@ -94,34 +94,15 @@ struct WalkTourCommand: AsyncParsableCommand {
 
         // Resume unless asked not to, and say where.
         var core = WalkCore(tour: playable, policy: policy)
-        // An installed tour without a walk of its own may replace one the service published before
-        // under another id, whose walk was under way: it goes on.
-        var carriedFrom: String?
-        var resumable = restart ? nil : try loadProgress(store, tour: playable)
-        if !restart, resumable == nil, case .installed = resolved,
-            let installed = try? StoreAccess.openForReading(settings)?.installedTours(),
-            var earlier = store.predecessor(
-                ofTour: playable.id, pointIDs: playable.points.map(\.id), language: playable.language,
-                installed: Set(installed.map(\.id)))
-        {
-            carriedFrom = earlier.tourID
-            earlier.tourID = playable.id
-            resumable = earlier
-        }
         if restart {
             store.remove(tourID: playable.id)
-        } else if let saved = resumable {
+        } else if let saved = try loadProgress(store, tour: playable) {
             // A walk ended by a crash, a signal or `q` resumes; only a completed one starts over.
             if saved.outcome == .completed {
                 say("Your last walk of \(playable.title) was completed; starting again at point 1.")
             } else {
                 do {
                     core = try WalkCore(tour: playable, policy: policy, resuming: saved)
-                    if let carriedFrom {
-                        say("Going on with your walk of the tour this one replaces (id \(carriedFrom)).")
-                        // Kept under this tour's id from now on, and once only.
-                        if (try? store.save(core.progress)) != nil { store.remove(tourID: carriedFrom) }
-                    }
                     if let changes = core.pointChanges { say(Self.changesLine(changes, tour: playable)) }
                     if saved.pointsVisited > 0 {
                         say(Self.resumeLine(core.progress, tour: playable, staysPaused: interactive))

@@ -81,7 +81,7 @@ struct UpdateTests {
             ), "\(update.stderr)")
         #expect(
             update.stderr.contains(
-                "walkscape: reborn: the service now publishes reborn as another tour (id \(successor.id)); the installed one stays and still walks. To change to it: walkscape remove \(reborn.id), then walkscape download \(successor.id) (a walk under way goes on with it)"
+                "walkscape: reborn: the service now publishes reborn as another tour (id \(successor.id)); the installed one stays and still walks, and a walk of it under way goes on (a walk of the new one starts from its first point). To change to it: walkscape remove \(reborn.id), then walkscape download \(successor.id)"
             ), "\(update.stderr)")
         // English was updated, under the new name.
         #expect(harness.blobs().values.contains(3500))

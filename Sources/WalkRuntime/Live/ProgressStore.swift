@@ -108,34 +108,6 @@ public struct ProgressStore: Sendable {
         }
     }
 
-    /// The unfinished walk of a tour this one replaces, carried over to it: the service published
-    /// the tour again under a new id, and a walker who changed to it mid-walk (as `update` tells
-    /// them how to) started again at point 1, the walk's place kept under the old id. A saved walk
-    /// is taken when its tour is not one of `installed`, it is in `language`, something of it was
-    /// heard, it was not completed, and more than half of its points and of `pointIDs` are the same
-    /// (ids are the service's: a tour's points keep theirs when it is published again; another
-    /// tour's are others). The most recent such walk, with the new id; nil when there is none.
-    public func predecessor(
-        ofTour tourID: String, pointIDs: [String], language: String, installed: Set<String>
-    ) -> WalkProgress? {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        let ids = Set(pointIDs)
-        var found: WalkProgress?
-        for name in names.sorted() where name.hasSuffix(".progress.json") {
-            let url = folder.appendingPathComponent(name)
-            guard let data = try? Self.contents(of: url), let saved = try? Self.decode(data, from: url),
-                saved.tourID != tourID, !installed.contains(saved.tourID), saved.language == language,
-                saved.outcome != .completed, saved.pointsVisited > 0, saved.problem == nil
-            else { continue }
-            let shared = saved.points.count { ids.contains($0.id) }
-            guard shared * 2 > saved.points.count, shared * 2 > ids.count else { continue }
-            let when = saved.endedAt ?? saved.startedAt ?? .distantPast
-            if let best = found, (best.endedAt ?? best.startedAt ?? .distantPast) >= when { continue }
-            found = saved
-        }
-        return found
-    }
-
     /// Forgets the tour's walk, under its name and under the old one if that is this tour's (or
     /// unreadable, as `--restart` is the way out of an unreadable file).
     public func remove(tourID: String) {
