@@ -139,6 +139,13 @@ struct DiskTroubleTests {
         #expect(tours?.map { $0["slug"] as? String } == ["other-walk"], "\(listed.stdout)")
         let verify = try runWalkscape(["verify"], home: home)
         #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        // A gc with nothing to collect on the full disk gives the reserve back all the same: the
+        // next remove there must run too.
+        let idle = try runWalkscape(["gc"], home: home)
+        #expect(idle.status == 0 && idle.stdout.contains("Freed 0 B"), "\(idle.stdout)\(idle.stderr)")
+        _ = try run(URL(fileURLWithPath: "/bin/dd"), ["if=/dev/zero", "of=\(data.path)/filler3", "bs=4k"])
+        let removedOther = try runWalkscape(["remove", "other-walk"], home: home)
+        #expect(removedOther.status == 0, "\(removedOther.stderr)")
 
         // Something else under the reserve's name (a folder; a file cut short by a crash) is no
         // reserve: it is made again, in its place, once the disk has room.
@@ -148,6 +155,7 @@ struct DiskTroubleTests {
         // The room the filler leaves once it goes is enough to keep a megabyte aside again.
         try FileManager.default.removeItem(at: data.appendingPathComponent("filler"))
         try FileManager.default.removeItem(at: data.appendingPathComponent("filler2"))
+        try FileManager.default.removeItem(at: data.appendingPathComponent("filler3"))
         let again = try runWalkscape(["gc"], home: home)
         #expect(again.status == 0, "\(again.stderr)")
         let reserve = try FileManager.default.attributesOfItem(atPath: data.appendingPathComponent("reserve").path)

@@ -17,10 +17,11 @@ public enum SpaceReserve {
     public static let bytes = 1 << 20
     /// A new reserve is made only while this much is free: it never takes a disk's last megabytes.
     public static let freeToMake: Int64 = 16 << 20
-    /// What a command that gave the reserve up needs free to take it back (the reserve and a block
-    /// for its name): whatever it freed, the disk is left no fuller than it found it, and a
-    /// `remove` on a full disk keeps the next one possible.
-    public static let freeToTakeBack = Int64(bytes) + 4096
+    /// What a command that gave the reserve up needs free to take it back: the reserve's own
+    /// megabyte, so that one which freed nothing (a `gc` with nothing to collect) gives it back all
+    /// the same (a block more for its name kept it from that, and the next `remove` on the full
+    /// disk could not run), and a `remove` on a full disk keeps the next one possible.
+    public static let freeToTakeBack = Int64(bytes)
 
     /// Whether a reserve is in place: a regular file of its size (a file cut short by a crash, or
     /// anything else under its name, is not one, and is made again).
