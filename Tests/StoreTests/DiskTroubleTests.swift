@@ -152,6 +152,8 @@ struct DiskTroubleTests {
         try? FileManager.default.removeItem(at: data.appendingPathComponent("reserve"))
         try FileManager.default.createDirectory(
             at: data.appendingPathComponent("reserve/inside"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: data.appendingPathComponent("reserve.new/inside"), withIntermediateDirectories: true)
         // The room the filler leaves once it goes is enough to keep a megabyte aside again.
         try FileManager.default.removeItem(at: data.appendingPathComponent("filler"))
         try FileManager.default.removeItem(at: data.appendingPathComponent("filler2"))
