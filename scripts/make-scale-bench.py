@@ -60,14 +60,13 @@ def route(count, folder, resting=0):
     vertices = []
     for i in range(count):
         x = 50_000 * i / (count - 1)
-        if resting and x >= 250 and not any(v.startswith("#") for v in vertices):
+        if resting and x >= 250:
             # At rest 250 m on, between two points (a point's neighbourhood is never a stray).
             here = (LAT0 + winding(x) / M_LAT, LON0 + x / M_LON)
             aside = (here[0], here[1] + 4 / M_LON)
             vertices += ["%.7f,%.7f" % (aside if k % 2 else here) for k in range(resting)]
-            vertices.append("#")
+            resting = 0
         vertices.append("%.7f,%.7f" % (LAT0 + winding(x) / M_LAT, LON0 + x / M_LON))
-    vertices = [v for v in vertices if v != "#"]
     points = []
     for k in range(100):
         x = 500 * k
