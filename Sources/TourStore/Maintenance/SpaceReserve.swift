@@ -41,7 +41,7 @@ public enum SpaceReserve {
         let made = path + ".new"
         // What a run stopped half-way left, or anything else under the name (a folder kept a
         // reserve from ever being made); a link goes, not what it leads to.
-        if unlink(made) != 0, errno == EISDIR || errno == EPERM { try? FileManager.default.removeItem(atPath: made) }
+        try? FileManager.default.removeItem(atPath: made)
         let fd = open(made, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }
         // Bytes that no file system compresses or leaves sparse: its blocks must be the disk's,
