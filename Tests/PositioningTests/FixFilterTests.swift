@@ -202,6 +202,63 @@ private func fix(
         #expect(filter.trustsVelocity)
     }
 
+    /// Noise the receiver's error estimate understates (15 m, wandering slowly: each axis an AR(1)
+    /// with a 40 s time constant, under an HDOP of 0.9, 4.5 m) on a walker going round a loop of
+    /// 120 m radius at 1.3 m/s, with a true velocity: the fixes' lines over 20 m stretches were
+    /// 1.9 times the speeds', taken for knots, and the speeds scaled up; the reckoning then ran
+    /// ahead and 235 of 616 fixes were refused as drift, 91 s at a time (points 80-90 s late; an
+    /// adversarial pass on the walk).
+    ///
+    /// A known defect, not yet mended: the speeds' unit measured along the velocities, over
+    /// windows ended by time, was tried (235 refusals down to 30 on the pass's walk) and held the
+    /// seeds below, but then took speeds half as fast as they should be (1/1.944) too long to
+    /// rescale, or rescaled on this noise with wider windows (docs/positioning.md, "Known
+    /// limits"). Seeds 3 and 4 show it; `withKnownIssue` fails once they no longer do.
+    @Test(arguments: [3, 4] as [UInt64])
+    func understatedWanderingNoiseIsNotTakenForSpeedsInAnotherUnit(seed: UInt64) {
+        withKnownIssue("speeds rescaled as if in knots on noise the error estimate understates") {
+            Self.walkRoundALoopInWanderingNoise(seed: seed)
+        }
+    }
+
+    private static func walkRoundALoopInWanderingNoise(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        func gaussian() -> Double {
+            let u = Double.random(in: Double.ulpOfOne..<1, using: &random), v = Double.random(in: 0..<1, using: &random)
+            return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
+        }
+        let sigma = 15.0, tau = 40.0, radius = 120.0, speed = 1.3
+        let keep = exp(-1 / tau), fresh = sigma * (1 - keep * keep).squareRoot()
+        var noise = (east: gaussian() * sigma, north: gaussian() * sigma)
+        let m = Geodesy.metresPerDegree(atLatitude: origin.latitude)
+        var filter = FixFilter(configuration: .init(coldStartAgreement: 1))
+        var refused = 0, run = 0, longestRun = 0
+        for second in 0..<600 {
+            let angle = Double(second) * speed / radius
+            let east = radius * sin(angle) + noise.east, north = radius * (1 - cos(angle)) + noise.north
+            // Heading east at first, turning left (north of east is a bearing below 90°).
+            var track = (90 - angle * 180 / .pi).truncatingRemainder(dividingBy: 360)
+            if track < 0 { track += 360 }
+            let fix = Fix(
+                time: t0.addingTimeInterval(Double(second)),
+                coordinate: Coordinate(
+                    latitude: origin.latitude + north / m.north, longitude: origin.longitude + east / m.east),
+                horizontalError: 4.5, speed: speed, track: track)
+            if filter.evaluate(fix) == .rejected(.drift) {
+                refused += 1
+                run += 1
+                longestRun = max(longestRun, run)
+            } else {
+                run = 0
+            }
+            noise = (noise.east * keep + gaussian() * fresh, noise.north * keep + gaussian() * fresh)
+        }
+        // The drift rule refuses some of such noise (it is more than the estimate allows); not
+        // every fix for 90 s at a time.
+        #expect(refused <= 150, "\(refused) of 600 fixes refused as drift")
+        #expect(longestRun < 60, "\(longestRun) fixes in a row refused as drift")
+    }
+
     @Test func rejectsNoFixAndAcceptsTwoD() {
         var filter = FixFilter(configuration: .init(coldStartAgreement: 1))
         #expect(filter.evaluate(fix(0, north: 0, mode: .noFix)) == .rejected(.noFix))
