@@ -47,8 +47,14 @@ struct DeadReckoning: Sendable, Hashable {
     private var courseMisses = 0
     private var courseAgreements = 0
     private var courseRefuted = false
-    /// Steady stretches' velocities and lines, summed (decaying with τ = 180 s), and whether they
-    /// showed the speeds to mean nothing.
+    /// The speeds' unit check (`measureUnit`): its current window; on steady windows, the
+    /// velocities and the fixes' lines along them, summed (decaying with τ = 180 s); and whether
+    /// the speeds were shown to mean nothing.
+    private var unitWindow: Stretch?
+    /// The accepted fixes' misses' mean square (square metres; nil before the first), and how
+    /// many were counted.
+    private var missSquares: Double?
+    private var missesCounted = 0.0
     private var steadyByVelocity = 0.0
     private var steadyByPosition = 0.0
     private var speedRefuted = false
@@ -74,8 +80,8 @@ struct DeadReckoning: Sendable, Hashable {
     /// A stretch's course is steady when its velocities sum to this share of its speeds (a
     /// course within about ±25° of its mean).
     static let steadyCourse = 0.95
-    /// Speeds over steady stretches against the fixes' lines: outside this, other units, and
-    /// rescaled. A bias building across the way at walking speed gives 0.7 while it builds.
+    /// Speeds over steady windows against the fixes' lines along them: outside this (and near
+    /// another unit), other units, and rescaled.
     static let steadySpeedRatio = 0.6...1.6
 
     /// A stretch the course is judged on: where it began, the velocities summed (east and north
@@ -144,10 +150,42 @@ struct DeadReckoning: Sendable, Hashable {
     }
 
     /// How far a fix `dt` seconds after the last may be from where the velocity says, a turn
-    /// between them aside: the tolerance, its error estimate, and 0.3 m/s of velocity error.
-    private static func tolerance(for fix: Fix, after dt: Double, _ configuration: FixFilter.Configuration) -> Double {
-        configuration.driftTolerance + (fix.horizontalError ?? 0) + 0.3 * dt
+    /// between them aside: the tolerance and its error estimate, or what the accepted fixes'
+    /// misses have shown when more (`missesShown`), and 0.3 m/s of velocity error.
+    private func tolerance(for fix: Fix, after dt: Double, _ configuration: FixFilter.Configuration) -> Double {
+        let declared = configuration.driftTolerance + (fix.horizontalError ?? 0)
+        let shown = missSquares.map { Self.missesShown * $0.squareRoot() } ?? 0
+        return max(declared, shown) + 0.3 * dt
     }
+
+    /// The accepted fixes' misses' root mean square times this is what the tolerance is at
+    /// least: noise the error estimate understates (15 m wandering over 40 s under an HDOP of
+    /// 0.9, 4.5 m declared) had fixes refused as drift 90 s at a time, however true the velocity.
+    static let missesShown = 3.0
+    /// Seconds over which the misses' mean square follows the accepted fixes: long, so a drift
+    /// building under the tolerance (its misses accepted until they pass it) barely moves it.
+    static let missMemory = 300.0
+
+    /// Counts an accepted fix's miss (what stands for it) in the misses' mean square: the mean of all so far (the
+    /// error estimate counted as `missPrior` misses) until the memory is shorter than them.
+    private mutating func countMiss(_ miss: Double, of fix: Fix, after dt: Double) {
+        let before = missSquares ?? (fix.horizontalError ?? 5) * (fix.horizontalError ?? 5)
+        missesCounted += 1
+        let weight = max(1 - exp(-max(0, dt) / Self.missMemory), 1 / (Self.missPrior + missesCounted))
+        missSquares = before + (miss * miss - before) * weight
+    }
+    /// Whether the course has held steady over the stretch under way (10 m or more by the
+    /// speeds): only there does a miss show the fixes' noise, not a turn the reckoning cut (a
+    /// course lagging round a plaza's circles missed by metres at every fix, and the tolerance
+    /// grew until a drift after it went through).
+    private var courseIsSteady: Bool {
+        guard let stretch, stretch.bySpeed >= Self.courseStretch / 2 else { return false }
+        let v = stretch.byVelocity
+        return (v.east * v.east + v.north * v.north).squareRoot() >= Self.steadyCourse * stretch.bySpeed
+    }
+
+    /// How many misses the error estimate counts for at first.
+    static let missPrior = 20.0
 
     /// Whether `fix` (plausible by speed) is where its velocity says the walker cannot be. Keeps
     /// reckoning forward either way, so a long disagreement is measured from the last agreement.
@@ -168,7 +206,7 @@ struct DeadReckoning: Sendable, Hashable {
             let de = v1.east - v0.east, dn = v1.north - v0.north
             turn = (de * de + dn * dn).squareRoot() * max(dt / 2, Self.velocityLag)
         }
-        let allowed = Self.tolerance(for: fix, after: dt, configuration) + turn
+        let allowed = tolerance(for: fix, after: dt, configuration) + turn
         guard miss > allowed else {
             driftSince = nil
             return false
@@ -212,8 +250,22 @@ struct DeadReckoning: Sendable, Hashable {
             // `isDrift`): the turn excuses it once. Kept, it threw the fix after off by as much,
             // with no turn to excuse it (a cyclist round a bend every 10 s: each fix after the
             // second bend refused as drift). What stays is what a fix without a turn may leave.
-            let base = Self.tolerance(for: fix, after: dt, configuration)
+            let base = tolerance(for: fix, after: dt, configuration)
             let miss = LocalDistance.metres(expected, fix.coordinate)
+            if courseIsSteady, let v = velocity(of: fix) {
+                // Along the way the walker goes only: a drift building across it (towards a
+                // parallel street) is not noise, and its misses, accepted until they pass the
+                // tolerance, raised it (a 45 m drift refused 2 fixes where 16). Noise is the same
+                // along as across, so the along share, times √2, stands for both.
+                let speed = (v.east * v.east + v.north * v.north).squareRoot()
+                if speed > 0 {
+                    let m = metresPerDegree(at: fix.coordinate.latitude)
+                    let north = (fix.coordinate.latitude - expected.latitude) * m.north
+                    let east = fix.coordinate.longitudeDifference(from: expected) * m.east
+                    let along = (east * v.east + north * v.north) / speed
+                    countMiss(abs(along) * 2.0.squareRoot(), of: fix, after: dt)
+                }
+            }
             if miss > base { pull = 1 - (1 - pull) * base / miss }
             let north = (fix.coordinate.latitude - expected.latitude) * pull
             // The short way round: across the antimeridian 179.99 to -179.99 is 0.02°, not 359.98°.
@@ -275,6 +327,7 @@ struct DeadReckoning: Sendable, Hashable {
         }
         let dt = fix.time.timeIntervalSince(last.time)
         judgeCourse(fix, dt: dt, v0: lastVelocity, v1: v1)
+        measureUnit(fix, dt: dt, v0: lastVelocity, v1: v1)
         guard dt > 0, dt <= Self.maxGap, let s0 = last.speed, let s1 = fix.speed, s0.isFinite, s1.isFinite else {
             reference = fix
             speedSinceReference = 0
@@ -298,9 +351,8 @@ struct DeadReckoning: Sendable, Hashable {
     /// under half the line). A stretch with a turn in it is not judged by its angle: a course
     /// lagging a walker round a plaza's circles points away from where they went, and a drift
     /// later played points early once that had been taken for a broken course. Two stretches
-    /// against in a row refute the course; three for it in a row restore it. On steady stretches
-    /// the speeds are also held to the fixes' lines: a receiver whose speeds are in other units
-    /// (knots as m/s: 1.85 times too fast) has them rescaled once 60 m of such stretches say so.
+    /// against in a row refute the course; three for it in a row restore it. (The speeds' unit is
+    /// `measureUnit`'s.)
     private mutating func judgeCourse(
         _ fix: Fix, dt: Double, v0: (east: Double, north: Double)?, v1: (east: Double, north: Double)?
     ) {
@@ -335,15 +387,6 @@ struct DeadReckoning: Sendable, Hashable {
             return
         }
         guard byVelocity >= Self.courseStretch / 2, byVelocity >= Self.steadyCourse * bySpeed else { return }
-        let decay = exp(-fix.time.timeIntervalSince(start.time) / 180)
-        steadyByVelocity = steadyByVelocity * decay + byVelocity
-        steadyByPosition = steadyByPosition * decay + byPosition
-        if steadyByPosition >= 3 * Self.courseStretch {
-            let ratio = steadyByVelocity / steadyByPosition
-            if ratio < Self.steadySpeedRatio.lowerBound || ratio > Self.steadySpeedRatio.upperBound {
-                rescaleSpeeds(by: ratio)
-            }
-        }
         let cosine = (east * v.east + north * v.north) / (byPosition * byVelocity)
         let angle = acos(max(-1, min(1, cosine))) * 180 / .pi
         guard angle > Self.courseMiss else {
@@ -361,6 +404,76 @@ struct DeadReckoning: Sendable, Hashable {
         courseMissed()
     }
 
+    /// The speeds' unit, window by window (`unitWindow` seconds, however far the fixes went): on
+    /// a window whose course held steady, the velocities summed (a vector) against the fixes' line
+    /// measured along it. Measured along, the fixes' noise adds nothing on average (their line's
+    /// length grows with it: 15 m of slowly wandering noise under an HDOP of 0.9 made the lines
+    /// of 20 m stretches 1.9 times the speeds', which were then taken for knots and scaled up, and
+    /// the reckoning ran ahead: every fix refused as drift for 90 s at a time, points 80-90 s
+    /// late); and a window ends by time, not where the noise carried the fixes 20 m. Once the
+    /// sums of such windows differ by `unitEvidence` metres, and put the speeds outside
+    /// `steadySpeedRatio` of the fixes near a unit another receiver might use, the speeds are
+    /// taken in the fixes' units.
+    private mutating func measureUnit(
+        _ fix: Fix, dt: Double, v0: (east: Double, north: Double)?, v1: (east: Double, north: Double)?
+    ) {
+        guard dt > 0, dt <= Self.maxGap, let v0, let v1, var window = unitWindow else {
+            unitWindow = Stretch(start: fix)
+            return
+        }
+        window.byVelocity.east += (v0.east + v1.east) / 2 * dt
+        window.byVelocity.north += (v0.north + v1.north) / 2 * dt
+        let s0 = (v0.east * v0.east + v0.north * v0.north).squareRoot()
+        let s1 = (v1.east * v1.east + v1.north * v1.north).squareRoot()
+        window.bySpeed += (s0 + s1) / 2 * dt
+        let start = window.start
+        let seconds = fix.time.timeIntervalSince(start.time)
+        guard seconds >= Self.unitWindow else {
+            unitWindow = window
+            return
+        }
+        unitWindow = Stretch(start: fix)
+        let v = window.byVelocity
+        let byVelocity = (v.east * v.east + v.north * v.north).squareRoot()
+        guard byVelocity >= Self.courseStretch / 4, byVelocity >= Self.steadyCourse * window.bySpeed else { return }
+        let scale = metresPerDegree(at: fix.coordinate.latitude)
+        let north = (fix.coordinate.latitude - start.coordinate.latitude) * scale.north
+        let east = fix.coordinate.longitudeDifference(from: start.coordinate) * scale.east
+        let decay = exp(-seconds / 180)
+        steadyByVelocity = steadyByVelocity * decay + byVelocity
+        steadyByPosition = steadyByPosition * decay + (east * v.east + north * v.north) / byVelocity
+        // A course pointing away from where the fixes went is the course check's to judge. The
+        // noise's share of the fixes' line stays within about twice the noise however far they
+        // went (it is the noise at the two ends); another unit's share grows with every metre.
+        guard steadyByPosition > 0, abs(steadyByVelocity - steadyByPosition) >= Self.unitEvidence else { return }
+        let ratio = steadyByVelocity / steadyByPosition
+        guard !Self.steadySpeedRatio.contains(ratio) else { return }
+        if let unit = Self.otherUnit(near: ratio) {
+            rescaleSpeeds(by: unit)
+        } else if ratio < 0.2 || ratio > 5 {
+            // Beyond any unit: the speeds mean nothing.
+            speedRefuted = true
+        }
+    }
+
+    /// Seconds of a window the speeds' unit is measured on.
+    static let unitWindow = 10.0
+    /// Metres by which the speeds' sum must differ from the fixes' lines before another unit is
+    /// believed: more than 15 m of noise (under any error estimate) puts at either end.
+    static let unitEvidence = 40.0
+    /// What a receiver's speeds may be multiplied by, written in another unit than metres per
+    /// second: knots and km/h taken for each other (1.852), knots for m/s (1.944), km/h (3.6),
+    /// miles per hour (2.237), and their inverses.
+    static let otherUnits: [Double] = {
+        let units = [1.852, 1.944, 3.6, 2.237]
+        return units + units.map { 1 / $0 }
+    }()
+
+    /// The unit `ratio` is within 10 % of, if any (the nearest).
+    static func otherUnit(near ratio: Double) -> Double? {
+        otherUnits.filter { abs(ratio / $0 - 1) <= 0.1 }.min { abs(ratio / $0 - 1) < abs(ratio / $1 - 1) }
+    }
+
     /// Speeds in other units (knots as metres per second: 1.85; km/h: 3.6) are taken in the
     /// fixes' units from here on, so the drift rule goes on with them; beyond a factor of five
     /// either way they mean nothing, and the velocity is not trusted.
@@ -370,6 +483,9 @@ struct DeadReckoning: Sendable, Hashable {
             return
         }
         speedScale /= ratio
+        // What the misses showed was the speeds' doing, not the fixes' noise.
+        missSquares = nil
+        missesCounted = 0
         fixVelocity = nil
         // Reckoned with the wrong speeds, the position is wherever they took it: start over
         // from this fix.
@@ -396,9 +512,11 @@ struct DeadReckoning: Sendable, Hashable {
             && a.velocityPath == b.velocityPath && a.positionPath == b.positionPath && a.lastSeen == b.lastSeen
             && a.velocityAt == b.velocityAt && a.courseMisses == b.courseMisses
             && a.courseAgreements == b.courseAgreements && a.courseRefuted == b.courseRefuted
-            && a.stretch?.start == b.stretch?.start && a.steadyByVelocity == b.steadyByVelocity
+            && a.stretch?.start == b.stretch?.start && a.unitWindow?.start == b.unitWindow?.start
+            && a.steadyByVelocity == b.steadyByVelocity
             && a.steadyByPosition == b.steadyByPosition && a.speedRefuted == b.speedRefuted
-            && a.speedScale == b.speedScale
+            && a.speedScale == b.speedScale && a.missSquares == b.missSquares
+            && a.missesCounted == b.missesCounted
     }
 
     func hash(into hasher: inout Hasher) {

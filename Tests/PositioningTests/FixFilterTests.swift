@@ -204,24 +204,29 @@ private func fix(
 
     /// Noise the receiver's error estimate understates (15 m, wandering slowly: each axis an AR(1)
     /// with a 40 s time constant, under an HDOP of 0.9, 4.5 m) on a walker going round a loop of
-    /// 120 m radius at 1.3 m/s, with a true velocity: the fixes' lines over 20 m stretches were
-    /// 1.9 times the speeds', taken for knots, and the speeds scaled up; the reckoning then ran
-    /// ahead and 235 of 616 fixes were refused as drift, 91 s at a time (points 80-90 s late; an
-    /// adversarial pass on the walk).
-    ///
-    /// A known defect, not yet mended: the speeds' unit measured along the velocities, over
-    /// windows ended by time, was tried (235 refusals down to 30 on the pass's walk) and held the
-    /// seeds below, but then took speeds half as fast as they should be (1/1.944) too long to
-    /// rescale, or rescaled on this noise with wider windows (docs/positioning.md, "Known
-    /// limits"). Seeds 3 and 4 show it; `withKnownIssue` fails once they no longer do.
-    @Test(arguments: [3, 4] as [UInt64])
-    func understatedWanderingNoiseIsNotTakenForSpeedsInAnotherUnit(seed: UInt64) {
-        withKnownIssue("speeds rescaled as if in knots on noise the error estimate understates") {
-            Self.walkRoundALoopInWanderingNoise(seed: seed)
+    /// 120 m radius at 1.3 m/s, with a true velocity, 40 walks. Before: 18 of them had fixes
+    /// refused as drift for 60 s or more in a row (most for 90 s, the rule's limit; points 80-90 s
+    /// late on an adversarial pass's walk), by two faults: the fixes' lines over 20 m stretches
+    /// grew with the noise and were taken for speeds in knots (the reckoning then ran ahead), and
+    /// a tolerance of the declared error alone. Now the speeds' unit is measured along the
+    /// velocities over windows ended by time, and the tolerance grows with the misses the
+    /// accepted fixes show; what is left is a walk's first minute, before any miss is known.
+    @Test func understatedWanderingNoiseRarelyLocksTheFixesOut() {
+        var lockedOut: [UInt64] = []
+        var refusals: [Int] = []
+        for seed in 1...40 as ClosedRange<UInt64> {
+            let (refused, longestRun) = Self.walkRoundALoopInWanderingNoise(seed: seed)
+            refusals.append(refused)
+            if longestRun >= 60 { lockedOut.append(seed) }
         }
+        #expect(lockedOut.count <= 4, "fixes refused as drift for 60 s or more in walks \(lockedOut)")
+        let median = refusals.sorted()[refusals.count / 2]
+        #expect(median <= 60, "median \(median) of 600 fixes refused as drift")
     }
 
-    private static func walkRoundALoopInWanderingNoise(seed: UInt64) {
+    /// 600 s round the loop in wandering noise: how many fixes were refused as drift, and the
+    /// longest run of them.
+    private static func walkRoundALoopInWanderingNoise(seed: UInt64) -> (refused: Int, longestRun: Int) {
         var random = SplitMix64(seed: seed)
         func gaussian() -> Double {
             let u = Double.random(in: Double.ulpOfOne..<1, using: &random), v = Double.random(in: 0..<1, using: &random)
@@ -253,10 +258,7 @@ private func fix(
             }
             noise = (noise.east * keep + gaussian() * fresh, noise.north * keep + gaussian() * fresh)
         }
-        // The drift rule refuses some of such noise (it is more than the estimate allows); not
-        // every fix for 90 s at a time.
-        #expect(refused <= 150, "\(refused) of 600 fixes refused as drift")
-        #expect(longestRun < 60, "\(longestRun) fixes in a row refused as drift")
+        return (refused, longestRun)
     }
 
     @Test func rejectsNoFixAndAcceptsTwoD() {
