@@ -177,7 +177,7 @@ struct LiveWalkCommandTests {
             ["--no-input", "--audio-device", "file:'\(home.file("a.raw").path)',raw"], home: home,
             gpsd: gpsd, tour: tour)
         #expect(await first.waitForOutput("gps: waiting for a fix", timeout: 10))
-        _ = await feed(gpsd, 0..<Self.epochs.count) { first.output.contains("triggered: 2. ") }
+        _ = await feed(gpsd, 0..<DemoTrace.afterPoint2)
         #expect(await first.waitForOutput("heard: 2/5", timeout: 15))
         first.signal(SIGKILL)
         #expect(await first.wait(timeout: 10) == 128 + SIGKILL)
@@ -204,8 +204,9 @@ struct LiveWalkCommandTests {
     ) async throws -> (ChildProcess, Int) {
         let first = try walk(["--no-input", "--no-audio"], home: home, gpsd: gpsd, tour: tour)
         #expect(await first.waitForOutput("gps: waiting for a fix", timeout: 10))
-        let stoppedAt = await feed(gpsd, 0..<Self.epochs.count) { first.output.contains("triggered: 2. ") }
+        let stoppedAt = await feed(gpsd, 0..<DemoTrace.afterPoint2)
         #expect(await first.waitForOutput("heard: 2/5", timeout: 15))
+        #expect(!first.output.contains("triggered: 3. "), "output: \(first.output)")
         first.signal(signal)
         #expect(await first.wait(timeout: 10) == 128 + signal, "output: \(first.output)")
         return (first, stoppedAt)
@@ -398,7 +399,7 @@ struct LiveWalkCommandTests {
         #expect(triggered(journal(home)) == [Self.pointIDs[0]])
         let limited = try run(prlimit, ["--pid", "\(child.pid)", "--fsize=350:unlimited"])
         #expect(limited.status == 0, "\(limited.stderr)")
-        let stoppedAt = await feed(gpsd, full..<Self.epochs.count) { child.output.contains("triggered: 2. ") }
+        let stoppedAt = await feed(gpsd, full..<DemoTrace.afterPoint2)
         #expect(await child.waitForOutput("heard: 2/5", timeout: 15))
         #expect(child.isRunning, "output: \(child.output)")
         let notes = child.output.split(separator: "\n").filter { $0.hasPrefix("note: ") }

@@ -22,6 +22,26 @@ public enum DemoTrace {
         return all.indices.filter { $0 % stride == 0 || $0 == all.count - 1 }.map { all[$0] }
     }()
 
+    /// The first epoch at least `seconds` after the first one, by the receiver's time of day.
+    public static func index(atSecond seconds: Double) -> Int {
+        func time(_ epoch: [String]) -> Double? {
+            guard let rmc = epoch.first(where: { $0.dropFirst(3).hasPrefix("RMC") }) else { return nil }
+            let field = rmc.split(separator: ",", omittingEmptySubsequences: false)[1]
+            guard field.count >= 6, let h = Double(field.prefix(2)), let m = Double(field.dropFirst(2).prefix(2)),
+                let s = Double(field.dropFirst(4))
+            else { return nil }
+            return h * 3600 + m * 60 + s
+        }
+        guard let start = epochs.lazy.compactMap(time).first else { return epochs.count }
+        return epochs.firstIndex { (time($0) ?? -1) - start >= seconds } ?? epochs.count
+    }
+
+    /// An epoch between points 2 and 3 (confirmed at 294 s and 403 s of the recorded walk): a test
+    /// that stops a walk once point 2 is heard feeds up to here, so the walk cannot be carried on
+    /// to point 3 before the stop (feeding until the walk said point 2, the feed ran on past point
+    /// 3 once while the walk's output lagged on a machine busy with the rest of the suite).
+    public static let afterPoint2 = index(atSecond: 345)
+
     /// Writes `range` of the epochs at `pace`, sleeping with Task.sleep so no cooperative thread is
     /// held; stops early once `stop` says so. Returns the index of the next epoch to write.
     public static func feed(_ gpsd: GPSDHarness, _ range: Range<Int>, until stop: () -> Bool = { false }) async -> Int {
