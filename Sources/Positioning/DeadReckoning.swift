@@ -51,16 +51,14 @@ struct DeadReckoning: Sendable, Hashable {
     /// velocities and the fixes' lines along them, summed (decaying with τ = 180 s); and whether
     /// the speeds were shown to mean nothing.
     private var unitWindow: Stretch?
-    /// The accepted fixes' misses' mean square (square metres; nil before the first), and how
-    /// many were counted.
-    private var missSquares: Double?
-    private var missesCounted = 0.0
+    /// The other unit the windows' sums last pointed to, and since when.
+    private var unitSeen: (unit: Double, since: Date)?
     private var steadyByVelocity = 0.0
     private var steadyByPosition = 0.0
     private var speedRefuted = false
-    /// What the receiver's speeds are multiplied by: 1, until steady stretches show them in
-    /// other units.
-    private var speedScale = 1.0
+    /// What the receiver's speeds are multiplied by: 1, until steady windows show them in
+    /// other units (`measureUnit`).
+    private(set) var speedScale = 1.0
     private var lastVelocity: (east: Double, north: Double)?
     private var scale: (latitude: Double, north: Double, east: Double)?
 
@@ -150,42 +148,10 @@ struct DeadReckoning: Sendable, Hashable {
     }
 
     /// How far a fix `dt` seconds after the last may be from where the velocity says, a turn
-    /// between them aside: the tolerance and its error estimate, or what the accepted fixes'
-    /// misses have shown when more (`missesShown`), and 0.3 m/s of velocity error.
-    private func tolerance(for fix: Fix, after dt: Double, _ configuration: FixFilter.Configuration) -> Double {
-        let declared = configuration.driftTolerance + (fix.horizontalError ?? 0)
-        let shown = missSquares.map { Self.missesShown * $0.squareRoot() } ?? 0
-        return max(declared, shown) + 0.3 * dt
+    /// between them aside: the tolerance, its error estimate, and 0.3 m/s of velocity error.
+    private static func tolerance(for fix: Fix, after dt: Double, _ configuration: FixFilter.Configuration) -> Double {
+        configuration.driftTolerance + (fix.horizontalError ?? 0) + 0.3 * dt
     }
-
-    /// The accepted fixes' misses' root mean square times this is what the tolerance is at
-    /// least: noise the error estimate understates (15 m wandering over 40 s under an HDOP of
-    /// 0.9, 4.5 m declared) had fixes refused as drift 90 s at a time, however true the velocity.
-    static let missesShown = 3.0
-    /// Seconds over which the misses' mean square follows the accepted fixes: long, so a drift
-    /// building under the tolerance (its misses accepted until they pass it) barely moves it.
-    static let missMemory = 300.0
-
-    /// Counts an accepted fix's miss (what stands for it) in the misses' mean square: the mean of all so far (the
-    /// error estimate counted as `missPrior` misses) until the memory is shorter than them.
-    private mutating func countMiss(_ miss: Double, of fix: Fix, after dt: Double) {
-        let before = missSquares ?? (fix.horizontalError ?? 5) * (fix.horizontalError ?? 5)
-        missesCounted += 1
-        let weight = max(1 - exp(-max(0, dt) / Self.missMemory), 1 / (Self.missPrior + missesCounted))
-        missSquares = before + (miss * miss - before) * weight
-    }
-    /// Whether the course has held steady over the stretch under way (10 m or more by the
-    /// speeds): only there does a miss show the fixes' noise, not a turn the reckoning cut (a
-    /// course lagging round a plaza's circles missed by metres at every fix, and the tolerance
-    /// grew until a drift after it went through).
-    private var courseIsSteady: Bool {
-        guard let stretch, stretch.bySpeed >= Self.courseStretch / 2 else { return false }
-        let v = stretch.byVelocity
-        return (v.east * v.east + v.north * v.north).squareRoot() >= Self.steadyCourse * stretch.bySpeed
-    }
-
-    /// How many misses the error estimate counts for at first.
-    static let missPrior = 20.0
 
     /// Whether `fix` (plausible by speed) is where its velocity says the walker cannot be. Keeps
     /// reckoning forward either way, so a long disagreement is measured from the last agreement.
@@ -206,7 +172,7 @@ struct DeadReckoning: Sendable, Hashable {
             let de = v1.east - v0.east, dn = v1.north - v0.north
             turn = (de * de + dn * dn).squareRoot() * max(dt / 2, Self.velocityLag)
         }
-        let allowed = tolerance(for: fix, after: dt, configuration) + turn
+        let allowed = Self.tolerance(for: fix, after: dt, configuration) + turn
         guard miss > allowed else {
             driftSince = nil
             return false
@@ -250,22 +216,8 @@ struct DeadReckoning: Sendable, Hashable {
             // `isDrift`): the turn excuses it once. Kept, it threw the fix after off by as much,
             // with no turn to excuse it (a cyclist round a bend every 10 s: each fix after the
             // second bend refused as drift). What stays is what a fix without a turn may leave.
-            let base = tolerance(for: fix, after: dt, configuration)
+            let base = Self.tolerance(for: fix, after: dt, configuration)
             let miss = LocalDistance.metres(expected, fix.coordinate)
-            if courseIsSteady, let v = velocity(of: fix) {
-                // Along the way the walker goes only: a drift building across it (towards a
-                // parallel street) is not noise, and its misses, accepted until they pass the
-                // tolerance, raised it (a 45 m drift refused 2 fixes where 16). Noise is the same
-                // along as across, so the along share, times √2, stands for both.
-                let speed = (v.east * v.east + v.north * v.north).squareRoot()
-                if speed > 0 {
-                    let m = metresPerDegree(at: fix.coordinate.latitude)
-                    let north = (fix.coordinate.latitude - expected.latitude) * m.north
-                    let east = fix.coordinate.longitudeDifference(from: expected) * m.east
-                    let along = (east * v.east + north * v.north) / speed
-                    countMiss(abs(along) * 2.0.squareRoot(), of: fix, after: dt)
-                }
-            }
             if miss > base { pull = 1 - (1 - pull) * base / miss }
             let north = (fix.coordinate.latitude - expected.latitude) * pull
             // The short way round: across the antimeridian 179.99 to -179.99 is 0.02°, not 359.98°.
@@ -411,12 +363,16 @@ struct DeadReckoning: Sendable, Hashable {
     /// of 20 m stretches 1.9 times the speeds', which were then taken for knots and scaled up, and
     /// the reckoning ran ahead: every fix refused as drift for 90 s at a time, points 80-90 s
     /// late); and a window ends by time, not where the noise carried the fixes 20 m. Once the
-    /// sums of such windows differ by `unitEvidence` metres, and put the speeds outside
-    /// `steadySpeedRatio` of the fixes near a unit another receiver might use, the speeds are
-    /// taken in the fixes' units.
+    /// sums of such windows differ by `unitEvidence` metres, and have put the speeds outside
+    /// `steadySpeedRatio` of the fixes near the same unit another receiver might use for
+    /// `unitPersistence` seconds, the speeds are taken in the fixes' units.
     private mutating func measureUnit(
         _ fix: Fix, dt: Double, v0: (east: Double, north: Double)?, v1: (east: Double, north: Double)?
     ) {
+        // Once: a receiver's unit does not change during a walk, and a drift along the way (the
+        // fixes running ahead of the speeds) can look like another; a rescale restarts the
+        // reckoning from the fix at hand, which a drift would then have placed.
+        guard speedScale == 1 else { return }
         guard dt > 0, dt <= Self.maxGap, let v0, let v1, var window = unitWindow else {
             unitWindow = Stretch(start: fix)
             return
@@ -445,11 +401,20 @@ struct DeadReckoning: Sendable, Hashable {
         // A course pointing away from where the fixes went is the course check's to judge. The
         // noise's share of the fixes' line stays within about twice the noise however far they
         // went (it is the noise at the two ends); another unit's share grows with every metre.
-        guard steadyByPosition > 0, abs(steadyByVelocity - steadyByPosition) >= Self.unitEvidence else { return }
-        let ratio = steadyByVelocity / steadyByPosition
-        guard !Self.steadySpeedRatio.contains(ratio) else { return }
+        guard steadyByPosition > 0, abs(steadyByVelocity - steadyByPosition) >= Self.unitEvidence,
+            case let ratio = steadyByVelocity / steadyByPosition, !Self.steadySpeedRatio.contains(ratio)
+        else {
+            unitSeen = nil
+            return
+        }
         if let unit = Self.otherUnit(near: ratio) {
-            rescaleSpeeds(by: unit)
+            // The same unit for `unitPersistence` seconds of windows: noise that wanders (15 m
+            // over 40 s) put the sums near a unit for a window or two in one walk of forty.
+            guard let seen = unitSeen, seen.unit == unit else {
+                unitSeen = (unit, fix.time)
+                return
+            }
+            if fix.time.timeIntervalSince(seen.since) >= Self.unitPersistence { rescaleSpeeds(by: unit) }
         } else if ratio < 0.2 || ratio > 5 {
             // Beyond any unit: the speeds mean nothing.
             speedRefuted = true
@@ -458,6 +423,8 @@ struct DeadReckoning: Sendable, Hashable {
 
     /// Seconds of a window the speeds' unit is measured on.
     static let unitWindow = 10.0
+    /// Seconds the same other unit must be what the windows say before the speeds are rescaled.
+    static let unitPersistence = 20.0
     /// Metres by which the speeds' sum must differ from the fixes' lines before another unit is
     /// believed: more than 15 m of noise (under any error estimate) puts at either end.
     static let unitEvidence = 40.0
@@ -483,9 +450,7 @@ struct DeadReckoning: Sendable, Hashable {
             return
         }
         speedScale /= ratio
-        // What the misses showed was the speeds' doing, not the fixes' noise.
-        missSquares = nil
-        missesCounted = 0
+        unitSeen = nil
         fixVelocity = nil
         // Reckoned with the wrong speeds, the position is wherever they took it: start over
         // from this fix.
@@ -513,10 +478,10 @@ struct DeadReckoning: Sendable, Hashable {
             && a.velocityAt == b.velocityAt && a.courseMisses == b.courseMisses
             && a.courseAgreements == b.courseAgreements && a.courseRefuted == b.courseRefuted
             && a.stretch?.start == b.stretch?.start && a.unitWindow?.start == b.unitWindow?.start
+            && a.unitSeen?.unit == b.unitSeen?.unit && a.unitSeen?.since == b.unitSeen?.since
             && a.steadyByVelocity == b.steadyByVelocity
             && a.steadyByPosition == b.steadyByPosition && a.speedRefuted == b.speedRefuted
-            && a.speedScale == b.speedScale && a.missSquares == b.missSquares
-            && a.missesCounted == b.missesCounted
+            && a.speedScale == b.speedScale
     }
 
     func hash(into hasher: inout Hasher) {

@@ -134,6 +134,8 @@ public struct FixFilter: Sendable, Hashable {
     /// Whether the receiver's velocity is still trusted (rule 7): one that has contradicted the
     /// positions is not, for the rest of the walk.
     public var trustsVelocity: Bool { reckoning.isTrusted }
+    /// What the receiver's speeds are multiplied by (1 unless they were found in another unit).
+    var speedScale: Double { reckoning.speedScale }
 
     public init(configuration: Configuration = .default) {
         self.configuration = configuration
