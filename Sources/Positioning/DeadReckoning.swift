@@ -89,6 +89,18 @@ struct DeadReckoning: Sendable, Hashable {
         var byVelocity = (east: 0.0, north: 0.0)
         var bySpeed = 0.0
         var intervals = 0
+
+        /// One interval of `dt` seconds between velocities `v0` and `v1`, summed in.
+        mutating func add(
+            _ v0: (east: Double, north: Double), _ v1: (east: Double, north: Double), over dt: Double
+        ) {
+            intervals += 1
+            byVelocity.east += (v0.east + v1.east) / 2 * dt
+            byVelocity.north += (v0.north + v1.north) / 2 * dt
+            let s0 = (v0.east * v0.east + v0.north * v0.north).squareRoot()
+            let s1 = (v1.east * v1.east + v1.north * v1.north).squareRoot()
+            bySpeed += (s0 + s1) / 2 * dt
+        }
     }
 
     static func velocity(of fix: Fix) -> (east: Double, north: Double)? {
@@ -312,16 +324,9 @@ struct DeadReckoning: Sendable, Hashable {
             stretch = Stretch(start: fix)
             return
         }
-        current.intervals += 1
-        current.byVelocity.east += (v0.east + v1.east) / 2 * dt
-        current.byVelocity.north += (v0.north + v1.north) / 2 * dt
-        let s0 = (v0.east * v0.east + v0.north * v0.north).squareRoot()
-        let s1 = (v1.east * v1.east + v1.north * v1.north).squareRoot()
-        current.bySpeed += (s0 + s1) / 2 * dt
+        current.add(v0, v1, over: dt)
         let start = current.start
-        let scale = metresPerDegree(at: fix.coordinate.latitude)
-        let north = (fix.coordinate.latitude - start.coordinate.latitude) * scale.north
-        let east = fix.coordinate.longitudeDifference(from: start.coordinate) * scale.east
+        let (east, north) = line(from: start, to: fix)
         let byPosition = (east * east + north * north).squareRoot()
         let v = current.byVelocity
         let byVelocity = (v.east * v.east + v.north * v.north).squareRoot()
@@ -377,11 +382,7 @@ struct DeadReckoning: Sendable, Hashable {
             unitWindow = Stretch(start: fix)
             return
         }
-        window.byVelocity.east += (v0.east + v1.east) / 2 * dt
-        window.byVelocity.north += (v0.north + v1.north) / 2 * dt
-        let s0 = (v0.east * v0.east + v0.north * v0.north).squareRoot()
-        let s1 = (v1.east * v1.east + v1.north * v1.north).squareRoot()
-        window.bySpeed += (s0 + s1) / 2 * dt
+        window.add(v0, v1, over: dt)
         let start = window.start
         let seconds = fix.time.timeIntervalSince(start.time)
         guard seconds >= Self.unitWindow else {
@@ -392,9 +393,7 @@ struct DeadReckoning: Sendable, Hashable {
         let v = window.byVelocity
         let byVelocity = (v.east * v.east + v.north * v.north).squareRoot()
         guard byVelocity >= Self.courseStretch / 4, byVelocity >= Self.steadyCourse * window.bySpeed else { return }
-        let scale = metresPerDegree(at: fix.coordinate.latitude)
-        let north = (fix.coordinate.latitude - start.coordinate.latitude) * scale.north
-        let east = fix.coordinate.longitudeDifference(from: start.coordinate) * scale.east
+        let (east, north) = line(from: start, to: fix)
         let decay = exp(-seconds / 180)
         steadyByVelocity = steadyByVelocity * decay + byVelocity
         steadyByPosition = steadyByPosition * decay + (east * v.east + north * v.north) / byVelocity
@@ -419,6 +418,15 @@ struct DeadReckoning: Sendable, Hashable {
             // Beyond any unit: the speeds mean nothing.
             speedRefuted = true
         }
+    }
+
+    /// East and north metres from fix `a` to fix `b`.
+    private mutating func line(from a: Fix, to b: Fix) -> (east: Double, north: Double) {
+        let scale = metresPerDegree(at: b.coordinate.latitude)
+        return (
+            b.coordinate.longitudeDifference(from: a.coordinate) * scale.east,
+            (b.coordinate.latitude - a.coordinate.latitude) * scale.north
+        )
     }
 
     /// Seconds of a window the speeds' unit is measured on.
