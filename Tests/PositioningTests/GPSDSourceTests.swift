@@ -147,6 +147,9 @@ func walkEpochs(_ range: Range<Int>, hdop: Double = 0.9, gst: (Double, Double)? 
         // gpsd reports an epoch before its GST: the first epoch with one is judged by HDOP, the
         // rest by the GST before them (the same here).
         let firstWithGST = Date(timeIntervalSince1970: 1_795_255_208)  // 2026-11-21 10:00:08
+        // Before gpsd has learnt the receiver's cycle it may report the first epoch on its RMC,
+        // before the GSA with its HDOP has come (once in a full run on a busy machine: gpsd's 57 m).
+        let first = Date(timeIntervalSince1970: 1_795_255_200)  // 2026-11-21 10:00:00
         let file = try folder.write("walk.nmea", lines.joined(separator: "\r\n") + "\r\n")
         var expected: [Date: Double] = [:]
         for fix in try TraceFile(url: file).fixes() { expected[fix.time] = fix.horizontalError }
@@ -163,7 +166,7 @@ func walkEpochs(_ range: Range<Int>, hdop: Double = 0.9, gst: (Double, Double)? 
         var plain = 0
         var withGST = 0
         for fix in fixes {
-            guard let wanted = expected[fix.time], fix.time != firstWithGST else { continue }
+            guard let wanted = expected[fix.time], fix.time != firstWithGST, fix.time != first else { continue }
             #expect(
                 fix.horizontalError.map { abs($0 - wanted) < 1e-9 } == true,
                 "\(fix.time): \(String(describing: fix.horizontalError)), the preview's \(wanted)")
