@@ -34,6 +34,49 @@ struct AnalyticsShowTests {
         #expect(try runWalkscape(["analytics", "show"], home: empty).stdout == "No analytics events are kept here.\n")
     }
 
+    /// An outbox in a state folder that cannot be written (a read-only file system; another
+    /// user's home) is shown from a copy, said so, where `status` and `show` failed: "cannot be
+    /// opened as the analytics outbox (its folder will not take it (Read-only file system))"
+    /// (SQLite's log needs a shared-memory file beside the outbox). The copy is gone after.
+    @Test(.enabled(if: getuid() == 0)) func anOutboxThatCannotBeWrittenIsShownFromACopy() throws {
+        let scratch = try TemporaryDirectory()
+        let mount = scratch.file("ro")
+        try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: true)
+        let mounted = try run(
+            URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=4m", "tmpfs", mount.path])
+        try #require(mounted.status == 0, "\(mounted.stderr)")
+        defer { _ = try? run(URL(fileURLWithPath: "/bin/umount"), [mount.path]) }
+        let home = mount.appendingPathComponent("home")
+        let ids = (0..<3).map { _ in UUID().uuidString.lowercased() }
+        do {  // closed before the file system is made read-only
+            let outbox = try Outbox.open(at: home.appendingPathComponent("state/analytics.sqlite"))
+            _ = try outbox.record(
+                ids.map {
+                    Recording(
+                        event: AnalyticsEvent(
+                            name: "app_open", anonymousID: "kept", properties: ["eventId": .string($0)]),
+                        origin: .local, offline: nil)
+                })
+            outbox.checkpoint()
+        }
+        let remounted = try run(URL(fileURLWithPath: "/bin/mount"), ["-o", "remount,ro", mount.path])
+        try #require(remounted.status == 0, "\(remounted.stderr)")
+        let temporary = scratch.file("tmp")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        let env = ["WALKSCAPE_HOME": home.path, "TMPDIR": temporary.path]
+        let status = try runWalkscape(["analytics", "status"], environment: env)
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stdout.contains("Local only (tour folders, never sent): 3"), "\(status.stdout)")
+        #expect(
+            status.stderr == "note: \(home.path)/state cannot be written here: showing a copy of analytics.sqlite\n",
+            "\(status.stderr)")
+        let shown = try runWalkscape(["analytics", "show", "--json"], environment: env)
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let events = try #require(try JSONSerialization.jsonObject(with: shown.stdoutData) as? [[String: Any]])
+        #expect(events.compactMap { ($0["properties"] as? [String: Any])?["eventId"] as? String } == ids)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty)
+    }
+
     @Test func eventsLeftForAServiceThatMovedAreMovedToTheConfiguredOneAndSent() async throws {
         let home = try TemporaryDirectory()
         let server = try await ServerProcess.start()

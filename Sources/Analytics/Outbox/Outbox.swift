@@ -51,6 +51,31 @@ public struct Outbox: Sendable {
         return try Outbox(url: url)
     }
 
+    /// A copy of the outbox at `url` (with its log) in a new private folder under `temporary`,
+    /// opened: for looking at an outbox in a folder this user cannot write (another user's home,
+    /// a read-only mount), where SQLite cannot open it in place (its log needs a shared-memory file
+    /// beside it). The caller removes `folder` when done; the outbox itself is never changed.
+    public static func copy(
+        of url: URL, into temporary: URL = FileManager.default.temporaryDirectory
+    ) throws(OutboxError) -> (outbox: Outbox, folder: URL) {
+        let folder = temporary.appendingPathComponent("walkscape-outbox-\(UUID().uuidString)")
+        do {
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            let copy = folder.appendingPathComponent(url.lastPathComponent)
+            try FileManager.default.copyItem(at: url, to: copy)
+            let log = URL(fileURLWithPath: url.path + "-wal")
+            if FileManager.default.fileExists(atPath: log.path) {
+                try FileManager.default.copyItem(at: log, to: URL(fileURLWithPath: copy.path + "-wal"))
+            }
+            return (try Outbox(url: copy), folder)
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            if let error = error as? OutboxError { throw error }
+            throw OutboxError(.unwritable, "\(url.path): cannot be copied to look at it (\(Self.reason(error)))")
+        }
+    }
+
     private init(url: URL) throws(OutboxError) {
         self.url = url
         // Made and brought forward by one walkscape at a time. Two starting at once on a new

@@ -22,6 +22,29 @@ package enum AnalyticsStorage {
         return try shared(settings.paths.analyticsOutbox, making: false)
     }
 
+    /// For commands that only look (`analytics status`, `analytics show`): the outbox if there is
+    /// one, or where it is in a folder this user cannot write (another user's home, a read-only
+    /// mount), a copy of it (said on standard error) in `copy`, a folder the caller removes.
+    package static func openForLooking(_ settings: Settings) throws(AppError) -> (outbox: Outbox?, copy: URL?) {
+        let url = settings.paths.analyticsOutbox
+        do {
+            return (try openIfPresent(settings), nil)
+        } catch {
+            let folder = url.deletingLastPathComponent()
+            guard FileManager.default.isReadableFile(atPath: url.path), access(folder.path, W_OK) != 0 else {
+                throw error
+            }
+            do {
+                let (outbox, copy) = try Outbox.copy(of: url)
+                Console.err(
+                    "note: \(folder.path) cannot be written here: showing a copy of \(url.lastPathComponent)")
+                return (outbox, copy)
+            } catch {
+                throw AppError.failure(error.message)
+            }
+        }
+    }
+
     /// The outboxes this process opened, by file. A command's recorders and the sending after the
     /// command share one: opening it again took 2-3 ms of every command that records.
     private static let opened = Mutex<[String: Outbox]>([:])

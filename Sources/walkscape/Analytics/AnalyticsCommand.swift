@@ -68,7 +68,8 @@ struct AnalyticsCommand: AsyncParsableCommand {
             let settings = try global.settings()
             let analytics = try settings.analytics()
             let service = AnalyticsStorage.serviceKey(settings)
-            let outbox = try AnalyticsStorage.openIfPresent(settings)
+            let (outbox, copy) = try AnalyticsStorage.openForLooking(settings)
+            defer { if let copy { try? FileManager.default.removeItem(at: copy) } }
             let summary: OutboxSummary
             let refused: [OutboxEntry]
             do {
@@ -197,7 +198,8 @@ struct AnalyticsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let settings = try global.settings()
-            let outbox = try AnalyticsStorage.openIfPresent(settings)
+            let (outbox, copy) = try AnalyticsStorage.openForLooking(settings)
+            defer { if let copy { try? FileManager.default.removeItem(at: copy) } }
             let states = state.map { Set([$0]) }
             // Streamed: one event in memory at a time, however many are kept.
             if json {
