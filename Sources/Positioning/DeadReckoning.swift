@@ -449,16 +449,10 @@ struct DeadReckoning: Sendable, Hashable {
         otherUnits.filter { abs(ratio / $0 - 1) <= 0.1 }.min { abs(ratio / $0 - 1) < abs(ratio / $1 - 1) }
     }
 
-    /// Speeds in other units (knots as metres per second: 1.85; km/h: 3.6) are taken in the
-    /// fixes' units from here on, so the drift rule goes on with them; beyond a factor of five
-    /// either way they mean nothing, and the velocity is not trusted.
+    /// Speeds in another unit (`ratio`, one of `otherUnits`) are taken in the fixes' units from
+    /// here on, so the drift rule goes on with them.
     private mutating func rescaleSpeeds(by ratio: Double) {
-        guard ratio >= 0.2, ratio <= 5 else {
-            speedRefuted = true
-            return
-        }
         speedScale /= ratio
-        unitSeen = nil
         fixVelocity = nil
         // Reckoned with the wrong speeds, the position is wherever they took it: start over
         // from this fix.
