@@ -403,15 +403,12 @@ import TourModel
     /// On a full disk the outbox says the disk is full: SQLite reports a full disk met while it
     /// makes its shared memory or log as an I/O error, which was shown as "disk I/O error". (Needs
     /// root, to mount a small tmpfs.)
-    @Test(.enabled(if: getuid() == 0, "mounts a tmpfs"))
+    @Test(.enabled(if: Mounts.available, "mounts a tmpfs"))
     func aFullDiskIsNamedAsOne() throws {
         let dir = try TemporaryDirectory()
         let mount = dir.url.appendingPathComponent("small")
-        try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: true)
-        let mounted = try run(
-            URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mount.path], timeout: 10)
-        try #require(mounted.status == 0, "\(mounted.stderr)")
-        defer { _ = try? run(URL(fileURLWithPath: "/bin/umount"), [mount.path], timeout: 10) }
+        try Mounts.tmpfs(at: mount, size: "256k")
+        defer { Mounts.unmount(mount) }
         // An outbox made while there was room, then closed (its log and shared memory go with it).
         let url = mount.appendingPathComponent("analytics.sqlite")
         do { _ = try Outbox.open(at: url) }

@@ -38,14 +38,11 @@ struct AnalyticsShowTests {
     /// user's home) is shown from a copy, said so, where `status` and `show` failed: "cannot be
     /// opened as the analytics outbox (its folder will not take it (Read-only file system))"
     /// (SQLite's log needs a shared-memory file beside the outbox). The copy is gone after.
-    @Test(.enabled(if: getuid() == 0)) func anOutboxThatCannotBeWrittenIsShownFromACopy() throws {
+    @Test(.enabled(if: Mounts.available)) func anOutboxThatCannotBeWrittenIsShownFromACopy() throws {
         let scratch = try TemporaryDirectory()
         let mount = scratch.file("ro")
-        try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: true)
-        let mounted = try run(
-            URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=4m", "tmpfs", mount.path])
-        try #require(mounted.status == 0, "\(mounted.stderr)")
-        defer { _ = try? run(URL(fileURLWithPath: "/bin/umount"), [mount.path]) }
+        try Mounts.tmpfs(at: mount, size: "4m")
+        defer { Mounts.unmount(mount) }
         let home = mount.appendingPathComponent("home")
         let ids = (0..<3).map { _ in UUID().uuidString.lowercased() }
         do {  // closed before the file system is made read-only
@@ -59,8 +56,7 @@ struct AnalyticsShowTests {
                 })
             outbox.checkpoint()
         }
-        let remounted = try run(URL(fileURLWithPath: "/bin/mount"), ["-o", "remount,ro", mount.path])
-        try #require(remounted.status == 0, "\(remounted.stderr)")
+        try Mounts.remountReadOnly(mount)
         let temporary = scratch.file("tmp")
         try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
         let env = ["WALKSCAPE_HOME": home.path, "TMPDIR": temporary.path]

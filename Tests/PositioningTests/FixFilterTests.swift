@@ -213,11 +213,7 @@ private func fix(
     /// along the velocities over windows ended by time, the noise adds nothing on average; and the
     /// same unit must hold for 20 s (with 40 m of evidence alone, walk 10 was rescaled).
     @Test func understatedWanderingNoiseIsNotTakenForSpeedsInAnotherUnit() {
-        var rescaled: [UInt64] = []
-        for seed in 1...40 as ClosedRange<UInt64> {
-            let walk = Self.walkRoundALoopInWanderingNoise(seed: seed)
-            if walk.speedScale != 1 { rescaled.append(seed) }
-        }
+        let rescaled = Self.loopsInWanderingNoise.filter { $0.value.speedScale != 1 }.keys.sorted()
         #expect(rescaled.isEmpty, "speeds rescaled in walks \(rescaled)")
     }
 
@@ -228,14 +224,17 @@ private func fix(
     /// across it before a turn, raised its own tolerance, and points played 11-245 s early where
     /// they had not (an adversarial pass, 2026-11-27; docs/positioning.md, "Known limits").
     @Test func understatedWanderingNoiseStillLocksTheFixesOutAtTimes() {
-        var lockedOut: [UInt64] = []
-        for seed in 1...40 as ClosedRange<UInt64> {
-            if Self.walkRoundALoopInWanderingNoise(seed: seed).longestRun >= 60 { lockedOut.append(seed) }
-        }
+        let lockedOut = Self.loopsInWanderingNoise.filter { $0.value.longestRun >= 60 }.keys.sorted()
         withKnownIssue("the drift rule refuses noise its error estimate understates, 90 s at a time") {
             #expect(lockedOut.count <= 4, "fixes refused as drift for 60 s or more in walks \(lockedOut)")
         }
     }
+
+    /// The 40 walks of the two tests above, by seed, walked once.
+    private static let loopsInWanderingNoise: [UInt64: (refused: Int, longestRun: Int, speedScale: Double)] =
+        Dictionary(
+            uniqueKeysWithValues: (1...40 as ClosedRange<UInt64>).map { ($0, walkRoundALoopInWanderingNoise(seed: $0)) }
+        )
 
     /// 600 s round the loop in wandering noise: how many fixes were refused as drift, the longest
     /// run of them, and what the speeds were multiplied by in the end.

@@ -3,31 +3,6 @@ import GRDB
 import TestSupport
 import Testing
 
-/// Whether this machine lets the tests mount file systems (root with CAP_SYS_ADMIN).
-enum Mounts {
-    static let available: Bool = {
-        guard getuid() == 0, let dir = try? TemporaryDirectory() else { return false }
-        let target = dir.file("probe")
-        try? FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
-        guard
-            (try? run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=64k", "tmpfs", target.path]))?
-                .status == 0
-        else { return false }
-        _ = try? run(URL(fileURLWithPath: "/bin/umount"), [target.path])
-        return true
-    }()
-
-    /// Mounts a tmpfs of `size` (in mount's words: "1m") at `folder`, made if missing.
-    static func tmpfs(at folder: URL, size: String) throws {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let mounted = try run(
-            URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", folder.path])
-        #expect(mounted.status == 0, "\(mounted.stderr)")
-    }
-
-    static func unmount(_ folder: URL) { _ = try? run(URL(fileURLWithPath: "/bin/umount"), [folder.path]) }
-}
-
 /// A store on a read-only file system or a full disk says so, where SQLite said "unable to open
 /// database file" and "disk I/O error". Needs mounts (root with CAP_SYS_ADMIN, as here and in CI).
 @Suite(.serialized, .enabled(if: Mounts.available))

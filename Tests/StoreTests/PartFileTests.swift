@@ -112,12 +112,9 @@ import Testing
     func aFullDiskLeavesTheFileAtAPrefixAndItsLengthAgreeing(direct: Bool) throws {
         let folder = try TemporaryDirectory()
         let small = folder.url.appendingPathComponent("small")
-        try FileManager.default.createDirectory(at: small, withIntermediateDirectories: true)
-        guard geteuid() == 0,
-            (try? run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=1536k", "tmpfs", small.path])
-                .status) == 0
-        else { return }
-        defer { _ = try? run(URL(fileURLWithPath: "/bin/umount"), ["-l", small.path]) }
+        guard Mounts.available else { return }
+        try Mounts.tmpfs(at: small, size: "1536k")
+        defer { Mounts.unmount(small, lazily: true) }
         let url = small.appendingPathComponent("e.part")
         let data = Self.bytes(3 * DirectWriter.capacity, seed: 6)
         let part = try PartFile(url: url, direct: direct)

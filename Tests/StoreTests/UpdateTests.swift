@@ -169,14 +169,9 @@ struct UpdateTests {
         // system of its own for the store, when this machine lets the test mount one.
         let other = try TemporaryDirectory(prefix: "walkscape-store-tmpfs")
         let data = other.file("data")
-        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
-        guard geteuid() == 0,
-            (try? run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=4m", "tmpfs", data.path]).status)
-                == 0
-        else {
-            return
-        }
-        defer { _ = try? run(URL(fileURLWithPath: "/bin/umount"), ["-l", data.path]) }
+        guard Mounts.available else { return }
+        try Mounts.tmpfs(at: data, size: "4m")
+        defer { Mounts.unmount(data, lazily: true) }
         let first = try runWalkscape(
             ["download", "roomy-walk"], home: other, environment: ["WALKSCAPE_API_URL": harness.server.baseURL])
         #expect(first.status == 0, "\(first.stderr)")
