@@ -449,7 +449,8 @@ struct AnalyticsDeliveryTests {
         let gpsd = try GPSDHarness()
         let child = try setup.walk(gpsd: gpsd, environment: dnt)
         #expect(await child.waitForOutput("gps: waiting for a fix", timeout: 10), "output: \(child.output)")
-        _ = await Self.feed(gpsd, 0..<Self.epochs) { child.output.contains("triggered: 1. ") }
+        _ = await Self.feed(gpsd, 0..<DemoTrace.afterPoint1) { child.output.contains("triggered: 1. ") }
+        #expect(await child.waitForOutput("triggered: 1. ", timeout: 10))
         child.signal(SIGTERM)
         #expect(await child.wait(timeout: 15) == 128 + SIGTERM)
 

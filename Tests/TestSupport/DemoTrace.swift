@@ -40,7 +40,13 @@ public enum DemoTrace {
     /// that stops a walk once point 2 is heard feeds up to here, so the walk cannot be carried on
     /// to point 3 before the stop (feeding until the walk said point 2, the feed ran on past point
     /// 3 once while the walk's output lagged on a machine busy with the rest of the suite).
+    /// An epoch between points 1 and 2 (138 s and 294 s), for a test that stops a walk once point
+    /// 1 triggers or plays, for the same reason (a full run once had point 2 recorded too).
+    public static let afterPoint1 = index(atSecond: 220)
     public static let afterPoint2 = index(atSecond: 345)
+    /// An epoch between points 3 and 4 (403 s and 621 s), for a test that stops once point 3 is
+    /// heard, for the same reason.
+    public static let afterPoint3 = index(atSecond: 500)
 
     /// Writes `range` of the epochs at `pace`, sleeping with Task.sleep so no cooperative thread is
     /// held; stops early once `stop` says so. Returns the index of the next epoch to write.
