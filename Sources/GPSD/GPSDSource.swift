@@ -113,20 +113,59 @@ private final class Worker: Sendable {
             continuation.yield(.state(new))
         }
         var lastFixTime: Date?
+        // When the last two fixes went out: a receiver reporting every 10 s is silent that long
+        // between fixes, which is no sign of a dead socket (`silenceTimeout`).
+        var fixArrivals: (previous: ContinuousClock.Instant?, last: ContinuousClock.Instant?) = (nil, nil)
         func deliver(_ fix: Fix) {
             guard fix.time != lastFixTime else { return }
             lastFixTime = fix.time
+            fixArrivals = (fixArrivals.last, .now)
             report(.connected)
             continuation.yield(.fix(fix))
         }
-        // The time of the last report that had one (gpsd knew the receiver's date), and the first
-        // fix without one while there has been none.
-        var lastDated: timespec?
+        // The date of the last fix that had one (the receiver's calendar), and the first fix
+        // without one while there has been none.
+        var lastDated: Date?
         var heldUndated: (fix: Undated, since: ContinuousClock.Instant)?
         // Two undated fixes in a row before any dated one: the receiver gives no date, and its
         // fixes go out at once on the machine's date (each held for the next report, one that
         // came before an outage played its point when fixes came back, a minute late).
         var dateless = false
+        func dated(_ fix: Fix, at date: Date) {
+            lastDated = date
+            if let held = heldUndated.take() { deliver(held.fix.dated(near: date)) }
+            deliver(fix)
+        }
+        func undated(_ fix: Undated) {
+            if let lastDated {
+                deliver(fix.dated(near: lastDated))
+            } else if dateless {
+                deliver(fix.dated(near: Date()))
+            } else if let held = heldUndated.take() {
+                dateless = true
+                deliver(held.fix.dated(near: Date()))
+                deliver(fix.dated(near: Date()))
+            } else {
+                heldUndated = (fix, ContinuousClock.now)
+            }
+        }
+        // The receiver's sentences as gpsd passes them on, read exactly as `preview` reads a
+        // recording of them: an NMEA receiver's fixes are the epochs they make (`Self.fix(from:)`
+        // has why). Kept across reconnections: the receiver's stream goes on.
+        var sentences = NMEAParser()
+        // When the last sentence came, and whether the epoch it belongs to is still open.
+        var lastSentence: ContinuousClock.Instant?
+        var epochOpen = false
+        func epochFix(_ fix: Fix?) {
+            guard var fix else { return }
+            fix.source = .gpsd
+            if NMEAParser.isUndated(fix.time) {
+                let ms = fix.time.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400) * 1000
+                undated(Undated(fix: fix, timeOfDay: Int(ms.rounded())))
+            } else {
+                dated(fix, at: fix.time)
+            }
+        }
         var backoff = configuration.initialBackoff
         let pollMicros = Int32(max(0.01, configuration.pollInterval) * 1_000_000)
         while !stop.isSet {
@@ -148,8 +187,6 @@ private final class Worker: Sendable {
             // working gpsd (a stopped or wedged one still has the kernel accept connections).
             var greeted = false
             var silent = false
-            // The receiver's sentences, read as a recorded trace is, for each fix's accuracy.
-            var sentences = NMEAParser()
             var message = [CChar](repeating: 0, count: Self.messageBytes)
             var lastReport = ContinuousClock.now
             session: while !stop.isSet {
@@ -158,8 +195,18 @@ private final class Worker: Sendable {
                     heldUndated = nil
                     deliver(held.fix.dated(near: Date()))
                 }
-                if !gps_waiting(&data, pollMicros) {
-                    if ContinuousClock.now - lastReport > .seconds(configuration.silenceTimeout) {
+                // The receiver has said all it had to say of its epoch: the fix is the epoch's.
+                if epochOpen, let last = lastSentence, ContinuousClock.now - last >= Self.epochEnd {
+                    epochOpen = false
+                    epochFix(sentences.finish())
+                }
+                var wait = pollMicros
+                if epochOpen, let last = lastSentence {
+                    let left = Self.epochEnd - (ContinuousClock.now - last)
+                    wait = min(wait, max(1000, Int32(Self.seconds(left) * 1_000_000)))
+                }
+                if !gps_waiting(&data, wait) {
+                    if ContinuousClock.now - lastReport > silenceTimeout(fixArrivals) {
                         silent = true
                         break session
                     }
@@ -175,10 +222,13 @@ private final class Worker: Sendable {
                 }
                 if message[0] == CChar(UInt8(ascii: "$")) {
                     let length = message.firstIndex(of: 0) ?? message.count
-                    _ = message.withUnsafeBytes { bytes in
+                    let fix = message.withUnsafeBytes { bytes in
                         sentences.parse(
                             line: UnsafeBufferPointer(rebasing: bytes.bindMemory(to: UInt8.self)[..<length]))
                     }
+                    lastSentence = .now
+                    epochOpen = true
+                    epochFix(fix)
                     continue
                 }
                 let set = data.set
@@ -186,39 +236,30 @@ private final class Worker: Sendable {
                     report(.waitingForFix)
                     continue
                 }
+                // A receiver whose sentences gpsd passes on has its fixes from them (above);
+                // gpsd's reports make the fixes of one that sends none (a binary protocol).
+                if let last = lastSentence, ContinuousClock.now - last < Self.sentencesLapse { continue }
                 guard set & WS_LATLON_SET != 0, data.fix.mode >= 2,
                     data.fix.latitude.isFinite, data.fix.longitude.isFinite
                 else { continue }
-                // A report without a time is gpsd knowing no date (a receiver sending GGA without
-                // RMC or ZDA, or one gpsd has only just opened): the fix is the receiver's all the
-                // same, on the receiver's last date if it gave one. Before any date the first such
-                // fix waits for the next report: a date then dates it too (a receiver that gives
-                // one, its first epoch reported before its RMC), another report without one
-                // says the receiver gives none, and the machine's clock dates them.
+                // A report without a time is gpsd knowing no date: the fix is the receiver's all
+                // the same, on the receiver's last date if it gave one. Before any date the first
+                // such fix waits for the next report: a date then dates it too, another report
+                // without one says the receiver gives none, and the machine's clock dates them.
                 if set & WS_TIME_SET != 0 {
-                    let t = data.fix.time
-                    lastDated = t
-                    if let held = heldUndated.take() { deliver(held.fix.dated(near: Self.date(t))) }
-                    let timeOfDay = (Int(t.tv_sec) % 86_400) * 1000 + Int(t.tv_nsec) / 1_000_000
-                    deliver(Self.fix(from: data, timeOfDay: timeOfDay, sentences: sentences))
-                    continue
-                }
-                let timeOfDay = sentences.timeOfDay(atLatitude: data.fix.latitude, longitude: data.fix.longitude)
-                let undated = Undated(
-                    fix: Self.fix(from: data, timeOfDay: timeOfDay, sentences: sentences), timeOfDay: timeOfDay)
-                if let lastDated {
-                    deliver(undated.dated(near: Self.date(lastDated)))
-                } else if dateless {
-                    deliver(undated.dated(near: Date()))
-                } else if let held = heldUndated.take() {
-                    dateless = true
-                    deliver(held.fix.dated(near: Date()))
-                    deliver(undated.dated(near: Date()))
+                    let fix = Self.fix(from: data)
+                    dated(fix, at: fix.time)
                 } else {
-                    heldUndated = (undated, ContinuousClock.now)
+                    undated(Undated(fix: Self.fix(from: data), timeOfDay: nil))
                 }
             }
             gps_close(&data)
+            // An epoch whose sentences all came before the socket went: its fix now, not after the
+            // next connection.
+            if epochOpen {
+                epochOpen = false
+                epochFix(sentences.finish())
+            }
             guard !stop.isSet else { break }
             if greeted, silent {
                 // gpsd talked, then went quiet: most likely the receiver stopped, but a dead
@@ -237,6 +278,33 @@ private final class Worker: Sendable {
         continuation.finish()
     }
 
+    /// How long without any report from gpsd means a dead socket: `silenceTimeout`, or for a
+    /// receiver that reports less often (a fix every 10 s, to save power) twice the time between
+    /// its last two fixes, up to `longestSilence`. Replaced every 5 s, such a walk said "waiting
+    /// for a fix" between every two fixes.
+    private func silenceTimeout(
+        _ fixes: (previous: ContinuousClock.Instant?, last: ContinuousClock.Instant?)
+    ) -> Duration {
+        let configured = Duration.seconds(configuration.silenceTimeout)
+        guard let previous = fixes.previous, let last = fixes.last else { return configured }
+        return max(configured, min(Self.longestSilence, (last - previous) * 2))
+    }
+
+    static let longestSilence = Duration.seconds(30)
+
+    /// Quiet after a sentence that ends the receiver's epoch: its sentences come in one burst (a
+    /// sentence takes at most 0.17 s at 4800 baud), and the next epoch's start would end it only a
+    /// fix interval later (10 s for a receiver reporting every 10 s).
+    static let epochEnd = Duration.milliseconds(300)
+
+    /// How long after the last sentence gpsd's own reports make the fixes again (a receiver
+    /// changed to a binary protocol).
+    static let sentencesLapse = Duration.seconds(30)
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
     /// How long the first undated fix waits for the report after it (a receiver's next epoch,
     /// which says whether it gives a date): a second with no report, and it goes out as it is.
     static let longestHold = Duration.seconds(1.5)
@@ -245,25 +313,26 @@ private final class Worker: Sendable {
     /// shorter; a longer one is cut, and a cut sentence fails its checksum).
     static let messageBytes = 4096
 
-    /// A fix from gpsd's report. Its horizontal error is the one the preview gives the same
-    /// receiver's recorded sentences (`sentences`: the NMEA gpsd passes on, read up to now), so that a walk and its preview judge every fix alike: gpsd's own
-    /// figures for an NMEA receiver without GST are its model of HDOP (about 19 m per unit, 95 %),
-    /// not the 5 m per unit the preview uses, and a receiver at HDOP 6 had every fix refused by the
-    /// walk and accepted by the preview. gpsd's figures stand where no sentence gives one.
-    /// `timeOfDay` (milliseconds since midnight UTC): the report's own time's, or for a report
-    /// without one the time of day its sentences gave (`Undated` then dates the fix).
-    static func fix(from data: gps_data_t, timeOfDay: Int?, sentences: NMEAParser = NMEAParser()) -> Fix {
+    /// A fix from gpsd's report, for a receiver whose sentences gpsd does not pass on (a binary
+    /// protocol), with gpsd's own error figures. An NMEA receiver's fixes are made from its
+    /// sentences, by the parser `preview` reads a recording of them with: gpsd reports an epoch
+    /// before its GST (the walk judged each fix by the last epoch's: a multipath fix's 59 m refused
+    /// the good fix after it as too inaccurate, and a point the preview played by GPS was caught
+    /// up 55 s late), reports epochs the sentences say have no fix (RMC status V, GGA quality 0, 6
+    /// or 8, FAA mode N: positions the preview refuses, played from in the walk a minute before
+    /// the preview), and gives an error from the satellites' geometry where the sentences give
+    /// none (every fix 78 m and refused, where the preview played both points); and its first
+    /// report of a receiver comes after the first RMC, before the GGA with its HDOP.
+    static func fix(from data: gps_data_t) -> Fix {
         let f = data.fix
         let set = data.set
         func finite(_ v: Double) -> Double? { v.isFinite ? v : nil }
         let hdop = set & WS_DOP_SET != 0 ? finite(data.dop.hdop) : nil
-        let fromSentences = timeOfDay.flatMap { sentences.horizontalError(atTimeOfDay: $0) }
         return Fix(
             time: date(f.time),
             coordinate: Coordinate(latitude: f.latitude, longitude: f.longitude),
             mode: f.mode >= 3 ? .threeD : .twoD,
-            horizontalError: fromSentences
-                ?? HorizontalError.fromGPSD(epx: f.epx, epy: f.epy, eph: f.eph, hdop: hdop ?? .nan),
+            horizontalError: HorizontalError.fromGPSD(epx: f.epx, epy: f.epy, eph: f.eph, hdop: hdop ?? .nan),
             altitude: f.mode >= 3 ? finite(f.altMSL) ?? finite(f.altHAE) : nil,
             speed: finite(f.speed), track: finite(f.track),
             satellites: data.satellites_used > 0 ? Int(data.satellites_used) : nil,

@@ -129,37 +129,9 @@ public struct NMEAParser: Sendable {
         return copy.withUTF8 { parse(line: $0) }
     }
 
-    /// The horizontal error of the epoch at `timeOfDay` (milliseconds since midnight UTC), the one
-    /// being read or the last one emitted: GST's, else HDOP × `HorizontalError.hdopFactor`, as
-    /// its fix has or will have, so that a fix reported by another path (gpsd's) for the same
-    /// instant gets the same figure. nil when neither epoch is of that instant, or it has no
-    /// figure. gpsd reports an epoch before the GST that ends it: until the epoch being read has
-    /// its GST, the last epoch's stands in for it when that epoch had one.
-    public func horizontalError(atTimeOfDay timeOfDay: Int) -> Double? {
-        if epoch.timeOfDay == timeOfDay {
-            return epoch.gstError ?? lastEmitted?.gst ?? (epoch.hdop ?? gsaHDOP).map(HorizontalError.fromHDOP)
-        }
-        return lastEmitted?.timeOfDay == timeOfDay ? lastEmitted?.error : nil
-    }
-    /// The last epoch emitted: its time of day, its fix's error and its GST error, and its position.
-    private var lastEmitted: (timeOfDay: Int?, error: Double?, gst: Double?, latitude: Double, longitude: Double)?
-
-    /// The time of day (milliseconds since midnight UTC) of the epoch at this position, the one
-    /// being read or else the last one emitted (within 1e-6°, 0.1 m: gpsd reads the same fields),
-    /// for a report of the same instant that came without a time: gpsd's, from a receiver that
-    /// gives no date (GGA without RMC or ZDA). nil when neither epoch is there or has a time.
-    public func timeOfDay(atLatitude latitude: Double, longitude: Double) -> Int? {
-        func near(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 1e-6 }
-        if epoch.positionRank > 0, near(epoch.latitude, latitude), near(epoch.longitude, longitude) {
-            return epoch.timeOfDay
-        }
-        guard let last = lastEmitted, near(last.latitude, latitude), near(last.longitude, longitude) else {
-            return nil
-        }
-        return last.timeOfDay
-    }
-
-    /// Ends the stream: returns the last epoch's fix, if it had a position.
+    /// Ends the stream, or the epoch in progress (a live receiver's, once its sentences stop
+    /// coming): returns its fix, if it had a position. A later sentence of the same instant
+    /// starts an epoch of its own.
     public mutating func finish() -> Fix? {
         defer { epoch = Epoch() }
         return emit()
@@ -512,7 +484,6 @@ public struct NMEAParser: Sendable {
         }
         let hdop = epoch.hdop ?? gsaHDOP
         let error = epoch.gstError ?? hdop.map(HorizontalError.fromHDOP)
-        lastEmitted = (epoch.timeOfDay, error, epoch.gstError, epoch.latitude, epoch.longitude)
         var mode: Fix.Mode = epoch.altitude != nil ? .threeD : .twoD
         if let m = gsaMode, m >= .twoD { mode = m }
         statistics.fixes += 1
