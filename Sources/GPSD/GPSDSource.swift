@@ -113,13 +113,13 @@ private final class Worker: Sendable {
             continuation.yield(.state(new))
         }
         var lastFixTime: Date?
-        // When the last two fixes went out: a receiver reporting every 10 s is silent that long
-        // between fixes, which is no sign of a dead socket (`silenceTimeout`).
-        var fixArrivals: (previous: ContinuousClock.Instant?, last: ContinuousClock.Instant?) = (nil, nil)
+        // The receiver's times of the last two fixes: one reporting every 10 s is silent that
+        // long between fixes, which is no sign of a dead socket (`silenceTimeout`).
+        var fixTimes: (previous: Date?, last: Date?) = (nil, nil)
         func deliver(_ fix: Fix) {
             guard fix.time != lastFixTime else { return }
             lastFixTime = fix.time
-            fixArrivals = (fixArrivals.last, .now)
+            fixTimes = (fixTimes.last, fix.time)
             report(.connected)
             continuation.yield(.fix(fix))
         }
@@ -206,7 +206,7 @@ private final class Worker: Sendable {
                     wait = min(wait, max(1000, Int32(Self.seconds(left) * 1_000_000)))
                 }
                 if !gps_waiting(&data, wait) {
-                    if ContinuousClock.now - lastReport > silenceTimeout(fixArrivals) {
+                    if ContinuousClock.now - lastReport > silenceTimeout(fixTimes) {
                         silent = true
                         break session
                     }
@@ -280,14 +280,14 @@ private final class Worker: Sendable {
 
     /// How long without any report from gpsd means a dead socket: `silenceTimeout`, or for a
     /// receiver that reports less often (a fix every 10 s, to save power) twice the time between
-    /// its last two fixes, up to `longestSilence`. Replaced every 5 s, such a walk said "waiting
-    /// for a fix" between every two fixes.
-    private func silenceTimeout(
-        _ fixes: (previous: ContinuousClock.Instant?, last: ContinuousClock.Instant?)
-    ) -> Duration {
+    /// its last two fixes (by its own clock: when they reached us varies with the machine's
+    /// load), up to `longestSilence`. Replaced every 5 s, such a walk said "waiting for a fix"
+    /// between every two fixes.
+    private func silenceTimeout(_ fixes: (previous: Date?, last: Date?)) -> Duration {
         let configured = Duration.seconds(configuration.silenceTimeout)
         guard let previous = fixes.previous, let last = fixes.last else { return configured }
-        return max(configured, min(Self.longestSilence, (last - previous) * 2))
+        let interval = min(Self.seconds(Self.longestSilence), max(0, last.timeIntervalSince(previous)) * 2)
+        return max(configured, .seconds(interval))
     }
 
     static let longestSilence = Duration.seconds(30)
