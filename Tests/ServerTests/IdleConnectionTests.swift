@@ -228,18 +228,17 @@ struct IdleConnectionTests {
         let (server, path) = try await Self.oneDownloadAtATime(in: dir)
         let slow = try Self.downloading(path, from: server, timeout: 5)
         // A few kB each 25 ms for 3.5 s: past the stall timeout and the look after it.
-        var buffer = [UInt8](repeating: 0, count: 8192)
-        var received = 0
-        var closed = false
-        let start = ContinuousClock.now
-        while ContinuousClock.now - start < .milliseconds(3500) {
-            let n = recv(slow, &buffer, buffer.count, 0)
-            if n <= 0 {
-                closed = true
-                break
+        let (received, closed) = await onOwnThread { () -> (Int, Bool) in
+            var buffer = [UInt8](repeating: 0, count: 8192)
+            var received = 0
+            let start = ContinuousClock.now
+            while ContinuousClock.now - start < .milliseconds(3500) {
+                let n = recv(slow, &buffer, buffer.count, 0)
+                if n <= 0 { return (received, true) }
+                received += n
+                usleep(25_000)
             }
-            received += n
-            try await Task.sleep(for: .milliseconds(25))
+            return (received, false)
         }
         // Still its place: another download is told to try again (given up, it would be served).
         #expect(try RawHTTP.get(port: server.port, path, headers: ["Range: bytes=0-99"]).status == 503)
