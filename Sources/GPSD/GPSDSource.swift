@@ -156,6 +156,18 @@ private final class Worker: Sendable {
         // When the last sentence came, and whether the epoch it belongs to is still open.
         var lastSentence: ContinuousClock.Instant?
         var epochOpen = false
+        // What this receiver's epochs have shown: how long a pause within one lasts (a GST sent
+        // 0.4 s after the rest), and whether one begins with an untimed sentence (GSA or VTG
+        // first), which the parser, as it reads a recording, gives to the epoch before: such a
+        // receiver's epoch ends where a recording's does, at the next timed sentence.
+        var quiet = Self.epochEnd
+        var leadsUntimed = false
+        var ended: (timeOfDay: Int, lastSentence: ContinuousClock.Instant)?
+        func endEpoch() {
+            epochOpen = false
+            if let tod = sentences.epochTimeOfDay, let last = lastSentence { ended = (tod, last) }
+            epochFix(sentences.finish())
+        }
         func epochFix(_ fix: Fix?) {
             guard var fix else { return }
             fix.source = .gpsd
@@ -196,13 +208,15 @@ private final class Worker: Sendable {
                     deliver(held.fix.dated(near: Date()))
                 }
                 // The receiver has said all it had to say of its epoch: the fix is the epoch's.
-                if epochOpen, let last = lastSentence, ContinuousClock.now - last >= Self.epochEnd {
-                    epochOpen = false
-                    epochFix(sentences.finish())
+                // (One whose epochs begin untimed waits for the next, as a recording is read, but
+                // not through an outage: half a fix interval more than it would.)
+                let pause = leadsUntimed ? max(quiet, Self.outageAfter(fixTimes)) : quiet
+                if epochOpen, let last = lastSentence, ContinuousClock.now - last >= pause {
+                    endEpoch()
                 }
                 var wait = pollMicros
                 if epochOpen, let last = lastSentence {
-                    let left = Self.epochEnd - (ContinuousClock.now - last)
+                    let left = pause - (ContinuousClock.now - last)
                     wait = min(wait, max(1000, Int32(Self.seconds(left) * 1_000_000)))
                 }
                 if !gps_waiting(&data, wait) {
@@ -222,11 +236,21 @@ private final class Worker: Sendable {
                 }
                 if message[0] == CChar(UInt8(ascii: "$")) {
                     let length = message.firstIndex(of: 0) ?? message.count
+                    let now = ContinuousClock.now
+                    let burstBegins = lastSentence.map { now - $0 >= Self.epochEnd } ?? true
+                    let before = sentences.epochTimeOfDay
                     let fix = message.withUnsafeBytes { bytes in
                         sentences.parse(
                             line: UnsafeBufferPointer(rebasing: bytes.bindMemory(to: UInt8.self)[..<length]))
                     }
-                    lastSentence = .now
+                    // A burst that begins with a sentence of no new instant: an untimed one.
+                    if burstBegins { leadsUntimed = sentences.epochTimeOfDay == before }
+                    // A sentence of an epoch already ended: its pauses are longer than waited for.
+                    if let late = ended, sentences.epochTimeOfDay == late.timeOfDay {
+                        quiet = min(Self.longestPause, max(quiet, now - late.lastSentence + Self.epochEnd))
+                        ended = nil
+                    }
+                    lastSentence = now
                     epochOpen = true
                     epochFix(fix)
                     continue
@@ -256,10 +280,7 @@ private final class Worker: Sendable {
             gps_close(&data)
             // An epoch whose sentences all came before the socket went: its fix now, not after the
             // next connection.
-            if epochOpen {
-                epochOpen = false
-                epochFix(sentences.finish())
-            }
+            if epochOpen { endEpoch() }
             guard !stop.isSet else { break }
             if greeted, silent {
                 // gpsd talked, then went quiet: most likely the receiver stopped, but a dead
@@ -296,6 +317,17 @@ private final class Worker: Sendable {
     /// sentence takes at most 0.17 s at 4800 baud), and the next epoch's start would end it only a
     /// fix interval later (10 s for a receiver reporting every 10 s).
     static let epochEnd = Duration.milliseconds(300)
+
+    /// The longest pause within an epoch waited for, once a receiver has shown one.
+    static let longestPause = Duration.seconds(2)
+
+    /// For a receiver whose epochs begin with an untimed sentence: the silence after which its
+    /// epoch is over without the next one beginning (an outage): one and a half times the time
+    /// between its last two fixes (2 s before two), up to `longestSilence`.
+    static func outageAfter(_ fixes: (previous: Date?, last: Date?)) -> Duration {
+        guard let previous = fixes.previous, let last = fixes.last else { return .seconds(2) }
+        return .seconds(min(seconds(longestSilence), max(0, last.timeIntervalSince(previous)) * 1.5))
+    }
 
     /// How long after the last sentence gpsd's own reports make the fixes again (a receiver
     /// changed to a binary protocol).

@@ -56,6 +56,10 @@ public struct NMEAParser: Sendable {
     private var gsaMode: Fix.Mode?
     private var gsaHDOP: Double?
     private var epoch = Epoch()
+    /// The time of day (milliseconds since midnight UTC) of the epoch being read; nil before its
+    /// first timed sentence. A live reader (`GPSDSource`) tells by it whether a receiver's epoch
+    /// begins with an untimed sentence, and whether a sentence belongs to an epoch it has ended.
+    public var epochTimeOfDay: Int? { epoch.timeOfDay }
     /// The time of the last fix emitted, for sentences without a time of their own.
     private var lastEmittedTime: Date?
 

@@ -255,6 +255,68 @@ func walkEpochs(_ range: Range<Int>, hdop: Double = 0.9, gst: (Double, Double)? 
         #expect(walk.allSatisfy { $0.source == .gpsd })
     }
 
+    /// A receiver whose epochs begin with an untimed sentence (GSA first: a recording gives its
+    /// HDOP to the epoch before, the one still being read) has the fixes its preview has: its
+    /// epochs end at the next timed sentence, not 0.3 s after their last (the second pass found
+    /// each fix with its own epoch's HDOP in the walk and the next one's in the preview). And a
+    /// receiver that pauses within an epoch (a GST 0.45 s after the rest) has it learnt: from
+    /// the epoch after the first such pause on, its epochs wait for it.
+    @Test(.enabled(if: GPSDHarness.isAvailable), .timeLimit(.minutes(1)))
+    func epochsThatBeginUntimedOrPauseEndWhereTheRecordingsDo() async throws {
+        func ddmm(_ v: Double, _ width: Int) -> String {
+            let d = Int(v), m = (v - Double(d)) * 60
+            return String(format: "%0\(width)d%07.4f", d, m)
+        }
+        func epoch(_ i: Int, gsaFirst: Bool) -> (main: [String], late: [String]) {
+            let c = Coordinate(latitude: 44.4939, longitude: 11.3426).destination(
+                distance: Double(i) * 1.4, bearing: 20)
+            let t = String(format: "10%02d%02d.00", i / 60, i % 60)
+            let (lat, lon) = (ddmm(c.latitude, 2), ddmm(c.longitude, 3))
+            let hdop = String(format: "%.1f", 1.0 + Double(i % 4) * 2)  // 1, 3, 5, 7: each epoch its own
+            let gsa = sentence("GPGSA,A,3,04,05,09,12,24,25,29,31,02,,,,1.6,\(hdop),1.3")
+            let rmc = sentence("GPRMC,\(t),A,\(lat),N,\(lon),E,2.7,20.0,281126,,,A")
+            if gsaFirst { return ([gsa, rmc, sentence("GPVTG,20.0,T,,M,5.2,N,9.7,K,A")], []) }
+            let gga = sentence("GPGGA,\(t),\(lat),N,\(lon),E,1,09,\(hdop),54.0,M,46.9,M,,")
+            let sigma = String(format: "%.1f", 2.0 + Double(i % 3))
+            return ([rmc, gga, gsa], [sentence("GPGST,\(t),5.0,4.0,3.0,20.0,\(sigma),\(sigma),6.0")])
+        }
+        for gsaFirst in [true, false] {
+            let epochs = (0..<9).map { epoch($0, gsaFirst: gsaFirst) }
+            let folder = try TemporaryDirectory()
+            let file = try folder.write(
+                "trace.nmea", epochs.flatMap { $0.main + $0.late }.joined(separator: "\r\n") + "\r\n")
+            let preview = Array(try TraceFile(url: file).fixes())
+            try #require(preview.count == 9)
+            let gpsd = try GPSDHarness()
+            let (log, task) = await listen(to: gpsd)
+            defer { task.cancel() }
+            // Paced on a thread of its own, as a receiver keeps its own time.
+            await onOwnThread {
+                for e in epochs {
+                    gpsd.write(lines: e.main)
+                    if !e.late.isEmpty {
+                        usleep(450_000)
+                        gpsd.write(lines: e.late)
+                    }
+                    usleep(500_000)
+                }
+            }
+            #expect(await eventually(5) { await log.fixes.contains { $0.time == preview.last?.time } })
+            let walk = await log.fixes
+            // (The first epoch may reach gpsd before it has taken the watch; with a pause, the
+            // first epoch that shows it goes out without what came after it.)
+            let from = try #require(walk.dropFirst(gsaFirst ? 0 : 2).first?.time)
+            #expect(from <= preview[3].time, "\(walk.count) fixes")
+            func row(_ f: Fix) -> String {
+                "\(f.time.timeIntervalSince1970) \(f.coordinate.latitude) \(f.coordinate.longitude) \(f.mode) "
+                    + "\(f.horizontalError.map { String(format: "%.6f", $0) } ?? "none") \(f.speed ?? -1) \(f.hdop ?? -1)"
+            }
+            #expect(
+                walk.filter { $0.time >= from }.map(row) == preview.filter { $0.time >= from }.map(row),
+                "GSA first: \(gsaFirst)")
+        }
+    }
+
     /// A receiver that reports every few seconds (to save power: some every 10 s) is silent that
     /// long between fixes: the socket was replaced after each 5 s of silence, and the walk said
     /// "waiting for a fix" between every two fixes. The silence allowed follows the receiver.
