@@ -18,10 +18,13 @@ static const gps_mask_t WS_SATELLITE_SET = SATELLITE_SET;
 static const gps_mask_t WS_VERSION_SET = VERSION_SET;
 static const gps_mask_t WS_ERROR_SET = ERROR_SET;
 static const gps_mask_t WS_PACKET_SET = PACKET_SET;
+static const gps_mask_t WS_DEVICE_SET = DEVICE_SET;
+static const gps_mask_t WS_DEVICELIST_SET = DEVICELIST_SET;
 
 /* JSON reports, and the receiver's NMEA sentences beside them (gpsd's own
- * for a binary receiver), from which the walk takes the accuracy figures the
- * preview reads from a recorded trace. */
+ * for a receiver in a binary protocol, which the walk leaves aside), from
+ * which the walk makes an NMEA receiver's fixes as the preview makes them
+ * from a recorded trace. */
 static inline int ws_gps_watch_json(struct gps_data_t *data) {
     return gps_stream(data, WATCH_ENABLE | WATCH_JSON | WATCH_NMEA, NULL);
 }

@@ -162,6 +162,11 @@ private final class Worker: Sendable {
         // receiver's epoch ends where a recording's does, at the next timed sentence.
         var quiet = Self.epochEnd
         var leadsUntimed = false
+        // gpsd's device is in its native, binary mode (a u-blox speaking UBX, which gpsd puts it
+        // in unless run with -b): the NMEA gpsd passes on is then its own, made from its reports
+        // (its GGA says 0 satellites without a satellite message, and has no HDOP), and the fixes
+        // are gpsd's reports.
+        var binary = false
         var ended: (timeOfDay: Int, lastSentence: ContinuousClock.Instant)?
         func endEpoch() {
             epochOpen = false
@@ -226,8 +231,11 @@ private final class Worker: Sendable {
                     }
                     continue
                 }
-                // -1: error or gpsd closed the socket.
-                guard gps_read(&data, &message, Int32(message.count)) >= 0 else { break session }
+                // -1: error or gpsd closed the socket; 0: no whole message yet (`message` still
+                // holds the last one, which must not be read twice).
+                let got = gps_read(&data, &message, Int32(message.count))
+                guard got >= 0 else { break session }
+                if got == 0 { continue }
                 lastReport = ContinuousClock.now
                 if !greeted {
                     greeted = true
@@ -235,6 +243,7 @@ private final class Worker: Sendable {
                     report(.waitingForFix)
                 }
                 if message[0] == CChar(UInt8(ascii: "$")) {
+                    if binary { continue }
                     let length = message.firstIndex(of: 0) ?? message.count
                     let now = ContinuousClock.now
                     let burstBegins = lastSentence.map { now - $0 >= Self.epochEnd } ?? true
@@ -256,13 +265,18 @@ private final class Worker: Sendable {
                     continue
                 }
                 let set = data.set
+                if set & WS_DEVICE_SET != 0 {
+                    binary = data.dev.driver_mode == 1
+                } else if set & WS_DEVICELIST_SET != 0, data.devices.ndevices > 0 {
+                    binary = data.devices.list.0.driver_mode == 1
+                }
                 if set & WS_MODE_SET != 0, data.fix.mode < 2 {
                     report(.waitingForFix)
                     continue
                 }
                 // A receiver whose sentences gpsd passes on has its fixes from them (above);
                 // gpsd's reports make the fixes of one that sends none (a binary protocol).
-                if let last = lastSentence, ContinuousClock.now - last < Self.sentencesLapse { continue }
+                if !binary, let last = lastSentence, ContinuousClock.now - last < Self.sentencesLapse { continue }
                 guard set & WS_LATLON_SET != 0, data.fix.mode >= 2,
                     data.fix.latitude.isFinite, data.fix.longitude.isFinite
                 else { continue }

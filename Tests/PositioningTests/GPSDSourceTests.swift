@@ -317,6 +317,60 @@ func walkEpochs(_ range: Range<Int>, hdop: Double = 0.9, gst: (Double, Double)? 
         }
     }
 
+    /// A receiver in a binary protocol (a u-blox speaking UBX, which gpsd puts it in unless run
+    /// with -b) has its fixes from gpsd's reports: the NMEA gpsd passes on for it is gpsd's own
+    /// (its GGA says 0 satellites without a satellite message, and has no HDOP), and taken for the
+    /// receiver's it gave no fix at all (the second adversarial pass: "waiting for a fix" for a
+    /// whole walk), or, with a satellite message, fixes without an error that the receiver said
+    /// were 150 m off.
+    @Test(.enabled(if: GPSDHarness.isAvailable), .timeLimit(.minutes(1)))
+    func aBinaryReceiversFixesAreGpsdsReports() async throws {
+        func navPVT(second: Int, hAccMillimetres: UInt32) -> [UInt8] {
+            var p: [UInt8] = []
+            func u8(_ v: UInt8) { p.append(v) }
+            func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { p += $0 } }
+            func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { p += $0 } }
+            func i32(_ v: Int32) { withUnsafeBytes(of: v.littleEndian) { p += $0 } }
+            let c = Coordinate(latitude: 44.4939, longitude: 11.3426).destination(
+                distance: Double(second) * 1.5, bearing: 90)
+            // 2026-11-28 (a Saturday, day 6 of the GPS week) at 10:00:00 + second, 18 leap seconds.
+            u32(UInt32((6 * 86_400 + 36_000 + second) * 1000 + 18_000))
+            u16(2026); u8(11); u8(28); u8(10); u8(UInt8(second / 60)); u8(UInt8(second % 60))
+            u8(0x07); u32(20); i32(0)  // valid date, time and fully resolved; tAcc; nano
+            u8(3); u8(0x01); u8(0); u8(9)  // 3D, gnssFixOK, 9 satellites
+            i32(Int32((c.longitude * 1e7).rounded())); i32(Int32((c.latitude * 1e7).rounded()))
+            i32(120_000); i32(73_000); u32(hAccMillimetres); u32(hAccMillimetres * 2)
+            i32(0); i32(1500); i32(0); i32(1500); i32(9_000_000)  // 1.5 m/s east
+            u32(300); u32(50_000); u16(150); p += [UInt8](repeating: 0, count: 6); i32(0); u16(0); u16(0)
+            precondition(p.count == 92)
+            let body: [UInt8] = [0x01, 0x07, 92, 0] + p
+            var (a, b): (UInt8, UInt8) = (0, 0)
+            for byte in body { a &+= byte; b &+= a }
+            return [0xB5, 0x62] + body + [a, b]
+        }
+        let frames = (0..<10).map { navPVT(second: $0, hAccMillimetres: 150_000) }
+        let gpsd = try GPSDHarness()
+        let (log, task) = await listen(to: gpsd)
+        defer { task.cancel() }
+        await onOwnThread {
+            for frame in frames {
+                gpsd.write(bytes: frame)
+                usleep(200_000)
+            }
+        }
+        #expect(await eventually(5) { await log.fixes.count >= 5 })
+        let fixes = await log.fixes
+        for fix in fixes {
+            let second = Int(fix.time.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400)) - 36_000
+            let expected = Coordinate(latitude: 44.4939, longitude: 11.3426).destination(
+                distance: Double(second) * 1.5, bearing: 90)
+            #expect(fix.coordinate.distance(to: expected) < 0.5, "\(fix.time)")
+            // gpsd's figure for the receiver's 150 m: refused by the walk's 50 m bound, as it should be.
+            #expect((fix.horizontalError ?? 0) > 50, "\(fix.time): \(String(describing: fix.horizontalError))")
+            #expect(fix.source == .gpsd)
+        }
+    }
+
     /// A receiver that reports every few seconds (to save power: some every 10 s) is silent that
     /// long between fixes: the socket was replaced after each 5 s of silence, and the walk said
     /// "waiting for a fix" between every two fixes. The silence allowed follows the receiver.

@@ -151,8 +151,10 @@ public final class GPSDHarness: @unchecked Sendable {
     }
 
     /// Writes raw bytes into the pty, as the receiver would send them.
-    public func write(_ text: String) {
-        let bytes = Array(text.utf8)
+    public func write(_ text: String) { write(bytes: Array(text.utf8)) }
+
+    /// Writes bytes into the pty: a binary receiver's frames.
+    public func write(bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(master, $0.baseAddress! + offset, $0.count - offset) }
