@@ -35,6 +35,19 @@ func eventually(_ seconds: Double, _ condition: () async -> Bool) async -> Bool 
     return await condition()
 }
 
+/// Degrees as NMEA writes them: degrees and decimal minutes, the degrees `width` digits wide.
+func ddmm(_ v: Double, _ width: Int) -> String {
+    let d = Int(v), m = (v - Double(d)) * 60
+    return String(format: "%0\(width)d%07.4f", d, m)
+}
+
+/// A fix's fields in a line, for comparing the walk's fixes with the preview's.
+func fixRow(_ f: Fix) -> String {
+    "\(f.time.timeIntervalSince1970) \(f.coordinate.latitude) \(f.coordinate.longitude) \(f.mode) "
+        + "\(f.horizontalError.map { String(format: "%.6f", $0) } ?? "none") \(f.speed ?? -1) \(f.track ?? -1) "
+        + "\(f.satellites ?? -1) \(f.hdop ?? -1) \(f.altitude ?? -1)"
+}
+
 /// A walk north from Bologna, one epoch a second from 10:00:00 UTC: GGA, RMC (unless `rmc` is
 /// false: a receiver that gives no date), GSA per epoch, at `hdop`, and GST with `gst`'s latitude
 /// and longitude sigmas when given.
@@ -42,10 +55,6 @@ func walkEpochs(_ range: Range<Int>, hdop: Double = 0.9, gst: (Double, Double)? 
     var lines: [String] = []
     for i in range {
         let c = Coordinate(latitude: 44.4939, longitude: 11.3426).destination(distance: Double(i) * 1.4, bearing: 20)
-        func ddmm(_ v: Double, _ width: Int) -> String {
-            let d = Int(v), m = (v - Double(d)) * 60
-            return String(format: "%0\(width)d%07.4f", d, m)
-        }
         let hhmmss = String(format: "10%02d%02d.00", i / 60, i % 60)
         let lat = ddmm(c.latitude, 2), lon = ddmm(c.longitude, 3)
         let h = String(format: "%.1f", hdop)
@@ -197,10 +206,6 @@ func walkEpochs(_ range: Range<Int>, hdop: Double = 0.9, gst: (Double, Double)? 
             // Multipath every other second of 12...17: 30 m east, and its own GST says so.
             let multipath = (12..<18).contains(i) && i % 2 == 1
             if multipath { c = c.destination(distance: 30, bearing: 90) }
-            func ddmm(_ v: Double, _ width: Int) -> String {
-                let d = Int(v), m = (v - Double(d)) * 60
-                return String(format: "%0\(width)d%07.4f", d, m)
-            }
             let t = String(format: "10%02d%02d.00", i / 60, i % 60)
             let (lat, lon) = (ddmm(c.latitude, 2), ddmm(c.longitude, 3))
             switch i {
@@ -246,12 +251,7 @@ func walkEpochs(_ range: Range<Int>, hdop: Double = 0.9, gst: (Double, Double)? 
         let walk = await log.fixes
         let from = try #require(walk.first?.time)
         #expect(from <= preview[2].time, "the warm-up's fixes did not come through")
-        func row(_ f: Fix) -> String {
-            "\(f.time.timeIntervalSince1970) \(f.coordinate.latitude) \(f.coordinate.longitude) \(f.mode) "
-                + "\(f.horizontalError.map { String(format: "%.6f", $0) } ?? "none") \(f.speed ?? -1) \(f.track ?? -1) "
-                + "\(f.satellites ?? -1) \(f.hdop ?? -1) \(f.altitude ?? -1)"
-        }
-        #expect(walk.map(row) == preview.filter { $0.time >= from }.map(row))
+        #expect(walk.map(fixRow) == preview.filter { $0.time >= from }.map(fixRow))
         #expect(walk.allSatisfy { $0.source == .gpsd })
     }
 
@@ -263,10 +263,6 @@ func walkEpochs(_ range: Range<Int>, hdop: Double = 0.9, gst: (Double, Double)? 
     /// the epoch after the first such pause on, its epochs wait for it.
     @Test(.enabled(if: GPSDHarness.isAvailable), .timeLimit(.minutes(1)))
     func epochsThatBeginUntimedOrPauseEndWhereTheRecordingsDo() async throws {
-        func ddmm(_ v: Double, _ width: Int) -> String {
-            let d = Int(v), m = (v - Double(d)) * 60
-            return String(format: "%0\(width)d%07.4f", d, m)
-        }
         func epoch(_ i: Int, gsaFirst: Bool) -> (main: [String], late: [String]) {
             let c = Coordinate(latitude: 44.4939, longitude: 11.3426).destination(
                 distance: Double(i) * 1.4, bearing: 20)
@@ -307,12 +303,8 @@ func walkEpochs(_ range: Range<Int>, hdop: Double = 0.9, gst: (Double, Double)? 
             // first epoch that shows it goes out without what came after it.)
             let from = try #require(walk.dropFirst(gsaFirst ? 0 : 2).first?.time)
             #expect(from <= preview[3].time, "\(walk.count) fixes")
-            func row(_ f: Fix) -> String {
-                "\(f.time.timeIntervalSince1970) \(f.coordinate.latitude) \(f.coordinate.longitude) \(f.mode) "
-                    + "\(f.horizontalError.map { String(format: "%.6f", $0) } ?? "none") \(f.speed ?? -1) \(f.hdop ?? -1)"
-            }
             #expect(
-                walk.filter { $0.time >= from }.map(row) == preview.filter { $0.time >= from }.map(row),
+                walk.filter { $0.time >= from }.map(fixRow) == preview.filter { $0.time >= from }.map(fixRow),
                 "GSA first: \(gsaFirst)")
         }
     }
