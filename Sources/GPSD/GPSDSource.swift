@@ -149,30 +149,15 @@ private final class Worker: Sendable {
                 heldUndated = (fix, ContinuousClock.now)
             }
         }
-        // The receiver's sentences as gpsd passes them on, read exactly as `preview` reads a
-        // recording of them: an NMEA receiver's fixes are the epochs they make (`Self.fix(from:)`
-        // has why). Kept across reconnections: the receiver's stream goes on.
-        var sentences = NMEAParser()
-        // When the last sentence came, and whether the epoch it belongs to is still open.
-        var lastSentence: ContinuousClock.Instant?
-        var epochOpen = false
-        // What this receiver's epochs have shown: how long a pause within one lasts (a GST sent
-        // 0.4 s after the rest), and whether one begins with an untimed sentence (GSA or VTG
-        // first), which the parser, as it reads a recording, gives to the epoch before: such a
-        // receiver's epoch ends where a recording's does, at the next timed sentence.
-        var quiet = Self.epochEnd
-        var leadsUntimed = false
+        // The receiver's sentences as gpsd passes them on, made into epochs exactly as `preview`
+        // makes a recording of them: an NMEA receiver's fixes (`Self.fix(from:)` has why). Kept
+        // across reconnections: the receiver's stream goes on.
+        var epochs = LiveEpochs()
         // gpsd's device is in its native, binary mode (a u-blox speaking UBX, which gpsd puts it
         // in unless run with -b): the NMEA gpsd passes on is then its own, made from its reports
         // (its GGA says 0 satellites without a satellite message, and has no HDOP), and the fixes
         // are gpsd's reports.
         var binary = false
-        var ended: (timeOfDay: Int, lastSentence: ContinuousClock.Instant)?
-        func endEpoch() {
-            epochOpen = false
-            if let tod = sentences.epochTimeOfDay, let last = lastSentence { ended = (tod, last) }
-            epochFix(sentences.finish())
-        }
         func epochFix(_ fix: Fix?) {
             guard var fix else { return }
             fix.source = .gpsd
@@ -213,16 +198,11 @@ private final class Worker: Sendable {
                     deliver(held.fix.dated(near: Date()))
                 }
                 // The receiver has said all it had to say of its epoch: the fix is the epoch's.
-                // (One whose epochs begin untimed waits for the next, as a recording is read, but
-                // not through an outage: half a fix interval more than it would.)
-                let pause = leadsUntimed ? max(quiet, Self.outageAfter(fixTimes)) : quiet
-                if epochOpen, let last = lastSentence, ContinuousClock.now - last >= pause {
-                    endEpoch()
-                }
+                let interval = Self.interval(fixTimes)
+                epochFix(epochs.endIfDue(at: .now, fixInterval: interval))
                 var wait = pollMicros
-                if epochOpen, let last = lastSentence {
-                    let left = pause - (ContinuousClock.now - last)
-                    wait = min(wait, max(1000, Int32(Self.seconds(left) * 1_000_000)))
+                if let left = epochs.untilEnd(at: .now, fixInterval: interval) {
+                    wait = min(wait, max(1000, Int32(left.inSeconds * 1_000_000)))
                 }
                 if !gps_waiting(&data, wait) {
                     if ContinuousClock.now - lastReport > silenceTimeout(fixTimes) {
@@ -245,22 +225,10 @@ private final class Worker: Sendable {
                 if message[0] == CChar(UInt8(ascii: "$")) {
                     if binary { continue }
                     let length = message.firstIndex(of: 0) ?? message.count
-                    let now = ContinuousClock.now
-                    let burstBegins = lastSentence.map { now - $0 >= Self.epochEnd } ?? true
-                    let before = sentences.epochTimeOfDay
                     let fix = message.withUnsafeBytes { bytes in
-                        sentences.parse(
-                            line: UnsafeBufferPointer(rebasing: bytes.bindMemory(to: UInt8.self)[..<length]))
+                        epochs.sentence(
+                            UnsafeBufferPointer(rebasing: bytes.bindMemory(to: UInt8.self)[..<length]), at: .now)
                     }
-                    // A burst that begins with a sentence of no new instant: an untimed one.
-                    if burstBegins { leadsUntimed = sentences.epochTimeOfDay == before }
-                    // A sentence of an epoch already ended: its pauses are longer than waited for.
-                    if let late = ended, sentences.epochTimeOfDay == late.timeOfDay {
-                        quiet = min(Self.longestPause, max(quiet, now - late.lastSentence + Self.epochEnd))
-                        ended = nil
-                    }
-                    lastSentence = now
-                    epochOpen = true
                     epochFix(fix)
                     continue
                 }
@@ -276,7 +244,7 @@ private final class Worker: Sendable {
                 }
                 // A receiver whose sentences gpsd passes on has its fixes from them (above);
                 // gpsd's reports make the fixes of one that sends none (a binary protocol).
-                if !binary, let last = lastSentence, ContinuousClock.now - last < Self.sentencesLapse { continue }
+                if !binary, epochs.heardSentence(within: Self.sentencesLapse, of: .now) { continue }
                 guard set & WS_LATLON_SET != 0, data.fix.mode >= 2,
                     data.fix.latitude.isFinite, data.fix.longitude.isFinite
                 else { continue }
@@ -294,7 +262,7 @@ private final class Worker: Sendable {
             gps_close(&data)
             // An epoch whose sentences all came before the socket went: its fix now, not after the
             // next connection.
-            if epochOpen { endEpoch() }
+            epochFix(epochs.end())
             guard !stop.isSet else { break }
             if greeted, silent {
                 // gpsd talked, then went quiet: most likely the receiver stopped, but a dead
@@ -320,36 +288,21 @@ private final class Worker: Sendable {
     /// between every two fixes.
     private func silenceTimeout(_ fixes: (previous: Date?, last: Date?)) -> Duration {
         let configured = Duration.seconds(configuration.silenceTimeout)
-        guard let previous = fixes.previous, let last = fixes.last else { return configured }
-        let interval = min(Self.seconds(Self.longestSilence), max(0, last.timeIntervalSince(previous)) * 2)
-        return max(configured, .seconds(interval))
+        guard let interval = Self.interval(fixes) else { return configured }
+        return max(configured, .seconds(min(Self.longestSilence.inSeconds, interval * 2)))
     }
 
     static let longestSilence = Duration.seconds(30)
 
-    /// Quiet after a sentence that ends the receiver's epoch: its sentences come in one burst (a
-    /// sentence takes at most 0.17 s at 4800 baud), and the next epoch's start would end it only a
-    /// fix interval later (10 s for a receiver reporting every 10 s).
-    static let epochEnd = Duration.milliseconds(300)
-
-    /// The longest pause within an epoch waited for, once a receiver has shown one.
-    static let longestPause = Duration.seconds(2)
-
-    /// For a receiver whose epochs begin with an untimed sentence: the silence after which its
-    /// epoch is over without the next one beginning (an outage): one and a half times the time
-    /// between its last two fixes (2 s before two), up to `longestSilence`.
-    static func outageAfter(_ fixes: (previous: Date?, last: Date?)) -> Duration {
-        guard let previous = fixes.previous, let last = fixes.last else { return .seconds(2) }
-        return .seconds(min(seconds(longestSilence), max(0, last.timeIntervalSince(previous)) * 1.5))
+    /// Seconds between the receiver's last two fixes, by its clock; nil before two.
+    static func interval(_ fixes: (previous: Date?, last: Date?)) -> Double? {
+        guard let previous = fixes.previous, let last = fixes.last else { return nil }
+        return max(0, last.timeIntervalSince(previous))
     }
 
     /// How long after the last sentence gpsd's own reports make the fixes again (a receiver
     /// changed to a binary protocol).
     static let sentencesLapse = Duration.seconds(30)
-
-    static func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    }
 
     /// How long the first undated fix waits for the report after it (a receiver's next epoch,
     /// which says whether it gives a date): a second with no report, and it goes out as it is.
@@ -414,9 +367,7 @@ private final class Worker: Sendable {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while !stop.isSet, ContinuousClock.now < deadline {
             let remaining = deadline - ContinuousClock.now
-            Thread.sleep(
-                forTimeInterval: min(
-                    0.25, Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18))
+            Thread.sleep(forTimeInterval: min(0.25, remaining.inSeconds))
         }
     }
 }
