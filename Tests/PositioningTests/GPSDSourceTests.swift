@@ -18,11 +18,22 @@ actor EventLog {
 
 /// A source on `gpsd` with its events logged, once gpsd has greeted it.
 func listen(to gpsd: GPSDHarness) async -> (log: EventLog, task: Task<Void, Never>) {
-    let source = GPSDSource(configuration: GPSDSource.Configuration(host: "127.0.0.1", port: gpsd.port))
+    let (_, log, task) = await listening(to: gpsd, .init(host: "127.0.0.1", port: gpsd.port))
+    return (log, task)
+}
+
+/// A source on `gpsd` with `configuration` (by default one that takes 0.5 s of silence for a dead
+/// socket and tries again within 0.5 s), its events logged, once gpsd has greeted it.
+func listening(
+    to gpsd: GPSDHarness, _ configuration: GPSDSource.Configuration? = nil
+) async -> (source: GPSDSource, log: EventLog, task: Task<Void, Never>) {
+    let source = GPSDSource(
+        configuration: configuration
+            ?? .init(host: "127.0.0.1", port: gpsd.port, silenceTimeout: 0.5, initialBackoff: 0.1, maxBackoff: 0.5))
     let log = EventLog()
     let task = Task { for await event in source { await log.add(event) } }
     #expect(await eventually(5) { await log.states.contains(.waitingForFix) })
-    return (log, task)
+    return (source, log, task)
 }
 
 /// Polls `condition` until it holds or `seconds` pass.
@@ -394,13 +405,8 @@ func walkEpochs(_ range: Range<Int>, hdop: Double = 0.9, gst: (Double, Double)? 
     @Test(.enabled(if: GPSDHarness.isAvailable), .timeLimit(.minutes(1)))
     func aSparseReceiverIsNotWaitingForAFixBetweenItsFixes() async throws {
         let gpsd = try GPSDHarness()
-        let source = GPSDSource(
-            configuration: .init(
-                host: "127.0.0.1", port: gpsd.port, silenceTimeout: 0.5, initialBackoff: 0.1, maxBackoff: 0.5))
-        let log = EventLog()
-        let task = Task { for await event in source { await log.add(event) } }
+        let (_, log, task) = await listening(to: gpsd)
         defer { task.cancel() }
-        #expect(await eventually(5) { await log.states.contains(.waitingForFix) })
         let epochs = walkEpochs(0..<6)
         for i in 0..<6 {
             await gpsd.play(lines: Array(epochs[(i * 3)..<(i * 3 + 3)]), groupSize: 3, interval: 0)
@@ -474,14 +480,8 @@ func walkEpochs(_ range: Range<Int>, hdop: Double = 0.9, gst: (Double, Double)? 
     @Test(.enabled(if: GPSDHarness.isAvailable), .timeLimit(.minutes(1)))
     func aSilentReceiverIsWaitingForFixNotNoGpsd() async throws {
         let gpsd = try GPSDHarness()
-        let source = GPSDSource(
-            configuration: .init(
-                host: "127.0.0.1", port: gpsd.port, silenceTimeout: 0.5,
-                initialBackoff: 0.1, maxBackoff: 0.5))
-        let log = EventLog()
-        let task = Task { for await event in source { await log.add(event) } }
+        let (_, log, task) = await listening(to: gpsd)
         defer { task.cancel() }
-        #expect(await eventually(5) { await log.states.contains(.waitingForFix) })
         await gpsd.play(lines: walkEpochs(0..<6), groupSize: 3, interval: 0.1)
         #expect(await eventually(5) { await log.states.last == .connected })
         // The receiver stops talking; gpsd is fine. After the silence the source replaces its
@@ -506,14 +506,8 @@ func walkEpochs(_ range: Range<Int>, hdop: Double = 0.9, gst: (Double, Double)? 
     @Test(.enabled(if: GPSDHarness.isAvailable), .timeLimit(.minutes(1)))
     func aWedgedGpsdIsNoGpsdUntilItAnswersAgain() async throws {
         let gpsd = try GPSDHarness()
-        let source = GPSDSource(
-            configuration: .init(
-                host: "127.0.0.1", port: gpsd.port, silenceTimeout: 0.5,
-                initialBackoff: 0.1, maxBackoff: 0.5))
-        let log = EventLog()
-        let task = Task { for await event in source { await log.add(event) } }
+        let (source, log, task) = await listening(to: gpsd)
         defer { task.cancel() }
-        #expect(await eventually(5) { await log.states.contains(.waitingForFix) })
         // SIGSTOP: the kernel still accepts connections on gpsd's port, but nobody answers.
         gpsd.pause()
         #expect(await eventually(5) { await log.states.last == .noGPSD })
